@@ -1,0 +1,55 @@
+/**
+ * `vils` command-line entry. Subcommands are registered in COMMANDS; `vils --help` lists them.
+ */
+import type { Command } from './commands.js';
+import { UsageError } from './commands.js';
+import { demoCommand } from './demo.js';
+import { buildPolicyCommand } from './build-policy.js';
+
+const startCommand: Command = {
+  name: 'start',
+  summary: 'start VILS on its built-in default (for now: the policy demo; the server comes with its issue)',
+  usage: 'vils start',
+  run: (argv) => demoCommand.run(argv),
+};
+
+export const COMMANDS: readonly Command[] = [startCommand, demoCommand, buildPolicyCommand];
+
+function help(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  return [
+    'vils — Vehicle-In-the-Loop Simulation server',
+    '',
+    'usage: vils <command> [options]      (vils <command> --help for its options)',
+    '',
+    'commands:',
+    ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+  ].join('\n');
+}
+
+export async function runCli(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    console.log(help());
+    return 0;
+  }
+  const cmd = COMMANDS.find((c) => c.name === name);
+  if (!cmd) {
+    console.error(`vils: unknown command '${name}'\n\n${help()}`);
+    return 2;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    console.log(`usage: ${cmd.usage}\n\n${cmd.summary}`);
+    return 0;
+  }
+  try {
+    return await cmd.run(rest);
+  } catch (err) {
+    const e = err as Error;
+    console.error(`vils ${name}: ${e.message}`);
+    if (err instanceof UsageError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) console.error(`usage: ${cmd.usage}`);
+    return err instanceof UsageError ? 2 : 1;
+  }
+}
+
+process.exitCode = await runCli(process.argv.slice(2));

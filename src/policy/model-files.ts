@@ -1,0 +1,85 @@
+/**
+ * Where the policy model lives and how to get one: models/gpudrive-policy.onnx, built from the
+ * S75 checkpoint in ../shared when it is missing. Weights are never committed (models/ is git-ignored).
+ */
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { checkpointToOnnx } from './convert.js';
+
+/** The project folder (holds package.json), found from this file whether run from src/ or dist/src/. */
+export function projectRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 6; i++) {
+    const pkg = join(dir, 'package.json');
+    if (existsSync(pkg)) {
+      try {
+        if ((JSON.parse(readFileSync(pkg, 'utf8')) as { name?: string }).name === 'vils') return dir;
+      } catch {
+        /* keep walking */
+      }
+    }
+    dir = dirname(dir);
+  }
+  return process.cwd();
+}
+
+export const DEFAULT_MODEL_NAME = 'gpudrive-policy.onnx';
+export const DEFAULT_CHECKPOINT_NAME = 'policy_S75_2025-05-21_u4800.pt';
+
+export function defaultModelPath(): string {
+  return process.env.VILS_MODEL ?? join(projectRoot(), 'models', DEFAULT_MODEL_NAME);
+}
+
+export function defaultCheckpointPath(): string {
+  return process.env.VILS_CHECKPOINT ?? resolve(projectRoot(), '..', 'shared', 'data', 'gpudrive', 'checkpoints', DEFAULT_CHECKPOINT_NAME);
+}
+
+export class ModelNotFoundError extends Error {
+  constructor(modelPath: string, checkpointPath: string) {
+    super(
+      [
+        `No policy model found at ${modelPath}, and no checkpoint to build it from at ${checkpointPath}.`,
+        'Fix it in one of these ways:',
+        `  - convert a GPUDrive checkpoint: npm run build:policy -- --checkpoint <file.pt> --out ${modelPath}`,
+        '    (GPUDrive checkpoints come from the GPUDrive repository, github.com/Emerge-Lab/gpudrive, MIT licence)',
+        '  - or point VILS_CHECKPOINT at a checkpoint, or VILS_MODEL at an existing .onnx model',
+      ].join('\n'),
+    );
+    this.name = 'ModelNotFoundError';
+  }
+}
+
+/** Writes the ONNX model for a checkpoint, atomically (a half-written model is never left behind). */
+export function writeModelFromCheckpoint(checkpointPath: string, outPath: string, sizeScale?: number): Record<string, string> {
+  const { onnx, provenance } = checkpointToOnnx(checkpointPath, sizeScale);
+  mkdirSync(dirname(outPath), { recursive: true });
+  const tmp = `${outPath}.${process.pid}.tmp`;
+  writeFileSync(tmp, onnx);
+  renameSync(tmp, outPath);
+  return provenance;
+}
+
+/**
+ * Returns a usable model path: `model` if given; else `checkpoint` converted to a model next to the
+ * default; else the default model, built from the default checkpoint when missing.
+ */
+export function resolvePolicyModel(opts: { model?: string; checkpoint?: string } = {}): string {
+  if (opts.model) {
+    if (!existsSync(opts.model)) throw new Error(`policy model ${opts.model} does not exist`);
+    return opts.model;
+  }
+  if (opts.checkpoint) {
+    if (!existsSync(opts.checkpoint)) throw new Error(`checkpoint ${opts.checkpoint} does not exist`);
+    const name = opts.checkpoint.replace(/^.*[\\/]/, '').replace(/\.pt$/, '');
+    const out = join(projectRoot(), 'models', `${name}.onnx`);
+    writeModelFromCheckpoint(opts.checkpoint, out);
+    return out;
+  }
+  const modelPath = defaultModelPath();
+  if (existsSync(modelPath)) return modelPath;
+  const ckpt = defaultCheckpointPath();
+  if (!existsSync(ckpt)) throw new ModelNotFoundError(modelPath, ckpt);
+  writeModelFromCheckpoint(ckpt, modelPath);
+  return modelPath;
+}
