@@ -1,0 +1,74 @@
+/**
+ * Collision pass (spec §7.9–7.13): vehicle–vehicle, vehicle–road edge and vehicle–stop sign, with
+ * 0.7-scaled agent boxes and touching counted. Flags describe only this pass ("ignore" behaviour:
+ * nothing else happens to a colliding agent). Agents whose log is invalid at this step (non-controlled)
+ * and agents already out of the world take no part.
+ */
+import type { RoadIndex } from '../map/spatial-index.js';
+import { obbOverlap } from './obb.js';
+import { AgentKind, type World } from './world.js';
+
+export class CollisionDetector {
+  private readonly candidates: Int32Array;
+  private readonly active: Int32Array;
+
+  constructor(capacity: number, roadEntityCount: number) {
+    this.candidates = new Int32Array(Math.max(1, roadEntityCount));
+    this.active = new Int32Array(capacity);
+  }
+
+  /** Is agent i part of this pass? `logIndex` is the log step experts were placed at. */
+  static takesPart(world: World, i: number, logIndex: number): boolean {
+    if (!world.present[i]) return false;
+    const k = world.kind[i];
+    if (k === AgentKind.Controlled || k === AgentKind.External) return true;
+    if (!world.hasLog[i]) return true;
+    const li = Math.min(Math.max(logIndex, 0), world.logSteps - 1);
+    return world.logValid[i * world.logSteps + li] === 1;
+  }
+
+  /** Clears and recomputes collided / hitVehicle / hitRoad for every agent. */
+  detect(world: World, roads: RoadIndex | null, logIndex: number): void {
+    let n = 0;
+    for (let i = 0; i < world.count; i++) {
+      world.collided[i] = 0;
+      world.hitVehicle[i] = 0;
+      world.hitRoad[i] = 0;
+      if (CollisionDetector.takesPart(world, i, logIndex)) this.active[n++] = i;
+    }
+    for (let a = 0; a < n; a++) {
+      const i = this.active[a];
+      const hli = 0.5 * world.length[i] * world.collisionScale[i];
+      const hwi = 0.5 * world.width[i] * world.collisionScale[i];
+      const ri = Math.hypot(hli, hwi);
+      for (let b = a + 1; b < n; b++) {
+        const j = this.active[b];
+        if (world.kind[i] === AgentKind.External && world.kind[j] === AgentKind.External) continue;
+        const hlj = 0.5 * world.length[j] * world.collisionScale[j];
+        const hwj = 0.5 * world.width[j] * world.collisionScale[j];
+        const dx = world.x[j] - world.x[i];
+        const dy = world.y[j] - world.y[i];
+        const reach = ri + Math.hypot(hlj, hwj);
+        if (dx * dx + dy * dy > reach * reach) continue;
+        if (obbOverlap(world.x[i], world.y[i], world.yaw[i], hli, hwi, world.x[j], world.y[j], world.yaw[j], hlj, hwj)) {
+          world.hitVehicle[i] = 1;
+          world.hitVehicle[j] = 1;
+          world.collided[i] = 1;
+          world.collided[j] = 1;
+        }
+      }
+      if (roads && world.kind[i] !== AgentKind.External) {
+        const e = roads.entities;
+        const m = roads.collidableNear(world.x[i], world.y[i], ri + roads.collidableReach, this.candidates);
+        for (let k = 0; k < m; k++) {
+          const id = this.candidates[k];
+          if (obbOverlap(world.x[i], world.y[i], world.yaw[i], hli, hwi, e.x[id], e.y[id], e.heading[id], e.halfLength[id], e.halfWidth[id])) {
+            world.hitRoad[i] = 1;
+            world.collided[i] = 1;
+            break;
+          }
+        }
+      }
+    }
+  }
+}

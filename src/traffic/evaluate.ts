@@ -1,0 +1,75 @@
+/**
+ * GPUDrive's self-play evaluation of one scene (spec §7.14): 91 steps, controlled agents driven by the
+ * policy, experts replaying logs; per controlled agent, goal / collided / off-road count once if they
+ * happened while it was live (before its done step, including that step).
+ */
+import { OBS_SIZE } from '../policy/checkpoint/late-fusion.js';
+import type { PolicySession } from '../policy/session.js';
+import { buildRoadEntities } from '../map/road-entities.js';
+import { RoadIndex } from '../map/spatial-index.js';
+import type { SceneJson } from '../map/types.js';
+import { initSceneWorld } from './scene-init.js';
+import { Sim } from './sim.js';
+import { AgentKind, EPISODE_STEPS } from './world.js';
+
+export interface TraceAgent {
+  id: number;
+  x: number;
+  y: number;
+  yaw: number;
+  speed: number;
+  action: number;
+}
+
+export interface SceneResult {
+  scene: string;
+  agents: number;
+  goal: number;
+  collided: number;
+  offroad: number;
+  /** per step (1..91): the controlled agents that acted, with the state after the step (world-mean frame) */
+  trace?: TraceAgent[][];
+}
+
+export async function evaluateScene(scene: SceneJson, policy: PolicySession, opts: { trace?: boolean; label?: string } = {}): Promise<SceneResult> {
+  const { world, mean } = initSceneWorld(scene);
+  const roads = new RoadIndex(buildRoadEntities(scene.roads, mean, { gpudriveCaps: true }));
+  const sim = new Sim(world, roads, { episodeSteps: EPISODE_STEPS });
+  const n = world.count;
+  const obs = new Float32Array(Math.max(1, n) * OBS_SIZE);
+  const active = new Int32Array(n);
+  const actions = new Int32Array(n);
+  const goal = new Uint8Array(n);
+  const collided = new Uint8Array(n);
+  const offroad = new Uint8Array(n);
+  const trace: TraceAgent[][] | undefined = opts.trace ? [] : undefined;
+
+  sim.reset();
+  for (let t = 0; t < EPISODE_STEPS; t++) {
+    const m = sim.activeControlled(active);
+    sim.observe(active, m, obs, policy.sizeScale);
+    const { actions: chosen } = await policy.run(obs, m);
+    for (let k = 0; k < m; k++) actions[active[k]] = chosen[k];
+    sim.step(actions);
+    const stepTrace: TraceAgent[] = [];
+    for (let k = 0; k < m; k++) {
+      const i = active[k];
+      if (world.reachedGoal[i]) goal[i] = 1;
+      if (world.hitVehicle[i]) collided[i] = 1;
+      if (world.hitRoad[i]) offroad[i] = 1;
+      if (trace) {
+        stepTrace.push({ id: world.id[i], x: world.x[i], y: world.y[i], yaw: world.yaw[i], speed: world.speed(i), action: chosen[k] });
+      }
+    }
+    trace?.push(stepTrace);
+  }
+  let agents = 0, g = 0, c = 0, o = 0;
+  for (let i = 0; i < n; i++) {
+    if (world.kind[i] !== AgentKind.Controlled) continue;
+    agents++;
+    g += goal[i];
+    c += collided[i];
+    o += offroad[i];
+  }
+  return { scene: opts.label ?? scene.name ?? 'scene', agents, goal: g, collided: c, offroad: o, trace };
+}
