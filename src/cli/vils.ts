@@ -5,6 +5,7 @@ import type { Command } from './commands.js';
 import { UsageError } from './commands.js';
 import { demoCommand } from './demo.js';
 import { buildPolicyCommand } from './build-policy.js';
+import { evalCommand } from './eval.js';
 
 const startCommand: Command = {
   name: 'start',
@@ -13,7 +14,7 @@ const startCommand: Command = {
   run: (argv) => demoCommand.run(argv),
 };
 
-export const COMMANDS: readonly Command[] = [startCommand, demoCommand, buildPolicyCommand];
+export const COMMANDS: readonly Command[] = [startCommand, demoCommand, evalCommand, buildPolicyCommand];
 
 function help(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
