@@ -31,6 +31,9 @@ interface Binding {
   readonly source: Float32Array;
   readonly logits: ort.Tensor;
   readonly action: ort.Tensor;
+  readonly fetches: { logits: ort.Tensor; action: ort.Tensor };
+  readonly feeds: { obs: ort.Tensor };
+  readonly result: PolicyResult;
 }
 
 export class PolicySession {
@@ -77,15 +80,14 @@ export class PolicySession {
     if (obs.length < n * OBS_SIZE) throw new RangeError(`obs holds ${obs.length} floats, ${n}×${OBS_SIZE} needed`);
     if (n === 0) return { logits: this.logitsBuffer.subarray(0, 0), actions: this.actions.subarray(0, 0) };
     const b = this.binding(obs, n);
-    await this.session.run({ obs: b.input }, { logits: b.logits, action: b.action });
-    const logits = this.logitsBuffer.subarray(0, n * ACTION_COUNT);
-    const actions = this.actions.subarray(0, n);
+    await this.session.run(b.feeds, b.fetches);
+    const { logits, actions } = b.result;
     if (this.rng) {
       for (let i = 0; i < n; i++) actions[i] = sampleSoftmax(logits, i * ACTION_COUNT, ACTION_COUNT, this.rng.next());
     } else {
       for (let i = 0; i < n; i++) actions[i] = Number(this.actionBuffer[i]);
     }
-    return { logits, actions };
+    return b.result;
   }
 
   async release(): Promise<void> {
@@ -102,11 +104,17 @@ export class PolicySession {
     }
     let b = this.bindings.get(n);
     if (!b || b.source !== obs) {
+      const input = new ort.Tensor('float32', obs.subarray(0, n * OBS_SIZE), [n, OBS_SIZE]);
+      const logits = new ort.Tensor('float32', this.logitsBuffer.subarray(0, n * ACTION_COUNT), [n, ACTION_COUNT]);
+      const action = new ort.Tensor('int64', this.actionBuffer.subarray(0, n), [n]);
       b = {
         source: obs,
-        input: new ort.Tensor('float32', obs.subarray(0, n * OBS_SIZE), [n, OBS_SIZE]),
-        logits: new ort.Tensor('float32', this.logitsBuffer.subarray(0, n * ACTION_COUNT), [n, ACTION_COUNT]),
-        action: new ort.Tensor('int64', this.actionBuffer.subarray(0, n), [n]),
+        input,
+        logits,
+        action,
+        feeds: { obs: input },
+        fetches: { logits, action },
+        result: { logits: this.logitsBuffer.subarray(0, n * ACTION_COUNT), actions: this.actions.subarray(0, n) },
       };
       this.bindings.set(n, b);
     }

@@ -40,7 +40,7 @@ export class CollisionDetector {
       const i = this.active[a];
       const hli = 0.5 * world.length[i] * world.collisionScale[i];
       const hwi = 0.5 * world.width[i] * world.collisionScale[i];
-      const ri = Math.hypot(hli, hwi);
+      const ri = Math.sqrt(hli * hli + hwi * hwi);
       for (let b = a + 1; b < n; b++) {
         const j = this.active[b];
         if (world.kind[i] === AgentKind.External && world.kind[j] === AgentKind.External) continue;
@@ -48,7 +48,7 @@ export class CollisionDetector {
         const hwj = 0.5 * world.width[j] * world.collisionScale[j];
         const dx = world.x[j] - world.x[i];
         const dy = world.y[j] - world.y[i];
-        const reach = ri + Math.hypot(hlj, hwj);
+        const reach = ri + Math.sqrt(hlj * hlj + hwj * hwj);
         if (dx * dx + dy * dy > reach * reach) continue;
         if (obbOverlap(world.x[i], world.y[i], world.yaw[i], hli, hwi, world.x[j], world.y[j], world.yaw[j], hlj, hwj)) {
           world.hitVehicle[i] = 1;

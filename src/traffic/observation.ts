@@ -16,10 +16,15 @@ export const MAX_ROAD_SCALE = 100;
 export const POSITION_NORM = 1000;
 const TWO_PI = 2 * Math.PI;
 
-/** Relative heading wrapped to (−π, π], as atan2 of the relative rotation gives it. */
+/** Relative heading wrapped to (−π, π], as atan2 of the relative rotation gives it (without the trig). */
 export function relativeHeading(other: number, ego: number): number {
-  const d = other - ego;
-  return Math.atan2(Math.sin(d), Math.cos(d));
+  let d = other - ego;
+  if (d > Math.PI || d <= -Math.PI) {
+    d %= TWO_PI;
+    if (d > Math.PI) d -= TWO_PI;
+    else if (d <= -Math.PI) d += TWO_PI;
+  }
+  return d;
 }
 
 export class ObservationBuilder {
@@ -101,14 +106,16 @@ export class ObservationBuilder {
         out[row + 3] = e.halfWidth[id] / MAX_ROAD_SCALE;
         out[row + 4] = e.halfHeight[id] / MAX_ROAD_SCALE;
         out[row + 5] = relativeHeading(e.heading[id], yaw) / TWO_PI;
-        out.fill(0, row + 6, row + ROAD_FEATURES);
+        out[row + 6] = 0; out[row + 7] = 0; out[row + 8] = 0; out[row + 9] = 0;
+        out[row + 10] = 0; out[row + 11] = 0; out[row + 12] = 0;
         out[row + 6 + e.type[id]] = 1;
       }
     }
     // padding rows: type None one-hot
-    for (; row < base + OBS_SIZE; row += ROAD_FEATURES) {
-      out.fill(0, row, row + ROAD_FEATURES);
-      out[row + 6] = 1;
+    const end = base + OBS_SIZE;
+    if (row < end) {
+      out.fill(0, row, end);
+      for (; row < end; row += ROAD_FEATURES) out[row + 6] = 1;
     }
   }
 }

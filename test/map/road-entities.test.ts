@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildRoadEntities, EntityType, parseMapJson, RoadIndex, sortIdsInPlace, worldMean } from '../../src/map/index.js';
+import { buildRoadEntities, EntityType, parseMapJson, RoadIndex, worldMean } from '../../src/map/index.js';
 
 const f = Math.fround;
 
@@ -70,11 +70,6 @@ describe('road radius query (spec §5.4)', () => {
     const out = new Int32Array(200);
     const n = index.firstInRadius(0, 0, 50, 200, out);
     expect(Array.from(out.subarray(0, n))).toEqual([0, 2]);
-  });
-  it('sorts ids in place without allocating', () => {
-    const a = Int32Array.from([5, 3, 9, 1, 1, 7, 0, 8]);
-    sortIdsInPlace(a, 6);
-    expect(Array.from(a)).toEqual([1, 1, 3, 5, 7, 9, 0, 8]);
   });
 });
 

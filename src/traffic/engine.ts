@@ -1,0 +1,232 @@
+/**
+ * The live NPC engine: a world of policy-driven NPCs (up to 63) plus injected external agents (real or
+ * simulated egos) on a road map. `step()` builds every NPC's observation into one reused buffer, runs
+ * one batched inference and advances the world; externals are observed and collided with, never moved.
+ * Positions in and out are in map coordinates; internally they are relative to the map's world mean.
+ */
+import { OBS_SIZE, PARTNER_ROWS } from '../policy/checkpoint/late-fusion.js';
+import type { PolicySession } from '../policy/session.js';
+import { buildRoadEntities } from '../map/road-entities.js';
+import { RoadIndex } from '../map/spatial-index.js';
+import type { SceneJson } from '../map/types.js';
+import { worldMean } from '../map/world-mean.js';
+import { Sim } from './sim.js';
+import { AgentKind, World } from './world.js';
+
+export const MAX_NPCS = PARTNER_ROWS; // 63: an NPC observes at most 63 others
+
+export interface NpcSpec {
+  x: number;
+  y: number;
+  /** rad, counter-clockwise from +x */
+  yaw: number;
+  /** m/s along the heading */
+  speed: number;
+  goalX: number;
+  goalY: number;
+  length?: number;
+  width?: number;
+  /** caller's id; by default the engine assigns one */
+  id?: number;
+}
+
+export interface ExternalState {
+  x: number;
+  y: number;
+  yaw: number;
+  speed: number;
+  length: number;
+  width: number;
+  /** collision box scale on length/width; default 1 (the real car's size) */
+  collisionScale?: number;
+}
+
+export interface StepTimings {
+  obs_ms: number;
+  inference_ms: number;
+  dynamics_ms: number;
+  total_ms: number;
+  npcs: number;
+}
+
+export interface NpcView {
+  id: number;
+  x: number;
+  y: number;
+  yaw: number;
+  speed: number;
+  length: number;
+  width: number;
+  goalX: number;
+  goalY: number;
+  collided: boolean;
+  offroad: boolean;
+  reachedGoal: boolean;
+}
+
+export interface EngineOptions {
+  readonly maxNpcs?: number;
+  readonly maxExternal?: number;
+}
+
+export class TrafficEngine {
+  readonly world: World;
+  readonly sim: Sim;
+  readonly mean: { x: number; y: number };
+  readonly maxNpcs: number;
+  private readonly obs: Float32Array;
+  private readonly active: Int32Array;
+  private readonly actions: Int32Array;
+  private readonly slotById = new Map<number, number>();
+  /** 1 for slots holding an NPC known to slotById */
+  private readonly registered: Uint8Array;
+  private readonly externalSlot = new Map<string, number>();
+  private nextId = 1;
+  readonly timings: StepTimings = { obs_ms: 0, inference_ms: 0, dynamics_ms: 0, total_ms: 0, npcs: 0 };
+
+  constructor(map: SceneJson, readonly policy: PolicySession, opts: EngineOptions = {}) {
+    this.maxNpcs = Math.min(opts.maxNpcs ?? MAX_NPCS, MAX_NPCS);
+    const capacity = this.maxNpcs + (opts.maxExternal ?? 8);
+    this.mean = worldMean({ ...map, objects: [] });
+    const roads = new RoadIndex(buildRoadEntities(map.roads, this.mean, { gpudriveCaps: false }));
+    this.world = new World(capacity, 1);
+    this.sim = new Sim(this.world, roads, {});
+    this.obs = new Float32Array(this.maxNpcs * OBS_SIZE);
+    this.active = new Int32Array(capacity);
+    this.actions = new Int32Array(capacity);
+    this.registered = new Uint8Array(capacity);
+  }
+
+  get roads(): RoadIndex {
+    return this.sim.roads as RoadIndex;
+  }
+
+  get npcCount(): number {
+    return this.world.countPresent(AgentKind.Controlled);
+  }
+
+  /** Adds a policy-driven NPC; returns its id. Throws when 63 NPCs are already in the world. */
+  addNpc(spec: NpcSpec): number {
+    if (this.npcCount >= this.maxNpcs) throw new RangeError(`at most ${this.maxNpcs} NPCs`);
+    const id = spec.id ?? this.nextId++;
+    if (this.slotById.has(id)) throw new Error(`NPC ${id} exists already`);
+    const w = this.world;
+    const s = w.allocate(AgentKind.Controlled);
+    const f = Math.fround;
+    w.id[s] = id;
+    w.x[s] = f(spec.x - this.mean.x);
+    w.y[s] = f(spec.y - this.mean.y);
+    w.yaw[s] = f(spec.yaw);
+    w.vx[s] = f(spec.speed * Math.cos(spec.yaw));
+    w.vy[s] = f(spec.speed * Math.sin(spec.yaw));
+    w.length[s] = f(spec.length ?? 4.5);
+    w.width[s] = f(spec.width ?? 2.0);
+    w.goalX[s] = f(spec.goalX - this.mean.x);
+    w.goalY[s] = f(spec.goalY - this.mean.y);
+    this.slotById.set(id, s);
+    this.registered[s] = 1;
+    return id;
+  }
+
+  /** Removes an NPC; false if it does not exist. */
+  removeNpc(id: number): boolean {
+    const s = this.slotById.get(id);
+    if (s === undefined) return false;
+    this.world.remove(s);
+    this.slotById.delete(id);
+    this.registered[s] = 0;
+    return true;
+  }
+
+  removeAllNpcs(): void {
+    for (const id of [...this.slotById.keys()]) this.removeNpc(id);
+  }
+
+  /** Creates or updates an injected external agent (e.g. the real ego). */
+  setExternal(key: string, st: ExternalState): void {
+    const w = this.world;
+    let s = this.externalSlot.get(key);
+    if (s === undefined) {
+      s = w.allocate(AgentKind.External);
+      w.id[s] = -1 - this.externalSlot.size;
+      this.externalSlot.set(key, s);
+    }
+    const f = Math.fround;
+    w.x[s] = f(st.x - this.mean.x);
+    w.y[s] = f(st.y - this.mean.y);
+    w.yaw[s] = f(st.yaw);
+    w.vx[s] = f(st.speed * Math.cos(st.yaw));
+    w.vy[s] = f(st.speed * Math.sin(st.yaw));
+    w.length[s] = f(st.length);
+    w.width[s] = f(st.width);
+    w.collisionScale[s] = f(st.collisionScale ?? 1);
+  }
+
+  removeExternal(key: string): boolean {
+    const s = this.externalSlot.get(key);
+    if (s === undefined) return false;
+    this.world.remove(s);
+    this.externalSlot.delete(key);
+    return true;
+  }
+
+  /** Did the external agent touch an NPC in the last step? */
+  externalCollided(key: string): boolean {
+    const s = this.externalSlot.get(key);
+    return s !== undefined && this.world.hitVehicle[s] === 1;
+  }
+
+  /**
+   * One 10 Hz step: observations → one batched inference → movement, collisions, goals. NPCs that
+   * reached their goal are reported by `npcs()` with reachedGoal and leave the world on the next step.
+   */
+  async step(): Promise<StepTimings> {
+    const t0 = performance.now();
+    const n = this.sim.activeControlled(this.active);
+    this.sim.observe(this.active, n, this.obs, this.policy.sizeScale);
+    const t1 = performance.now();
+    const { actions } = await this.policy.run(this.obs, n);
+    const t2 = performance.now();
+    for (let k = 0; k < n; k++) this.actions[this.active[k]] = actions[k];
+    this.sim.step(this.actions);
+    // NPCs that left the world (after reaching their goal) free their ids
+    const w = this.world;
+    for (let s = 0; s < w.count; s++) {
+      if (this.registered[s] && !w.present[s]) {
+        this.registered[s] = 0;
+        this.slotById.delete(w.id[s]);
+      }
+    }
+    const t3 = performance.now();
+    const tm = this.timings;
+    tm.obs_ms = t1 - t0;
+    tm.inference_ms = t2 - t1;
+    tm.dynamics_ms = t3 - t2;
+    tm.total_ms = t3 - t0;
+    tm.npcs = n;
+    return tm;
+  }
+
+  /** Present NPCs in map coordinates (allocates: for reporting, not for the hot path). */
+  npcs(): NpcView[] {
+    const w = this.world;
+    const out: NpcView[] = [];
+    for (const [id, s] of this.slotById) {
+      if (!w.present[s]) continue;
+      out.push({
+        id, x: w.x[s] + this.mean.x, y: w.y[s] + this.mean.y, yaw: w.yaw[s], speed: w.speed(s),
+        length: w.length[s], width: w.width[s], goalX: w.goalX[s] + this.mean.x, goalY: w.goalY[s] + this.mean.y,
+        collided: w.hitVehicle[s] === 1, offroad: w.hitRoad[s] === 1, reachedGoal: w.reachedGoal[s] === 1,
+      });
+    }
+    return out;
+  }
+
+  /** Ids of NPCs that reached their goal in the last step (they leave on the next one). */
+  finishedNpcs(): number[] {
+    const w = this.world;
+    const out: number[] = [];
+    for (const [id, s] of this.slotById) if (w.present[s] && w.done[s]) out.push(id);
+    return out;
+  }
+}

@@ -1,0 +1,149 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OBS_SIZE, PARTNER_OFFSET, PolicySession, buildLateFusionOnnx, checkLateFusionWeights, readTorchCheckpoint, writeModelFromCheckpoint } from '../../src/policy/index.js';
+import { buildRoadEntities, loadMapFile, RoadIndex } from '../../src/map/index.js';
+import type { SceneJson } from '../../src/map/types.js';
+import { TrafficEngine } from '../../src/traffic/engine.js';
+import { Sim } from '../../src/traffic/sim.js';
+import { LaneSampler } from '../../src/traffic/spawn.js';
+import { SeededRandom } from '../../src/policy/sampling.js';
+import { AgentKind } from '../../src/traffic/world.js';
+import { HAVE_SHARED, S75_CHECKPOINT, SCENES_DIR } from '../helpers/shared.js';
+import { randomLateFusionTensors } from '../helpers/policy-fixtures.js';
+import { writeTorchZip } from '../helpers/torch-writer.js';
+import { makeWorld } from '../helpers/world-builder.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'vils-engine-'));
+// A straight two-way road along +x: edges at y = ±7, a lane each way, a centre line.
+const straightRoad: SceneJson = {
+  objects: [],
+  roads: [
+    { type: 'road_edge', geometry: [{ x: -200, y: -7 }, { x: 400, y: -7 }] },
+    { type: 'road_edge', geometry: [{ x: -200, y: 7 }, { x: 400, y: 7 }] },
+    { type: 'lane', geometry: [{ x: -200, y: -3.5 }, { x: 400, y: -3.5 }] },
+    { type: 'lane', geometry: [{ x: 400, y: 3.5 }, { x: -200, y: 3.5 }] },
+    { type: 'road_line', geometry: [{ x: -200, y: 0 }, { x: 400, y: 0 }] },
+  ],
+};
+
+let policy: PolicySession;
+beforeAll(async () => {
+  const model = join(dir, 'policy.onnx');
+  if (HAVE_SHARED) writeModelFromCheckpoint(S75_CHECKPOINT, model);
+  else writeFileSync(model, buildLateFusionOnnx(checkLateFusionWeights(readTorchCheckpoint(writeTorchZip(randomLateFusionTensors(4))))));
+  policy = await PolicySession.load(model);
+});
+afterAll(async () => policy?.release());
+
+describe('live engine', () => {
+  it('adds and removes NPCs between steps, up to 63', async () => {
+    const engine = new TrafficEngine(straightRoad, policy);
+    const ids: number[] = [];
+    for (let i = 0; i < 63; i++) ids.push(engine.addNpc({ x: -150 + 8 * i, y: -3.5, yaw: 0, speed: 5, goalX: 380, goalY: -3.5 }));
+    expect(() => engine.addNpc({ x: 0, y: 0, yaw: 0, speed: 0, goalX: 1, goalY: 1 })).toThrow(/at most 63 NPCs/);
+    const t = await engine.step();
+    expect(t.npcs).toBe(63);
+    expect(engine.removeNpc(ids[5])).toBe(true);
+    expect(engine.removeNpc(ids[5])).toBe(false);
+    expect(engine.npcCount).toBe(62);
+    const id = engine.addNpc({ x: 300, y: 3.5, yaw: Math.PI, speed: 5, goalX: -100, goalY: 3.5 });
+    expect(engine.npcs().map((n) => n.id)).toContain(id);
+    expect((await engine.step()).npcs).toBe(63);
+    engine.removeAllNpcs();
+    expect(engine.npcCount).toBe(0);
+    expect((await engine.step()).npcs).toBe(0);
+  });
+
+  it('never moves an injected external agent; NPCs observe it first and collisions with it are reported', async () => {
+    const engine = new TrafficEngine(straightRoad, policy);
+    engine.setExternal('ego', { x: 20, y: -3.5, yaw: 0, speed: 0, length: 4.5, width: 2 });
+    const id = engine.addNpc({ x: 0, y: -3.5, yaw: 0, speed: 15, goalX: 200, goalY: -3.5 });
+    let hit = false;
+    for (let k = 0; k < 30 && !hit; k++) {
+      await engine.step();
+      hit = engine.externalCollided('ego');
+      const w = engine.world;
+      const ego = [...Array(w.count).keys()].find((s) => w.kind[s] === AgentKind.External)!;
+      expect(w.x[ego] + engine.mean.x).toBeCloseTo(20, 3);
+    }
+    // The policy may brake or swerve; whichever it does, its partner row 0 is the ego while within 50 m.
+    const npc = engine.npcs().find((n) => n.id === id);
+    if (hit) expect(npc?.collided).toBe(true);
+    const obs = new Float32Array(OBS_SIZE);
+    const slot = [...Array(engine.world.count).keys()].find((s) => engine.world.kind[s] === AgentKind.Controlled && engine.world.present[s])!;
+    engine.sim.observe([slot], 1, obs, 0.7);
+    expect(obs[PARTNER_OFFSET + 4]).toBeCloseTo((4.5 * 0.7) / 30, 6);
+  });
+
+  it('an NPC driving into a parked external car is flagged, and so is the car', async () => {
+    const engine = new TrafficEngine(straightRoad, policy);
+    engine.setExternal('ego', { x: 3, y: -3.5, yaw: 0, speed: 0, length: 4.5, width: 2 });
+    engine.addNpc({ x: 0, y: -3.5, yaw: 0, speed: 1, goalX: 200, goalY: -3.5 }); // overlapping already
+    await engine.step();
+    expect(engine.externalCollided('ego')).toBe(true);
+    expect(engine.npcs()[0].collided).toBe(true);
+  });
+
+  it('keeps injected egos when more than 63 agents are within 50 m', () => {
+    const agents = [{ x: 0, y: 0 }];
+    for (let i = 0; i < 70; i++) agents.push({ x: (i % 10) * 3, y: 3 + Math.floor(i / 10) * 3 });
+    const w = makeWorld([...agents, { x: 10, y: -10, kind: AgentKind.External } as never, { x: -10, y: -10, kind: AgentKind.External } as never]);
+    const sim = new Sim(w, null);
+    const obs = new Float32Array(OBS_SIZE);
+    sim.observe([0], 1, obs, 0.7);
+    expect(obs[PARTNER_OFFSET + 1]).toBeCloseTo(0.01, 6);
+    expect(obs[PARTNER_OFFSET + 6 + 1]).toBeCloseTo(-0.01, 6);
+    expect(obs[PARTNER_OFFSET + 62 * 6 + 4]).toBeGreaterThan(0); // all 63 slots used
+  });
+});
+
+describe('hot path allocation', () => {
+  it.skipIf(!HAVE_SHARED || typeof globalThis.gc !== 'function')('observation building and the world step allocate nothing per step', () => {
+    const { scene } = loadMapFile(join(SCENES_DIR, 'womd_00000-of-01000_402.json'));
+    const engine = new TrafficEngine(scene, policy);
+    const lanes = new LaneSampler(engine.roads.entities);
+    const rng = new SeededRandom(3);
+    for (let i = 0; i < 63; i++) {
+      const p = lanes.sample(rng, 60, 8)!;
+      engine.addNpc({ x: p.x + engine.mean.x, y: p.y + engine.mean.y, yaw: p.yaw, speed: 5, goalX: p.goalX + engine.mean.x, goalY: p.goalY + engine.mean.y });
+    }
+    const sim = engine.sim;
+    const active = new Int32Array(engine.world.capacity);
+    const obs = new Float32Array(63 * OBS_SIZE);
+    const actions = new Int32Array(engine.world.capacity).fill(45);
+    const run = (steps: number) => {
+      for (let k = 0; k < steps; k++) {
+        const n = sim.activeControlled(active);
+        sim.observe(active, n, obs, 0.7);
+        sim.step(actions);
+      }
+    };
+    run(3000); // let the JIT optimise (and inline) the step
+    (globalThis.gc as () => void)();
+    const before = process.memoryUsage().heapUsed;
+    run(500);
+    const perStep = (process.memoryUsage().heapUsed - before) / 500;
+    // No buffers or objects per step: what remains is V8 boxing a few doubles at call boundaries
+    // (~32 B per road query). One reallocated 200-id array per agent would already be 50 kB a step.
+    expect(perStep).toBeLessThan(8 * 1024);
+  });
+});
+
+describe.skipIf(!HAVE_SHARED)('lane sampler', () => {
+  it('places starts on lanes with goals ahead, apart from each other', () => {
+    const { scene } = loadMapFile(join(SCENES_DIR, 'womd_00000-of-01000_402.json'));
+    const roads = new RoadIndex(buildRoadEntities(scene.roads, { x: 0, y: 0 }));
+    const s = new LaneSampler(roads.entities);
+    expect(s.laneCount).toBeGreaterThan(10);
+    const rng = new SeededRandom(1);
+    const occ: Array<{ x: number; y: number }> = [];
+    for (let i = 0; i < 40; i++) {
+      const p = s.sample(rng, 40, 8, occ)!;
+      expect(Math.hypot(p.goalX - p.x, p.goalY - p.y)).toBeGreaterThan(5);
+      for (const o of occ) expect(Math.hypot(o.x - p.x, o.y - p.y)).toBeGreaterThanOrEqual(8);
+      occ.push(p);
+    }
+  });
+});
