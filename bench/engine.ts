@@ -12,7 +12,7 @@ import { loadMapFile } from '../src/map/scene-json.js';
 import { PolicySession, projectRoot, resolvePolicyModel } from '../src/policy/index.js';
 import { SeededRandom } from '../src/policy/sampling.js';
 import { TrafficEngine } from '../src/traffic/engine.js';
-import { LaneSampler } from '../src/traffic/spawn.js';
+import { LaneNetwork } from '../src/traffic/lanes.js';
 import { summarise } from './stats.js';
 
 const { values } = parseArgs({
@@ -29,17 +29,19 @@ const npcCount = Number(values.npcs ?? 63);
 const policy = await PolicySession.load(resolvePolicyModel({ model: values.model }), { intraOpThreads: 1 });
 const { scene } = loadMapFile(mapPath);
 const engine = new TrafficEngine(scene, policy);
-const lanes = new LaneSampler(engine.roads.entities);
+const lanes = new LaneNetwork(engine.roads.entities);
 const rng = new SeededRandom(7);
 
-const occupied = () => engine.npcs().map((n) => ({ x: n.x - engine.mean.x, y: n.y - engine.mean.y }));
+// Lane positions are in the engine's internal (world-mean) frame; the engine API takes map coordinates.
+const occupied = () => engine.npcs().map((n) => ({ x: n.x - engine.mean.x, y: n.y - engine.mean.y, r: 0 }));
 function fill(): void {
   const occ = occupied();
   while (engine.npcCount < npcCount) {
-    const p = lanes.sample(rng, 60, 8, occ);
+    const p = lanes.randomStart(rng, 60, occ, 8);
     if (!p) break;
-    occ.push({ x: p.x, y: p.y });
-    engine.addNpc({ x: p.x + engine.mean.x, y: p.y + engine.mean.y, yaw: p.yaw, speed: 5, goalX: p.goalX + engine.mean.x, goalY: p.goalY + engine.mean.y });
+    occ.push({ x: p.start.x, y: p.start.y, r: 0 });
+    const m = engine.mean;
+    engine.addNpc({ x: p.start.x + m.x, y: p.start.y + m.y, yaw: p.start.yaw, speed: 5, goalX: p.goal.x + m.x, goalY: p.goal.y + m.y });
   }
 }
 

@@ -138,6 +138,18 @@ export class TrafficEngine {
     return true;
   }
 
+  /** Gives an NPC a new goal (map coordinates); an NPC that had reached its goal drives on. */
+  setGoal(id: number, goalX: number, goalY: number): boolean {
+    const s = this.slotById.get(id);
+    if (s === undefined || !this.world.present[s]) return false;
+    const w = this.world;
+    w.goalX[s] = Math.fround(goalX - this.mean.x);
+    w.goalY[s] = Math.fround(goalY - this.mean.y);
+    w.done[s] = 0;
+    w.reachedGoal[s] = 0;
+    return true;
+  }
+
   removeAllNpcs(): void {
     for (const id of [...this.slotById.keys()]) this.removeNpc(id);
   }

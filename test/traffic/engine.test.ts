@@ -7,7 +7,7 @@ import { buildRoadEntities, loadMapFile, RoadIndex } from '../../src/map/index.j
 import type { SceneJson } from '../../src/map/types.js';
 import { TrafficEngine } from '../../src/traffic/engine.js';
 import { Sim } from '../../src/traffic/sim.js';
-import { LaneSampler } from '../../src/traffic/spawn.js';
+import { LaneNetwork } from '../../src/traffic/lanes.js';
 import { SeededRandom } from '../../src/policy/sampling.js';
 import { AgentKind } from '../../src/traffic/world.js';
 import { HAVE_SHARED, S75_CHECKPOINT, SCENES_DIR } from '../helpers/shared.js';
@@ -103,11 +103,12 @@ describe('hot path allocation', () => {
   it.skipIf(!HAVE_SHARED || typeof globalThis.gc !== 'function')('observation building and the world step allocate nothing per step', () => {
     const { scene } = loadMapFile(join(SCENES_DIR, 'womd_00000-of-01000_402.json'));
     const engine = new TrafficEngine(scene, policy);
-    const lanes = new LaneSampler(engine.roads.entities);
+    const lanes = new LaneNetwork(engine.roads.entities);
     const rng = new SeededRandom(3);
+    const m = engine.mean;
     for (let i = 0; i < 63; i++) {
-      const p = lanes.sample(rng, 60, 8)!;
-      engine.addNpc({ x: p.x + engine.mean.x, y: p.y + engine.mean.y, yaw: p.yaw, speed: 5, goalX: p.goalX + engine.mean.x, goalY: p.goalY + engine.mean.y });
+      const p = lanes.randomStart(rng, 60, [], 8)!;
+      engine.addNpc({ x: p.start.x + m.x, y: p.start.y + m.y, yaw: p.start.yaw, speed: 5, goalX: p.goal.x + m.x, goalY: p.goal.y + m.y });
     }
     const sim = engine.sim;
     const active = new Int32Array(engine.world.capacity);
@@ -131,19 +132,20 @@ describe('hot path allocation', () => {
   });
 });
 
-describe.skipIf(!HAVE_SHARED)('lane sampler', () => {
-  it('places starts on lanes with goals ahead, apart from each other', () => {
+describe.skipIf(!HAVE_SHARED)('lane network', () => {
+  it('places starts on lanes with goals ahead along linked lanes, apart from each other', () => {
     const { scene } = loadMapFile(join(SCENES_DIR, 'womd_00000-of-01000_402.json'));
     const roads = new RoadIndex(buildRoadEntities(scene.roads, { x: 0, y: 0 }));
-    const s = new LaneSampler(roads.entities);
-    expect(s.laneCount).toBeGreaterThan(10);
+    const net = new LaneNetwork(roads.entities);
+    expect(net.lanes.length).toBeGreaterThan(10);
+    expect(net.lanes.filter((l) => l.next.length > 0).length).toBeGreaterThan(net.lanes.length / 2);
     const rng = new SeededRandom(1);
-    const occ: Array<{ x: number; y: number }> = [];
+    const occ: Array<{ x: number; y: number; r: number }> = [];
     for (let i = 0; i < 40; i++) {
-      const p = s.sample(rng, 40, 8, occ)!;
-      expect(Math.hypot(p.goalX - p.x, p.goalY - p.y)).toBeGreaterThan(5);
-      for (const o of occ) expect(Math.hypot(o.x - p.x, o.y - p.y)).toBeGreaterThanOrEqual(8);
-      occ.push(p);
+      const p = net.randomStart(rng, 40, occ, 8)!;
+      expect(Math.hypot(p.goal.x - p.start.x, p.goal.y - p.start.y)).toBeGreaterThan(5);
+      for (const o of occ) expect(Math.hypot(o.x - p.start.x, o.y - p.start.y)).toBeGreaterThanOrEqual(8);
+      occ.push({ ...p.start, r: 0 });
     }
   });
 });
