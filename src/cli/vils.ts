@@ -6,15 +6,16 @@ import { UsageError } from './commands.js';
 import { demoCommand } from './demo.js';
 import { buildPolicyCommand } from './build-policy.js';
 import { evalCommand } from './eval.js';
+import { serveCommand } from './serve.js';
 
 const startCommand: Command = {
   name: 'start',
-  summary: 'start VILS on its built-in default (for now: the policy demo; the server comes with its issue)',
-  usage: 'vils start',
-  run: (argv) => demoCommand.run(argv),
+  summary: 'start the VILS server on its built-in default (the demo track, port 8000)',
+  usage: 'vils start [serve options]',
+  run: (argv) => serveCommand.run(argv),
 };
 
-export const COMMANDS: readonly Command[] = [startCommand, demoCommand, evalCommand, buildPolicyCommand];
+export const COMMANDS: readonly Command[] = [startCommand, serveCommand, demoCommand, evalCommand, buildPolicyCommand];
 
 function help(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

@@ -1,0 +1,28 @@
+/** Runtime configuration of a VILS session (GET/PUT /api/config), with its defaults. */
+export interface SessionConfig {
+  step_hz: number;
+  ego_timeout_s: number;
+  ego_length: number;
+  ego_width: number;
+  npc_target: number;
+  respawn: boolean;
+  goal_distance_m: number;
+  spawn_clearance_m: number;
+  map_margin_m: number;
+  max_queue: number;
+  seed: number;
+}
+
+export const DEFAULT_CONFIG: Readonly<SessionConfig> = {
+  step_hz: 10,
+  ego_timeout_s: 0.5,
+  ego_length: 4.5,
+  ego_width: 2.0,
+  npc_target: 20,
+  respawn: true,
+  goal_distance_m: 120,
+  spawn_clearance_m: 30,
+  map_margin_m: 2000,
+  max_queue: 4,
+  seed: 1,
+};

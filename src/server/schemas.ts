@@ -1,0 +1,165 @@
+/**
+ * JSON schemas of the WebSocket protocol and the REST API: the single source for validation (ajv for
+ * WebSocket messages, fastify for HTTP) and for the published protocol files (docs/protocol/*.schema.json).
+ */
+const num = { type: 'number' } as const;
+const str = { type: 'string' } as const;
+
+export const egoStateSchema = {
+  $id: 'ego_state',
+  title: 'ego_state (client → server)',
+  description: "The real (or simulated) ego vehicle's GNSS state. Send at any rate; the server uses the latest.",
+  type: 'object',
+  required: ['type', 'data'],
+  additionalProperties: false,
+  properties: {
+    type: { const: 'ego_state' },
+    timestamp: { ...num, description: 'client time, seconds since the Unix epoch (echoed back in npc_states.egos)' },
+    ego_id: { type: 'string', minLength: 1, maxLength: 64, description: 'extension: which ego this is, when several cars share a session (default "ego")' },
+    data: {
+      type: 'object',
+      required: ['lat', 'lon', 'heading', 'speed'],
+      additionalProperties: false,
+      properties: {
+        lat: { type: 'number', minimum: -90, maximum: 90, description: 'WGS84 latitude, degrees' },
+        lon: { type: 'number', minimum: -180, maximum: 180, description: 'WGS84 longitude, degrees' },
+        heading: { type: 'number', minimum: -360, maximum: 720, description: 'degrees clockwise from true north' },
+        speed: { type: 'number', minimum: 0, maximum: 100, description: 'm/s, ≥ 0' },
+        length: { type: 'number', exclusiveMinimum: 0, maximum: 30, description: 'extension: vehicle length, m' },
+        width: { type: 'number', exclusiveMinimum: 0, maximum: 10, description: 'extension: vehicle width, m' },
+      },
+    },
+  },
+} as const;
+
+export const pingSchema = {
+  $id: 'ping',
+  title: 'ping (client → server)',
+  type: 'object',
+  required: ['type'],
+  additionalProperties: false,
+  properties: { type: { const: 'ping' }, timestamp: num },
+} as const;
+
+const npcSchema = {
+  type: 'object',
+  required: ['id', 'x', 'y', 'lat', 'lon', 'yaw', 'speed', 'length', 'width'],
+  properties: {
+    id: { type: 'integer' },
+    x: { ...num, description: 'local east, m, about the map origin' },
+    y: { ...num, description: 'local north (UTM grid), m' },
+    lat: num,
+    lon: num,
+    yaw: { ...num, description: 'rad, counter-clockwise from local east' },
+    speed: { ...num, description: 'm/s' },
+    length: num,
+    width: num,
+    heading: { ...num, description: 'extension: degrees clockwise from true north' },
+    collided: { type: 'boolean', description: 'extension: touched a vehicle in this step' },
+    offroad: { type: 'boolean', description: 'extension: touched a road edge in this step' },
+  },
+} as const;
+
+export const npcStatesSchema = {
+  $id: 'npc_states',
+  title: 'npc_states (server → client)',
+  description: 'Sent to every client after each simulation step (10 Hz by default).',
+  type: 'object',
+  required: ['type', 'timestamp', 'step', 'npcs', 'metrics'],
+  properties: {
+    type: { const: 'npc_states' },
+    timestamp: { ...num, description: 'server time of the step, seconds since the Unix epoch' },
+    step: { type: 'integer' },
+    npcs: { type: 'array', items: npcSchema },
+    metrics: {
+      type: 'object',
+      required: ['sim_time_ms', 'policy_time_ms', 'total_time_ms', 'num_active_npcs'],
+      properties: { sim_time_ms: num, policy_time_ms: num, total_time_ms: num, num_active_npcs: { type: 'integer' } },
+    },
+    egos: {
+      description: 'extension: the egos as the NPCs saw them in this step',
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['ego_id', 'x', 'y', 'yaw', 'speed', 'stale', 'collided'],
+        properties: {
+          ego_id: str, x: num, y: num, yaw: num, speed: num,
+          stale: { type: 'boolean', description: 'no update for ego_timeout: NPCs no longer see it' },
+          collided: { type: 'boolean', description: 'an NPC touched this ego in this step' },
+          timestamp: { ...num, description: 'the client timestamp of the latest ego_state used' },
+        },
+      },
+    },
+  },
+} as const;
+
+export const errorSchema = {
+  $id: 'error',
+  title: 'error (server → client)',
+  type: 'object',
+  required: ['type', 'error'],
+  properties: { type: { const: 'error' }, error: str },
+} as const;
+
+export const pongSchema = {
+  $id: 'pong',
+  title: 'pong (server → client)',
+  type: 'object',
+  required: ['type', 'timestamp'],
+  properties: { type: { const: 'pong' }, timestamp: num },
+} as const;
+
+export const PROTOCOL_SCHEMAS = { ego_state: egoStateSchema, ping: pingSchema, npc_states: npcStatesSchema, error: errorSchema, pong: pongSchema };
+
+// ---- REST ----
+
+export const configSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    step_hz: { type: 'number', minimum: 1, maximum: 50, description: 'simulation steps per second' },
+    ego_timeout_s: { type: 'number', exclusiveMinimum: 0, maximum: 60 },
+    ego_length: { type: 'number', exclusiveMinimum: 0, maximum: 30 },
+    ego_width: { type: 'number', exclusiveMinimum: 0, maximum: 10 },
+    npc_target: { type: 'integer', minimum: 0, maximum: 63, description: 'NPCs the server keeps on the map by itself' },
+    respawn: { type: 'boolean', description: 'NPCs that reach their goal get a new one ahead (auto NPCs) instead of leaving' },
+    goal_distance_m: { type: 'number', minimum: 10, maximum: 2000 },
+    spawn_clearance_m: { type: 'number', minimum: 0, maximum: 500, description: 'auto NPCs start at least this far from egos' },
+    map_margin_m: { type: 'number', minimum: 0, maximum: 100000, description: 'ego positions further than this outside the map are rejected' },
+    max_queue: { type: 'integer', minimum: 1, maximum: 100, description: 'frames queued per slow client before the oldest is dropped' },
+    seed: { type: 'integer', minimum: 0 },
+  },
+} as const;
+
+export const npcSpawnSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    x: num, y: num,
+    lat: { type: 'number', minimum: -90, maximum: 90 },
+    lon: { type: 'number', minimum: -180, maximum: 180 },
+    heading: { type: 'number', minimum: -360, maximum: 720, description: 'degrees clockwise from true north (default: along the nearest lane)' },
+    yaw: { type: 'number', minimum: -10, maximum: 10, description: 'rad, alternative to heading' },
+    speed: { type: 'number', minimum: 0, maximum: 60, default: 0 },
+    length: { type: 'number', exclusiveMinimum: 0, maximum: 30 },
+    width: { type: 'number', exclusiveMinimum: 0, maximum: 10 },
+    goal: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { x: num, y: num, lat: { type: 'number', minimum: -90, maximum: 90 }, lon: { type: 'number', minimum: -180, maximum: 180 } },
+    },
+  },
+} as const;
+
+export const npcViewSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'integer' }, x: num, y: num, lat: num, lon: num, yaw: num, heading: num, speed: num, length: num, width: num,
+    goal_x: num, goal_y: num, collided: { type: 'boolean' }, offroad: { type: 'boolean' }, auto: { type: 'boolean' },
+  },
+} as const;
+
+export const errorReplySchema = {
+  type: 'object',
+  properties: { statusCode: { type: 'integer' }, error: str, message: str },
+} as const;

@@ -1,0 +1,78 @@
+/**
+ * The WebSocket endpoint /ws/vils/stream (seed protocol §3.4.1): clients send ego_state (and ping),
+ * every client receives npc_states after each step. Bad messages get {"type":"error"} replies; the
+ * connection and the loop stay up. Messages over 64 KiB are closed with 1009 by ws itself (maxPayload).
+ */
+import { Ajv } from 'ajv';
+import type { FastifyInstance } from 'fastify';
+import type { WebSocket } from 'ws';
+import { egoStateSchema, pingSchema } from './schemas.js';
+import { InputError, type VilsSession } from './session.js';
+import type { ClientChannel, ClientRegistry } from './clients.js';
+
+export const WS_PATH = '/ws/vils/stream';
+export const MAX_MESSAGE_BYTES = 64 * 1024;
+
+const ajv = new Ajv({ allErrors: false, strict: false });
+const validateEgo = ajv.compile(egoStateSchema);
+const validatePing = ajv.compile(pingSchema);
+
+function describeErrors(errors: typeof validateEgo.errors): string {
+  const e = errors?.[0];
+  if (!e) return 'invalid message';
+  const where = e.instancePath ? e.instancePath.slice(1).replace(/\//g, '.') : 'message';
+  if (e.keyword === 'additionalProperties') return `${where}: unknown field "${(e.params as { additionalProperty: string }).additionalProperty}"`;
+  if (e.keyword === 'required') return `${where}: missing field "${(e.params as { missingProperty: string }).missingProperty}"`;
+  return `${where} ${e.message}`;
+}
+
+export interface WsCounters {
+  messages: number;
+  errors: number;
+}
+
+export function registerStream(app: FastifyInstance, session: VilsSession, clients: ClientRegistry, counters: WsCounters): void {
+  app.get(WS_PATH, { websocket: true }, (socket: WebSocket) => {
+    const channel = clients.add(socket);
+    const reply = (c: ClientChannel, obj: unknown) => c.send(JSON.stringify(obj));
+    const fail = (error: string) => {
+      counters.errors++;
+      reply(channel, { type: 'error', error });
+    };
+    socket.on('message', (data, isBinary) => {
+      counters.messages++;
+      if (isBinary) return fail('binary messages are not supported: send JSON text');
+      let msg: unknown;
+      try {
+        msg = JSON.parse(data.toString());
+      } catch (err) {
+        return fail(`malformed JSON: ${(err as Error).message}`);
+      }
+      if (typeof msg !== 'object' || msg === null || Array.isArray(msg) || typeof (msg as { type?: unknown }).type !== 'string') {
+        return fail('a message must be a JSON object with a string "type"');
+      }
+      const type = (msg as { type: string }).type;
+      if (type === 'ego_state') {
+        if (!validateEgo(msg)) return fail(`ego_state: ${describeErrors(validateEgo.errors)}`);
+        const m = msg as { timestamp?: number; ego_id?: string; data: { lat: number; lon: number; heading: number; speed: number; length?: number; width?: number } };
+        try {
+          session.updateEgo({
+            egoId: m.ego_id ?? 'ego', lat: m.data.lat, lon: m.data.lon, headingDeg: m.data.heading, speed: m.data.speed,
+            length: m.data.length, width: m.data.width, clientTimestamp: m.timestamp,
+          }, performance.now());
+        } catch (err) {
+          if (err instanceof InputError) return fail(`ego_state: ${err.message}`);
+          throw err;
+        }
+        return;
+      }
+      if (type === 'ping') {
+        if (!validatePing(msg)) return fail(`ping: ${describeErrors(validatePing.errors)}`);
+        return reply(channel, { type: 'pong', timestamp: Date.now() / 1000 });
+      }
+      return fail(`unknown message type "${type.slice(0, 64)}" (expected ego_state or ping)`);
+    });
+    socket.on('close', () => clients.remove(channel));
+    socket.on('error', () => clients.remove(channel));
+  });
+}
