@@ -1,0 +1,84 @@
+/** Starts a real VILS server on an ephemeral port for tests, and a small WebSocket client. */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import WebSocket from 'ws';
+import { createServer, type ServerOptions, type VilsServer } from '../../src/server/app.js';
+import { buildLateFusionOnnx, checkLateFusionWeights, readTorchCheckpoint, writeModelFromCheckpoint } from '../../src/policy/index.js';
+import { HAVE_SHARED, S75_CHECKPOINT } from './shared.js';
+import { randomLateFusionTensors } from './policy-fixtures.js';
+import { writeTorchZip } from './torch-writer.js';
+
+let modelPath: string | null = null;
+/** The S75 model when ../shared is there, else a random-weight model of the same net. */
+export function testModel(): string {
+  if (modelPath) return modelPath;
+  const dir = mkdtempSync(join(tmpdir(), 'vils-srv-'));
+  modelPath = join(dir, 'policy.onnx');
+  if (HAVE_SHARED) writeModelFromCheckpoint(S75_CHECKPOINT, modelPath);
+  else writeFileSync(modelPath, buildLateFusionOnnx(checkLateFusionWeights(readTorchCheckpoint(writeTorchZip(randomLateFusionTensors(4))))));
+  return modelPath;
+}
+
+export async function startServer(opts: ServerOptions = {}): Promise<{ server: VilsServer; url: string; wsUrl: string }> {
+  const server = await createServer({ modelPath: testModel(), logLevel: false, ...opts });
+  const address = await server.app.listen({ port: 0, host: '127.0.0.1' });
+  return { server, url: address, wsUrl: `${address.replace(/^http/, 'ws')}/ws/vils/stream` };
+}
+
+export class TestClient {
+  readonly ws: WebSocket;
+  readonly messages: Array<Record<string, any>> = [];
+  private waiters: Array<{ pred: (m: Record<string, any>) => boolean; resolve: (m: Record<string, any>) => void }> = [];
+  closeCode: number | null = null;
+
+  constructor(url: string) {
+    this.ws = new WebSocket(url);
+    this.ws.on('message', (data) => {
+      const m = JSON.parse(data.toString()) as Record<string, any>;
+      m.__received = performance.now();
+      this.messages.push(m);
+      this.waiters = this.waiters.filter((w) => {
+        if (w.pred(m)) {
+          w.resolve(m);
+          return false;
+        }
+        return true;
+      });
+    });
+    this.ws.on('close', (code) => {
+      this.closeCode = code;
+    });
+  }
+
+  opened(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      if (this.ws.readyState === WebSocket.OPEN) return resolve();
+      this.ws.once('open', () => resolve());
+      this.ws.once('error', reject);
+    });
+  }
+
+  send(obj: unknown): void {
+    this.ws.send(typeof obj === 'string' ? obj : JSON.stringify(obj));
+  }
+
+  next(pred: (m: Record<string, any>) => boolean, timeoutMs = 3000): Promise<Record<string, any>> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no matching message within ${timeoutMs} ms`)), timeoutMs);
+      this.waiters.push({ pred, resolve: (m) => { clearTimeout(timer); resolve(m); } });
+    });
+  }
+
+  closed(timeoutMs = 3000): Promise<number> {
+    return new Promise((resolve, reject) => {
+      if (this.closeCode !== null) return resolve(this.closeCode);
+      const timer = setTimeout(() => reject(new Error('not closed')), timeoutMs);
+      this.ws.once('close', (code) => { clearTimeout(timer); resolve(code); });
+    });
+  }
+
+  close(): void {
+    this.ws.close();
+  }
+}

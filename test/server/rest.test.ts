@@ -1,0 +1,77 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { VilsServer } from '../../src/server/app.js';
+import { startServer } from '../helpers/server-fixture.js';
+
+let server: VilsServer;
+let url: string;
+const call = async (method: string, path: string, body?: unknown) => {
+  const res = await fetch(url + path, { method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null };
+};
+
+beforeAll(async () => {
+  ({ server, url } = await startServer({ config: { npc_target: 5 }, autostart: false }));
+});
+afterAll(async () => server?.close());
+
+describe('REST /api', () => {
+  it('health, status and the OpenAPI document', async () => {
+    expect((await call('GET', '/api/health')).body).toMatchObject({ status: 'ok' });
+    const s = (await call('GET', '/api/status')).body;
+    expect(s).toMatchObject({ state: 'stopped', step: 0, npcs: 5, map: 'demo-track.json', loop: { overruns: 0 } });
+    expect(s.convergence_deg).toBeCloseTo(-1.38, 2);
+    const docs = await call('GET', '/docs/json');
+    expect(docs.status).toBe(200);
+    expect(Object.keys(docs.body.paths)).toEqual(expect.arrayContaining(['/api/health', '/api/status', '/api/config', '/api/npcs', '/api/npcs/{id}', '/api/init', '/api/reset', '/api/start', '/api/pause']));
+    expect((await fetch(`${url}/docs`)).status).toBe(200);
+  });
+
+  it('reads and updates the config, rejecting bad values with the reason', async () => {
+    expect((await call('GET', '/api/config')).body).toMatchObject({ step_hz: 10, ego_timeout_s: 0.5, npc_target: 5 });
+    expect((await call('PUT', '/api/config', { ego_timeout_s: 1.5 })).body.ego_timeout_s).toBe(1.5);
+    const bad = await call('PUT', '/api/config', { step_hz: 'fast' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toMatch(/step_hz must be number/);
+    expect((await call('PUT', '/api/config', { npc_target: 64 })).body.message).toMatch(/npc_target must be <= 63/);
+    expect((await call('PUT', '/api/config', { warp: 9 })).body.message).toMatch(/must NOT have additional properties/);
+    expect((await call('PUT', '/api/config', '{"step_hz": ')).status).toBe(400);
+    expect((await call('GET', '/api/config')).body.step_hz).toBe(10);
+  });
+
+  it('spawns NPCs by x,y or lat,lon with heading and goal, lists and deletes them', async () => {
+    await call('DELETE', '/api/npcs');
+    const a = await call('POST', '/api/npcs', { x: 40, y: 41, speed: 4 }); // on the first straight: lane and goal found
+    expect(a.status).toBe(200);
+    const b = await call('POST', '/api/npcs', { lat: 37.3646, lon: 126.7240, heading: 45, speed: 2, goal: { x: 60, y: 60 } });
+    expect(b.status).toBe(200);
+    const list = (await call('GET', '/api/npcs')).body.npcs;
+    expect(list.map((n: { id: number }) => n.id).sort()).toEqual([a.body.id, b.body.id].sort());
+    const nb = list.find((n: { id: number }) => n.id === b.body.id);
+    expect([nb.goal_x, nb.goal_y]).toEqual([60, 60]);
+    expect(nb.heading).toBeCloseTo(45, 3);
+    expect((await call('POST', '/api/npcs', { x: 1, y: 2, lat: 37.3, lon: 126.7 })).body.message).toMatch(/either x and y .* or lat and lon/);
+    expect((await call('POST', '/api/npcs', { x: 90000, y: 0, goal: { x: 0, y: 0 } })).body.message).toMatch(/outside the map area/);
+    expect((await call('POST', '/api/npcs', { x: 0, y: 0, speed: -3 })).status).toBe(400);
+    expect((await call('DELETE', `/api/npcs/${a.body.id}`)).body).toEqual({ removed: a.body.id });
+    expect((await call('DELETE', `/api/npcs/${a.body.id}`)).status).toBe(404);
+    expect((await call('DELETE', '/api/npcs/abc')).status).toBe(400);
+    expect((await call('DELETE', '/api/npcs')).body).toEqual({ removed: 1 });
+  });
+
+  it('init, start, pause and reset drive the loop', async () => {
+    const init = await call('POST', '/api/init', { npc_count: 7, seed: 3 });
+    expect(init.body).toMatchObject({ state: 'running', npcs: 7 });
+    await new Promise((r) => setTimeout(r, 350));
+    expect((await call('POST', '/api/pause')).body).toEqual({ state: 'paused' });
+    const s1 = (await call('GET', '/api/status')).body.step;
+    expect(s1).toBeGreaterThanOrEqual(2);
+    await new Promise((r) => setTimeout(r, 250));
+    expect((await call('GET', '/api/status')).body.step).toBe(s1);
+    expect((await call('POST', '/api/reset')).body).toMatchObject({ step: 0, npcs: 7, state: 'paused' });
+    expect((await call('POST', '/api/start')).body).toEqual({ state: 'running' });
+    await new Promise((r) => setTimeout(r, 250));
+    expect((await call('GET', '/api/status')).body.step).toBeGreaterThan(0);
+    await call('POST', '/api/pause');
+  });
+});
