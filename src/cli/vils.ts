@@ -7,6 +7,7 @@ import { demoCommand } from './demo.js';
 import { buildPolicyCommand } from './build-policy.js';
 import { evalCommand } from './eval.js';
 import { serveCommand } from './serve.js';
+import { geoCommand } from './geo.js';
 
 const startCommand: Command = {
   name: 'start',
@@ -15,7 +16,7 @@ const startCommand: Command = {
   run: (argv) => serveCommand.run(argv),
 };
 
-export const COMMANDS: readonly Command[] = [startCommand, serveCommand, demoCommand, evalCommand, buildPolicyCommand];
+export const COMMANDS: readonly Command[] = [startCommand, serveCommand, geoCommand, evalCommand, demoCommand, buildPolicyCommand];
 
 function help(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

@@ -13,7 +13,7 @@ import { loadMapFile } from '../map/scene-json.js';
 import { PolicySession, projectRoot, resolvePolicyModel } from '../policy/index.js';
 import { ClientRegistry } from './clients.js';
 import { DEFAULT_CONFIG, type SessionConfig } from './config.js';
-import { PacedLoop } from './loop.js';
+import { PacedLoop, RollingStats } from './loop.js';
 import { registerRest } from './rest.js';
 import { InputError, VilsSession } from './session.js';
 import { MAX_MESSAGE_BYTES, registerStream, type WsCounters } from './ws.js';
@@ -65,12 +65,18 @@ export async function createServer(opts: ServerOptions = {}): Promise<VilsServer
   const counters: WsCounters = { messages: 0, errors: 0 };
   const version = packageVersion();
   const startedAt = Date.now();
+  const delivery = new RollingStats(600);
+  const encoding = new RollingStats(600);
 
   const loop = new PacedLoop(
     1000 / session.config.step_hz,
     async (nowMs) => {
-      const frame = await session.stepOnce(nowMs, Date.now() / 1000);
-      clients.broadcast(JSON.stringify(frame));
+      const frame = await session.stepOnce(nowMs, (performance.timeOrigin + nowMs) / 1000);
+      const t = performance.now();
+      const text = JSON.stringify(frame);
+      encoding.push(performance.now() - t);
+      clients.broadcast(text);
+      delivery.push(performance.now() - t);
     },
     () => performance.now(),
     (err) => app.log.error({ err }, 'simulation step failed'),
@@ -98,6 +104,8 @@ export async function createServer(opts: ServerOptions = {}): Promise<VilsServer
     timings: session.lastFrame?.metrics ?? null,
     loop: { ...loop.stats },
     dropped_frames: clients.dropped(),
+    broadcast_ms: delivery.summary(),
+    encode_ms: encoding.summary(),
     ws_messages: counters.messages,
     ws_errors: counters.errors,
     collisions_with_ego: session.collisionsWithEgo,

@@ -6,14 +6,15 @@
 import type { WebSocket } from 'ws';
 
 export class ClientChannel {
-  private readonly queue: string[] = [];
+  private readonly queue: Array<string | Buffer> = [];
   private sending = false;
   dropped = 0;
   sent = 0;
 
   constructor(readonly socket: WebSocket, readonly id: number, private readonly maxQueue: () => number) {}
 
-  send(frame: string): void {
+  /** Queues a text frame (a Buffer holds UTF-8 JSON, encoded once for all clients). */
+  send(frame: string | Buffer): void {
     if (this.socket.readyState !== this.socket.OPEN) return;
     if (this.queue.length >= this.maxQueue()) {
       this.queue.shift();
@@ -28,7 +29,7 @@ export class ClientChannel {
     const frame = this.queue.shift();
     if (frame === undefined) return;
     this.sending = true;
-    this.socket.send(frame, (err) => {
+    this.socket.send(frame, { binary: false }, (err) => {
       this.sending = false;
       if (!err) this.sent++;
       if (this.socket.readyState === this.socket.OPEN) this.flush();
@@ -54,8 +55,11 @@ export class ClientRegistry {
     this.clients.delete(c.id);
   }
 
+  /** Sends one frame to every client, encoded to UTF-8 once. */
   broadcast(frame: string): void {
-    for (const c of this.clients.values()) c.send(frame);
+    if (this.clients.size === 0) return;
+    const bytes = Buffer.from(frame, 'utf8');
+    for (const c of this.clients.values()) c.send(bytes);
   }
 
   get size(): number {

@@ -10,6 +10,7 @@ export interface SessionConfig {
   spawn_clearance_m: number;
   map_margin_m: number;
   max_queue: number;
+  max_egos: number;
   seed: number;
 }
 
@@ -24,5 +25,6 @@ export const DEFAULT_CONFIG: Readonly<SessionConfig> = {
   spawn_clearance_m: 30,
   map_margin_m: 2000,
   max_queue: 4,
+  max_egos: 32,
   seed: 1,
 };

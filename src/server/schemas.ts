@@ -127,6 +127,7 @@ export const configSchema = {
     spawn_clearance_m: { type: 'number', minimum: 0, maximum: 500, description: 'auto NPCs start at least this far from egos' },
     map_margin_m: { type: 'number', minimum: 0, maximum: 100000, description: 'ego positions further than this outside the map are rejected' },
     max_queue: { type: 'integer', minimum: 1, maximum: 100, description: 'frames queued per slow client before the oldest is dropped' },
+    max_egos: { type: 'integer', minimum: 1, maximum: 32, description: 'egos (ego_id values) a session accepts; takes effect on restart' },
     seed: { type: 'integer', minimum: 0 },
   },
 } as const;

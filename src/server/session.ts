@@ -104,7 +104,7 @@ export class VilsSession {
   constructor(readonly map: LoadedMap, policy: PolicySession, geo: GeoFrame, config: Partial<SessionConfig> = {}) {
     this.config = { ...DEFAULT_CONFIG, ...config };
     this.geo = geo;
-    this.engine = new TrafficEngine(map.scene, policy);
+    this.engine = new TrafficEngine(map.scene, policy, { maxExternal: this.config.max_egos });
     this.lanes = new LaneNetwork(this.engine.roads.entities, map.mapMetadata?.lane_graph);
     this.rng = new SeededRandom(this.config.seed);
     let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
@@ -138,6 +138,9 @@ export class VilsSession {
     this.checkInMap(p.x, p.y, `position lat ${lat}, lon ${lon}`);
     const yaw = this.geo.headingToYaw(input.headingDeg, lat, lon);
     const prev = this.egos.get(input.egoId);
+    if (!prev && this.egos.size >= this.config.max_egos) {
+      throw new InputError(`this session already tracks ${this.config.max_egos} egos (max_egos); reuse an ego_id`);
+    }
     this.egos.set(input.egoId, {
       id: input.egoId,
       x: p.x,

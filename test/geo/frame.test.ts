@@ -74,3 +74,20 @@ describe('heading ⇄ yaw with meridian convergence', () => {
     }
   });
 });
+
+describe('vils geo', () => {
+  it('reports UTM, local coordinates and convergence', async () => {
+    const { geoReport } = await import('../../src/cli/geo.js');
+    const { report } = geoReport(['37.366', '126.722', '--origin', '37.3645,126.7239', '--heading', '0']);
+    const u = utmForward(37.366, 126.722, 52);
+    const r = report as { utm: { easting: number; northing: number }; local: { x: number; y: number }; convergence_deg: number; yaw_rad: number };
+    expect(r.utm.easting).toBeCloseTo(u.easting, 3);
+    expect(r.utm.northing).toBeCloseTo(u.northing, 3);
+    const o = utmForward(37.3645, 126.7239, 52);
+    expect(r.local.x).toBeCloseTo(u.easting - o.easting, 3);
+    expect(r.convergence_deg).toBeCloseTo(-1.383, 2);
+    expect((r.yaw_rad * 180) / Math.PI).toBeCloseTo(90 + r.convergence_deg, 6);
+    expect(() => geoReport(['91', '0'])).toThrow(/latitude must be a number in \[-84, 84\]/);
+    expect(() => geoReport(['37'])).toThrow(/give a latitude and a longitude/);
+  });
+});
