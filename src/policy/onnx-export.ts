@@ -76,8 +76,18 @@ function valueInfo(name: string, elemType: number, dims: Array<number | string>)
   });
 }
 
+export interface OnnxExportOptions {
+  /**
+   * 'optimized' (default): rows flattened to 2-D Gemms, last bias added after the max.
+   * 'plain': the textbook graph (3-D MatMul + Add per Linear, bias before the max), kept as the
+   * baseline that `npm run bench:policy -- --compare` measures the default against.
+   */
+  readonly layout?: 'optimized' | 'plain';
+}
+
 /** Serialises the late-fusion policy as an ONNX model (IR 8, opset 17). */
-export function buildLateFusionOnnx(w: LateFusionWeights, provenance: ModelProvenance = {}): Uint8Array {
+export function buildLateFusionOnnx(w: LateFusionWeights, provenance: ModelProvenance = {}, options: OnnxExportOptions = {}): Uint8Array {
+  const plain = options.layout === 'plain';
   const nodes: InstanceType<typeof onnx.NodeProto>[] = [];
   const inits: Tensor[] = [];
   const get = (name: string) => {
@@ -108,10 +118,19 @@ export function buildLateFusionOnnx(w: LateFusionWeights, provenance: ModelProve
     inits.push(floatInit(`${prefix}.1.b`, [64], get(`${prefix}.1.bias`).data));
     inits.push(floatInit(`${prefix}.4.wT`, [64, 64], transpose(get(`${prefix}.4.weight`).data, 64, 64)));
     inits.push(floatInit(`${prefix}.4.b`, [64], get(`${prefix}.4.bias`).data));
-    node('Gemm', [input, `${prefix}.0.wT`, `${prefix}.0.b`], [`${prefix}.lin0`]);
+    if (plain) {
+      node('MatMul', [input, `${prefix}.0.wT`], [`${prefix}.mm0`]);
+      node('Add', [`${prefix}.mm0`, `${prefix}.0.b`], [`${prefix}.lin0`]);
+    } else {
+      node('Gemm', [input, `${prefix}.0.wT`, `${prefix}.0.b`], [`${prefix}.lin0`]);
+    }
     node('LayerNormalization', [`${prefix}.lin0`, `${prefix}.1.g`, `${prefix}.1.b`], [`${prefix}.ln`], [attrInt('axis', -1), attrFloat('epsilon', 1e-5)]);
     node('Tanh', [`${prefix}.ln`], [`${prefix}.act`]);
-    if (rows === 1) {
+    if (plain && rows > 1) {
+      node('MatMul', [`${prefix}.act`, `${prefix}.4.wT`], [`${prefix}.mm4_nobias`]);
+      node('Add', [`${prefix}.mm4_nobias`, `${prefix}.4.b`], [`${prefix}.mm4`]);
+      return { out: `${prefix}.mm4`, bias: '' };
+    } else if (rows === 1) {
       node('MatMul', [`${prefix}.act`, `${prefix}.4.wT`], [`${prefix}.mm4`]);
     } else {
       node('MatMul', [`${prefix}.act`, `${prefix}.4.wT`], [`${prefix}.mm4_rows`]);
@@ -124,19 +143,21 @@ export function buildLateFusionOnnx(w: LateFusionWeights, provenance: ModelProve
   slice('ego_in', 0, EGO_FEATURES);
   slice('partner_flat', PARTNER_OFFSET, ROAD_OFFSET);
   slice('road_flat', ROAD_OFFSET, OBS_SIZE);
-  inits.push(int64Init('partner_shape', [-1, PARTNER_FEATURES]));
-  inits.push(int64Init('road_shape', [-1, ROAD_FEATURES]));
+  inits.push(int64Init('partner_shape', plain ? [0, PARTNER_ROWS, PARTNER_FEATURES] : [-1, PARTNER_FEATURES]));
+  inits.push(int64Init('road_shape', plain ? [0, ROAD_ROWS, ROAD_FEATURES] : [-1, ROAD_FEATURES]));
   node('Reshape', ['partner_flat', 'partner_shape'], ['partner_in']);
   node('Reshape', ['road_flat', 'road_shape'], ['road_in']);
 
   const ego = embed('ego_embed', 'ego_in', EGO_FEATURES, 1);
   node('Add', [ego.out, ego.bias], ['ego_feat']);
   const partner = embed('partner_embed', 'partner_in', PARTNER_FEATURES, PARTNER_ROWS);
-  node('ReduceMax', [partner.out], ['partner_max'], [attrInts('axes', [1]), attrInt('keepdims', 0)]);
-  node('Add', ['partner_max', partner.bias], ['partner_feat']);
+  const maxThenBias = (e: { out: string; bias: string }, name: string) => {
+    node('ReduceMax', [e.out], [e.bias ? `${name}_max` : `${name}_feat`], [attrInts('axes', [1]), attrInt('keepdims', 0)]);
+    if (e.bias) node('Add', [`${name}_max`, e.bias], [`${name}_feat`]);
+  };
+  maxThenBias(partner, 'partner');
   const road = embed('road_map_embed', 'road_in', ROAD_FEATURES, ROAD_ROWS);
-  node('ReduceMax', [road.out], ['road_max'], [attrInts('axes', [1]), attrInt('keepdims', 0)]);
-  node('Add', ['road_max', road.bias], ['road_feat']);
+  maxThenBias(road, 'road');
   node('Concat', ['ego_feat', 'partner_feat', 'road_feat'], ['fused'], [attrInt('axis', 1)]);
 
   inits.push(floatInit('shared.w', [128, 192], get('shared_embed.0.weight').data));

@@ -65,6 +65,12 @@ describe('ONNX export vs the float64 reference (random weights)', () => {
     await checkAgainstReference(weights, modelPath);
   });
 
+  it('the plain (textbook) layout used as the benchmark baseline computes the same net', async () => {
+    const plainPath = join(dir, 'random-plain.onnx');
+    writeFileSync(plainPath, buildLateFusionOnnx(weights, {}, { layout: 'plain' }));
+    await checkAgainstReference(weights, plainPath);
+  });
+
   it('the graph has a dynamic batch and the documented inputs/outputs', async () => {
     const session = await PolicySession.load(modelPath);
     for (const n of [1, 3, 64, 130]) {
