@@ -8,6 +8,8 @@ import { buildPolicyCommand } from './build-policy.js';
 import { evalCommand } from './eval.js';
 import { serveCommand } from './serve.js';
 import { geoCommand } from './geo.js';
+import { convertMapCommand } from './convert-map.js';
+import { renderMapCommand } from './render-map.js';
 
 const startCommand: Command = {
   name: 'start',
@@ -16,7 +18,7 @@ const startCommand: Command = {
   run: (argv) => serveCommand.run(argv),
 };
 
-export const COMMANDS: readonly Command[] = [startCommand, serveCommand, geoCommand, evalCommand, demoCommand, buildPolicyCommand];
+export const COMMANDS: readonly Command[] = [startCommand, serveCommand, geoCommand, convertMapCommand, renderMapCommand, evalCommand, demoCommand, buildPolicyCommand];
 
 function help(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

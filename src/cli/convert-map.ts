@@ -1,0 +1,52 @@
+/**
+ * `vils convert-map <dir> --out maps/<name>.json [--origin lat,lon] [--json]`: NGII precision-map
+ * shapefiles → VILS road JSON, with a summary of what was read, skipped and mapped.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { parseArgs } from 'node:util';
+import { convertNgii } from '../../converters/ngii/convert.js';
+import { UsageError, type Command } from './commands.js';
+
+function parseOrigin(s: string): { lat: number; lon: number } {
+  const [a, b] = s.split(',').map(Number);
+  if (!Number.isFinite(a) || !Number.isFinite(b) || Math.abs(a) > 84 || Math.abs(b) > 180) throw new UsageError(`--origin must be lat,lon in degrees, got ${s}`);
+  return { lat: a, lon: b };
+}
+
+export const convertMapCommand: Command = {
+  name: 'convert-map',
+  summary: 'convert NGII HD-map shapefiles (A1, A2, B2, C3, C4) to VILS road JSON',
+  usage: 'vils convert-map <dir> --out maps/<name>.json [--origin lat,lon] [--json]',
+  async run(argv) {
+    const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { out: { type: 'string' }, origin: { type: 'string' }, json: { type: 'boolean' } } });
+    if (positionals.length !== 1) throw new UsageError('give the folder holding the shapefiles');
+    if (!values.out) throw new UsageError('--out <file.json> is required');
+    const t0 = performance.now();
+    const progress = (layer: string, n: number) => {
+      if (!values.json) process.stderr.write(`\r  reading ${layer}: ${n} features…`);
+    };
+    const { map, summary } = await convertNgii(positionals[0], { origin: values.origin ? parseOrigin(values.origin) : undefined, onProgress: progress });
+    if (!values.json) process.stderr.write('\r\x1b[K');
+    mkdirSync(dirname(values.out), { recursive: true });
+    writeFileSync(values.out, `${JSON.stringify(map)}\n`);
+    const seconds = (performance.now() - t0) / 1000;
+    if (values.json) {
+      console.log(JSON.stringify({ out: values.out, seconds, counts: map.map.counts, lanes: map.map.lane_graph.lanes.length, origin: map.map.origin, summary }));
+      return 0;
+    }
+    console.log(`wrote ${values.out} in ${seconds.toFixed(2)} s: ${JSON.stringify(map.map.counts)}, ${map.map.lane_graph.lanes.length} lanes in the lane graph`);
+    console.log(`origin ${map.map.origin.lat}, ${map.map.origin.lon} (UTM 52N E ${map.map.origin.utm_e}, N ${map.map.origin.utm_n}); source CRS ${map.map.source_crs}`);
+    for (const [name, s] of Object.entries(summary.layers)) {
+      const skipped = Object.entries(s!.skipped).map(([k, v]) => `${v} ${k}`).join(', ') || 'none';
+      console.log(`  ${name}: read ${s!.read}, written ${s!.written}, skipped ${skipped}; text ${s!.encoding}`);
+      const codes = Object.entries(s!.codes).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ×${v}`);
+      if (codes.length) console.log(`    codes: ${codes.slice(0, 12).join('; ')}${codes.length > 12 ? `; … (${codes.length - 12} more)` : ''}`);
+    }
+    if (summary.duplicateVerticesDropped) console.log(`  duplicate consecutive vertices dropped: ${summary.duplicateVerticesDropped}`);
+    const unknown = Object.entries(summary.unknownCodes);
+    console.log(unknown.length ? `  unknown codes mapped to defaults: ${unknown.map(([k, v]) => `${k} ×${v}`).join('; ')}` : '  unknown codes: none');
+    for (const w of summary.warnings) console.log(`  warning: ${w}`);
+    return 0;
+  },
+};
