@@ -1,11 +1,13 @@
 /**
  * Generates maps/demo-track.json: VILS's own test track (authored by the project, freely usable).
  *
- * A figure-of-eight two-lane road (one lane each way, 3.5 m lanes, right-hand traffic) whose two lobes
- * cross at right angles in a four-way intersection at the FMTC origin. Each lobe is a straight, a 270°
- * curve of radius 60 m and a straight back (≈ 805 m of road in all). Double yellow centre line, white
- * edge lines, road edges 4 m from the centre line (interrupted through the intersection), stop signs on
- * the four approaches, a crosswalk on each intersection exit and a speed bump on one straight.
+ * A one-way two-lane circuit in a figure of eight (3.75 m lanes, both in the direction of travel) whose
+ * two lobes cross at right angles in a four-way intersection at the FMTC origin. Each lobe is a straight,
+ * a 270° curve of radius 60 m and a straight back (≈ 805 m per lane). Broken white line between the
+ * lanes, solid white edge lines, road edges 1.5 m beyond them (interrupted through the intersection),
+ * stop signs on the four approaches, a crosswalk on each intersection arm and a speed bump on one straight.
+ * One-way, because the GPUDrive policy keeps to its goal, not to its lane: on a two-way road its lateral
+ * wander of a metre or two brings it into oncoming traffic.
  *
  *   node dist/converters/demo-track.js [--out maps/demo-track.json]
  */
@@ -14,10 +16,10 @@ import { parseArgs } from 'node:util';
 import { FMTC_ORIGIN, GeoFrame } from '../src/geo/frame.js';
 
 const R = 60; // curve radius = straight length, so each lobe closes on the crossing (see README)
-const LANE_W = 3.5;
-const EDGE_OFFSET = 4.0;
+const LANE_W = 3.75;
+const EDGE_OFFSET = LANE_W + 2.5; // 2.5 m shoulders outside the edge lines
 const STEP = 2.0; // metres between polyline points
-const BOX = 6.0; // half-size of the intersection box (rotated 45°) where lines and edges stop
+const BOX = 7.0; // half-size of the intersection box (rotated 45°) where lines and edges stop
 const STRAIGHT_SPEED = 50 / 3.6;
 const CURVE_SPEED = 30 / 3.6;
 
@@ -104,38 +106,37 @@ export function buildDemoTrack() {
     return roads.length - 1;
   };
 
-  // Lanes: forward (right of the centre line) and reverse (left of it, travelling the other way).
-  const forwardIds = pieces.map((_, i) => `F${i + 1}`);
-  const reverseIds = pieces.map((_, i) => `R${i + 1}`);
+  // Two lanes, both in the direction of travel (a one-way circuit): right lane R*, left lane L*.
+  const rightIds = pieces.map((_, i) => `R${i + 1}`);
+  const leftIds = pieces.map((_, i) => `L${i + 1}`);
   pieces.forEach((piece, i) => {
-    const fwd = offset(piece.poses, -LANE_W / 2);
-    const rev = offset(piece.poses, LANE_W / 2).reverse().map((q) => ({ ...q, h: q.h + Math.PI }));
-    const speed = piece.kind === 'curve' ? CURVE_SPEED : STRAIGHT_SPEED;
     const n = pieces.length;
-    lanes.push({
-      id: forwardIds[i], road_index: add('lane', fwd, 2), from_node: `NF${i}`, to_node: `NF${(i + 1) % n}`,
-      next: [forwardIds[(i + 1) % n]], left: null, right: null, length: round(lengthOf(fwd)), speed_limit: round(speed), pocket: false,
-    });
-    lanes.push({
-      id: reverseIds[i], road_index: add('lane', rev, 2), from_node: `NR${(i + 1) % n}`, to_node: `NR${i}`,
-      next: [reverseIds[(i - 1 + n) % n]], left: null, right: null, length: round(lengthOf(rev)), speed_limit: round(speed), pocket: false,
-    });
+    const speed = piece.kind === 'curve' ? CURVE_SPEED : STRAIGHT_SPEED;
+    for (const [ids, other, side] of [[rightIds, leftIds, -1], [leftIds, rightIds, 1]] as const) {
+      const poses = offset(piece.poses, (side * LANE_W) / 2);
+      lanes.push({
+        id: ids[i], road_index: add('lane', poses, 2), from_node: `N${side > 0 ? 'L' : 'R'}${i}`, to_node: `N${side > 0 ? 'L' : 'R'}${(i + 1) % n}`,
+        next: [ids[(i + 1) % n]], left: side < 0 ? other[i] : null, right: side > 0 ? other[i] : null,
+        length: round(lengthOf(poses)), speed_limit: round(speed), pocket: false,
+      });
+    }
   });
 
   // Whole-loop polylines for lines and edges, cut at the intersection.
   const loop: Pose[] = [];
   for (const piece of pieces) loop.push(...(loop.length ? piece.poses.slice(1) : piece.poses));
-  for (const run of outsideBox(loop)) add('road_line', run, 12); // solid double yellow
+  for (const run of outsideBox(loop)) add('road_line', run, 6); // broken single white between the lanes
   for (const side of [1, -1]) {
     for (const run of outsideBox(offset(loop, side * LANE_W))) add('road_line', run, 7); // solid single white
     for (const run of outsideBox(offset(loop, side * EDGE_OFFSET))) add('road_edge', run, 15);
   }
 
-  // Stop signs on the four approaches, right of the lane, 8 m before the crossing centre.
+  // Stop signs on the four approaches, beyond the right-hand road edge, just before the crosswalk.
   for (const h of [Math.PI / 4, (3 * Math.PI) / 4, (5 * Math.PI) / 4, (7 * Math.PI) / 4]) {
-    const back = 8.5;
-    const x = -back * Math.cos(h) + 5.0 * Math.sin(h);
-    const y = -back * Math.sin(h) - 5.0 * Math.cos(h);
+    const back = BOX + 4;
+    const side = EDGE_OFFSET + 1;
+    const x = -back * Math.cos(h) + side * Math.sin(h);
+    const y = -back * Math.sin(h) - side * Math.cos(h);
     add('stop_sign', [{ x, y, h: 0 }], 17);
   }
   // Crosswalks just outside the box on the four arms, and a speed bump on the first straight.
@@ -144,7 +145,7 @@ export function buildDemoTrack() {
     return [[-1, -1], [1, -1], [1, 1], [-1, 1]].map(([a, b]) => ({ x: cx + a * halfAlong * c - b * halfAcross * s, y: cy + a * halfAlong * s + b * halfAcross * c, h }));
   };
   for (const h of [Math.PI / 4, (3 * Math.PI) / 4, (5 * Math.PI) / 4, (7 * Math.PI) / 4]) {
-    add('crosswalk', box(8 * Math.cos(h), 8 * Math.sin(h), h + Math.PI / 2, EDGE_OFFSET, 1.5), 18);
+    add('crosswalk', box((BOX + 2) * Math.cos(h), (BOX + 2) * Math.sin(h), h + Math.PI / 2, EDGE_OFFSET, 1.5), 18);
   }
   const bump = pieces[0].poses[Math.floor(pieces[0].poses.length * 0.6)];
   add('speed_bump', box(bump.x, bump.y, bump.h, 0.5, EDGE_OFFSET - 0.3), 19);
@@ -155,7 +156,7 @@ export function buildDemoTrack() {
     name: 'demo-track',
     map: {
       name: 'demo-track',
-      description: 'VILS demo track: figure-of-eight two-lane road with a four-way intersection, near the FMTC origin',
+      description: 'VILS demo track: one-way two-lane figure-of-eight circuit with a four-way intersection, near the FMTC origin',
       crs: 'local metres (x east, y grid north) about origin, UTM zone 52N grid (EPSG:32652)',
       origin: { lat: FMTC_ORIGIN.lat, lon: FMTC_ORIGIN.lon, utm_e: round(geo.originUtm.easting), utm_n: round(geo.originUtm.northing) },
       source: 'converters/demo-track.ts (generated; authored by the VILS project)',

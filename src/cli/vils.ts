@@ -10,6 +10,7 @@ import { serveCommand } from './serve.js';
 import { geoCommand } from './geo.js';
 import { convertMapCommand } from './convert-map.js';
 import { renderMapCommand } from './render-map.js';
+import { driveCommand } from './drive.js';
 
 const startCommand: Command = {
   name: 'start',
@@ -18,7 +19,7 @@ const startCommand: Command = {
   run: (argv) => serveCommand.run(argv),
 };
 
-export const COMMANDS: readonly Command[] = [startCommand, serveCommand, geoCommand, convertMapCommand, renderMapCommand, evalCommand, demoCommand, buildPolicyCommand];
+export const COMMANDS: readonly Command[] = [startCommand, serveCommand, geoCommand, convertMapCommand, renderMapCommand, driveCommand, evalCommand, demoCommand, buildPolicyCommand];
 
 function help(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

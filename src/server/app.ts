@@ -109,6 +109,7 @@ export async function createServer(opts: ServerOptions = {}): Promise<VilsServer
     ws_messages: counters.messages,
     ws_errors: counters.errors,
     collisions_with_ego: session.collisionsWithEgo,
+    trips: { ...session.trips, under_way: session.openTripCount() },
     rss_mb: Math.round(process.memoryUsage().rss / 1e5) / 10,
   });
   const applyConfig = (patch: Partial<SessionConfig>) => {

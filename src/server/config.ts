@@ -7,6 +7,9 @@ export interface SessionConfig {
   npc_target: number;
   respawn: boolean;
   goal_distance_m: number;
+  goal_max_deviation_m: number;
+  speed_limit_mps: number;
+  speed_governor: boolean;
   spawn_clearance_m: number;
   map_margin_m: number;
   max_queue: number;
@@ -22,6 +25,9 @@ export const DEFAULT_CONFIG: Readonly<SessionConfig> = {
   npc_target: 20,
   respawn: true,
   goal_distance_m: 120,
+  goal_max_deviation_m: 0.5,
+  speed_limit_mps: 50 / 3.6,
+  speed_governor: true,
   spawn_clearance_m: 30,
   map_margin_m: 2000,
   max_queue: 4,

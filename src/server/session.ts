@@ -86,6 +86,22 @@ export interface SpawnRequest {
 const r3 = (v: number) => Math.round(v * 1000) / 1000;
 const r7 = (v: number) => Math.round(v * 1e7) / 1e7;
 
+/** Outcomes of NPC trips (spawn or new goal → goal): what `vils drive` and the status report. */
+export interface TripStats {
+  started: number;
+  reachedGoal: number;
+  /** removed before reaching the goal */
+  abandoned: number;
+  withCollision: number;
+  withOffroad: number;
+}
+
+interface Trip {
+  startStep: number;
+  collided: boolean;
+  offroad: boolean;
+}
+
 export class VilsSession {
   readonly config: SessionConfig;
   readonly engine: TrafficEngine;
@@ -100,6 +116,8 @@ export class VilsSession {
   private rng: SeededRandom;
   private readonly bounds: { minX: number; minY: number; maxX: number; maxY: number };
   lastFrame: NpcStatesFrame | null = null;
+  readonly trips: TripStats = { started: 0, reachedGoal: 0, abandoned: 0, withCollision: 0, withOffroad: 0 };
+  private readonly openTrips = new Map<number, Trip>();
 
   constructor(readonly map: LoadedMap, policy: PolicySession, geo: GeoFrame, config: Partial<SessionConfig> = {}) {
     this.config = { ...DEFAULT_CONFIG, ...config };
@@ -197,23 +215,60 @@ export class VilsSession {
     const yaw = req.yaw ?? (located ? this.lanes.pose(located.lane, located.s).yaw : 0);
     let goal = req.goal;
     if (!goal) {
-      const ahead = located ? this.lanes.ahead(located.lane, located.s, this.config.goal_distance_m, this.rng) : null;
+      const ahead = located ? this.goalAhead(located.lane, located.s) : null;
       if (!ahead) throw new InputError('no goal given and no lane near the spawn point to choose one along');
       goal = this.toMap(ahead.x, ahead.y);
     }
-    const id = this.engine.addNpc({ x: req.x, y: req.y, yaw, speed: req.speed, goalX: goal.x, goalY: goal.y, length: req.length, width: req.width });
+    const id = this.engine.addNpc({ x: req.x, y: req.y, yaw, speed: req.speed, goalX: goal.x, goalY: goal.y, length: req.length, width: req.width, maxSpeed: this.speedLimitAt(located?.lane) });
     if (auto) this.autoNpcs.add(id);
+    this.startTrip(id);
     return id;
+  }
+
+  /** A goal ahead along the lanes, no further than the road stays close to the straight line to it. */
+  private goalAhead(lane: number, s: number) {
+    return this.lanes.aheadInSight(lane, s, this.config.goal_distance_m, this.config.goal_max_deviation_m, this.rng);
+  }
+
+  /** The governor limit for an NPC on `lane` (the lane graph's limit, else the configured one). */
+  private speedLimitAt(lane: number | undefined): number {
+    if (!this.config.speed_governor) return Infinity;
+    const l = lane === undefined ? NaN : this.lanes.lanes[lane].speedLimit;
+    return Number.isFinite(l) ? l : this.config.speed_limit_mps;
   }
 
   removeNpc(id: number): boolean {
     this.autoNpcs.delete(id);
+    this.endTrip(id, false);
     return this.engine.removeNpc(id);
   }
 
   removeAllNpcs(): void {
+    for (const id of [...this.openTrips.keys()]) this.endTrip(id, false);
     this.engine.removeAllNpcs();
     this.autoNpcs.clear();
+  }
+
+  private startTrip(id: number): void {
+    this.trips.started++;
+    this.openTrips.set(id, { startStep: this.step, collided: false, offroad: false });
+  }
+
+  private endTrip(id: number, reached: boolean): void {
+    const t = this.openTrips.get(id);
+    if (!t) return;
+    this.openTrips.delete(id);
+    if (reached) this.trips.reachedGoal++;
+    else this.trips.abandoned++;
+    if (t.collided) this.trips.withCollision++;
+    if (t.offroad) this.trips.withOffroad++;
+  }
+
+  /** Trips still under way, and how many of them started more than `olderThanSteps` steps ago. */
+  openTripCount(olderThanSteps = Infinity): number {
+    let n = 0;
+    for (const t of this.openTrips.values()) if (this.step - t.startStep > olderThanSteps) n++;
+    return olderThanSteps === Infinity ? this.openTrips.size : n;
   }
 
   /** Tops the auto-spawned NPCs up to npc_target, away from egos and other NPCs. */
@@ -224,13 +279,15 @@ export class VilsSession {
       ...[...this.egos.values()].filter((e) => !e.stale).map((e) => ({ ...this.toWorld(e.x, e.y), r: this.config.spawn_clearance_m })),
     ];
     while (this.autoNpcs.size < this.config.npc_target && this.engine.npcCount < this.engine.maxNpcs) {
-      const p = this.lanes.randomStart(this.rng, this.config.goal_distance_m, avoid, 10);
+      const p = this.lanes.randomStart(this.rng, this.config.goal_distance_m, avoid, 10, this.config.goal_max_deviation_m);
       if (!p) break;
       const s = this.toMap(p.start.x, p.start.y);
       const g = this.toMap(p.goal.x, p.goal.y);
       const speed = 3 + 5 * this.rng.next();
-      const id = this.engine.addNpc({ x: s.x, y: s.y, yaw: p.start.yaw, speed, goalX: g.x, goalY: g.y });
+      const located = this.lanes.locate(p.start.x, p.start.y, p.start.yaw, 1);
+      const id = this.engine.addNpc({ x: s.x, y: s.y, yaw: p.start.yaw, speed, goalX: g.x, goalY: g.y, maxSpeed: this.speedLimitAt(located?.lane) });
       this.autoNpcs.add(id);
+      this.startTrip(id);
       avoid.push({ x: p.start.x, y: p.start.y, r: 0 });
       added++;
     }
@@ -244,15 +301,18 @@ export class VilsSession {
   /** NPCs that reached their goal: auto ones drive on to a new goal ahead (if respawn), the rest leave. */
   private handleFinished(): void {
     for (const id of this.engine.finishedNpcs()) {
+      this.endTrip(id, true);
       const n = this.engine.npcs().find((v) => v.id === id);
       if (n && this.autoNpcs.has(id) && this.config.respawn) {
         const w = this.toWorld(n.x, n.y);
         const at = this.lanes.locate(w.x, w.y, n.yaw, 15);
         if (at) {
-          const g = this.lanes.ahead(at.lane, at.s, this.config.goal_distance_m, this.rng);
+          const g = this.goalAhead(at.lane, at.s);
+          this.engine.setMaxSpeed(id, this.speedLimitAt(at.lane));
           if (Math.hypot(g.x - w.x, g.y - w.y) > 5) {
             const gm = this.toMap(g.x, g.y);
             this.engine.setGoal(id, gm.x, gm.y);
+            this.startTrip(id);
             continue;
           }
         }
@@ -264,6 +324,7 @@ export class VilsSession {
   /** Clears NPCs and the step counter, re-seeds, and spawns the initial NPCs. Egos stay. */
   reset(): void {
     this.removeAllNpcs();
+    Object.assign(this.trips, { started: 0, reachedGoal: 0, abandoned: 0, withCollision: 0, withOffroad: 0 });
     this.rng = new SeededRandom(this.config.seed);
     this.step = 0;
     this.collisionsWithEgo = 0;
@@ -283,6 +344,12 @@ export class VilsSession {
     }
     this.step++;
     const frame = this.buildFrame(wallClockS);
+    for (const n of frame.npcs) {
+      const trip = this.openTrips.get(n.id);
+      if (!trip) continue;
+      if (n.collided) trip.collided = true;
+      if (n.offroad) trip.offroad = true;
+    }
     this.handleFinished();
     this.fillNpcs();
     const total = performance.now() - t0;

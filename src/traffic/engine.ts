@@ -5,6 +5,7 @@
  * Positions in and out are in map coordinates; internally they are relative to the map's world mean.
  */
 import { OBS_SIZE, PARTNER_ROWS } from '../policy/checkpoint/late-fusion.js';
+import { STEER_VALUES } from '../policy/actions.js';
 import type { PolicySession } from '../policy/session.js';
 import { buildRoadEntities } from '../map/road-entities.js';
 import { RoadIndex } from '../map/spatial-index.js';
@@ -14,6 +15,7 @@ import { Sim } from './sim.js';
 import { AgentKind, World } from './world.js';
 
 export const MAX_NPCS = PARTNER_ROWS; // 63: an NPC observes at most 63 others
+const STEER_COUNT = STEER_VALUES.length;
 
 export interface NpcSpec {
   x: number;
@@ -28,6 +30,8 @@ export interface NpcSpec {
   width?: number;
   /** caller's id; by default the engine assigns one */
   id?: number;
+  /** speed governor limit, m/s (default: none) */
+  maxSpeed?: number;
 }
 
 export interface ExternalState {
@@ -75,6 +79,8 @@ export class TrafficEngine {
   readonly mean: { x: number; y: number };
   readonly maxNpcs: number;
   private readonly obs: Float32Array;
+  /** Live-traffic speed governor (not part of GPUDrive; `vils eval` never uses it): per-slot limit, m/s. */
+  private readonly maxSpeed: Float32Array;
   private readonly active: Int32Array;
   private readonly actions: Int32Array;
   private readonly slotById = new Map<number, number>();
@@ -95,6 +101,7 @@ export class TrafficEngine {
     this.active = new Int32Array(capacity);
     this.actions = new Int32Array(capacity);
     this.registered = new Uint8Array(capacity);
+    this.maxSpeed = new Float32Array(capacity).fill(Infinity);
   }
 
   get roads(): RoadIndex {
@@ -125,6 +132,7 @@ export class TrafficEngine {
     w.goalY[s] = f(spec.goalY - this.mean.y);
     this.slotById.set(id, s);
     this.registered[s] = 1;
+    this.maxSpeed[s] = spec.maxSpeed ?? Infinity;
     return id;
   }
 
@@ -135,6 +143,14 @@ export class TrafficEngine {
     this.world.remove(s);
     this.slotById.delete(id);
     this.registered[s] = 0;
+    return true;
+  }
+
+  /** Sets an NPC's speed-governor limit (m/s; Infinity to drive purely on the policy). */
+  setMaxSpeed(id: number, maxSpeed: number): boolean {
+    const s = this.slotById.get(id);
+    if (s === undefined) return false;
+    this.maxSpeed[s] = maxSpeed;
     return true;
   }
 
@@ -199,7 +215,7 @@ export class TrafficEngine {
     const t1 = performance.now();
     const { actions } = await this.policy.run(this.obs, n);
     const t2 = performance.now();
-    for (let k = 0; k < n; k++) this.actions[this.active[k]] = actions[k];
+    for (let k = 0; k < n; k++) this.actions[this.active[k]] = this.govern(this.active[k], actions[k]);
     this.sim.step(this.actions);
     // NPCs that left the world (after reaching their goal) free their ids
     const w = this.world;
@@ -217,6 +233,20 @@ export class TrafficEngine {
     tm.total_ms = t3 - t0;
     tm.npcs = n;
     return tm;
+  }
+
+  /**
+   * Above its limit an NPC may not accelerate (the accel part of its action is capped at 0 m/s²), and
+   * more than 1.5 m/s above it brakes gently (−1.333 m/s²); the policy's steering is kept.
+   */
+  private govern(slot: number, action: number): number {
+    const limit = this.maxSpeed[slot];
+    if (limit === Infinity) return action;
+    const v = this.world.speed(slot);
+    if (v <= limit) return action;
+    const accelIdx = Math.floor(action / STEER_COUNT);
+    const cap = v > limit + 1.5 ? 2 : 3;
+    return accelIdx <= cap ? action : cap * STEER_COUNT + (action % STEER_COUNT);
   }
 
   /** Present NPCs in map coordinates (allocates: for reporting, not for the hot path). */

@@ -14,6 +14,8 @@ interface Lane {
   readonly cum: Float64Array;
   readonly length: number;
   next: number[];
+  /** m/s from the lane graph; NaN when unknown */
+  speedLimit: number;
 }
 
 export interface LanePosition {
@@ -42,7 +44,7 @@ export class LaneNetwork {
       const cum = new Float64Array(p.xs.length);
       for (let i = 1; i < p.xs.length; i++) cum[i] = cum[i - 1] + Math.hypot(p.xs[i] - p.xs[i - 1], p.ys[i] - p.ys[i - 1]);
       laneOfRoad.set(roadIndex, this.lanes.length);
-      this.lanes.push({ xs: p.xs, ys: p.ys, cum, length: cum[cum.length - 1], next: [] });
+      this.lanes.push({ xs: p.xs, ys: p.ys, cum, length: cum[cum.length - 1], next: [], speedLimit: NaN });
     });
     if (graph && graph.lanes.length > 0) {
       const byId = new Map<string, number>();
@@ -54,6 +56,7 @@ export class LaneNetwork {
         const li = byId.get(String(l.id));
         if (li === undefined) continue;
         this.lanes[li].next = (l.next ?? []).map((n) => byId.get(String(n))).filter((n): n is number => n !== undefined);
+        if (typeof l.speed_limit === 'number' && l.speed_limit > 0) this.lanes[li].speedLimit = l.speed_limit;
       }
     } else {
       this.linkByGeometry();
@@ -124,10 +127,44 @@ export class LaneNetwork {
   }
 
   /**
+   * Like `ahead`, but stops early where the lane bends away from the straight line to the goal by more than
+   * `maxDeviation` m: the policy heads for its goal fairly directly, so a goal round a bend pulls it across
+   * the infield. Never shorter than `minDistance` (unless the lane network ends).
+   */
+  aheadInSight(lane: number, s: number, maxDistance: number, maxDeviation: number, rng?: SeededRandom, minDistance = 15, step = 2): Pose2 & { lane: number; s: number } {
+    const start = this.pose(lane, s);
+    const path: Array<Pose2 & { lane: number; s: number }> = [];
+    let best = this.ahead(lane, s, Math.min(minDistance, maxDistance), rng);
+    // Sample the path once with a fixed fork choice, so the goal lies on one branch.
+    let li = lane;
+    let pos = s;
+    for (let d = step; d <= maxDistance + 1e-9; d += step) {
+      pos += step;
+      while (pos > this.lanes[li].length && this.lanes[li].next.length > 0) {
+        pos -= this.lanes[li].length;
+        li = this.lanes[li].next.length === 1 || !rng ? this.lanes[li].next[0] : this.lanes[li].next[Math.floor(rng.next() * this.lanes[li].next.length)];
+      }
+      const sc = Math.min(pos, this.lanes[li].length);
+      path.push({ ...this.pose(li, sc), lane: li, s: sc });
+      if (sc < pos) break; // the network ends
+    }
+    for (let k = 0; k < path.length; k++) {
+      const end = path[k];
+      const dx = end.x - start.x, dy = end.y - start.y;
+      const len = Math.hypot(dx, dy) || 1;
+      let dev = 0;
+      for (let j = 0; j < k; j++) dev = Math.max(dev, Math.abs((path[j].x - start.x) * dy - (path[j].y - start.y) * dx) / len);
+      if ((k + 1) * step > minDistance && dev > maxDeviation) break;
+      if ((k + 1) * step >= Math.min(minDistance, maxDistance)) best = end;
+    }
+    return best;
+  }
+
+  /**
    * A random start on a lane (length-weighted) at least `clearance` m from every `avoid` point (each with
    * its own extra radius), with a goal `goalDistance` ahead along the network. Null if none is found.
    */
-  randomStart(rng: SeededRandom, goalDistance: number, avoid: ReadonlyArray<{ x: number; y: number; r: number }>, clearance = 10) {
+  randomStart(rng: SeededRandom, goalDistance: number, avoid: ReadonlyArray<{ x: number; y: number; r: number }>, clearance = 10, maxDeviation = Infinity) {
     if (this.lanes.length === 0) return null;
     const total = this.lanes.reduce((a, l) => a + l.length, 0);
     for (let attempt = 0; attempt < 100; attempt++) {
@@ -139,7 +176,7 @@ export class LaneNetwork {
       }
       const start = this.pose(li, r);
       if (avoid.some((p) => Math.hypot(p.x - start.x, p.y - start.y) < clearance + p.r)) continue;
-      const goal = this.ahead(li, r, goalDistance, rng);
+      const goal = Number.isFinite(maxDeviation) ? this.aheadInSight(li, r, goalDistance, maxDeviation, rng) : this.ahead(li, r, goalDistance, rng);
       if (Math.hypot(goal.x - start.x, goal.y - start.y) < 5) continue;
       return { start, goal };
     }

@@ -149,3 +149,20 @@ describe.skipIf(!HAVE_SHARED)('lane network', () => {
     }
   });
 });
+
+describe('speed governor (live traffic only)', () => {
+  it('keeps an NPC from accelerating past its limit, without touching its steering', async () => {
+    const engine = new TrafficEngine(straightRoad, policy);
+    const id = engine.addNpc({ x: -150, y: -3.5, yaw: 0, speed: 12, goalX: 380, goalY: -3.5, maxSpeed: 10 });
+    let max = 0;
+    for (let k = 0; k < 40; k++) {
+      await engine.step();
+      max = Math.max(max, engine.npcs().find((n) => n.id === id)!.speed);
+    }
+    expect(max).toBeLessThan(12.01); // started above the limit: never faster than that
+    expect(engine.npcs().find((n) => n.id === id)!.speed).toBeLessThan(11.6);
+    engine.setMaxSpeed(id, Infinity);
+    for (let k = 0; k < 40; k++) await engine.step();
+    if (HAVE_SHARED) expect(engine.npcs().find((n) => n.id === id)?.speed ?? 99).toBeGreaterThan(11.6); // S75 speeds up towards a far goal
+  });
+});
