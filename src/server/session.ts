@@ -7,7 +7,7 @@ import { GeoFrame } from '../geo/frame.js';
 import type { LoadedMap } from '../map/scene-json.js';
 import { SeededRandom } from '../policy/sampling.js';
 import type { PolicySession } from '../policy/session.js';
-import { TrafficEngine } from '../traffic/engine.js';
+import { TrafficEngine, type ExternalState } from '../traffic/engine.js';
 import { LaneNetwork } from '../traffic/lanes.js';
 import { DEFAULT_CONFIG, type SessionConfig } from './config.js';
 
@@ -31,15 +31,9 @@ export interface EgoInput {
   clientTimestamp?: number;
 }
 
-interface EgoTrack {
+/** An ego as last reported: pose in the local map frame at receipt, plus bookkeeping. */
+interface EgoTrack extends ExternalState {
   id: string;
-  /** local map frame at receipt */
-  x: number;
-  y: number;
-  yaw: number;
-  speed: number;
-  length: number;
-  width: number;
   receivedMs: number;
   clientTimestamp: number | null;
   stale: boolean;
