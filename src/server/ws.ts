@@ -62,7 +62,9 @@ export function registerStream(app: FastifyInstance, session: VilsSession, clien
           }, performance.now());
         } catch (err) {
           if (err instanceof InputError) return fail(`ego_state: ${err.message}`);
-          throw err;
+          // never let one message take the process down: report it, keep the connection
+          app.log.error({ err }, 'ego_state handling failed');
+          return fail(`ego_state: internal error (${(err as Error).message})`);
         }
         return;
       }
