@@ -11,6 +11,7 @@ import { geoCommand } from './geo.js';
 import { convertMapCommand } from './convert-map.js';
 import { renderMapCommand } from './render-map.js';
 import { driveCommand } from './drive.js';
+import { plantCommand } from './plant.js';
 
 const startCommand: Command = {
   name: 'start',
@@ -19,7 +20,7 @@ const startCommand: Command = {
   run: (argv) => serveCommand.run(argv),
 };
 
-export const COMMANDS: readonly Command[] = [startCommand, serveCommand, geoCommand, convertMapCommand, renderMapCommand, driveCommand, evalCommand, demoCommand, buildPolicyCommand];
+export const COMMANDS: readonly Command[] = [startCommand, serveCommand, geoCommand, convertMapCommand, renderMapCommand, driveCommand, evalCommand, plantCommand, demoCommand, buildPolicyCommand];
 
 function help(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
