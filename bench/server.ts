@@ -118,7 +118,10 @@ for (let t = 0; t < seconds; t += 5) {
 const end = await status();
 for (const t of timers) clearInterval(t);
 for (const s of sockets) s.close();
+const exited = new Promise((r) => child.once('exit', r));
 child.kill('SIGTERM');
+await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+if (child.exitCode === null) child.kill('SIGKILL');
 
 const L = summarise(latency);
 const O = summarise(overhead);

@@ -57,8 +57,13 @@ export const serveCommand: Command = {
         `${server.session.engine.npcCount} NPCs, ${server.session.state}; WebSocket ${address.replace(/^http/, 'ws')}/ws/vils/stream, docs ${address}/docs`,
     );
     const stop = async () => {
-      await server.close();
-      process.exit(0);
+      // close cleanly, but never hang on a client that does not answer the close handshake
+      setTimeout(() => process.exit(0), 2000).unref();
+      try {
+        await server.close();
+      } finally {
+        process.exit(0);
+      }
     };
     process.once('SIGINT', () => void stop());
     process.once('SIGTERM', () => void stop());
