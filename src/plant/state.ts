@@ -151,3 +151,12 @@ export function freeRollWheelSpin(vp: Readonly<VehicleParams>, tires: TireSetup 
   }
   return out;
 }
+
+/** Wraps a yaw angle to (−π, π] (a no-op, and no arithmetic, in the usual case). */
+export function wrapYaw(yaw: number): number {
+  if (yaw > Math.PI || yaw <= -Math.PI) {
+    yaw -= 2 * Math.PI * Math.floor((yaw + Math.PI) / (2 * Math.PI));
+    if (yaw <= -Math.PI) yaw += 2 * Math.PI;
+  }
+  return yaw;
+}

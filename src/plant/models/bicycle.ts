@@ -8,7 +8,7 @@ import type { ContactSet } from '../contact.js';
 import { type SolverParams, substepCount, substepsClamped } from '../params/solver.js';
 import { type TireSetup, providesCombinedSlip } from '../params/tire.js';
 import { type VehicleParams, reflectedEngineInertia, wheelSpinInertia } from '../params/vehicle.js';
-import { VehicleState } from '../state.js';
+import { VehicleState, wrapYaw } from '../state.js';
 import { TIRE_FZ, TIRE_GAMMA, TIRE_MU_LAT, TIRE_MU_LONG, TIRE_OMEGA, TIRE_R0, TIRE_VX, TIRE_VY, WheelTire } from '../tire/wheel-tire.js';
 import { AIR_DENSITY, type DriverCommand, GRAVITY, type Level, copyCommand, neutralCommand } from '../types.js';
 import { useDoubleFields } from '../double-fields.js';
@@ -17,7 +17,6 @@ import { PlantDiagnostics, type VehicleModel } from './model.js';
 import { RoadFrame } from './road-frame.js';
 import { KINEMATIC_TAU, STICK_BLEND_SPEED, STICK_HOLD_DAMPING } from './seven-dof.js';
 
-const TWO_PI = 2 * Math.PI;
 const N = 8; // x, y, yaw, vx, vy, r, ω_front, ω_rear
 const NK = 10; // + ax, ay
 
@@ -97,12 +96,7 @@ export class BicycleModel implements VehicleModel {
     for (let n = 0; n < count; n++) this.substep();
     s.x = y[0];
     s.y = y[1];
-    let yaw = y[2];
-    if (yaw > Math.PI || yaw <= -Math.PI) {
-      yaw -= TWO_PI * Math.floor((yaw + Math.PI) / TWO_PI);
-      if (yaw <= -Math.PI) yaw += TWO_PI;
-    }
-    s.yaw = yaw;
+    s.yaw = wrapYaw(y[2]);
     s.vx = y[3];
     s.vy = y[4];
     s.yawRate = y[5];

@@ -9,7 +9,7 @@ import type { ContactSet } from '../contact.js';
 import { type SolverParams, substepCount, substepsClamped } from '../params/solver.js';
 import { type TireSetup, providesCombinedSlip } from '../params/tire.js';
 import type { VehicleParams } from '../params/vehicle.js';
-import { VehicleState } from '../state.js';
+import { VehicleState, wrapYaw } from '../state.js';
 import { TIRE_FZ, TIRE_GAMMA, TIRE_MU_LAT, TIRE_MU_LONG, TIRE_OMEGA, TIRE_R0, TIRE_VX, TIRE_VY, WheelTire } from '../tire/wheel-tire.js';
 import { AIR_DENSITY, type DriverCommand, GRAVITY, type Level, copyCommand, neutralCommand } from '../types.js';
 import { useDoubleFields } from '../double-fields.js';
@@ -24,7 +24,6 @@ export const STICK_BLEND_SPEED = 3.0;
 export const STICK_HOLD_DAMPING = 6.0e4;
 export const KINEMATIC_TAU = 0.05;
 
-const TWO_PI = 2 * Math.PI;
 const N = 10; // x, y, yaw, vx, vy, r, w0..w3
 const IAX = 10; // derivative slots 10, 11: body ax, ay
 const NK = 12;
@@ -156,12 +155,7 @@ export class SevenDofModel implements VehicleModel {
     for (let n = 0; n < count; n++) this.substep();
     s.x = y[0];
     s.y = y[1];
-    let yaw = y[2];
-    if (yaw > Math.PI || yaw <= -Math.PI) {
-      yaw -= TWO_PI * Math.floor((yaw + Math.PI) / TWO_PI);
-      if (yaw <= -Math.PI) yaw += TWO_PI;
-    }
-    s.yaw = yaw;
+    s.yaw = wrapYaw(y[2]);
     s.vx = y[3];
     s.vy = y[4];
     s.yawRate = y[5];

@@ -8,7 +8,7 @@
  * through 4 m/s²); the same fit over the rising part only is reported beside it, with the sample count.
  */
 import { GRAVITY, neutralCommand } from '../types.js';
-import { type ProcedureVehicle, SCENARIO_SPIN_RADIUS, flatContacts, startModel, stepCount } from './setup.js';
+import { type ProcedureVehicle, SCENARIO_SPIN_RADIUS, flatContacts, recordSample, startModel, stepCount, type ManoeuvreTrace } from './setup.js';
 import { linearFit } from './stats.js';
 
 export interface Iso4138Options {
@@ -21,14 +21,7 @@ export interface Iso4138Options {
   fitMaxAy?: number;
 }
 
-export interface Iso4138Trace {
-  t: number[];
-  steer: number[];
-  yawRate: number[];
-  ay: number[];
-  vx: number[];
-  x: number[];
-  y: number[];
+export interface Iso4138Trace extends ManoeuvreTrace {
   /** δ − δ_kin [rad]. */
   steerExcess: number[];
 }
@@ -68,13 +61,7 @@ export function runIso4138(car: ProcedureVehicle, opts: Iso4138Options = {}): Is
     cmd.steer = steerMax * (i / n);
     model.step(cmd, contacts, dt);
     const s = model.state;
-    trace.t.push(i * dt);
-    trace.steer.push(cmd.steer);
-    trace.yawRate.push(s.yawRate);
-    trace.ay.push(model.diagnostics.ay);
-    trace.vx.push(s.vx);
-    trace.x.push(s.x);
-    trace.y.push(s.y);
+    recordSample(trace, i * dt, cmd.steer, model);
     trace.steerExcess.push(cmd.steer - (L * s.yawRate) / Math.max(s.vx, 1e-3));
   }
   let peak = 0;

@@ -6,7 +6,7 @@
  * a_y,ss from the body lateral acceleration.
  */
 import { neutralCommand } from '../types.js';
-import { type ProcedureVehicle, SCENARIO_SPIN_RADIUS, flatContacts, startModel, stepCount } from './setup.js';
+import { type ProcedureVehicle, SCENARIO_SPIN_RADIUS, flatContacts, recordSample, startModel, stepCount, type ManoeuvreTrace } from './setup.js';
 import { mean } from './stats.js';
 
 export interface Iso7401Options {
@@ -18,16 +18,8 @@ export interface Iso7401Options {
   mu?: number;
 }
 
-export interface Iso7401Trace {
-  /** Sample time [s], k·dt for the k-th sample (the state after step k+1), as in VDSim's scenario. */
-  t: number[];
-  steer: number[];
-  yawRate: number[];
-  ay: number[];
-  vx: number[];
-  x: number[];
-  y: number[];
-}
+/** `t[k]` = k·dt is the state after step k+1, as in VDSim's scenario. */
+export type Iso7401Trace = ManoeuvreTrace;
 
 export interface Iso7401Result {
   procedure: 'iso7401';
@@ -60,14 +52,7 @@ export function runIso7401(car: ProcedureVehicle, opts: Iso7401Options = {}): Is
   for (let k = 0; k < nPre + nPost; k++) {
     cmd.steer = k < nPre ? 0 : steer;
     model.step(cmd, contacts, dt);
-    const s = model.state;
-    trace.t.push(k * dt);
-    trace.steer.push(cmd.steer);
-    trace.yawRate.push(s.yawRate);
-    trace.ay.push(model.diagnostics.ay);
-    trace.vx.push(s.vx);
-    trace.x.push(s.x);
-    trace.y.push(s.y);
+    recordSample(trace, k * dt, cmd.steer, model);
   }
   const r = trace.yawRate.slice(nPre);
   const ay = trace.ay.slice(nPre);

@@ -36,3 +36,26 @@ export function flatContacts(mu = 1): ContactSet {
 export function stepCount(duration: number, dt: number): number {
   return Math.trunc(duration / dt);
 }
+
+/** The per-tick columns the procedures record. */
+export interface ManoeuvreTrace {
+  t: number[];
+  steer: number[];
+  yawRate: number[];
+  ay: number[];
+  vx: number[];
+  x: number[];
+  y: number[];
+}
+
+/** Appends the model's current state to a trace (procedures only: this allocates as the arrays grow). */
+export function recordSample(trace: ManoeuvreTrace, t: number, steer: number, model: VehicleModel): void {
+  const s = model.state;
+  trace.t.push(t);
+  trace.steer.push(steer);
+  trace.yawRate.push(s.yawRate);
+  trace.ay.push(model.diagnostics.ay);
+  trace.vx.push(s.vx);
+  trace.x.push(s.x);
+  trace.y.push(s.y);
+}
