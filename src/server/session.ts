@@ -268,7 +268,9 @@ export class VilsSession {
   /** Tops the auto-spawned NPCs up to npc_target, away from egos and other NPCs. */
   fillNpcs(): number {
     let added = 0;
-    const avoid = [
+    // runs every step: only build the avoid list when there is something to spawn
+    const wanted = Math.min(this.config.npc_target - this.autoNpcs.size, this.engine.maxNpcs - this.engine.npcCount);
+    const avoid = wanted <= 0 ? [] : [
       ...this.engine.npcs().map((n) => ({ ...this.toWorld(n.x, n.y), r: 0 })),
       ...[...this.egos.values()].filter((e) => !e.stale).map((e) => ({ ...this.toWorld(e.x, e.y), r: this.config.spawn_clearance_m })),
     ];
