@@ -43,7 +43,7 @@ export * from './ground/index.js';
 export { SimSession, type SimOutput, type SessionOptions, type CreateSessionOptions, type BodyForce } from './session.js';
 export { ExternalStepRunner } from './runners/external-step.js';
 export { RealTimeRunner, FAILSAFE_COMMAND, type RealTimeOptions, type RealTimeStats } from './runners/real-time.js';
-export { type Clock, systemClock, VirtualClock } from './runners/clock.js';
+export { type Clock, systemClock, VirtualClock } from '../time/clock.js';
 export { CommandSchedule, type CommandRow, type ScheduleInterpolation } from './runners/command-schedule.js';
 export { readReplayFile, parseReplayCsv, parseReplayData, type ReplayInputs } from './runners/replay-file.js';
 export { runReplay, type ReplayOptions } from './runners/replay.js';

@@ -106,7 +106,7 @@ describe('real-time runner (spec §2.7): absolute schedule, command watchdog', (
     expect(s.latchedCommand.brake).toBe(0);
     expect(stats.failsafeActive).toBe(false);
   });
-  it('falling more than maxLagTicks behind counts an overrun and restarts the schedule from now', async () => {
+  it('falling more than maxLagTicks behind counts an overrun and skips the missed ticks', async () => {
     const clock = new VirtualClock(0);
     const starts: number[] = [];
     const r = new RealTimeRunner(session(), {

@@ -3,11 +3,12 @@
  * next = start + k·dt/time_scale, so timing errors never accumulate. When no command has arrived for
  * cmd_timeout_s the fail-safe command (throttle 0, brake 0.3, steer 0, gear 1) is latched, and re-latched every
  * tick until a command arrives (an ECU watchdog). A tick that falls more than maxLagTicks behind is counted as
- * an overrun and the schedule restarts from now instead of bursting to catch up.
+ * an overrun and the ticks it missed are skipped instead of run in a burst (the shared Pacer of src/time).
  */
 import type { SimSession } from '../session.js';
 import type { DriverCommand } from '../types.js';
-import { type Clock, systemClock } from './clock.js';
+import { type Clock, systemClock } from '../../time/clock.js';
+import { Pacer } from '../../time/pacer.js';
 
 export const FAILSAFE_COMMAND: Readonly<DriverCommand> = Object.freeze({ steer: 0, throttle: 0, brake: 0.3, gear: 1, handbrake: false });
 
@@ -30,7 +31,7 @@ export interface RealTimeOptions {
 
 export interface RealTimeStats {
   ticks: number;
-  /** Times the schedule fell more than maxLagTicks behind and was reset. */
+  /** Times the schedule fell more than maxLagTicks behind (the missed ticks were skipped). */
   overruns: number;
   /** Largest lateness of a tick start behind its schedule [s]. */
   maxLateS: number;
@@ -100,20 +101,20 @@ export class RealTimeRunner {
     this.running = true;
     const clock = this.clock;
     const session = this.session;
-    const maxLag = Math.max(1, this.opts.maxLagTicks ?? 10);
-    let next = clock.now();
-    this.lastInputAt = next;
+    const pacer = new Pacer(this.dt / this.timeScale_, Math.max(1, this.opts.maxLagTicks ?? 10));
+    pacer.start(clock.now());
+    this.lastInputAt = pacer.due;
     this.seenInputs = session.inputCount;
     try {
       while (this.running) {
-        const now = clock.now();
         const period = this.dt / this.timeScale_;
-        const late = now - next;
-        if (late > this.stats.maxLateS) this.stats.maxLateS = late;
-        if (late > maxLag * period) {
-          this.stats.overruns++;
-          next = now;
-        }
+        if (period !== pacer.period) pacer.setPeriod(period);
+        await clock.sleepUntil(pacer.due);
+        if (!this.running) break;
+        const now = clock.now();
+        pacer.begin(now);
+        this.stats.overruns = pacer.stats.overruns;
+        this.stats.maxLateS = pacer.stats.maxLateS;
         if (session.inputCount !== this.seenInputs) {
           this.seenInputs = session.inputCount;
           this.lastInputAt = now;
@@ -129,8 +130,6 @@ export class RealTimeRunner {
         this.stats.ticks++;
         this.opts.onTick?.(session);
         if (this.opts.tEndS !== undefined && session.simTime >= this.opts.tEndS - 1e-12) break;
-        next += period;
-        await clock.sleepUntil(next);
       }
     } finally {
       this.running = false;
