@@ -42,7 +42,7 @@ export { SensorMeasurement, type SensorMeasurementSnapshot } from './sensors/mea
 export * from './ground/index.js';
 export { SimSession, type SimOutput, type SessionOptions, type CreateSessionOptions, type BodyForce } from './session.js';
 export { ExternalStepRunner } from './runners/external-step.js';
-export { RealTimeRunner, FAILSAFE_COMMAND, type RealTimeOptions, type RealTimeStats } from './runners/real-time.js';
+export { RealTimeRunner, RealTimeLoop, CommandWatchdog, FAILSAFE_COMMAND, type FailsafeSteer, type WatchdogOptions, type RealTimeLoopOptions, type RealTimeLoopStats, type RealTimeOptions, type RealTimeStats } from './runners/real-time.js';
 export { type Clock, systemClock, VirtualClock } from '../time/clock.js';
 export { CommandSchedule, type CommandRow, type ScheduleInterpolation } from './runners/command-schedule.js';
 export { readReplayFile, parseReplayCsv, parseReplayData, type ReplayInputs } from './runners/replay-file.js';
