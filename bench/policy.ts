@@ -9,7 +9,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { OBS_SIZE, PolicySession, buildLateFusionOnnx, defaultCheckpointPath, loadPolicyCheckpoint, multiplyAddsPerAgent, resolvePolicyModel } from '../src/policy/index.js';
-import { SeededRandom } from '../src/policy/sampling.js';
+import { SeededRandom } from '../src/util/random.js';
 import { summarise } from './stats.js';
 
 const { values } = parseArgs({

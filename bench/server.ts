@@ -21,7 +21,7 @@ import { GeoFrame, FMTC_ORIGIN } from '../src/geo/frame.js';
 import { buildRoadEntities } from '../src/map/road-entities.js';
 import { loadMapFile } from '../src/map/scene-json.js';
 import { worldMean } from '../src/map/world-mean.js';
-import { projectRoot } from '../src/policy/model-files.js';
+import { projectRoot } from '../src/util/project-root.js';
 import { LaneNetwork } from '../src/traffic/lanes.js';
 import { summarise } from './stats.js';
 

@@ -1,5 +1,5 @@
 /** `vils build-policy`: the checkpoint → ONNX converter (same as `npm run build:policy`). */
-import { main } from '../../converters/checkpoint-to-onnx-main.js';
+import { main } from '../policy/convert-cli.js';
 import type { Command } from './commands.js';
 
 export const buildPolicyCommand: Command = {

@@ -5,7 +5,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
-import { convertNgii } from '../../converters/ngii/convert.js';
+import { convertNgii } from '../map/ngii/convert.js';
 import { UsageError, type Command } from './commands.js';
 
 function parseOrigin(s: string): { lat: number; lon: number } {

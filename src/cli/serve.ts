@@ -1,11 +1,12 @@
 /**
- * `vils serve` (and `npm start`): the VILS server on the built-in demo track, or on a given map.
- *   vils serve [--port 8000] [--host 0.0.0.0] [--map <file>] [--config <file.json>] [--model <onnx>]
+ * `vils serve` (and `npm start`): the VILS server on the built-in demo track, or on a given map; more
+ * scenes in the same process with `--scene name=map.json` or a `scenes` list in the config file.
+ *   vils serve [--port 8000] [--host 0.0.0.0] [--map <file>] [--config <file.json>] [--model <onnx>] [--scene name=map]...
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { createServer } from '../server/app.js';
-import type { SessionConfig } from '../server/config.js';
+import { createServer, type SceneOptions } from '../server/app.js';
+import type { SessionConfig } from '../server/host.js';
 import { configSchema } from '../server/schemas.js';
 import { UsageError, type Command } from './commands.js';
 
@@ -15,6 +16,7 @@ interface ServeFileConfig extends Partial<SessionConfig> {
   model?: string;
   port?: number;
   host?: string;
+  scenes?: Array<{ name: string; map?: string; origin?: { lat: number; lon: number }; config?: Partial<SessionConfig> }>;
 }
 
 function readConfigFile(path: string): ServeFileConfig {
@@ -25,7 +27,7 @@ function readConfigFile(path: string): ServeFileConfig {
     throw new UsageError(`--config ${path}: ${(err as Error).message}`);
   }
   if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new UsageError(`--config ${path}: expected a JSON object`);
-  const allowed = new Set([...Object.keys(configSchema.properties), 'origin', 'map', 'model', 'port', 'host']);
+  const allowed = new Set([...Object.keys(configSchema.properties), 'origin', 'map', 'model', 'port', 'host', 'scenes']);
   for (const k of Object.keys(data)) if (!allowed.has(k)) throw new UsageError(`--config ${path}: unknown key "${k}"`);
   return data as ServeFileConfig;
 }
@@ -33,28 +35,36 @@ function readConfigFile(path: string): ServeFileConfig {
 export const serveCommand: Command = {
   name: 'serve',
   summary: 'run the VILS server (WebSocket /ws/vils/stream, REST /api, docs /docs)',
-  usage: 'vils serve [--port 8000] [--host 0.0.0.0] [--map <file>] [--config <file.json>] [--model <onnx>] [--paused]',
+  usage: 'vils serve [--port 8000] [--host 0.0.0.0] [--map <file>] [--config <file.json>] [--model <onnx>] [--paused] [--scene <name>=<map.json>]...',
   async run(argv) {
     const { values } = parseArgs({
       args: argv,
       options: {
         port: { type: 'string' }, host: { type: 'string' }, map: { type: 'string' }, config: { type: 'string' },
-        model: { type: 'string' }, paused: { type: 'boolean' }, 'log-level': { type: 'string' },
+        model: { type: 'string' }, paused: { type: 'boolean' }, 'log-level': { type: 'string' }, scene: { type: 'string', multiple: true },
       },
     });
     const file = values.config ? readConfigFile(values.config) : {};
-    const { origin, map, model, port: filePort, host: fileHost, ...session } = file;
+    const { origin, map, model, port: filePort, host: fileHost, scenes: fileScenes, ...session } = file;
+    const scenes: SceneOptions[] = (fileScenes ?? []).map((s) => ({ name: s.name, mapPath: s.map, origin: s.origin, config: s.config }));
+    for (const spec of values.scene ?? []) {
+      const m = /^([^=]+)=(.+)$/.exec(spec);
+      if (!m) throw new UsageError(`--scene ${spec}: expected <name>=<map.json>`);
+      scenes.push({ name: m[1], mapPath: m[2] });
+    }
     const port = Number(values.port ?? filePort ?? 8000);
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be 0..65535, got ${values.port}`);
     const t0 = performance.now();
     const server = await createServer({
-      mapPath: values.map ?? map, modelPath: values.model ?? model, origin, config: session,
+      mapPath: values.map ?? map, modelPath: values.model ?? model, origin, config: session, scenes,
       autostart: !values.paused, logLevel: values['log-level'] ?? 'info',
     });
     const address = await server.app.listen({ port, host: values.host ?? fileHost ?? '0.0.0.0' });
+    const h = server.host;
     server.app.log.info(
-      `VILS ready in ${((performance.now() - t0) / 1000).toFixed(2)} s on ${address}: map ${server.session.map.label}, ` +
-        `${server.session.engine.npcCount} NPCs, ${server.session.state}; WebSocket ${address.replace(/^http/, 'ws')}/ws/vils/stream, docs ${address}/docs`,
+      `VILS ready in ${((performance.now() - t0) / 1000).toFixed(2)} s on ${address}: map ${h.map.label}, ` +
+        `${h.scene.npcCount} NPCs, ${h.runner.state}; WebSocket ${address.replace(/^http/, 'ws')}/ws/vils/stream, docs ${address}/docs` +
+        server.hosts.slice(1).map((o) => `; scene ${o.name} (${o.map.label}) at ${address}/scenes/${o.name}/`).join(''),
     );
     const stop = async () => {
       // close cleanly, but never hang on a client that does not answer the close handshake

@@ -11,9 +11,7 @@
  *
  *   node dist/converters/demo-track.js [--out maps/demo-track.json]
  */
-import { writeFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
-import { FMTC_ORIGIN, GeoFrame } from '../src/geo/frame.js';
+import { FMTC_ORIGIN, GeoFrame } from '../geo/frame.js';
 
 const R = 60; // curve radius = straight length, so each lobe closes on the crossing (see README)
 const LANE_W = 3.75;
@@ -165,13 +163,4 @@ export function buildDemoTrack() {
     },
     roads,
   };
-}
-
-const invokedDirectly = process.argv[1]?.endsWith('demo-track.js');
-if (invokedDirectly) {
-  const { values } = parseArgs({ args: process.argv.slice(2), options: { out: { type: 'string' } } });
-  const out = values.out ?? 'maps/demo-track.json';
-  const track = buildDemoTrack();
-  writeFileSync(out, `${JSON.stringify(track)}\n`);
-  console.log(`wrote ${out}: ${track.roads.length} roads ${JSON.stringify(track.map.counts)}, ${track.map.lane_graph.lanes.length} lanes`);
 }

@@ -3,8 +3,8 @@
  *   npm run build:policy -- --checkpoint <file.pt> --out models/<name>.onnx [--size-scale 0.7]
  */
 import { parseArgs } from 'node:util';
-import { writeModelFromCheckpoint } from '../src/policy/model-files.js';
-import { DEFAULT_SIZE_SCALE } from '../src/policy/convert.js';
+import { writeModelFromCheckpoint } from './model-files.js';
+import { DEFAULT_SIZE_SCALE } from './convert.js';
 
 const USAGE = `usage: npm run build:policy -- --checkpoint <file.pt> --out <model.onnx> [--size-scale ${DEFAULT_SIZE_SCALE}]
 

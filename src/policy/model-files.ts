@@ -4,25 +4,8 @@
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { projectRoot } from '../util/project-root.js';
 import { checkpointToOnnx } from './convert.js';
-
-/** The project folder (holds package.json), found from this file whether run from src/ or dist/src/. */
-export function projectRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (let i = 0; i < 6; i++) {
-    const pkg = join(dir, 'package.json');
-    if (existsSync(pkg)) {
-      try {
-        if ((JSON.parse(readFileSync(pkg, 'utf8')) as { name?: string }).name === 'vils') return dir;
-      } catch {
-        /* keep walking */
-      }
-    }
-    dir = dirname(dir);
-  }
-  return process.cwd();
-}
 
 export const DEFAULT_MODEL_NAME = 'gpudrive-policy.onnx';
 export const DEFAULT_CHECKPOINT_NAME = 'policy_S75_2025-05-21_u4800.pt';

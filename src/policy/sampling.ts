@@ -1,19 +1,5 @@
 /** Action selection over logits: argmax, or seeded multinomial sampling from softmax (spec §1.7). */
-
-/** mulberry32: small, fast, seedable 32-bit PRNG; deterministic across platforms. */
-export class SeededRandom {
-  private state: number;
-  constructor(seed: number) {
-    this.state = seed >>> 0;
-  }
-  /** Uniform in [0, 1). */
-  next(): number {
-    let t = (this.state = (this.state + 0x6d2b79f5) >>> 0);
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  }
-}
+export { SeededRandom } from '../util/random.js';
 
 /** Index of the largest of `count` values starting at `offset`; the first one wins ties, as torch.argmax. */
 export function argmax(values: ArrayLike<number>, offset: number, count: number): number {

@@ -42,14 +42,29 @@ export class PolicySession {
   private actions = new Int32Array(0);
   private readonly bindings = new Map<number, Binding>();
   private rng: SeededRandom | null;
+  /** sessions sharing one loaded model (fork) release it when the last one is released */
+  private readonly shared: { users: number };
+  private released = false;
 
   private constructor(
     private readonly session: ort.InferenceSession,
     readonly metadata: Readonly<Record<string, string>>,
     readonly mode: ActionMode,
     readonly modelPath: string,
+    shared?: { users: number },
   ) {
     this.rng = mode.kind === 'sample' ? new SeededRandom(mode.seed) : null;
+    this.shared = shared ?? { users: 0 };
+    this.shared.users++;
+  }
+
+  /**
+   * A second session on the same loaded model with its own input and output buffers, so two scenes can
+   * run in one process without one's results being overwritten by the other's run.
+   */
+  fork(mode: ActionMode = this.mode): PolicySession {
+    if (this.released) throw new Error('policy session already released');
+    return new PolicySession(this.session, this.metadata, mode, this.modelPath, this.shared);
   }
 
   static async load(modelPath: string, options: PolicySessionOptions = {}): Promise<PolicySession> {
@@ -90,8 +105,11 @@ export class PolicySession {
     return b.result;
   }
 
+  /** Releases this session; the model itself when no fork of it is left. */
   async release(): Promise<void> {
-    await this.session.release();
+    if (this.released) return;
+    this.released = true;
+    if (--this.shared.users === 0) await this.session.release();
   }
 
   private binding(obs: Float32Array, n: number): Binding {

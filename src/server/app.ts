@@ -1,6 +1,7 @@
 /**
- * The VILS server: fastify (pino logs) with the WebSocket stream, the REST API and its OpenAPI document
- * at /docs, around one VilsSession stepped by a PacedLoop.
+ * The VILS server: one fastify app (pino logs, OpenAPI at /docs) hosting one or more scenes. Each scene is
+ * a SceneHost (scene, runner, clients) with its stream and REST plugins registered under its prefix: the
+ * first scene at the root (/ws/vils/stream, /api/...), further ones under /scenes/<name>/.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -8,39 +9,43 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import websocket from '@fastify/websocket';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { GeoFrame, FMTC_ORIGIN, type LatLon } from '../geo/frame.js';
-import { loadMapFile } from '../map/scene-json.js';
-import { PolicySession, projectRoot, resolvePolicyModel } from '../policy/index.js';
-import { ClientRegistry } from './clients.js';
-import { DEFAULT_CONFIG, type SessionConfig } from './config.js';
-import { PacedLoop, RollingStats } from './loop.js';
-import { registerRest } from './rest.js';
-import { InputError, VilsSession } from './session.js';
-import { MAX_MESSAGE_BYTES, registerStream, type WsCounters } from './ws.js';
+import type { LatLon } from '../geo/frame.js';
+import { InputError, setupScene, type SceneConfig } from '../scene/index.js';
+import type { PolicySession } from '../policy/session.js';
+import { projectRoot } from '../util/project-root.js';
+import { SceneHost, type ServingConfig, type SessionConfig } from './host.js';
+import { restPlugin } from './plugins/rest.js';
+import { MAX_MESSAGE_BYTES, streamPlugin } from './plugins/stream.js';
 
-export const DEFAULT_MAP = 'maps/demo-track.json';
-
-export interface ServerOptions {
+export interface SceneOptions {
+  /** URL-safe name; the first scene is served at the root whatever its name */
+  name?: string;
   mapPath?: string;
-  modelPath?: string;
   origin?: LatLon;
   config?: Partial<SessionConfig>;
+}
+
+export interface ServerOptions extends Omit<SceneOptions, 'name'> {
+  modelPath?: string;
+  /** more scenes in the same process, each with its own map (served under /scenes/<name>/) */
+  scenes?: SceneOptions[];
   /** pino level; false disables logging */
   logLevel?: string | false;
-  /** start the loop at once (default true) */
+  /** start the scenes at once (default true) */
   autostart?: boolean;
   intraOpThreads?: number;
 }
 
 export interface VilsServer {
   app: FastifyInstance;
-  session: VilsSession;
-  loop: PacedLoop;
-  clients: ClientRegistry;
+  /** every hosted scene; [0] is the default one */
+  hosts: SceneHost[];
+  /** the default scene */
+  host: SceneHost;
   close(): Promise<void>;
 }
 
-function packageVersion(): string {
+export function packageVersion(): string {
   try {
     return (JSON.parse(readFileSync(join(projectRoot(), 'package.json'), 'utf8')) as { version: string }).version;
   } catch {
@@ -48,75 +53,46 @@ function packageVersion(): string {
   }
 }
 
-export async function createServer(opts: ServerOptions = {}): Promise<VilsServer> {
-  const mapPath = opts.mapPath ?? join(projectRoot(), DEFAULT_MAP);
-  const map = loadMapFile(mapPath);
-  const origin = opts.origin ?? map.mapMetadata?.origin ?? FMTC_ORIGIN;
-  const geo = new GeoFrame({ lat: origin.lat, lon: origin.lon });
-  const policy = await PolicySession.load(resolvePolicyModel({ model: opts.modelPath }), { intraOpThreads: opts.intraOpThreads ?? 1 });
-  const session = new VilsSession(map, policy, geo, { ...DEFAULT_CONFIG, ...opts.config });
+const SCENE_NAME = /^[a-z0-9][a-z0-9_-]{0,31}$/;
 
+function splitConfig(c: Partial<SessionConfig> = {}): { scene: Partial<SceneConfig>; serving: Partial<ServingConfig> } {
+  const { publish_hz, max_queue, ...scene } = c;
+  const serving: Partial<ServingConfig> = {};
+  if (publish_hz !== undefined) serving.publish_hz = publish_hz;
+  if (max_queue !== undefined) serving.max_queue = max_queue;
+  return { scene, serving };
+}
+
+export async function createServer(opts: ServerOptions = {}): Promise<VilsServer> {
   const app = Fastify({
     logger: opts.logLevel === false ? false : { level: opts.logLevel ?? 'info' },
     bodyLimit: MAX_MESSAGE_BYTES,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
   });
-  const clients = new ClientRegistry(() => session.config.max_queue);
-  const counters: WsCounters = { messages: 0, errors: 0 };
   const version = packageVersion();
   const startedAt = Date.now();
-  const delivery = new RollingStats(600);
-  const encoding = new RollingStats(600);
+  const specs: SceneOptions[] = [{ name: 'default', mapPath: opts.mapPath, origin: opts.origin, config: opts.config }, ...(opts.scenes ?? [])];
+  const names = new Set<string>();
+  for (const s of specs) {
+    const name = s.name ?? 'default';
+    if (!SCENE_NAME.test(name)) throw new Error(`scene name "${name}": use 1–32 lowercase letters, digits, - or _`);
+    if (names.has(name)) throw new Error(`scene name "${name}" is used twice`);
+    names.add(name);
+  }
 
-  const loop = new PacedLoop(
-    1000 / session.config.step_hz,
-    async (nowMs) => {
-      const frame = await session.stepOnce(nowMs, (performance.timeOrigin + nowMs) / 1000);
-      const t = performance.now();
-      const text = JSON.stringify(frame);
-      encoding.push(performance.now() - t);
-      clients.broadcast(text);
-      delivery.push(performance.now() - t);
-    },
-    () => performance.now(),
-    (err) => app.log.error({ err }, 'simulation step failed'),
-  );
-
-  const start = () => {
-    session.state = 'running';
-    loop.start();
-  };
-  const pause = () => {
-    session.state = 'paused';
-    loop.stop();
-  };
-  const status = () => ({
-    state: session.state,
-    step: session.step,
-    sim_time_s: Math.round((session.step / session.config.step_hz) * 1000) / 1000,
-    map: map.label,
-    origin: geo.origin,
-    convergence_deg: geo.originConvergenceDeg,
-    policy: policy.metadata.source_file ?? policy.modelPath,
-    egos: session.egoList(),
-    npcs: session.engine.npcCount,
-    clients: clients.size,
-    timings: session.lastFrame?.metrics ?? null,
-    loop: { ...loop.stats },
-    dropped_frames: clients.dropped(),
-    broadcast_ms: delivery.summary(),
-    encode_ms: encoding.summary(),
-    ws_messages: counters.messages,
-    ws_errors: counters.errors,
-    collisions_with_ego: session.collisionsWithEgo,
-    trips: { ...session.trips, under_way: session.openTripCount() },
-    rss_mb: Math.round(process.memoryUsage().rss / 1e5) / 10,
-  });
-  const applyConfig = (patch: Partial<SessionConfig>) => {
-    const before = session.config.step_hz;
-    Object.assign(session.config, patch);
-    if (patch.step_hz !== undefined && patch.step_hz !== before) loop.setPeriod(1000 / patch.step_hz);
-  };
+  const hosts: SceneHost[] = [];
+  let shared: PolicySession | undefined;
+  try {
+    for (const s of specs) {
+      const { scene, serving } = splitConfig(s.config);
+      const setup = await setupScene({ mapPath: s.mapPath, origin: s.origin, config: scene, modelPath: opts.modelPath, policy: shared, intraOpThreads: opts.intraOpThreads });
+      shared ??= setup.policy;
+      hosts.push(new SceneHost(setup, { name: s.name ?? 'default', serving, logger: app.log, version }));
+    }
+  } catch (err) {
+    for (const h of hosts) await h.close();
+    throw err;
+  }
 
   app.setErrorHandler((err: Error & { statusCode?: number }, _req, reply) => {
     if (err instanceof InputError) return reply.code(400).send({ statusCode: 400, error: 'Bad Request', message: err.message });
@@ -132,20 +108,29 @@ export async function createServer(opts: ServerOptions = {}): Promise<VilsServer
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   await app.register(websocket, { options: { maxPayload: MAX_MESSAGE_BYTES } });
-  registerStream(app, session, clients, counters);
-  registerRest(app, { session, start, pause, status, applyConfig, version, startedAt });
 
-  session.reset();
-  if (opts.autostart ?? true) start();
-  else session.state = 'stopped';
+  app.get('/api/health', { schema: { tags: ['status'], response: { 200: { type: 'object', properties: { status: { type: 'string' }, version: { type: 'string' }, uptime_s: { type: 'number' }, scenes: { type: 'array', items: { type: 'string' } } } } } } }, async () => ({
+    status: 'ok', version, uptime_s: (Date.now() - startedAt) / 1000, scenes: hosts.map((h) => h.name),
+  }));
+
+  for (const [i, host] of hosts.entries()) {
+    const prefix = i === 0 ? '' : `/scenes/${host.name}`;
+    await app.register(async (scoped) => {
+      await scoped.register(streamPlugin, { host });
+      await scoped.register(restPlugin, { host });
+    }, { prefix });
+  }
+
+  for (const h of hosts) {
+    await h.runner.reset();
+    if (opts.autostart ?? true) h.runner.start();
+  }
 
   return {
-    app, session, loop, clients,
+    app, hosts, host: hosts[0],
     async close() {
-      loop.stop();
-      clients.closeAll();
+      for (const h of hosts) await h.close();
       await app.close();
-      await policy.release();
     },
   };
 }

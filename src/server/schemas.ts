@@ -51,7 +51,9 @@ const npcSchema = {
     lat: num,
     lon: num,
     yaw: { ...num, description: 'rad, counter-clockwise from local east' },
-    speed: { ...num, description: 'm/s' },
+    speed: { ...num, description: 'm/s: the speed of the motion shown (displacement over the current policy step)' },
+    vx: { ...num, description: 'extension: velocity east (map frame), m/s, of the motion shown' },
+    vy: { ...num, description: 'extension: velocity north (map frame), m/s, of the motion shown' },
     length: num,
     width: num,
     heading: { ...num, description: 'extension: degrees clockwise from true north' },
@@ -63,13 +65,15 @@ const npcSchema = {
 export const npcStatesSchema = {
   $id: 'npc_states',
   title: 'npc_states (server → client)',
-  description: 'Sent to every client after each simulation step (10 Hz by default).',
+  description: 'Sent to every client publish_hz times a second (10 by default) while running, once a second while paused. NPCs step every 0.1 s of simulation time; frames between steps show them along the motion the last step committed them to.',
   type: 'object',
   required: ['type', 'timestamp', 'step', 'npcs', 'metrics'],
   properties: {
     type: { const: 'npc_states' },
-    timestamp: { ...num, description: 'server time of the step, seconds since the Unix epoch' },
-    step: { type: 'integer' },
+    timestamp: { ...num, description: 'wall-clock time of the frame, seconds since the Unix epoch' },
+    sim_time_s: { ...num, description: 'extension: simulation time of the frame, s since the last reset' },
+    step: { type: 'integer', description: 'policy steps (0.1 s each) since the last reset' },
+    state: { enum: ['running', 'paused', 'stopped'], description: 'extension: the run state' },
     npcs: { type: 'array', items: npcSchema },
     metrics: {
       type: 'object',
@@ -77,16 +81,16 @@ export const npcStatesSchema = {
       properties: { sim_time_ms: num, policy_time_ms: num, total_time_ms: num, num_active_npcs: { type: 'integer' } },
     },
     egos: {
-      description: 'extension: the egos as the NPCs saw them in this step',
+      description: 'extension: the egos at the frame time (moved along their heading from the latest report)',
       type: 'array',
       items: {
         type: 'object',
         required: ['ego_id', 'x', 'y', 'yaw', 'speed', 'stale', 'collided'],
         properties: {
-          ego_id: str, x: num, y: num, yaw: num, speed: num,
+          ego_id: str, x: num, y: num, yaw: num, speed: num, length: num, width: num,
           stale: { type: 'boolean', description: 'no update for ego_timeout: NPCs no longer see it' },
           collided: { type: 'boolean', description: 'an NPC touched this ego in this step' },
-          timestamp: { ...num, description: 'the client timestamp of the latest ego_state used' },
+          timestamp: { type: ['number', 'null'], description: 'the client timestamp of the latest ego_state used' },
         },
       },
     },
@@ -117,8 +121,9 @@ export const configSchema = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    step_hz: { type: 'number', minimum: 1, maximum: 50, description: 'simulation steps per second' },
-    ego_timeout_s: { type: 'number', exclusiveMinimum: 0, maximum: 60 },
+    publish_hz: { type: 'number', minimum: 10, maximum: 50, description: 'frames per second to clients (NPCs always step every 0.1 s of simulation time; multiples of 10 line frames up with the steps)' },
+    ego_timeout_s: { type: 'number', exclusiveMinimum: 0, maximum: 60, description: 'seconds without an update before NPCs stop seeing an ego (stale)' },
+    ego_forget_s: { type: 'number', exclusiveMinimum: 0, maximum: 86400, description: 'seconds without an update before a stale ego is forgotten' },
     ego_length: { type: 'number', exclusiveMinimum: 0, maximum: 30 },
     ego_width: { type: 'number', exclusiveMinimum: 0, maximum: 10 },
     npc_target: { type: 'integer', minimum: 0, maximum: 63, description: 'NPCs the server keeps on the map by itself' },
@@ -130,7 +135,7 @@ export const configSchema = {
     spawn_clearance_m: { type: 'number', minimum: 0, maximum: 500, description: 'auto NPCs start at least this far from egos' },
     map_margin_m: { type: 'number', minimum: 0, maximum: 100000, description: 'ego positions further than this outside the map are rejected' },
     max_queue: { type: 'integer', minimum: 1, maximum: 100, description: 'frames queued per slow client before the oldest is dropped' },
-    max_egos: { type: 'integer', minimum: 1, maximum: 32, description: 'egos (ego_id values) a session accepts; takes effect on restart' },
+    max_egos: { type: 'integer', minimum: 1, maximum: 32, description: 'egos (ego_id values) a scene tracks at once; only at start (refused at runtime)' },
     seed: { type: 'integer', minimum: 0 },
   },
 } as const;
@@ -158,8 +163,16 @@ export const npcSpawnSchema = {
 export const npcViewSchema = {
   type: 'object',
   properties: {
-    id: { type: 'integer' }, x: num, y: num, lat: num, lon: num, yaw: num, heading: num, speed: num, length: num, width: num,
+    id: { type: 'integer' }, x: num, y: num, lat: num, lon: num, yaw: num, heading: num, speed: num, vx: num, vy: num, length: num, width: num,
     goal_x: num, goal_y: num, collided: { type: 'boolean' }, offroad: { type: 'boolean' }, auto: { type: 'boolean' },
+  },
+} as const;
+
+export const egoViewSchema = {
+  type: 'object',
+  properties: {
+    ego_id: str, x: num, y: num, yaw: num, speed: num, length: num, width: num, stale: { type: 'boolean' }, collided: { type: 'boolean' },
+    timestamp: { type: ['number', 'null'] },
   },
 } as const;
 

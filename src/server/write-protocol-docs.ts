@@ -1,7 +1,7 @@
 /** Writes docs/protocol/<message>.schema.json from the schemas the server validates with (npm run build:docs). */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { projectRoot } from '../policy/model-files.js';
+import { projectRoot } from '../util/project-root.js';
 import { PROTOCOL_SCHEMAS } from './schemas.js';
 
 export function protocolSchemaFiles(): Record<string, string> {

@@ -1,20 +1,23 @@
 /**
  * The live NPC engine: a world of policy-driven NPCs (up to 63) plus injected external agents (real or
  * simulated egos) on a road map. `step()` builds every NPC's observation into one reused buffer, runs
- * one batched inference and advances the world; externals are observed and collided with, never moved.
- * Positions in and out are in map coordinates; internally they are relative to the map's world mean.
+ * one batched inference and advances the world by one 0.1 s policy step; externals are observed and
+ * collided with, never moved. Everything is in the map frame (the world-mean frame belongs to the GPUDrive
+ * evaluation only). The pose each agent had before the last step is kept, so callers can show the motion
+ * between two policy steps.
  */
-import { OBS_SIZE, PARTNER_ROWS } from '../policy/checkpoint/late-fusion.js';
-import { STEER_VALUES } from '../policy/actions.js';
+import { NEUTRAL_ACTION, STEER_VALUES } from '../policy/actions.js';
+import { OBS_SIZE, PARTNER_ROWS } from '../policy/layout.js';
 import type { PolicySession } from '../policy/session.js';
 import { buildRoadEntities } from '../map/road-entities.js';
 import { RoadIndex } from '../map/spatial-index.js';
 import type { SceneJson } from '../map/types.js';
-import { worldMean } from '../map/world-mean.js';
 import { Sim } from './sim.js';
 import { AgentKind, World } from './world.js';
 
 export const MAX_NPCS = PARTNER_ROWS; // 63: an NPC observes at most 63 others
+/** The policy's step [s] (GPUDrive's dt): the NPC world always advances by this much simulation time. */
+export const POLICY_DT = 0.1;
 const STEER_COUNT = STEER_VALUES.length;
 
 export interface NpcSpec {
@@ -58,6 +61,10 @@ export interface NpcView {
   x: number;
   y: number;
   yaw: number;
+  /** pose before the last step (equal to the pose for an NPC added since) */
+  prevX: number;
+  prevY: number;
+  prevYaw: number;
   speed: number;
   length: number;
   width: number;
@@ -76,7 +83,6 @@ export interface EngineOptions {
 export class TrafficEngine {
   readonly world: World;
   readonly sim: Sim;
-  readonly mean: { x: number; y: number };
   readonly maxNpcs: number;
   private readonly obs: Float32Array;
   /** Live-traffic speed governor (not part of GPUDrive; `vils eval` never uses it): per-slot limit, m/s. */
@@ -86,6 +92,15 @@ export class TrafficEngine {
   private readonly slotById = new Map<number, number>();
   /** 1 for slots holding an NPC known to slotById */
   private readonly registered: Uint8Array;
+  /** pose of each slot before the last step */
+  private readonly prevX: Float32Array;
+  private readonly prevY: Float32Array;
+  private readonly prevYaw: Float32Array;
+  /** bumped whenever a slot changes hands, so a step never applies an action to an agent added during inference */
+  private readonly generation: Uint32Array;
+  private readonly activeGeneration: Uint32Array;
+  /** 1 for slots added since the last step (no committed motion yet) */
+  private readonly fresh: Uint8Array;
   private readonly externalSlot = new Map<string, number>();
   private nextId = 1;
   readonly timings: StepTimings = { obs_ms: 0, inference_ms: 0, dynamics_ms: 0, total_ms: 0, npcs: 0 };
@@ -93,8 +108,7 @@ export class TrafficEngine {
   constructor(map: SceneJson, readonly policy: PolicySession, opts: EngineOptions = {}) {
     this.maxNpcs = Math.min(opts.maxNpcs ?? MAX_NPCS, MAX_NPCS);
     const capacity = this.maxNpcs + (opts.maxExternal ?? 8);
-    this.mean = worldMean({ ...map, objects: [] });
-    const roads = new RoadIndex(buildRoadEntities(map.roads, this.mean, { gpudriveCaps: false }));
+    const roads = new RoadIndex(buildRoadEntities(map.roads, { x: 0, y: 0 }, { gpudriveCaps: false }));
     this.world = new World(capacity, 1);
     this.sim = new Sim(this.world, roads, {});
     this.obs = new Float32Array(this.maxNpcs * OBS_SIZE);
@@ -102,6 +116,21 @@ export class TrafficEngine {
     this.actions = new Int32Array(capacity);
     this.registered = new Uint8Array(capacity);
     this.maxSpeed = new Float32Array(capacity).fill(Infinity);
+    this.prevX = new Float32Array(capacity);
+    this.prevY = new Float32Array(capacity);
+    this.prevYaw = new Float32Array(capacity);
+    this.generation = new Uint32Array(capacity);
+    this.activeGeneration = new Uint32Array(capacity);
+    this.fresh = new Uint8Array(capacity);
+  }
+
+  /** Room for injected externals next to the NPCs. */
+  get externalCapacity(): number {
+    return this.world.capacity - this.maxNpcs;
+  }
+
+  get externalCount(): number {
+    return this.externalSlot.size;
   }
 
   get roads(): RoadIndex {
@@ -121,15 +150,18 @@ export class TrafficEngine {
     const s = w.allocate(AgentKind.Controlled);
     const f = Math.fround;
     w.id[s] = id;
-    w.x[s] = f(spec.x - this.mean.x);
-    w.y[s] = f(spec.y - this.mean.y);
+    w.x[s] = f(spec.x);
+    w.y[s] = f(spec.y);
     w.yaw[s] = f(spec.yaw);
     w.vx[s] = f(spec.speed * Math.cos(spec.yaw));
     w.vy[s] = f(spec.speed * Math.sin(spec.yaw));
     w.length[s] = f(spec.length ?? 4.5);
     w.width[s] = f(spec.width ?? 2.0);
-    w.goalX[s] = f(spec.goalX - this.mean.x);
-    w.goalY[s] = f(spec.goalY - this.mean.y);
+    w.goalX[s] = f(spec.goalX);
+    w.goalY[s] = f(spec.goalY);
+    this.keepPose(s);
+    this.fresh[s] = 1;
+    this.generation[s]++;
     this.slotById.set(id, s);
     this.registered[s] = 1;
     this.maxSpeed[s] = spec.maxSpeed ?? Infinity;
@@ -143,7 +175,14 @@ export class TrafficEngine {
     this.world.remove(s);
     this.slotById.delete(id);
     this.registered[s] = 0;
+    this.generation[s]++;
     return true;
+  }
+
+  /** True for an NPC added since the last step (it has no committed motion yet). */
+  isFresh(id: number): boolean {
+    const s = this.slotById.get(id);
+    return s !== undefined && this.fresh[s] === 1;
   }
 
   /** Sets an NPC's speed-governor limit (m/s; Infinity to drive purely on the policy). */
@@ -159,8 +198,8 @@ export class TrafficEngine {
     const s = this.slotById.get(id);
     if (s === undefined || !this.world.present[s]) return false;
     const w = this.world;
-    w.goalX[s] = Math.fround(goalX - this.mean.x);
-    w.goalY[s] = Math.fround(goalY - this.mean.y);
+    w.goalX[s] = Math.fround(goalX);
+    w.goalY[s] = Math.fround(goalY);
     w.done[s] = 0;
     w.reachedGoal[s] = 0;
     return true;
@@ -174,20 +213,24 @@ export class TrafficEngine {
   setExternal(key: string, st: ExternalState): void {
     const w = this.world;
     let s = this.externalSlot.get(key);
+    const added = s === undefined;
     if (s === undefined) {
+      if (this.externalSlot.size >= this.externalCapacity) throw new RangeError(`at most ${this.externalCapacity} external agents`);
       s = w.allocate(AgentKind.External);
-      w.id[s] = -1 - this.externalSlot.size;
+      w.id[s] = -1 - s;
+      this.generation[s]++;
       this.externalSlot.set(key, s);
     }
     const f = Math.fround;
-    w.x[s] = f(st.x - this.mean.x);
-    w.y[s] = f(st.y - this.mean.y);
+    w.x[s] = f(st.x);
+    w.y[s] = f(st.y);
     w.yaw[s] = f(st.yaw);
     w.vx[s] = f(st.speed * Math.cos(st.yaw));
     w.vy[s] = f(st.speed * Math.sin(st.yaw));
     w.length[s] = f(st.length);
     w.width[s] = f(st.width);
     w.collisionScale[s] = f(st.collisionScale ?? 1);
+    if (added) this.keepPose(s);
   }
 
   removeExternal(key: string): boolean {
@@ -195,6 +238,7 @@ export class TrafficEngine {
     if (s === undefined) return false;
     this.world.remove(s);
     this.externalSlot.delete(key);
+    this.generation[s]++;
     return true;
   }
 
@@ -211,17 +255,26 @@ export class TrafficEngine {
   async step(): Promise<StepTimings> {
     const t0 = performance.now();
     const n = this.sim.activeControlled(this.active);
+    for (let k = 0; k < n; k++) this.activeGeneration[k] = this.generation[this.active[k]];
     this.sim.observe(this.active, n, this.obs, this.policy.sizeScale);
     const t1 = performance.now();
     const { actions } = await this.policy.run(this.obs, n);
     const t2 = performance.now();
-    for (let k = 0; k < n; k++) this.actions[this.active[k]] = this.govern(this.active[k], actions[k]);
+    // NPCs added or removed while the inference ran drive straight on this once (they were not observed)
+    this.actions.fill(NEUTRAL_ACTION);
+    for (let k = 0; k < n; k++) {
+      const s = this.active[k];
+      if (this.generation[s] === this.activeGeneration[k]) this.actions[s] = this.govern(s, actions[k]);
+    }
+    const w = this.world;
+    for (let s = 0; s < w.count; s++) this.keepPose(s);
+    this.fresh.fill(0);
     this.sim.step(this.actions);
     // NPCs that left the world (after reaching their goal) free their ids
-    const w = this.world;
     for (let s = 0; s < w.count; s++) {
       if (this.registered[s] && !w.present[s]) {
         this.registered[s] = 0;
+        this.generation[s]++;
         this.slotById.delete(w.id[s]);
       }
     }
@@ -233,6 +286,13 @@ export class TrafficEngine {
     tm.total_ms = t3 - t0;
     tm.npcs = n;
     return tm;
+  }
+
+  private keepPose(s: number): void {
+    const w = this.world;
+    this.prevX[s] = w.x[s];
+    this.prevY[s] = w.y[s];
+    this.prevYaw[s] = w.yaw[s];
   }
 
   /**
@@ -256,8 +316,8 @@ export class TrafficEngine {
     for (const [id, s] of this.slotById) {
       if (!w.present[s]) continue;
       out.push({
-        id, x: w.x[s] + this.mean.x, y: w.y[s] + this.mean.y, yaw: w.yaw[s], speed: w.speed(s),
-        length: w.length[s], width: w.width[s], goalX: w.goalX[s] + this.mean.x, goalY: w.goalY[s] + this.mean.y,
+        id, x: w.x[s], y: w.y[s], yaw: w.yaw[s], prevX: this.prevX[s], prevY: this.prevY[s], prevYaw: this.prevYaw[s], speed: w.speed(s),
+        length: w.length[s], width: w.width[s], goalX: w.goalX[s], goalY: w.goalY[s],
         collided: w.hitVehicle[s] === 1, offroad: w.hitRoad[s] === 1, reachedGoal: w.reachedGoal[s] === 1,
       });
     }

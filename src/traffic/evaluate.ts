@@ -3,7 +3,7 @@
  * policy, experts replaying logs; per controlled agent, goal / collided / off-road count once if they
  * happened while it was live (before its done step, including that step).
  */
-import { OBS_SIZE } from '../policy/checkpoint/late-fusion.js';
+import { OBS_SIZE } from '../policy/layout.js';
 import type { PolicySession } from '../policy/session.js';
 import { buildRoadEntities } from '../map/road-entities.js';
 import { RoadIndex } from '../map/spatial-index.js';

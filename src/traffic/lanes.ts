@@ -6,7 +6,7 @@
 import type { RoadEntities } from '../map/road-entities.js';
 import type { LaneGraphJson } from '../map/scene-json.js';
 import { EntityType } from '../map/types.js';
-import type { SeededRandom } from '../policy/sampling.js';
+import type { SeededRandom } from '../util/random.js';
 
 interface Lane {
   readonly xs: Float32Array;

@@ -3,7 +3,7 @@
  * per agent [ego(6) | 63 partners × 6 | 200 road rows × 13] = 2984 floats, all in the ego frame
  * x' = cos(yaw)·dx + sin(yaw)·dy (forward), y' = −sin(yaw)·dx + cos(yaw)·dy (left).
  */
-import { OBS_SIZE, PARTNER_FEATURES, PARTNER_OFFSET, PARTNER_ROWS, ROAD_FEATURES, ROAD_OFFSET, ROAD_ROWS } from '../policy/checkpoint/late-fusion.js';
+import { OBS_SIZE, PARTNER_FEATURES, PARTNER_OFFSET, PARTNER_ROWS, ROAD_FEATURES, ROAD_OFFSET, ROAD_ROWS } from '../policy/layout.js';
 import type { RoadIndex } from '../map/spatial-index.js';
 import { AgentKind, type World } from './world.js';
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildDemoTrack } from '../../converters/demo-track.js';
+import { buildDemoTrack } from '../../src/map/demo-track.js';
 import { renderMapSvg } from '../../src/map/render-svg.js';
 import { loadMapFile } from '../../src/map/scene-json.js';
 import { buildRoadEntities } from '../../src/map/road-entities.js';
@@ -58,6 +58,6 @@ describe.skipIf(!HAVE_SHARED)('NPCs on the demo track (S75)', () => {
     expect(r.reached_goal).toBeGreaterThan(40);
     expect(r.goal_rate).toBe(1);
     expect(r.stuck_over_60s).toBe(0);
-    expect(r.offroad_step_share).toBeLessThan(0.1);
+    expect(r.road_edge_step_share).toBeLessThan(0.1);
   }, 60000);
 });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ModelNotFoundError, PolicySession, buildLateFusionOnnx, checkLateFusionWeights, readTorchCheckpoint, resolvePolicyModel } from '../../src/policy/index.js';
-import { main as convertMain } from '../../converters/checkpoint-to-onnx-main.js';
+import { main as convertMain } from '../../src/policy/convert-cli.js';
 import { randomLateFusionTensors, randomObservations } from '../helpers/policy-fixtures.js';
 import { writeTorchZip } from '../helpers/torch-writer.js';
 

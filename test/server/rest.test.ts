@@ -23,20 +23,28 @@ describe('REST /api', () => {
     expect(s.convergence_deg).toBeCloseTo(-1.38, 2);
     const docs = await call('GET', '/docs/json');
     expect(docs.status).toBe(200);
-    expect(Object.keys(docs.body.paths)).toEqual(expect.arrayContaining(['/api/health', '/api/status', '/api/config', '/api/npcs', '/api/npcs/{id}', '/api/init', '/api/reset', '/api/start', '/api/pause']));
+    expect(Object.keys(docs.body.paths)).toEqual(expect.arrayContaining(['/api/health', '/api/status', '/api/config', '/api/npcs', '/api/npcs/{id}', '/api/egos', '/api/egos/{id}', '/api/init', '/api/reset', '/api/start', '/api/pause']));
     expect((await fetch(`${url}/docs`)).status).toBe(200);
   });
 
   it('reads and updates the config, rejecting bad values with the reason', async () => {
-    expect((await call('GET', '/api/config')).body).toMatchObject({ step_hz: 10, ego_timeout_s: 0.5, npc_target: 5 });
+    expect((await call('GET', '/api/config')).body).toMatchObject({ publish_hz: 10, ego_timeout_s: 0.5, ego_forget_s: 10, npc_target: 5, max_egos: 32 });
     expect((await call('PUT', '/api/config', { ego_timeout_s: 1.5 })).body.ego_timeout_s).toBe(1.5);
-    const bad = await call('PUT', '/api/config', { step_hz: 'fast' });
+    const bad = await call('PUT', '/api/config', { publish_hz: 'fast' });
     expect(bad.status).toBe(400);
-    expect(bad.body.message).toMatch(/step_hz must be number/);
+    expect(bad.body.message).toMatch(/publish_hz must be number/);
+    expect((await call('PUT', '/api/config', { publish_hz: 5 })).body.message).toMatch(/publish_hz must be >= 10/);
     expect((await call('PUT', '/api/config', { npc_target: 64 })).body.message).toMatch(/npc_target must be <= 63/);
     expect((await call('PUT', '/api/config', { warp: 9 })).body.message).toMatch(/must NOT have additional properties/);
-    expect((await call('PUT', '/api/config', '{"step_hz": ')).status).toBe(400);
-    expect((await call('GET', '/api/config')).body.step_hz).toBe(10);
+    expect((await call('PUT', '/api/config', '{"publish_hz": ')).status).toBe(400);
+    // a setting that sizes the world is refused at runtime, with the reason, and nothing else in the patch applies
+    const restart = await call('PUT', '/api/config', { max_egos: 8, npc_target: 3 });
+    expect(restart.status).toBe(400);
+    expect(restart.body.message).toMatch(/max_egos .* only takes effect when the server restarts/);
+    expect((await call('GET', '/api/config')).body).toMatchObject({ publish_hz: 10, npc_target: 5, max_egos: 32 });
+    expect((await call('PUT', '/api/config', { max_egos: 32, publish_hz: 20 })).body).toMatchObject({ publish_hz: 20 }); // unchanged value: fine
+    expect((await call('GET', '/api/status')).body.publish_hz).toBe(20);
+    await call('PUT', '/api/config', { publish_hz: 10 });
   });
 
   it('spawns NPCs by x,y or lat,lon with heading and goal, lists and deletes them', async () => {
@@ -73,5 +81,24 @@ describe('REST /api', () => {
     await new Promise((r) => setTimeout(r, 250));
     expect((await call('GET', '/api/status')).body.step).toBeGreaterThan(0);
     await call('POST', '/api/pause');
+  });
+
+  it('init takes no body (every field is optional); start: false leaves it paused', async () => {
+    const noBody = await fetch(`${url}/api/init`, { method: 'POST' });
+    expect(noBody.status).toBe(200);
+    expect(await noBody.json()).toMatchObject({ state: 'running', step: 0 });
+    expect((await call('POST', '/api/init', { start: false })).body).toMatchObject({ state: 'paused', step: 0 });
+    await new Promise((r) => setTimeout(r, 250));
+    expect((await call('GET', '/api/status')).body.step).toBe(0);
+  });
+
+  it('lists egos and forgets one on DELETE /api/egos/:id', async () => {
+    const { scene, geo } = server.host;
+    const p = geo.toLocal(37.3649, 126.7243);
+    scene.updateEgo({ egoId: 'car-x', x: p.x, y: p.y, yaw: 0, speed: 0 });
+    expect((await call('GET', '/api/egos')).body.egos.map((e: { ego_id: string }) => e.ego_id)).toEqual(['car-x']);
+    expect((await call('DELETE', '/api/egos/car-x')).body).toEqual({ removed: 'car-x' });
+    expect((await call('DELETE', '/api/egos/car-x')).status).toBe(404);
+    expect((await call('GET', '/api/egos')).body.egos).toEqual([]);
   });
 });

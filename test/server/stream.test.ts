@@ -76,7 +76,7 @@ describe('WebSocket /ws/vils/stream', () => {
     const s1 = (await c.next((m) => m.type === 'npc_states')).step;
     const s2 = (await c.next((m) => m.type === 'npc_states' && m.step > s1)).step;
     expect(s2).toBeGreaterThan(s1);
-    expect(server.loop.isRunning).toBe(true);
+    expect(server.host.runner.state).toBe('running');
   });
 
   it('closes a connection that sends more than 64 KiB with code 1009, others unaffected', async () => {
@@ -104,13 +104,13 @@ describe('WebSocket /ws/vils/stream', () => {
 
   it('reports an NPC touching the ego, on both sides', async () => {
     const c = await client();
-    const target = server.session.npcList()[0];
-    const ll = server.session.geo.toLatLon(target.x, target.y);
-    const heading = server.session.geo.yawToHeading(target.yaw, target.x, target.y);
+    const target = server.host.scene.snapshot().npcs[0];
+    const ll = server.host.geo.toLatLon(target.x, target.y);
+    const heading = server.host.geo.yawToHeading(target.yaw, target.x, target.y);
     for (let k = 0; k < 3; k++) c.send({ ...ego({ lat: ll.lat, lon: ll.lon, heading, speed: 0 }), ego_id: 'rammer' });
     const f = await c.next((m) => m.type === 'npc_states' && m.egos?.some((e: { ego_id: string; collided: boolean }) => e.ego_id === 'rammer' && e.collided));
     expect(f.npcs.some((n: { collided: boolean }) => n.collided)).toBe(true);
-    server.session.removeEgo('rammer');
+    server.host.scene.removeEgo('rammer');
   });
 });
 
@@ -118,12 +118,12 @@ describe('loop pacing', () => {
   it('steps at 10 Hz: mean period within 2 % of 100 ms over 5 s, no overruns', async () => {
     const c = await client();
     const first = await c.next((m) => m.type === 'npc_states');
-    const overrunsBefore = server.loop.stats.overruns;
+    const overrunsBefore = server.host.runner.stats.overruns;
     await new Promise((r) => setTimeout(r, 5000));
     const last = await c.next((m) => m.type === 'npc_states');
     const mean = ((last.timestamp - first.timestamp) * 1000) / (last.step - first.step);
     expect(last.step - first.step).toBeGreaterThanOrEqual(49);
     expect(Math.abs(mean - 100)).toBeLessThan(2);
-    expect(server.loop.stats.overruns - overrunsBefore).toBe(0);
+    expect(server.host.runner.stats.overruns - overrunsBefore).toBe(0);
   }, 15000);
 });

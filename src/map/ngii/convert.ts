@@ -11,7 +11,7 @@
  */
 import { readdirSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
-import { GeoFrame, utmToLatLon } from '../../src/geo/frame.js';
+import { GeoFrame, utmToLatLon } from '../../geo/frame.js';
 import { A2_LINK_TYPE_NAMES, B2_KIND_NAMES, C3_NOT_AN_EDGE, C3_TYPE_NAMES, DEFAULT_SPEED_LIMIT_KMH, POCKET_LANE_MIN, laneElementId, roadLineElementId } from './codes.js';
 import { detectCrs, toUtm52n, type Crs } from './crs.js';
 import { FieldReader } from './fields.js';

@@ -5,7 +5,7 @@
  * coordinates decide: |x| ≤ 180 and |y| ≤ 90 means degrees, otherwise UTM 52N is assumed (and warned).
  */
 import proj4 from 'proj4';
-import { UTM52N, WGS84 } from '../../src/geo/frame.js';
+import { UTM52N, WGS84 } from '../../geo/frame.js';
 
 export type CrsKind = 'utm52n' | 'wgs84' | 'utmk';
 

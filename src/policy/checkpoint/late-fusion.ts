@@ -4,18 +4,9 @@
  */
 import type { Float32Tensor, TorchCheckpoint } from './torch-zip.js';
 import { CheckpointError } from './torch-zip.js';
+import { ACTION_COUNT, EGO_FEATURES, EMBED_DIM, HIDDEN_DIM, PARTNER_FEATURES, PARTNER_ROWS, ROAD_FEATURES, ROAD_ROWS } from '../layout.js';
 
-export const EGO_FEATURES = 6;
-export const PARTNER_FEATURES = 6;
-export const ROAD_FEATURES = 13;
-export const PARTNER_ROWS = 63;
-export const ROAD_ROWS = 200;
-export const PARTNER_OFFSET = EGO_FEATURES; // 6
-export const ROAD_OFFSET = EGO_FEATURES + PARTNER_ROWS * PARTNER_FEATURES; // 384
-export const OBS_SIZE = ROAD_OFFSET + ROAD_ROWS * ROAD_FEATURES; // 2984
-export const EMBED_DIM = 64;
-export const HIDDEN_DIM = 128;
-export const ACTION_COUNT = 91;
+export * from '../layout.js';
 
 export type EmbedderName = 'ego_embed' | 'partner_embed' | 'road_map_embed';
 

@@ -1,14 +1,16 @@
 /**
- * The WebSocket endpoint /ws/vils/stream (seed protocol §3.4.1): clients send ego_state (and ping),
- * every client receives npc_states after each step. Bad messages get {"type":"error"} replies; the
- * connection and the loop stay up. Messages over 64 KiB are closed with 1009 by ws itself (maxPayload).
+ * The WebSocket stream of a scene, /ws/vils/stream (seed protocol §3.4.1), as a fastify plugin: clients send
+ * ego_state (and ping), every client receives npc_states at publish_hz. Bad messages get {"type":"error"}
+ * replies; the connection and the loop stay up. Messages over 64 KiB are closed with 1009 by ws itself.
  */
 import { Ajv } from 'ajv';
 import type { FastifyInstance } from 'fastify';
 import type { WebSocket } from 'ws';
-import { egoStateSchema, pingSchema } from './schemas.js';
-import { InputError, type VilsSession } from './session.js';
-import type { ClientChannel, ClientRegistry } from './clients.js';
+import { InputError } from '../../scene/index.js';
+import type { ClientChannel } from '../clients.js';
+import type { SceneHost } from '../host.js';
+import { egoStateSchema, pingSchema } from '../schemas.js';
+import { egoReportFromGnss, type GnssEgo } from '../wire.js';
 
 export const WS_PATH = '/ws/vils/stream';
 export const MAX_MESSAGE_BYTES = 64 * 1024;
@@ -26,12 +28,9 @@ function describeErrors(errors: typeof validateEgo.errors): string {
   return `${where} ${e.message}`;
 }
 
-export interface WsCounters {
-  messages: number;
-  errors: number;
-}
-
-export function registerStream(app: FastifyInstance, session: VilsSession, clients: ClientRegistry, counters: WsCounters): void {
+export async function streamPlugin(app: FastifyInstance, opts: { host: SceneHost }): Promise<void> {
+  const { host } = opts;
+  const { clients, counters, scene } = host;
   app.get(WS_PATH, { websocket: true }, (socket: WebSocket) => {
     const channel = clients.add(socket);
     const reply = (c: ClientChannel, obj: unknown) => c.send(JSON.stringify(obj));
@@ -54,12 +53,9 @@ export function registerStream(app: FastifyInstance, session: VilsSession, clien
       const type = (msg as { type: string }).type;
       if (type === 'ego_state') {
         if (!validateEgo(msg)) return fail(`ego_state: ${describeErrors(validateEgo.errors)}`);
-        const m = msg as { timestamp?: number; ego_id?: string; data: { lat: number; lon: number; heading: number; speed: number; length?: number; width?: number } };
+        const m = msg as { timestamp?: number; ego_id?: string; data: GnssEgo };
         try {
-          session.updateEgo({
-            egoId: m.ego_id ?? 'ego', lat: m.data.lat, lon: m.data.lon, headingDeg: m.data.heading, speed: m.data.speed,
-            length: m.data.length, width: m.data.width, clientTimestamp: m.timestamp,
-          }, performance.now());
+          scene.updateEgo(egoReportFromGnss(host.geo, m.ego_id ?? 'ego', m.data, m.timestamp), host.runner.simNow());
         } catch (err) {
           if (err instanceof InputError) return fail(`ego_state: ${err.message}`);
           // never let one message take the process down: report it, keep the connection

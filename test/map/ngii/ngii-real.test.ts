@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { convertNgii } from '../../converters/ngii/convert.js';
-import { readLayer } from '../../converters/ngii/read-layer.js';
-import { FMTC_ORIGIN } from '../../src/geo/frame.js';
-import { HAVE_SHARED, sharedPath } from '../helpers/shared.js';
-import { readShpVertices } from '../helpers/shp-writer.js';
-import { utmForward } from '../helpers/kruger-utm.js';
+import { convertNgii } from '../../../src/map/ngii/convert.js';
+import { readLayer } from '../../../src/map/ngii/read-layer.js';
+import { FMTC_ORIGIN } from '../../../src/geo/frame.js';
+import { HAVE_SHARED, sharedPath } from '../../helpers/shared.js';
+import { readShpVertices } from '../../helpers/shp-writer.js';
+import { utmForward } from '../../helpers/kruger-utm.js';
 
 const KCITY = sharedPath('data', 'ngii', 'kcity');
 const FMTC = sharedPath('data', 'ngii', 'fmtc');

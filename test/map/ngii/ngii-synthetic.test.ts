@@ -2,12 +2,12 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { convertNgii } from '../../converters/ngii/convert.js';
-import { chooseEncoding } from '../../converters/ngii/encoding.js';
-import { readLayer } from '../../converters/ngii/read-layer.js';
-import { latLonToUtm } from '../../src/geo/frame.js';
-import { PRJ_UTM52N, PRJ_UTMK, PRJ_WGS84, writeLayer, type FieldDef } from '../helpers/shp-writer.js';
-import { tmForward, utmForward } from '../helpers/kruger-utm.js';
+import { convertNgii } from '../../../src/map/ngii/convert.js';
+import { chooseEncoding } from '../../../src/map/ngii/encoding.js';
+import { readLayer } from '../../../src/map/ngii/read-layer.js';
+import { latLonToUtm } from '../../../src/geo/frame.js';
+import { PRJ_UTM52N, PRJ_UTMK, PRJ_WGS84, writeLayer, type FieldDef } from '../../helpers/shp-writer.js';
+import { tmForward, utmForward } from '../../helpers/kruger-utm.js';
 
 const CP949_STOP_LINE = Uint8Array.from([0xc1, 0xa4, 0xc1, 0xf6, 0xbc, 0xb1]); // 정지선
 const E0 = 302000, N0 = 4123000;

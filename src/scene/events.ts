@@ -1,0 +1,9 @@
+/** What happens in a scene that its users want to hear about (the server logs these). Times are simulation seconds. */
+export type SceneEvent =
+  | { readonly type: 'ego_connected'; readonly egoId: string; readonly t: number }
+  | { readonly type: 'ego_stale'; readonly egoId: string; readonly t: number; readonly ageS: number }
+  | { readonly type: 'ego_resumed'; readonly egoId: string; readonly t: number }
+  | { readonly type: 'ego_forgotten'; readonly egoId: string; readonly t: number; readonly reason: 'timeout' | 'reset' | 'removed' }
+  | { readonly type: 'ego_collided'; readonly egoId: string; readonly t: number; readonly npcIds: readonly number[] };
+
+export type SceneEventListener = (event: SceneEvent) => void;

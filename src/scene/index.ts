@@ -1,0 +1,13 @@
+/**
+ * src/scene — the live scene on simulation time, with no clock and no sockets: the NPC population (spawns,
+ * goals, respawn), the egos (injected real or simulated vehicles with a life cycle), quality metrics, and
+ * the one set-up chain (map → geo frame → policy → scene). Runners and protocol adapters live in src/server.
+ */
+export * from './config.js';
+export * from './errors.js';
+export * from './events.js';
+export * from './egos.js';
+export * from './population.js';
+export * from './quality.js';
+export * from './scene.js';
+export * from './setup.js';

@@ -1,0 +1,265 @@
+/**
+ * A live scene: the NPC engine on a map with its population, its egos and its quality figures, on
+ * simulation time. No clock and no sockets: a runner (real time, as fast as possible, a test) calls
+ * `advanceTo(t)`, which runs every 0.1 s policy step due by t; between steps, `snapshot(t)` shows the NPCs
+ * along the motion the last step committed them to, so a frame at any rate is honest about where they are.
+ *
+ * Step timing: the step that runs at simulation time s·0.1 observes the world (egos moved to that time)
+ * and commits every NPC's motion to (s+1)·0.1. After k steps the world holds the state at k·0.1 and the
+ * state at (k−1)·0.1 is kept, so any t in [(k−1)·0.1, k·0.1] is shown by interpolating the two.
+ */
+import { wrapPi } from '../geo/frame.js';
+import type { LoadedMap } from '../map/scene-json.js';
+import type { PolicySession } from '../policy/session.js';
+import { POLICY_DT, TrafficEngine, type NpcView, type StepTimings } from '../traffic/engine.js';
+import { LaneNetwork } from '../traffic/lanes.js';
+import { DEFAULT_SCENE_CONFIG, RESTART_ONLY_SETTINGS, type SceneConfig } from './config.js';
+import { EgoRegistry, type EgoReport, type EgoState } from './egos.js';
+import { InputError } from './errors.js';
+import type { SceneEvent, SceneEventListener } from './events.js';
+import { NpcPopulation, type SpawnRequest } from './population.js';
+import { QualityMetrics } from './quality.js';
+
+export interface NpcState {
+  id: number;
+  x: number;
+  y: number;
+  yaw: number;
+  /** velocity of the motion shown (m/s, map frame): displacement over the current policy step */
+  vx: number;
+  vy: number;
+  speed: number;
+  length: number;
+  width: number;
+  goalX: number;
+  goalY: number;
+  collided: boolean;
+  offroad: boolean;
+  /** spawned by the scene itself (kept at npc_target) rather than on request */
+  auto: boolean;
+}
+
+export interface SceneTimings extends StepTimings {
+  /** the whole scene step: egos, engine, population, metrics */
+  scene_ms: number;
+}
+
+export interface SceneSnapshot {
+  /** simulation time shown [s] */
+  time: number;
+  /** policy steps taken */
+  step: number;
+  npcs: NpcState[];
+  egos: EgoState[];
+  /** timings of the latest policy step (null before the first) */
+  timings: SceneTimings | null;
+}
+
+export interface MapBounds {
+  minX: number;
+  minY: number;
+  maxX: number;
+  maxY: number;
+}
+
+/** Steps due at t: a tolerance keeps 3·0.1 (0.30000000000000004) from missing the step due at 0.3. */
+const TIME_EPS = 1e-9;
+
+export function mapBounds(map: LoadedMap): MapBounds {
+  let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
+  for (const r of map.scene.roads) {
+    for (const p of r.geometry) {
+      if (p.x < minX) minX = p.x;
+      if (p.y < minY) minY = p.y;
+      if (p.x > maxX) maxX = p.x;
+      if (p.y > maxY) maxY = p.y;
+    }
+  }
+  return Number.isFinite(minX) ? { minX, minY, maxX, maxY } : { minX: 0, minY: 0, maxX: 0, maxY: 0 };
+}
+
+export class LiveScene {
+  readonly config: SceneConfig;
+  readonly bounds: MapBounds;
+  readonly lanes: LaneNetwork;
+  readonly quality = new QualityMetrics();
+  private readonly engine: TrafficEngine;
+  private readonly egos: EgoRegistry;
+  private readonly population: NpcPopulation;
+  private readonly listeners: SceneEventListener[] = [];
+  /** simulation time of the latest advanceTo / snapshot [s] */
+  time = 0;
+  /** policy steps taken since reset */
+  steps = 0;
+  timings: SceneTimings | null = null;
+  private inStep = false;
+
+  constructor(readonly map: LoadedMap, readonly policy: PolicySession, config: Partial<SceneConfig> = {}) {
+    this.config = { ...DEFAULT_SCENE_CONFIG, ...config };
+    this.engine = new TrafficEngine(map.scene, policy, { maxExternal: this.config.max_egos });
+    this.lanes = new LaneNetwork(this.engine.roads.entities, map.mapMetadata?.lane_graph);
+    this.bounds = mapBounds(map);
+    const emit = (e: SceneEvent) => {
+      for (const l of this.listeners) l(e);
+    };
+    this.egos = new EgoRegistry(this.config, emit);
+    this.population = new NpcPopulation(this.engine, this.lanes, this.config, this.quality, (x, y, what) => this.checkInMap(x, y, what));
+  }
+
+  /** Scene events (ego connected / stale / forgotten / collided). */
+  on(listener: SceneEventListener): void {
+    this.listeners.push(listener);
+  }
+
+  /** Simulation time of the next policy step [s]. */
+  get nextStepTime(): number {
+    return this.steps * POLICY_DT;
+  }
+
+  get npcCount(): number {
+    return this.engine.npcCount;
+  }
+
+  get maxNpcs(): number {
+    return this.engine.maxNpcs;
+  }
+
+  get egoCount(): number {
+    return this.egos.size;
+  }
+
+  /** Contacts between egos and NPCs, counted per ego-step. */
+  get egoCollisionSteps(): number {
+    return this.egos.collisionSteps;
+  }
+
+  /** Throws InputError when a map point lies further than map_margin_m outside the map's extent. */
+  checkInMap(x: number, y: number, what: string): void {
+    const b = this.bounds;
+    const m = this.config.map_margin_m;
+    const outside = Math.max(b.minX - x, x - b.maxX, b.minY - y, y - b.maxY);
+    if (!(outside <= m)) throw new InputError(`${what} is ${Number.isFinite(outside) ? Math.round(outside) : outside} m outside the map area (allowed margin ${m} m)`);
+  }
+
+  /**
+   * Changes settings; refuses (InputError, nothing changed) those that only take effect on restart.
+   * `seed` applies from the next reset.
+   */
+  configure(patch: Partial<SceneConfig>): void {
+    for (const [k, v] of Object.entries(patch)) {
+      if (RESTART_ONLY_SETTINGS.has(k) && v !== (this.config as unknown as Record<string, unknown>)[k]) {
+        throw new InputError(`${k} sizes the world and only takes effect when the server restarts (set it in the config file or on the command line)`);
+      }
+    }
+    Object.assign(this.config, patch);
+  }
+
+  // ---- egos ----
+
+  /** An ego report (map frame) received at simulation time t (default: the scene's time). */
+  updateEgo(report: EgoReport, t = this.time): void {
+    this.checkInMap(report.x, report.y, `ego ${report.egoId} position (${Math.round(report.x)}, ${Math.round(report.y)})`);
+    this.egos.update(report, t);
+  }
+
+  removeEgo(id: string): boolean {
+    return this.egos.remove(id, this.engine, this.time);
+  }
+
+  hasEgo(id: string): boolean {
+    return this.egos.has(id);
+  }
+
+  // ---- NPCs ----
+
+  spawnNpc(req: SpawnRequest): number {
+    return this.population.spawn(req, this.steps);
+  }
+
+  removeNpc(id: number): boolean {
+    return this.population.remove(id);
+  }
+
+  /** Removes every NPC; returns how many there were. Auto-spawn refills up to npc_target on the next step. */
+  removeAllNpcs(): number {
+    return this.population.removeAll();
+  }
+
+  // ---- time ----
+
+  /** Back to time 0: NPCs cleared and respawned from the seed, egos forgotten, metrics cleared. */
+  reset(): void {
+    if (this.inStep) throw new Error('reset during a policy step: wait for advanceTo to finish');
+    this.egos.clear(this.engine, this.time);
+    this.population.removeAll();
+    this.population.reseed(this.config.seed);
+    this.quality.reset();
+    this.time = 0;
+    this.steps = 0;
+    this.timings = null;
+    this.population.fill(0, []);
+  }
+
+  /** Runs every policy step due by simulation time t; returns how many ran. */
+  async advanceTo(t: number): Promise<number> {
+    if (this.inStep) throw new Error('advanceTo is already running (a runner must await it)');
+    this.inStep = true;
+    let ran = 0;
+    try {
+      while (this.steps * POLICY_DT <= t + TIME_EPS) {
+        await this.policyStep();
+        ran++;
+      }
+      if (t > this.time) this.time = t;
+    } finally {
+      this.inStep = false;
+    }
+    return ran;
+  }
+
+  /** One policy step at simulation time steps·0.1. */
+  private async policyStep(): Promise<void> {
+    const t0 = performance.now();
+    const at = this.steps * POLICY_DT;
+    this.time = Math.max(this.time, at);
+    this.egos.place(this.engine, at);
+    const t = await this.engine.step();
+    this.steps++;
+    const after = this.steps * POLICY_DT;
+    const npcs = this.engine.npcs();
+    this.egos.afterStep(this.engine, after, (egoId) => this.npcsTouching(egoId, npcs));
+    this.quality.observeStep(npcs);
+    this.population.handleFinished(this.steps);
+    this.population.fill(this.steps, this.egos.list(at).filter((e) => !e.stale));
+    this.timings = { ...t, scene_ms: performance.now() - t0 };
+  }
+
+  private npcsTouching(egoId: string, npcs: readonly NpcView[]): number[] {
+    const e = this.egos.list(this.time).find((x) => x.egoId === egoId);
+    if (!e) return [];
+    return npcs.filter((n) => n.collided && Math.hypot(n.x - e.x, n.y - e.y) < (n.length + e.length) / 2 + 1).map((n) => n.id);
+  }
+
+  /** The scene as of simulation time t (default: its time): NPCs along their committed motion, egos moved to t. */
+  snapshot(t = this.time): SceneSnapshot {
+    const base = (this.steps - 1) * POLICY_DT;
+    const alpha = this.steps === 0 ? 0 : Math.min(1, Math.max(0, (t - base) / POLICY_DT));
+    const npcs: NpcState[] = this.engine.npcs().map((n) => {
+      const fresh = this.engine.isFresh(n.id);
+      const dx = n.x - n.prevX;
+      const dy = n.y - n.prevY;
+      const vx = fresh ? n.speed * Math.cos(n.yaw) : dx / POLICY_DT;
+      const vy = fresh ? n.speed * Math.sin(n.yaw) : dy / POLICY_DT;
+      return {
+        id: n.id,
+        x: n.prevX + alpha * dx,
+        y: n.prevY + alpha * dy,
+        yaw: wrapPi(n.prevYaw + alpha * wrapPi(n.yaw - n.prevYaw)),
+        vx, vy, speed: Math.hypot(vx, vy),
+        length: n.length, width: n.width, goalX: n.goalX, goalY: n.goalY,
+        collided: n.collided, offroad: n.offroad, auto: this.population.isAuto(n.id),
+      };
+    });
+    return { time: t, step: this.steps, npcs, egos: this.egos.list(t), timings: this.timings };
+  }
+}

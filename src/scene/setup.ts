@@ -1,0 +1,51 @@
+/**
+ * The one set-up chain every entry point uses (`vils serve`, `vils drive`, the benchmarks, tests):
+ * map file → origin → geo frame → policy → live scene.
+ */
+import { join } from 'node:path';
+import { FMTC_ORIGIN, GeoFrame, type LatLon } from '../geo/frame.js';
+import { loadMapFile, type LoadedMap } from '../map/scene-json.js';
+import { resolvePolicyModel } from '../policy/model-files.js';
+import { PolicySession, type ActionMode } from '../policy/session.js';
+import { projectRoot } from '../util/project-root.js';
+import type { SceneConfig } from './config.js';
+import { LiveScene } from './scene.js';
+
+export const DEFAULT_MAP = 'maps/demo-track.json';
+
+export function defaultMapPath(): string {
+  return join(projectRoot(), DEFAULT_MAP);
+}
+
+export interface SceneSetupOptions {
+  mapPath?: string;
+  /** an ONNX model; default: the project's model (built from the default checkpoint when missing) */
+  modelPath?: string;
+  /** share an already loaded model (the scene gets its own buffers: `fork`) */
+  policy?: PolicySession;
+  /** default: the map's origin, else FMTC */
+  origin?: LatLon;
+  config?: Partial<SceneConfig>;
+  intraOpThreads?: number;
+  mode?: ActionMode;
+}
+
+export interface SceneSetup {
+  map: LoadedMap;
+  geo: GeoFrame;
+  policy: PolicySession;
+  scene: LiveScene;
+  /** releases the scene's policy session */
+  release(): Promise<void>;
+}
+
+export async function setupScene(opts: SceneSetupOptions = {}): Promise<SceneSetup> {
+  const map = loadMapFile(opts.mapPath ?? defaultMapPath());
+  const origin = opts.origin ?? map.mapMetadata?.origin ?? FMTC_ORIGIN;
+  const geo = new GeoFrame({ lat: origin.lat, lon: origin.lon });
+  const policy = opts.policy
+    ? opts.policy.fork(opts.mode)
+    : await PolicySession.load(resolvePolicyModel({ model: opts.modelPath }), { intraOpThreads: opts.intraOpThreads ?? 1, mode: opts.mode });
+  const scene = new LiveScene(map, policy, opts.config);
+  return { map, geo, policy, scene, release: () => policy.release() };
+}

@@ -1,0 +1,163 @@
+/**
+ * One hosted scene: the scene and its set-up, the runner that paces it, its WebSocket clients (a frame
+ * sink) and the settings and status the REST API shows. The fastify plugins of a scene take one of these.
+ */
+import type { GeoFrame } from '../geo/frame.js';
+import type { LoadedMap } from '../map/scene-json.js';
+import type { PolicySession } from '../policy/session.js';
+import { DEFAULT_SCENE_CONFIG, InputError, type LiveScene, type SceneConfig, type SceneEvent, type SceneSetup } from '../scene/index.js';
+import { ClientRegistry } from './clients.js';
+import { RollingStats } from './rolling-stats.js';
+import { SceneRunner, type FrameSink, type PublishedFrame } from './runner.js';
+import { buildNpcStatesFrame, egoEntry } from './wire.js';
+
+/** Settings of the server side of a scene (the rest are the scene's own). */
+export interface ServingConfig {
+  /** frames per second sent to clients (10–50); NPCs always step at the policy's 10 Hz */
+  publish_hz: number;
+  /** frames queued per slow client before the oldest is dropped */
+  max_queue: number;
+}
+
+export const DEFAULT_SERVING_CONFIG: Readonly<ServingConfig> = { publish_hz: 10, max_queue: 4 };
+
+/** Everything GET/PUT /api/config shows and takes. */
+export type SessionConfig = SceneConfig & ServingConfig;
+
+export const DEFAULT_CONFIG: Readonly<SessionConfig> = { ...DEFAULT_SCENE_CONFIG, ...DEFAULT_SERVING_CONFIG };
+
+export interface WsCounters {
+  messages: number;
+  errors: number;
+}
+
+export interface Logger {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export interface HostOptions {
+  name: string;
+  serving?: Partial<ServingConfig>;
+  logger?: Logger;
+  version?: string;
+}
+
+export class SceneHost implements FrameSink {
+  readonly name: string;
+  readonly scene: LiveScene;
+  readonly geo: GeoFrame;
+  readonly map: LoadedMap;
+  readonly policy: PolicySession;
+  readonly runner: SceneRunner;
+  readonly clients: ClientRegistry;
+  readonly serving: ServingConfig;
+  readonly counters: WsCounters = { messages: 0, errors: 0 };
+  readonly encodeMs = new RollingStats(600);
+  readonly broadcastMs = new RollingStats(600);
+  lastFrame: PublishedFrame | null = null;
+  private readonly logger?: Logger;
+
+  constructor(private readonly setup: SceneSetup, opts: HostOptions) {
+    this.name = opts.name;
+    this.scene = setup.scene;
+    this.geo = setup.geo;
+    this.map = setup.map;
+    this.policy = setup.policy;
+    this.logger = opts.logger;
+    this.serving = { ...DEFAULT_SERVING_CONFIG, ...opts.serving };
+    this.clients = new ClientRegistry(() => this.serving.max_queue);
+    this.runner = new SceneRunner(this.scene, {
+      publishHz: this.serving.publish_hz,
+      onError: (err) => this.logger?.error({ err, scene: this.name }, 'simulation step failed'),
+    });
+    this.runner.addSink(this);
+    this.scene.on((e) => this.logEvent(e));
+  }
+
+  /** The WebSocket sink: one JSON encoding per frame for every client. */
+  publish(frame: PublishedFrame): void {
+    this.lastFrame = frame;
+    if (this.clients.size === 0) return;
+    const t0 = performance.now();
+    const text = JSON.stringify(buildNpcStatesFrame(this.geo, frame.snapshot, frame.state, frame.wallTimeS));
+    const t1 = performance.now();
+    this.clients.broadcast(text);
+    this.encodeMs.push(t1 - t0);
+    this.broadcastMs.push(performance.now() - t0);
+  }
+
+  config(): SessionConfig {
+    return { ...this.scene.config, ...this.serving };
+  }
+
+  /** Applies a settings patch all or nothing: a refused setting leaves every other one as it was. */
+  configure(patch: Partial<SessionConfig>): SessionConfig {
+    const { publish_hz, max_queue, ...scenePatch } = patch;
+    this.scene.configure(scenePatch);
+    if (publish_hz !== undefined && publish_hz !== this.serving.publish_hz) {
+      try {
+        this.runner.setPublishHz(publish_hz);
+      } catch (err) {
+        throw new InputError((err as Error).message);
+      }
+      this.serving.publish_hz = publish_hz;
+    }
+    if (max_queue !== undefined) this.serving.max_queue = max_queue;
+    return this.config();
+  }
+
+  status(): Record<string, unknown> {
+    const scene = this.scene;
+    const stats = this.runner.stats;
+    return {
+      scene: this.name,
+      state: this.runner.state,
+      step: scene.steps,
+      sim_time_s: Math.round(scene.time * 1000) / 1000,
+      publish_hz: this.serving.publish_hz,
+      map: this.map.label,
+      origin: this.geo.origin,
+      convergence_deg: this.geo.originConvergenceDeg,
+      policy: this.policy.metadata.source_file ?? this.policy.modelPath,
+      egos: scene.snapshot().egos.map(egoEntry),
+      npcs: scene.npcCount,
+      clients: this.clients.size,
+      timings: scene.timings ? roundTimings(scene.timings) : null,
+      loop: stats,
+      dropped_frames: this.clients.dropped(),
+      encode_ms: this.encodeMs.summary(),
+      broadcast_ms: this.broadcastMs.summary(),
+      ws_messages: this.counters.messages,
+      ws_errors: this.counters.errors,
+      ego_collision_steps: scene.egoCollisionSteps,
+      quality: scene.quality.summary(),
+      rss_mb: Math.round(process.memoryUsage().rss / 1e5) / 10,
+    };
+  }
+
+  private logEvent(e: SceneEvent): void {
+    const log = this.logger;
+    if (!log) return;
+    const ctx = { scene: this.name, ego_id: e.egoId, sim_time_s: Math.round(e.t * 1000) / 1000 };
+    switch (e.type) {
+      case 'ego_connected': return log.info(ctx, `ego ${e.egoId} connected`);
+      case 'ego_resumed': return log.info(ctx, `ego ${e.egoId} is live again`);
+      case 'ego_stale': return log.warn({ ...ctx, age_s: e.ageS }, `ego ${e.egoId} is stale (no update for ${e.ageS.toFixed(1)} s): NPCs no longer see it`);
+      case 'ego_forgotten': return log.info({ ...ctx, reason: e.reason }, `ego ${e.egoId} forgotten (${e.reason})`);
+      case 'ego_collided': return log.warn({ ...ctx, npcs: e.npcIds }, `ego ${e.egoId} collided${e.npcIds.length ? ` with NPC ${e.npcIds.join(', ')}` : ''}`);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.runner.close();
+    this.clients.closeAll();
+    await this.setup.release();
+  }
+}
+
+function roundTimings(t: NonNullable<LiveScene['timings']>) {
+  const r = (v: number) => Math.round(v * 1000) / 1000;
+  return { obs_ms: r(t.obs_ms), inference_ms: r(t.inference_ms), dynamics_ms: r(t.dynamics_ms), engine_ms: r(t.total_ms), scene_ms: r(t.scene_ms), npcs: t.npcs };
+}

@@ -1,0 +1,187 @@
+/**
+ * Paces a scene in real time: simulation time follows the wall clock while running and stands still while
+ * paused. Every 1/publish_hz s the runner advances the scene to the current simulation time (running the
+ * 0.1 s policy steps due) and hands a frame to its sinks; while paused or stopped, sinks get a frame saying
+ * so once a second. One loop, one Pacer on one Clock (src/time): changing the rate re-anchors the schedule
+ * and never restarts or starves it.
+ */
+import type { LiveScene, SceneSnapshot } from '../scene/index.js';
+import { POLICY_DT } from '../traffic/engine.js';
+import { createSystemClock, type Clock } from '../time/clock.js';
+import { Pacer } from '../time/pacer.js';
+import type { RunState } from './wire.js';
+
+export interface PublishedFrame {
+  readonly snapshot: SceneSnapshot;
+  readonly state: RunState;
+  /** wall-clock time of the frame, seconds since the Unix epoch */
+  readonly wallTimeS: number;
+}
+
+/** Where frames go: WebSocket clients now; recorders and other protocols plug in the same way. */
+export interface FrameSink {
+  publish(frame: PublishedFrame): void;
+}
+
+export interface RunnerOptions {
+  publishHz?: number;
+  clock?: Clock;
+  /** epoch seconds (default Date.now()/1000), injectable for tests */
+  epochNow?: () => number;
+  onError?: (err: unknown) => void;
+}
+
+export const MIN_PUBLISH_HZ = 10;
+export const MAX_PUBLISH_HZ = 50;
+/** While paused or stopped, a frame saying so this often [s]. */
+const IDLE_FRAME_PERIOD_S = 1;
+/** Behind by more than this, simulation time slips instead of running a burst of policy steps. */
+const MAX_CATCH_UP_S = 2 * POLICY_DT;
+
+export interface RunnerStats {
+  ticks: number;
+  overruns: number;
+  skippedTicks: number;
+  /** frames handed to the sinks */
+  frames: number;
+  /** simulation time given up after stalls, so the scene never runs a burst of steps [s] */
+  slippedS: number;
+  stepErrors: number;
+}
+
+export class SceneRunner {
+  private readonly clock: Clock;
+  private readonly pacer: Pacer;
+  private readonly epochNow: () => number;
+  private readonly sinks = new Set<FrameSink>();
+  private runState: RunState = 'stopped';
+  private simAnchor = 0;
+  private wallAnchor = 0;
+  private lastIdleFrame = -Infinity;
+  private closed = false;
+  private readonly done: Promise<void>;
+  private slippedS = 0;
+  private frames = 0;
+  private stepErrors = 0;
+  private hz: number;
+  private ticking: Promise<void> = Promise.resolve();
+
+  constructor(readonly scene: LiveScene, private readonly opts: RunnerOptions = {}) {
+    this.clock = opts.clock ?? createSystemClock({ spinS: 0 });
+    this.epochNow = opts.epochNow ?? (() => Date.now() / 1000);
+    this.hz = checkHz(opts.publishHz ?? MIN_PUBLISH_HZ);
+    this.pacer = new Pacer(1 / this.hz);
+    this.pacer.start(this.clock.now());
+    this.done = this.loop();
+  }
+
+  get state(): RunState {
+    return this.runState;
+  }
+
+  get publishHz(): number {
+    return this.hz;
+  }
+
+  get stats(): RunnerStats {
+    const p = this.pacer.stats;
+    return { ticks: p.ticks, overruns: p.overruns, skippedTicks: p.skippedTicks, frames: this.frames, slippedS: this.slippedS, stepErrors: this.stepErrors };
+  }
+
+  addSink(sink: FrameSink): void {
+    this.sinks.add(sink);
+  }
+
+  removeSink(sink: FrameSink): void {
+    this.sinks.delete(sink);
+  }
+
+  /** The current simulation time: what an input arriving now is stamped with. */
+  simNow(): number {
+    return this.runState === 'running' ? this.simAnchor + (this.clock.now() - this.wallAnchor) : this.simAnchor;
+  }
+
+  setPublishHz(hz: number): void {
+    this.hz = checkHz(hz);
+    this.pacer.setPeriod(1 / this.hz);
+  }
+
+  start(): void {
+    if (this.runState === 'running') return;
+    this.anchor(this.simAnchor);
+    this.runState = 'running';
+  }
+
+  pause(): void {
+    if (this.runState !== 'running') return;
+    this.simAnchor = this.simNow();
+    this.runState = 'paused';
+    this.lastIdleFrame = -Infinity;
+  }
+
+  /** The scene back to time 0 (see LiveScene.reset) once the step under way is done; the run state stays. */
+  async reset(): Promise<void> {
+    await this.ticking;
+    this.scene.reset();
+    this.anchor(0);
+  }
+
+  private anchor(simTime: number): void {
+    this.simAnchor = simTime;
+    this.wallAnchor = this.clock.now();
+  }
+
+  /** Ends the loop (after the tick under way). */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.runState = 'stopped';
+    await this.done;
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.closed) {
+      await this.clock.sleepUntil(this.pacer.due);
+      if (this.closed) break;
+      this.pacer.begin(this.clock.now());
+      this.ticking = this.tick().catch((err: unknown) => {
+        this.stepErrors++;
+        this.opts.onError?.(err);
+      });
+      await this.ticking;
+    }
+  }
+
+  private async tick(): Promise<void> {
+    if (this.runState !== 'running') {
+      const now = this.clock.now();
+      if (now - this.lastIdleFrame >= IDLE_FRAME_PERIOD_S) {
+        this.lastIdleFrame = now;
+        this.publish(this.scene.snapshot(this.simAnchor));
+      }
+      return;
+    }
+    let t = this.simNow();
+    const behind = t - this.scene.nextStepTime;
+    if (behind > MAX_CATCH_UP_S) {
+      // a stall (a blocked process, a debugger): give the time up rather than run a burst of steps
+      const slip = behind - POLICY_DT;
+      this.slippedS += slip;
+      this.wallAnchor += slip;
+      t -= slip;
+    }
+    await this.scene.advanceTo(t);
+    if (this.runState !== 'running') return; // paused or closed while the step ran
+    this.publish(this.scene.snapshot(t));
+  }
+
+  private publish(snapshot: SceneSnapshot): void {
+    const frame: PublishedFrame = { snapshot, state: this.runState, wallTimeS: this.epochNow() };
+    this.frames++;
+    for (const s of this.sinks) s.publish(frame);
+  }
+}
+
+function checkHz(hz: number): number {
+  if (!(hz >= MIN_PUBLISH_HZ && hz <= MAX_PUBLISH_HZ)) throw new RangeError(`publish_hz must be within ${MIN_PUBLISH_HZ}–${MAX_PUBLISH_HZ}, got ${hz}`);
+  return hz;
+}

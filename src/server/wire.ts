@@ -1,0 +1,108 @@
+/**
+ * The protocol adapters between the scene (map frame, simulation time) and the wire: GNSS ego_state → an
+ * ego report in the map frame, and the one npc_states frame builder (also used for the REST NPC list, so
+ * both round the same way).
+ */
+import type { GeoFrame } from '../geo/frame.js';
+import type { EgoReport, EgoState, NpcState, SceneSnapshot } from '../scene/index.js';
+
+const r3 = (v: number) => Math.round(v * 1000) / 1000;
+const r7 = (v: number) => Math.round(v * 1e7) / 1e7;
+
+export interface GnssEgo {
+  lat: number;
+  lon: number;
+  /** degrees clockwise from true north */
+  heading: number;
+  speed: number;
+  length?: number;
+  width?: number;
+}
+
+export function egoReportFromGnss(geo: GeoFrame, egoId: string, d: GnssEgo, clientTimestamp?: number): EgoReport {
+  const p = geo.toLocal(d.lat, d.lon);
+  return {
+    egoId, x: p.x, y: p.y, yaw: geo.headingToYaw(d.heading, d.lat, d.lon), speed: d.speed,
+    length: d.length, width: d.width, clientTimestamp: clientTimestamp ?? null,
+  };
+}
+
+/** A point given as {x, y} (map metres) or {lat, lon}. */
+export function mapPoint(geo: GeoFrame, p: { x?: number; y?: number; lat?: number; lon?: number }): { x: number; y: number } | null {
+  const hasXY = p.x !== undefined && p.y !== undefined;
+  const hasLL = p.lat !== undefined && p.lon !== undefined;
+  if (hasXY === hasLL) return null;
+  return hasXY ? { x: p.x as number, y: p.y as number } : geo.toLocal(p.lat as number, p.lon as number);
+}
+
+export interface NpcEntry {
+  id: number;
+  x: number;
+  y: number;
+  lat: number;
+  lon: number;
+  yaw: number;
+  heading: number;
+  speed: number;
+  vx: number;
+  vy: number;
+  length: number;
+  width: number;
+  collided: boolean;
+  offroad: boolean;
+}
+
+export function npcEntry(geo: GeoFrame, n: NpcState): NpcEntry {
+  const ll = geo.toLatLon(n.x, n.y);
+  return {
+    id: n.id, x: r3(n.x), y: r3(n.y), lat: r7(ll.lat), lon: r7(ll.lon), yaw: r3(n.yaw),
+    heading: r3(geo.yawToHeading(n.yaw, n.x, n.y)), speed: r3(n.speed), vx: r3(n.vx), vy: r3(n.vy),
+    length: r3(n.length), width: r3(n.width), collided: n.collided, offroad: n.offroad,
+  };
+}
+
+/** An NPC for GET /api/npcs: the frame entry plus its goal and whether the scene spawned it. */
+export function npcDetail(geo: GeoFrame, n: NpcState) {
+  return { ...npcEntry(geo, n), goal_x: r3(n.goalX), goal_y: r3(n.goalY), auto: n.auto };
+}
+
+export function egoEntry(e: EgoState) {
+  return {
+    ego_id: e.egoId, x: r3(e.x), y: r3(e.y), yaw: r3(e.yaw), speed: r3(e.speed), length: r3(e.length), width: r3(e.width),
+    stale: e.stale, collided: e.collided, timestamp: e.clientTimestamp,
+  };
+}
+
+export type RunState = 'running' | 'paused' | 'stopped';
+
+export interface NpcStatesFrame {
+  type: 'npc_states';
+  /** wall-clock time of the frame, seconds since the Unix epoch */
+  timestamp: number;
+  /** simulation time shown [s] */
+  sim_time_s: number;
+  step: number;
+  state: RunState;
+  npcs: NpcEntry[];
+  metrics: { sim_time_ms: number; policy_time_ms: number; total_time_ms: number; num_active_npcs: number };
+  egos: Array<ReturnType<typeof egoEntry>>;
+}
+
+export function buildNpcStatesFrame(geo: GeoFrame, s: SceneSnapshot, state: RunState, wallTimeS: number): NpcStatesFrame {
+  const t = s.timings;
+  return {
+    type: 'npc_states',
+    timestamp: wallTimeS,
+    sim_time_s: r3(s.time),
+    step: s.step,
+    state,
+    npcs: s.npcs.map((n) => npcEntry(geo, n)),
+    metrics: {
+      sim_time_ms: t ? r3(t.scene_ms - t.inference_ms) : 0,
+      policy_time_ms: t ? r3(t.inference_ms) : 0,
+      total_time_ms: t ? r3(t.scene_ms) : 0,
+      num_active_npcs: s.npcs.length,
+    },
+    egos: s.egos.map(egoEntry),
+  };
+}
