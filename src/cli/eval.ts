@@ -4,6 +4,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { loadMapFile } from '../map/scene-json.js';
+import { outcomeRates, sumOutcomes } from '../scene/quality.js';
 import { PolicySession, resolvePolicyModel } from '../policy/index.js';
 import { evaluateScene, type SceneResult } from '../traffic/evaluate.js';
 import { UsageError, type Command } from './commands.js';
@@ -53,10 +54,9 @@ export function parseEvalArgs(argv: string[]): EvalArgs {
   return args;
 }
 
+/** Rates over every controlled agent of every scene (GPUDrive counts each outcome once per agent). */
 export function totals(results: readonly SceneResult[]) {
-  const agents = results.reduce((a, r) => a + r.agents, 0);
-  const rate = (k: 'goal' | 'collided' | 'offroad') => (agents === 0 ? 0 : results.reduce((a, r) => a + r[k], 0) / agents);
-  return { agents, goal_rate: rate('goal'), collision_rate: rate('collided'), offroad_rate: rate('offroad') };
+  return outcomeRates(sumOutcomes(results));
 }
 
 export const evalCommand: Command = {

@@ -62,8 +62,8 @@ export interface MapBounds {
   maxY: number;
 }
 
-/** Steps due at t: a tolerance keeps 3·0.1 (0.30000000000000004) from missing the step due at 0.3. */
-const TIME_EPS = 1e-9;
+/** Steps due at t: a tolerance (1 µs) keeps 3·0.1 = 0.30000000000000004, or a time computed from the wall clock, from missing the step due at 0.3. */
+const TIME_EPS = 1e-6;
 
 export function mapBounds(map: LoadedMap): MapBounds {
   let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;

@@ -14,7 +14,7 @@ import type { RunState } from './wire.js';
 export interface PublishedFrame {
   readonly snapshot: SceneSnapshot;
   readonly state: RunState;
-  /** wall-clock time of the frame, seconds since the Unix epoch */
+  /** wall-clock time at which simulation time was the frame's time, seconds since the Unix epoch */
   readonly wallTimeS: number;
 }
 
@@ -65,10 +65,14 @@ export class SceneRunner {
   private stepErrors = 0;
   private hz: number;
   private ticking: Promise<void> = Promise.resolve();
+  private wake: () => void = () => {};
+  /** epoch seconds − clock seconds */
+  private readonly epochOffset: number;
 
   constructor(readonly scene: LiveScene, private readonly opts: RunnerOptions = {}) {
     this.clock = opts.clock ?? createSystemClock({ spinS: 0 });
-    this.epochNow = opts.epochNow ?? (() => Date.now() / 1000);
+    this.epochNow = opts.epochNow ?? (() => (performance.timeOrigin + performance.now()) / 1000);
+    this.epochOffset = this.epochNow() - this.clock.now();
     this.hz = checkHz(opts.publishHz ?? MIN_PUBLISH_HZ);
     this.pacer = new Pacer(1 / this.hz);
     this.pacer.start(this.clock.now());
@@ -103,13 +107,28 @@ export class SceneRunner {
 
   setPublishHz(hz: number): void {
     this.hz = checkHz(hz);
-    this.pacer.setPeriod(1 / this.hz);
+    this.align();
   }
 
   start(): void {
     if (this.runState === 'running') return;
     this.anchor(this.simAnchor);
     this.runState = 'running';
+    this.align();
+  }
+
+  /**
+   * Puts the ticks on the simulation-time grid of the publish period (multiples of 1/publish_hz), so with
+   * a rate that divides 10 Hz every policy step runs on a tick, at the moment it is due.
+   */
+  private align(): void {
+    const period = 1 / this.hz;
+    const now = this.clock.now();
+    const sim = this.runState === 'running' ? this.simAnchor + (now - this.wallAnchor) : this.simAnchor;
+    const next = Math.ceil(sim / period - 1e-6) * period;
+    this.pacer.setPeriod(period);
+    this.pacer.start(now + (this.runState === 'running' ? next - sim : 0));
+    this.wake();
   }
 
   pause(): void {
@@ -124,6 +143,7 @@ export class SceneRunner {
     await this.ticking;
     this.scene.reset();
     this.anchor(0);
+    this.align();
   }
 
   private anchor(simTime: number): void {
@@ -135,15 +155,21 @@ export class SceneRunner {
   async close(): Promise<void> {
     this.closed = true;
     this.runState = 'stopped';
+    this.wake();
     await this.done;
   }
 
   private async loop(): Promise<void> {
     while (!this.closed) {
-      await this.clock.sleepUntil(this.pacer.due);
+      // a re-aligned schedule (a new rate, a start) wakes the loop instead of letting it sleep to the old tick
+      const wake = new Promise<void>((resolve) => (this.wake = resolve));
+      await Promise.race([this.clock.sleepUntil(this.pacer.due), wake]);
       if (this.closed) break;
-      this.pacer.begin(this.clock.now());
-      this.ticking = this.tick().catch((err: unknown) => {
+      if (this.clock.now() < this.pacer.due) continue;
+      const due = this.pacer.due;
+      const periods = this.pacer.begin(this.clock.now());
+      // the tick stands for the latest point of the schedule's grid it has reached
+      this.ticking = this.tick(due + (periods - 1) * this.pacer.period).catch((err: unknown) => {
         this.stepErrors++;
         this.opts.onError?.(err);
       });
@@ -151,16 +177,18 @@ export class SceneRunner {
     }
   }
 
-  private async tick(): Promise<void> {
+  private async tick(gridWall: number): Promise<void> {
     if (this.runState !== 'running') {
       const now = this.clock.now();
       if (now - this.lastIdleFrame >= IDLE_FRAME_PERIOD_S) {
         this.lastIdleFrame = now;
-        this.publish(this.scene.snapshot(this.simAnchor));
+        this.publish(this.scene.snapshot(this.simAnchor), this.epochOffset + now);
       }
       return;
     }
-    let t = this.simNow();
+    let t = this.simAnchor + (gridWall - this.wallAnchor);
+    const onGrid = Math.round(t * this.hz) / this.hz;
+    if (Math.abs(onGrid - t) < 1e-6) t = onGrid; // the grid point itself, free of clock rounding
     const behind = t - this.scene.nextStepTime;
     if (behind > MAX_CATCH_UP_S) {
       // a stall (a blocked process, a debugger): give the time up rather than run a burst of steps
@@ -171,11 +199,12 @@ export class SceneRunner {
     }
     await this.scene.advanceTo(t);
     if (this.runState !== 'running') return; // paused or closed while the step ran
-    this.publish(this.scene.snapshot(t));
+    // stamped with the wall-clock time at which simulation time was t (not when the step finished)
+    this.publish(this.scene.snapshot(t), this.epochOffset + this.wallAnchor + (t - this.simAnchor));
   }
 
-  private publish(snapshot: SceneSnapshot): void {
-    const frame: PublishedFrame = { snapshot, state: this.runState, wallTimeS: this.epochNow() };
+  private publish(snapshot: SceneSnapshot, wallTimeS: number): void {
+    const frame: PublishedFrame = { snapshot, state: this.runState, wallTimeS };
     this.frames++;
     for (const s of this.sinks) s.publish(frame);
   }

@@ -1,0 +1,158 @@
+import { writeFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadMapFile } from '../../src/map/scene-json.js';
+import { PolicySession } from '../../src/policy/session.js';
+import { LiveScene } from '../../src/scene/index.js';
+import { SceneRunner, type PublishedFrame } from '../../src/server/runner.js';
+import { VirtualClock } from '../../src/time/clock.js';
+import { PROJECT_ROOT } from '../helpers/shared.js';
+import { TestClient, startServer, testModel } from '../helpers/server-fixture.js';
+
+let policy: PolicySession;
+beforeAll(async () => {
+  policy = await PolicySession.load(testModel());
+});
+afterAll(async () => policy?.release());
+
+const TRACK = loadMapFile(join(PROJECT_ROOT, 'maps', 'demo-track.json'));
+
+function collect(runner: SceneRunner, until: (frames: PublishedFrame[]) => boolean): Promise<PublishedFrame[]> {
+  const frames: PublishedFrame[] = [];
+  return new Promise((resolve) => {
+    runner.addSink({
+      publish(f) {
+        frames.push(f);
+        if (until(frames)) resolve(frames);
+      },
+    });
+  });
+}
+
+describe('scene runner on a virtual clock', () => {
+  it('publishes at publish_hz, each frame stamped with its simulation time; NPCs step every 0.1 s of it', async () => {
+    const clock = new VirtualClock(1000);
+    const scene = new LiveScene(TRACK, policy.fork(), { npc_target: 4 });
+    scene.reset();
+    const runner = new SceneRunner(scene, { clock, publishHz: 20, epochNow: () => clock.now() });
+    runner.start();
+    const frames = await collect(runner, (f) => f.length >= 41);
+    await runner.close();
+    const times = frames.slice(0, 41).map((f) => f.snapshot.time);
+    expect(times[40] - times[0]).toBeCloseTo(2.0, 9);
+    for (let i = 1; i < 41; i++) expect(times[i] - times[i - 1]).toBeCloseTo(0.05, 9);
+    expect(frames[40].snapshot.step - frames[0].snapshot.step).toBe(20);
+    expect(frames.every((f) => f.state === 'running')).toBe(true);
+    expect(runner.stats.overruns).toBe(0);
+  });
+
+  it('while paused simulation time stands still and a frame says so once a second', async () => {
+    const clock = new VirtualClock(0);
+    const scene = new LiveScene(TRACK, policy.fork(), { npc_target: 2 });
+    scene.reset();
+    const runner = new SceneRunner(scene, { clock, publishHz: 50, epochNow: () => clock.now() });
+    runner.start();
+    await collect(runner, (f) => f.length >= 10);
+    runner.pause();
+    const pausedAt = runner.simNow();
+    const start = clock.now();
+    const frames = await collect(runner, (f) => f.filter((x) => x.state === 'paused').length >= 4);
+    const paused = frames.filter((f) => f.state === 'paused');
+    await runner.close();
+    expect(paused.length).toBe(4);
+    expect(clock.now() - start).toBeGreaterThan(2.9);
+    expect(clock.now() - start).toBeLessThan(3.1);
+    expect(paused.every((f) => f.snapshot.time === pausedAt)).toBe(true);
+    expect(runner.simNow()).toBe(pausedAt);
+  });
+
+  it('a setting changed on every tick never starves the loop', async () => {
+    const clock = new VirtualClock(0);
+    const scene = new LiveScene(TRACK, policy.fork(), { npc_target: 2 });
+    scene.reset();
+    const runner = new SceneRunner(scene, { clock, publishHz: 10, epochNow: () => clock.now() });
+    runner.start();
+    let k = 0;
+    runner.addSink({ publish: () => runner.setPublishHz(10 + (k++ % 5) * 10) });
+    const frames = await collect(runner, (f) => f.length >= 100);
+    await runner.close();
+    expect(frames.length).toBe(100);
+    expect(clock.now()).toBeLessThan(10.1); // 100 frames at ≤ 100 ms each
+    expect(() => runner.setPublishHz(5)).toThrow(/publish_hz must be within 10–50/);
+  });
+});
+
+describe('real time: simulation time follows the wall clock', () => {
+  it('at 10, 20 and 50 Hz an NPC moves per wall-clock second as fast as its reported speed (within 2 %)', async () => {
+    const { server, wsUrl, url } = await startServer({ config: { npc_target: 10 } });
+    try {
+      for (const hz of [10, 20, 50]) {
+        await fetch(`${url}/api/config`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ publish_hz: hz }) });
+        const c = new TestClient(wsUrl);
+        await c.opened();
+        await new Promise((r) => setTimeout(r, 1500));
+        c.close();
+        const frames = c.messages.filter((m) => m.type === 'npc_states' && m.state === 'running').slice(2);
+        expect(frames.length).toBeGreaterThan(hz);
+        // frames are stamped on the grid of the publish period, in simulation and in wall-clock time
+        for (let i = 1; i < frames.length; i++) {
+          expect(frames[i].timestamp - frames[i - 1].timestamp).toBeCloseTo(1 / hz, 6);
+          expect(frames[i].sim_time_s - frames[i - 1].sim_time_s).toBeCloseTo(1 / hz, 2);
+        }
+        // what the client sees on its own clock: the distance an NPC covers per second is its reported speed
+        let path = 0, expected = 0;
+        for (let i = 1; i < frames.length; i++) {
+          const dtWall = (frames[i].__received - frames[i - 1].__received) / 1000;
+          for (const n of frames[i].npcs) {
+            const p = frames[i - 1].npcs.find((q: { id: number }) => q.id === n.id);
+            if (!p) continue;
+            path += Math.hypot(n.x - p.x, n.y - p.y);
+            expected += p.speed * dtWall;
+          }
+        }
+        expect(expected).toBeGreaterThan(10);
+        expect(Math.abs(path / expected - 1)).toBeLessThan(0.02);
+      }
+      expect(server.host.runner.stats.overruns).toBe(0);
+    } finally {
+      await server.close();
+    }
+  }, 20000);
+});
+
+describe('several scenes in one process', () => {
+  it('hosts two scenes with their own maps, streams and REST under their prefixes', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vils-scenes-'));
+    const straight = join(dir, 'straight.json');
+    writeFileSync(straight, JSON.stringify({
+      name: 'straight',
+      roads: [
+        { type: 'road_edge', geometry: [{ x: -300, y: -6 }, { x: 300, y: -6 }] },
+        { type: 'road_edge', geometry: [{ x: -300, y: 6 }, { x: 300, y: 6 }] },
+        { type: 'lane', geometry: [{ x: -300, y: -2 }, { x: 300, y: -2 }] },
+        { type: 'lane', geometry: [{ x: -300, y: 2 }, { x: 300, y: 2 }] },
+      ],
+    }));
+    const { server, url, wsUrl } = await startServer({ config: { npc_target: 6 }, scenes: [{ name: 'b', mapPath: straight, config: { npc_target: 3, publish_hz: 20 } }] });
+    try {
+      const a = await (await fetch(`${url}/api/status`)).json();
+      const b = await (await fetch(`${url}/scenes/b/api/status`)).json();
+      expect(a).toMatchObject({ scene: 'default', map: 'demo-track.json', npcs: 6, publish_hz: 10 });
+      expect(b).toMatchObject({ scene: 'b', map: 'straight.json', npcs: 3, publish_hz: 20 });
+      const ca = new TestClient(wsUrl);
+      const cb = new TestClient(wsUrl.replace('/ws/', '/scenes/b/ws/'));
+      await Promise.all([ca.opened(), cb.opened()]);
+      const fa = await ca.next((m) => m.type === 'npc_states' && m.step > 3);
+      const fb = await cb.next((m) => m.type === 'npc_states' && m.step > 3);
+      expect(fa.npcs.length).toBe(6);
+      expect(fb.npcs.length).toBe(3);
+      expect(fb.npcs.every((n: { y: number }) => Math.abs(n.y) < 6)).toBe(true);
+      expect(((await (await fetch(`${url}/api/health`)).json()) as { scenes: string[] }).scenes).toEqual(['default', 'b']);
+      ca.close();
+      cb.close();
+    } finally {
+      await server.close();
+    }
+  }, 20000);
+});
