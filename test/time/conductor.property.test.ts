@@ -250,12 +250,12 @@ function runScenario(s: Scenario, sys: System, t: Tally): void {
   }
 }
 
-const scenarioArb = (mode: ConductorMode, ticks: number) =>
+const scenarioArb = (mode: ConductorMode, ticks: number): fc.Arbitrary<Scenario> =>
   fc.record({
     mode: fc.constant(mode),
     coreStep: fc.constantFrom(1, 2, 5, 10, 1000),
     stepMults: mode === 'lockstep' ? fc.array(fc.constant(1), { minLength: 1, maxLength: 10 }) : fc.array(fc.integer({ min: 1, max: 8 }), { minLength: 1, maxLength: 10 }),
-    wallMults: mode === 'realtime' ? fc.array(fc.integer({ min: 1, max: 4 }), { minLength: 0, maxLength: 2 }) : fc.constant([]),
+    wallMults: mode === 'realtime' ? fc.array(fc.integer({ min: 1, max: 4 }), { minLength: 0, maxLength: 2 }) : fc.constant<number[]>([]),
     dmaxExtra: fc.integer({ min: 0, max: 40 }),
     speeds: fc.array(fc.double({ min: 0.05, max: 1, noNaN: true }), { minLength: 1, maxLength: 10 }),
     coreSpeed: fc.double({ min: 0.1, max: 1, noNaN: true }),
