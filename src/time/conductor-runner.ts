@@ -5,9 +5,12 @@
  * Core schedule:
  *   - greedy (speed = Infinity, the default outside realtime): the core counts up, by the rule, as far as it
  *     may whenever an asset reports, joins or leaves: Hakoniwa's as-fast-as-possible conductor.
- *   - paced (a finite speed; realtime defaults to 1): Tc follows the clock, Tc ≈ Tc0 + speed·(now − t0) on the
- *     core grid, on a Pacer tick; still only by the rule, so a retained core catches up (count-up by count-up)
- *     once the asset that held it reports. In realtime nothing simulated can hold it.
+ *   - paced (a finite speed): the core counts up once per Pacer tick of ΔTc/speed seconds, by the rule, and a
+ *     retained count-up is simply lost (Hakoniwa's core at its wall interval Δtc): Tc runs at `speed` when the
+ *     assets keep up and slower when they do not, never in a burst to catch up.
+ *   - realtime (speed defaults to 1): the wall clock is the master, Tc ≈ Tc0 + speed·(now − t0) on the core
+ *     grid, counted up count-up by count-up to that target at every tick (it does catch up after a late tick);
+ *     only wall-clock assets may hold it, and they keep up by construction.
  *
  * In-process assets are async functions step(fromUs, toUs); each runs its own loop: when the rule lets it
  * progress it runs the step and then counts up, otherwise it counts a retained count-up and waits for Tc to
@@ -35,7 +38,7 @@ export interface RunnerOptions {
   readonly clock?: Clock;
   /** Simulated seconds per clock second for a paced core; Infinity = greedy. Default: 1 in realtime, Infinity otherwise. */
   readonly speed?: number;
-  /** Pacer tick of a paced core [s] (default: one core step at `speed`, at least 1 ms). */
+  /** Pacer tick [s] (default: one core step at `speed`; in realtime at least 1 ms). Outside realtime it sets the pace. */
   readonly tickS?: number;
   /** Stop when Tc reaches this [µs] and no asset in sync can progress any more without passing it. */
   readonly endUs?: number;
@@ -103,7 +106,8 @@ export class ConductorRunner {
     this.speed = opts.speed ?? (conductor.mode === 'realtime' ? 1 : Infinity);
     if (!(this.speed > 0)) throw new RangeError(`speed must be positive (Infinity: greedy), got ${this.speed}`);
     if (conductor.mode === 'realtime' && !Number.isFinite(this.speed)) throw new RangeError('realtime needs a finite speed (the wall clock is the master)');
-    this.tickS = opts.tickS ?? Math.max(0.001, conductor.coreStepUs / 1e6 / this.speed);
+    const stepS = conductor.coreStepUs / 1e6 / this.speed;
+    this.tickS = opts.tickS ?? (conductor.mode === 'realtime' ? Math.max(0.001, stepS) : stepS);
     this.endUs = opts.endUs ?? Infinity;
     this.timeoutS = opts.assetTimeoutS ?? 2;
     this.check = opts.checkInvariants ?? true;
@@ -192,12 +196,16 @@ export class ConductorRunner {
     let sleepingUntil = NaN;
     while (!this.stopped) {
       const now = this.clock.now();
-      if (pacer && now >= pacer.due) pacer.begin(now);
+      let ticked = false;
+      if (pacer && now >= pacer.due) {
+        pacer.begin(now);
+        ticked = true;
+      }
       if (now >= nextSweep) {
         this.sweep(now);
         nextSweep = now + sweepS;
       }
-      this.countUpCore(now);
+      this.countUpCore(now, ticked);
       if (this.done()) break;
       const wake = new Promise<void>((resolve) => (this.wakeCore = resolve));
       const until = pacer ? Math.min(pacer.due, nextSweep) : nextSweep;
@@ -221,14 +229,14 @@ export class ConductorRunner {
     };
   }
 
-  /** The simulated time the clock says the core should be at [µs] (paced), Infinity when greedy. */
+  /** The simulated time the clock says the core should be at [µs] (realtime), Infinity when greedy. */
   private targetUs(now: number): number {
     if (!this.paced) return Infinity;
     const step = this.conductor.coreStepUs;
     return this.tc0 + Math.floor(((now - this.startS) * this.speed * 1e6) / step + 1e-9) * step;
   }
 
-  private countUpCore(now: number): void {
+  private countUpCore(now: number, ticked: boolean): void {
     const c = this.conductor;
     const target = Math.min(this.targetUs(now), this.endUs);
     // wall-clock assets first: they are the master and drag Tc
@@ -243,7 +251,9 @@ export class ConductorRunner {
       }
     }
     if (c.size === 0 && !this.paced) return; // greedy: nothing to synchronise, nothing to wait for
-    while (c.timeUs + c.coreStepUs <= target && c.countUpCore()) this.afterChange();
+    if (this.paced && c.mode !== 'realtime') {
+      if (ticked && c.timeUs + c.coreStepUs <= this.endUs && c.countUpCore()) this.afterChange();
+    } else while (c.timeUs + c.coreStepUs <= target && c.countUpCore()) this.afterChange();
     if (c.timeUs !== this.lastTc) {
       this.lastTc = c.timeUs;
       for (const fn of this.tcListeners) fn(c.timeUs);
