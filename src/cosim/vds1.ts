@@ -249,14 +249,17 @@ export class Vds1CmdReceiver<T extends CmdTarget> {
     checkVersion(version);
   }
 
-  /** The target of an accepted CMD (its fields in `cmd`), or null when dropped (reason in `lastReject`). */
-  receive(buf: Buffer, len = buf.length): T | null {
+  /**
+   * The target of an accepted CMD (its fields in `cmd`), or null when dropped (reason in `lastReject`).
+   * `defaultVehicleId` is the target of a v1–v3 CMD (e.g. the vehicle of the channel it arrived on).
+   */
+  receive(buf: Buffer, len = buf.length, defaultVehicleId = this.defaultVehicleId): T | null {
     this.received++;
     const cmd = this.cmd;
     let reason = decodeCmd(buf, len, this.version, cmd);
     let target: T | undefined;
     if (reason === null) {
-      target = this.lookup(this.version >= 4 ? cmd.vehicleId : this.defaultVehicleId);
+      target = this.lookup(this.version >= 4 ? cmd.vehicleId : defaultVehicleId);
       if (target === undefined) reason = 'unknown_vehicle';
       else if (cmd.seq !== 0 && cmd.seq <= target.lastSeq) reason = 'stale_seq';
     }

@@ -1,0 +1,114 @@
+/**
+ * The JSON data port (VDSim's GUI data port, spec §4) as a fastify plugin, over any VehiclePorts (src/cosim):
+ *
+ *   POST /api/io            {vehicle?, throttle?, brake?, steer?} → that vehicle's command; replies with the state
+ *   GET  /api/io            the state snapshot (VDSim: GET /api/io and /api/state)
+ *   GET  /api/io/targets    each vehicle's UDP JSON telemetry configuration
+ *   PUT  /api/io/targets    {vehicle?, enabled?, rate?, send_state?, send_cmd?, targets?: [{ip, port}]}
+ *                           (POST is accepted too: VDSim's GUI uses POST)
+ *
+ * As in VDSim, an unknown vehicle is answered with 200 and `{"error": "unknown vehicle N", "vehicles": [...]}`,
+ * keys outside the schema are ignored, and the targets reply carries `"ok": true`. Register it on any fastify
+ * instance: `app.register(ioPlugin, { ports })`; its routes carry JSON schemas, so @fastify/swagger (registered
+ * first) documents them.
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import { type IoCommand, type TargetsPatch, type VehiclePorts, isUnknownVehicle } from '../cosim/ports.js';
+
+export interface IoPluginOptions {
+  ports: VehiclePorts;
+}
+
+const number = { type: 'number' } as const;
+const nullableNumber = { type: ['number', 'null'] } as const;
+const quad = { type: 'array', items: nullableNumber, minItems: 4, maxItems: 4 } as const;
+
+export const ioCommandSchema = {
+  type: 'object',
+  additionalProperties: true,
+  description: 'Keys given replace those of the vehicle command; missing keys keep their value. The command is held (VDSim GUI behaviour) until a VDS1 CMD for the vehicle arrives, or for --io-timeout seconds.',
+  properties: {
+    vehicle: { type: 'integer', minimum: 0, maximum: 4294967295, description: 'fleet vehicle id (default: the live vehicle, the first of the fleet)' },
+    throttle: { ...number, description: 'accelerator pedal [0, 1]' },
+    brake: { ...number, description: 'brake pedal [0, 1]' },
+    steer: { ...number, description: 'road-wheel angle [rad], + = left' },
+  },
+} as const;
+
+const vehicleRow = {
+  vehicle: { type: 'integer' },
+  t: { ...nullableNumber, description: 'server monotonic time of the last tick [s] (the STATE timestamp)' },
+  sim_time: nullableNumber,
+  level: { type: 'string' },
+  x: nullableNumber, y: nullableNumber, z: nullableNumber, yaw: nullableNumber, roll: nullableNumber, pitch: nullableNumber,
+  vx: nullableNumber, vy: nullableNumber, r: nullableNumber, wx: nullableNumber, wy: nullableNumber, ax: nullableNumber, ay: nullableNumber,
+  steer: nullableNumber, throttle_applied: nullableNumber, brake_applied: nullableNumber,
+  Fz: quad, wheel_spin: quad, susp: quad, kappa: quad, alpha: quad,
+  driver: { type: 'boolean', description: 'false while the JSON port drives the vehicle' },
+  failsafe: { type: 'boolean' },
+} as const;
+
+export const ioSnapshotSchema = {
+  type: 'object',
+  additionalProperties: true,
+  description: "State snapshot (VDSim keys): the live vehicle's fields, every vehicle under `fleet`; or, for an unknown vehicle, {error, vehicles}.",
+  properties: {
+    ...vehicleRow,
+    running: { type: 'boolean' },
+    live_vid: { type: 'integer' },
+    vehicles: { type: 'array', items: { type: 'integer' } },
+    fleet: { type: 'object', additionalProperties: { type: 'object', additionalProperties: true, properties: vehicleRow } },
+    error: { type: 'string' },
+  },
+} as const;
+
+const txSchema = {
+  type: 'object',
+  properties: { enabled: { type: 'boolean' }, rate: number, send_state: { type: 'boolean' }, send_cmd: { type: 'boolean' } },
+} as const;
+const targetSchema = { type: 'object', properties: { ip: { type: 'string' }, port: { type: 'integer' } } } as const;
+
+export const targetsViewSchema = {
+  type: 'object',
+  additionalProperties: true,
+  properties: {
+    ok: { type: 'boolean' },
+    error: { type: 'string' },
+    vehicles: { type: 'array', items: { type: 'integer' } },
+    live: { type: 'integer' },
+    configs: { type: 'object', additionalProperties: { type: 'object', properties: { tx: txSchema, targets: { type: 'array', items: targetSchema } } } },
+  },
+} as const;
+
+export const targetsPatchSchema = {
+  type: 'object',
+  additionalProperties: true,
+  description: 'Rate is clamped to [1, 200] Hz; targets with an empty ip or a port outside 1..65535 are dropped (as VDSim does).',
+  properties: {
+    vehicle: { type: 'integer', minimum: 0, maximum: 4294967295 },
+    enabled: { type: 'boolean' },
+    rate: { ...number, description: 'datagrams per second [Hz]' },
+    send_state: { type: 'boolean' },
+    send_cmd: { type: 'boolean' },
+    targets: { type: 'array', maxItems: 64, items: { type: 'object', properties: { ip: {}, port: {} } } },
+  },
+} as const;
+
+export const ioPlugin: FastifyPluginAsync<IoPluginOptions> = async (app, opts) => {
+  const { ports } = opts;
+  const tags = ['io'];
+
+  app.post<{ Body: IoCommand }>('/api/io', { schema: { tags, summary: 'command a vehicle, get the state', body: ioCommandSchema, response: { 200: ioSnapshotSchema } } }, async (req) => ports.command(req.body ?? {}));
+
+  app.get('/api/io', { schema: { tags, summary: 'state snapshot', response: { 200: ioSnapshotSchema } } }, async () => ports.snapshot());
+
+  app.get('/api/io/targets', { schema: { tags, summary: 'UDP JSON telemetry targets per vehicle', response: { 200: targetsViewSchema } } }, async () => ports.targets());
+
+  const setTargets = async (req: { body: TargetsPatch }) => {
+    const r = ports.setTargets(req.body ?? {});
+    return isUnknownVehicle(r) ? r : { ok: true, ...r };
+  };
+  const targetsRoute = { schema: { tags, summary: "set one vehicle's UDP JSON telemetry", body: targetsPatchSchema, response: { 200: targetsViewSchema } } };
+  app.put<{ Body: TargetsPatch }>('/api/io/targets', targetsRoute, setTargets);
+  app.post<{ Body: TargetsPatch }>('/api/io/targets', targetsRoute, setTargets);
+};
