@@ -12,6 +12,7 @@ import { convertMapCommand } from './convert-map.js';
 import { renderMapCommand } from './render-map.js';
 import { driveCommand } from './drive.js';
 import { plantCommand } from './plant.js';
+import { realtimeCommand } from './realtime.js';
 import { timeGridCommand } from './time-grid.js';
 
 const startCommand: Command = {
@@ -21,7 +22,7 @@ const startCommand: Command = {
   run: (argv) => serveCommand.run(argv),
 };
 
-export const COMMANDS: readonly Command[] = [startCommand, serveCommand, geoCommand, convertMapCommand, renderMapCommand, driveCommand, evalCommand, plantCommand, timeGridCommand, demoCommand, buildPolicyCommand];
+export const COMMANDS: readonly Command[] = [startCommand, serveCommand, geoCommand, convertMapCommand, renderMapCommand, driveCommand, evalCommand, plantCommand, realtimeCommand, timeGridCommand, demoCommand, buildPolicyCommand];
 
 function help(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
