@@ -1,0 +1,73 @@
+/** The JSON data port plugin on bare fastify instances (HTTP via inject), over a real fleet's ports. */
+import Fastify from 'fastify';
+import swagger from '@fastify/swagger';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadTemplates } from '../../src/cosim/comms/templates/registry.js';
+import { RealtimeServer } from '../../src/cosim/realtime.js';
+import { ioPlugin } from '../../src/server/io-plugin.js';
+import { freePort, vehicleSpec, world } from './helpers/udp.js';
+
+let server: RealtimeServer;
+beforeAll(async () => {
+  await loadTemplates();
+  server = await RealtimeServer.create({ world: world([vehicleSpec(0), vehicleSpec(5, { y0: 3 })]), dt: 0.005, cmdTimeoutS: 0.1, cmdPort: 0, statePort: await freePort() });
+});
+afterAll(async () => {
+  await server.close();
+});
+
+async function app(prefix?: string) {
+  const a = Fastify({ logger: false });
+  await a.register(swagger, { openapi: { info: { title: 't', version: '1' } } });
+  await a.register(ioPlugin, { ports: server.dataPort, prefix });
+  await a.ready();
+  return a;
+}
+
+describe('JSON data port over HTTP (spec §4)', () => {
+  it('POST /api/io routes {vehicle, throttle, brake, steer} to that vehicle and returns the state snapshot', async () => {
+    const a = await app();
+    const r = await a.inject({ method: 'POST', url: '/api/io', payload: { vehicle: 5, throttle: 0.4, steer: -0.02, gear: 2 } });
+    expect(r.statusCode).toBe(200);
+    const body = r.json() as Record<string, unknown>;
+    expect(body).toMatchObject({ vehicle: 0, live_vid: 0, vehicles: [0, 5], source: 'cosim', comms: { protocol: 'VDS1', protocol_version: 5, mode: 'legacy' } });
+    expect((body.fleet as Record<string, Record<string, unknown>>)['5']).toMatchObject({ vehicle: 5, driver: false, cmd_in: { throttle: 0.4, brake: 0, steer: -0.02 }, y: 3 });
+    expect(server.vehicles[1].session.latchedCommand).toMatchObject({ throttle: 0.4, steer: -0.02, brake: 0 });
+    expect(server.vehicles[0].session.latchedCommand.throttle).toBe(0);
+    // keys not given keep their value
+    await a.inject({ method: 'POST', url: '/api/io', payload: { vehicle: 5, brake: 0.1 } });
+    expect(server.vehicles[1].session.latchedCommand).toMatchObject({ throttle: 0.4, steer: -0.02, brake: 0.1 });
+    await a.close();
+  });
+  it('an unknown vehicle is answered as VDSim does (200, error + the vehicle list); bad types are 400', async () => {
+    const a = await app();
+    const r = await a.inject({ method: 'POST', url: '/api/io', payload: { vehicle: 9, throttle: 1 } });
+    expect([r.statusCode, r.json()]).toEqual([200, { error: 'unknown vehicle 9', vehicles: [0, 5] }]);
+    expect((await a.inject({ method: 'POST', url: '/api/io', payload: { throttle: 'full' } })).statusCode).toBe(400);
+    expect((await a.inject({ method: 'POST', url: '/api/io', payload: { vehicle: -1 } })).statusCode).toBe(400);
+    expect((await a.inject({ method: 'GET', url: '/api/io' })).json()).toMatchObject({ running: false, vehicles: [0, 5] });
+    await a.close();
+  });
+  it('GET / PUT (and VDSim POST) /api/io/targets', async () => {
+    const a = await app();
+    const g = await a.inject({ method: 'GET', url: '/api/io/targets' });
+    expect(g.json()).toEqual({ vehicles: [0, 5], live: 0, configs: { 0: { tx: { enabled: false, rate: 50, send_state: true, send_cmd: true }, targets: [] }, 5: { tx: { enabled: false, rate: 50, send_state: true, send_cmd: true }, targets: [] } } });
+    const p = await a.inject({ method: 'PUT', url: '/api/io/targets', payload: { vehicle: 5, enabled: true, rate: 500, targets: [{ ip: '127.0.0.1', port: 9100 }, { ip: '', port: 1 }] } });
+    expect(p.json()).toMatchObject({ ok: true, configs: { 5: { tx: { enabled: true, rate: 200 }, targets: [{ ip: '127.0.0.1', port: 9100 }] } } });
+    const q = await a.inject({ method: 'POST', url: '/api/io/targets', payload: { vehicle: 5, rate: 0.1, send_cmd: false } });
+    expect(q.json()).toMatchObject({ ok: true, configs: { 5: { tx: { rate: 1, send_cmd: false } } } });
+    expect((await a.inject({ method: 'PUT', url: '/api/io/targets', payload: { vehicle: 8 } })).json()).toEqual({ error: 'unknown vehicle 8', vehicles: [0, 5] });
+    expect((await a.inject({ method: 'PUT', url: '/api/io/targets', payload: { enabled: 'yes' } })).statusCode).toBe(400);
+    server.dataPort.setTargets({ vehicle: 5, enabled: false, targets: [] });
+    await a.close();
+  });
+  it('documents its routes in OpenAPI and works under a prefix on any instance', async () => {
+    const a = await app('/v2');
+    const doc = a.swagger() as { paths: Record<string, Record<string, unknown>> };
+    expect(Object.keys(doc.paths).sort()).toEqual(['/v2/api/io', '/v2/api/io/targets']);
+    expect(Object.keys(doc.paths['/v2/api/io']).sort()).toEqual(['get', 'post']);
+    expect(Object.keys(doc.paths['/v2/api/io/targets']).sort()).toEqual(['get', 'post', 'put']);
+    expect((await a.inject({ method: 'GET', url: '/v2/api/io' })).statusCode).toBe(200);
+    await a.close();
+  });
+});
