@@ -278,17 +278,24 @@ function expectClean(t: Tally): void {
   expect(t.wallRetained).toBe(0);
 }
 
+/** Runs `numRuns` random scenarios of a mode through the harness (stopping at the first failure) and checks the tally. */
+function property(mode: ConductorMode, ticks: number, numRuns: number, seed: number): Tally {
+  const t = newTally();
+  const clean = (): boolean => t.firstViolation === '' && t.ruleMismatches === 0 && t.deadlocks === 0 && t.lockstepGaps === 0 && t.wallRetained === 0;
+  fc.assert(
+    fc.property(scenarioArb(mode, ticks), (s) => {
+      runScenario(s, makeConductor(s), t);
+      return clean();
+    }),
+    { numRuns, seed },
+  );
+  expectClean(t);
+  return t;
+}
+
 describe('conductor properties (fast-check)', () => {
   it('afap: (a.2), (c.2), (a.5) after every count-up, join and leave; every count-up follows the rule; never deadlocks', () => {
-    const t = newTally();
-    fc.assert(
-      fc.property(scenarioArb('afap', 800), (s) => {
-        runScenario(s, makeConductor(s), t);
-        return t.firstViolation === '' && t.ruleMismatches === 0 && t.deadlocks === 0;
-      }),
-      { numRuns: 150, seed: 14 },
-    );
-    expectClean(t);
+    const t = property('afap', 800, 150, 14);
     expect(t.countUps).toBeGreaterThan(100_000);
     // the scenarios exercise both outcomes of both rules, and membership changes
     expect(t.coreProgress).toBeGreaterThan(1000);
@@ -299,29 +306,13 @@ describe('conductor properties (fast-check)', () => {
   });
 
   it('lockstep: every asset sees every step, the core waits for all of them, invariants hold with dmax = one step', () => {
-    const t = newTally();
-    fc.assert(
-      fc.property(scenarioArb('lockstep', 600), (s) => {
-        runScenario(s, makeConductor(s), t);
-        return t.firstViolation === '' && t.ruleMismatches === 0 && t.deadlocks === 0 && t.lockstepGaps === 0;
-      }),
-      { numRuns: 60, seed: 15 },
-    );
-    expectClean(t);
+    const t = property('lockstep', 600, 60, 15);
     expect(t.countUps).toBeGreaterThan(20_000);
     expect(t.retained).toBeGreaterThan(1000);
   });
 
   it('realtime: wall-clock assets are never retained, simulated ones never hold the core; (a.2) always, lagging exactly when Tc − Ti > dmax, (c.2)/(a.5) over the assets in sync', () => {
-    const t = newTally();
-    fc.assert(
-      fc.property(scenarioArb('realtime', 600), (s) => {
-        runScenario(s, makeConductor(s), t);
-        return t.firstViolation === '' && t.ruleMismatches === 0 && t.wallRetained === 0;
-      }),
-      { numRuns: 80, seed: 16 },
-    );
-    expectClean(t);
+    const t = property('realtime', 600, 80, 16);
     expect(t.countUps).toBeGreaterThan(20_000);
     expect(t.laggingSeen).toBeGreaterThan(100); // slow and stalled simulated assets did fall behind, and were reported
   });
