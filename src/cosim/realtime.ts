@@ -216,8 +216,7 @@ export class RealtimeServer {
       const now = this.clock.now();
       const v = this.receiver.receive(msg, msg.length, defaultVehicleId);
       if (!v) return;
-      const c = this.receiver.cmd;
-      v.applyCmd(c.steer, c.throttle, c.brake, c.gear, c.handbrake !== 0, now);
+      v.applyCmd(this.receiver.cmd, now);
       if (legacy) this.touchSubscriber(rinfo.address, rinfo.port, now);
     } catch {
       this.handlerErrors++;

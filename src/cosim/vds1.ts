@@ -13,7 +13,7 @@
  * Pure: no sockets, no clock. Encoders write into a caller's buffer (reused; nothing is allocated per packet);
  * decoders read into a caller's object and return null, or the reason the datagram is rejected.
  */
-import { crc32 } from './crc32.js';
+import { crc32Int } from './crc32.js';
 
 export const VDS1_MAGIC = 0x56445331;
 /** The version VDSim's server speaks today (cosim_protocol.hpp kVersion). */
@@ -124,41 +124,68 @@ export class StateFields {
   }
 }
 
-function writeHeader(out: Buffer, off: number, version: number, msgType: number, seq: number, vehicleId: number, timestamp: number): void {
-  out.writeUInt32LE(VDS1_MAGIC, off);
-  out.writeUInt16LE(version, off + 4);
-  out.writeUInt16LE(msgType, off + 6);
-  out.writeUInt32LE(seq >>> 0, off + 8);
-  out.writeUInt32LE(version >= 4 ? vehicleId >>> 0 : 0, off + 12); // v1–v3: `_pad`, written 0
-  out.writeDoubleLE(timestamp, off + 16);
+/*
+ * Hot-path notes: fields are written and read through DataViews (inlined by V8, no boxing), not Buffer's
+ * read/write methods; a datagram to decode is first copied into one scratch buffer, so no view is created per
+ * datagram; CRCs are compared as int32.
+ */
+const views = new WeakMap<ArrayBufferLike, DataView>();
+
+/** A DataView over the whole ArrayBuffer behind `buf` (created once per buffer; Node pools small Buffers). */
+export function viewOf(buf: Uint8Array): DataView {
+  let v = views.get(buf.buffer);
+  if (v === undefined) {
+    v = new DataView(buf.buffer);
+    views.set(buf.buffer, v);
+  }
+  return v;
+}
+
+/** Scratch a received datagram is copied into before decoding (VDSim's server reads into a 256 B buffer). */
+const RX = new Uint8Array(1024);
+const RXV = new DataView(RX.buffer);
+
+function load(buf: Uint8Array, n: number): void {
+  for (let i = 0; i < n; i++) RX[i] = buf[i];
+}
+
+function writeHeader(dv: DataView, b: number, version: number, msgType: number, seq: number, vehicleId: number, timestamp: number): void {
+  dv.setUint32(b, VDS1_MAGIC, true);
+  dv.setUint16(b + 4, version, true);
+  dv.setUint16(b + 6, msgType, true);
+  dv.setUint32(b + 8, seq, true);
+  dv.setUint32(b + 12, version >= 4 ? vehicleId : 0, true); // v1–v3: `_pad`, written 0
+  dv.setFloat64(b + 16, timestamp, true);
 }
 
 /** Writes a 76-byte CMD at `off` of `out`; returns its length. */
-export function encodeCmd(out: Buffer, cmd: Readonly<CmdFields>, version = VDS1_VERSION, off = 0): number {
+export function encodeCmd(out: Uint8Array, cmd: Readonly<CmdFields>, version = VDS1_VERSION, off = 0): number {
   checkVersion(version);
-  writeHeader(out, off, version, MSG_CMD, cmd.seq, cmd.vehicleId, cmd.timestamp);
-  out.writeDoubleLE(cmd.steer, off + 24);
-  out.writeDoubleLE(cmd.throttle, off + 32);
-  out.writeDoubleLE(cmd.brake, off + 40);
-  out.writeInt32LE(cmd.gear | 0, off + 48);
-  out.writeUInt8(cmd.handbrake ? 1 : 0, off + 52);
-  out.writeUInt8(0, off + 53);
-  out.writeUInt16LE(0, off + 54);
-  out.writeDoubleLE(cmd.auxAccel, off + 56);
-  out.writeDoubleLE(cmd.auxSpeed, off + 64);
-  out.writeUInt32LE(crc32(out, off, off + 72), off + 72);
+  const dv = viewOf(out);
+  const b = out.byteOffset + off;
+  writeHeader(dv, b, version, MSG_CMD, cmd.seq, cmd.vehicleId, cmd.timestamp);
+  dv.setFloat64(b + 24, cmd.steer, true);
+  dv.setFloat64(b + 32, cmd.throttle, true);
+  dv.setFloat64(b + 40, cmd.brake, true);
+  dv.setInt32(b + 48, cmd.gear, true);
+  dv.setUint32(b + 52, cmd.handbrake ? 1 : 0, true); // handbrake u8 + 3 pad bytes
+  dv.setFloat64(b + 56, cmd.auxAccel, true);
+  dv.setFloat64(b + 64, cmd.auxSpeed, true);
+  dv.setInt32(b + 72, crc32Int(out, off, off + 72), true);
   return CMD_BYTES;
 }
 
 /** Writes a STATE of `version` at `off` of `out`; returns its length (stateBytes(version)). */
-export function encodeState(out: Buffer, s: Readonly<StateFields>, version = VDS1_VERSION, off = 0): number {
+export function encodeState(out: Uint8Array, s: Readonly<StateFields>, version = VDS1_VERSION, off = 0): number {
   const n = stateDoubles(version);
-  writeHeader(out, off, version, MSG_STATE, s.seq, s.vehicleId, s.timestamp);
+  const dv = viewOf(out);
+  const b = out.byteOffset + off;
+  writeHeader(dv, b, version, MSG_STATE, s.seq, s.vehicleId, s.timestamp);
   const v = s.v;
-  let p = off + HEADER_BYTES;
-  for (let i = 0; i < n; i++, p += 8) out.writeDoubleLE(v[i], p);
-  out.writeUInt32LE(crc32(out, off, p), p);
-  return p + CRC_BYTES - off;
+  for (let i = 0; i < n; i++) dv.setFloat64(b + HEADER_BYTES + 8 * i, v[i], true);
+  const end = HEADER_BYTES + 8 * n;
+  dv.setInt32(b + end, crc32Int(out, off, off + end), true);
+  return end + CRC_BYTES;
 }
 
 /**
@@ -168,23 +195,25 @@ export function encodeState(out: Buffer, s: Readonly<StateFields>, version = VDS
  * and Python's decode_cmd agree on that (the C++ receive buffer is 256 B and truncates anything longer, which
  * still decodes). For v1–v3 the header's vehicle_id bytes are padding: vehicleId reads as 0.
  */
-export function decodeCmd(buf: Buffer, len: number, version: number, out: CmdFields): Vds1Reject | null {
+export function decodeCmd(buf: Uint8Array, len: number, version: number, out: CmdFields): Vds1Reject | null {
   if (len < CMD_BYTES || buf.length < CMD_BYTES) return 'short';
-  if (buf.readUInt32LE(0) !== VDS1_MAGIC) return 'magic';
-  const v = buf.readUInt16LE(4);
+  load(buf, CMD_BYTES);
+  const dv = RXV;
+  if (dv.getUint32(0, true) !== VDS1_MAGIC) return 'magic';
+  const v = dv.getUint16(4, true);
   if (v !== version) return 'version';
-  if (buf.readUInt16LE(6) !== MSG_CMD) return 'type';
-  if (buf.readUInt32LE(72) !== crc32(buf, 0, 72)) return 'crc';
-  out.seq = buf.readUInt32LE(8);
-  out.vehicleId = v >= 4 ? buf.readUInt32LE(12) : 0;
-  out.timestamp = buf.readDoubleLE(16);
-  out.steer = buf.readDoubleLE(24);
-  out.throttle = buf.readDoubleLE(32);
-  out.brake = buf.readDoubleLE(40);
-  out.gear = buf.readInt32LE(48);
-  out.handbrake = buf.readUInt8(52);
-  out.auxAccel = buf.readDoubleLE(56);
-  out.auxSpeed = buf.readDoubleLE(64);
+  if (dv.getUint16(6, true) !== MSG_CMD) return 'type';
+  if (dv.getInt32(72, true) !== crc32Int(RX, 0, 72)) return 'crc';
+  out.seq = dv.getUint32(8, true);
+  out.vehicleId = v >= 4 ? dv.getUint32(12, true) : 0;
+  out.timestamp = dv.getFloat64(16, true);
+  out.steer = dv.getFloat64(24, true);
+  out.throttle = dv.getFloat64(32, true);
+  out.brake = dv.getFloat64(40, true);
+  out.gear = dv.getInt32(48, true);
+  out.handbrake = RX[52];
+  out.auxAccel = dv.getFloat64(56, true);
+  out.auxSpeed = dv.getFloat64(64, true);
   return null;
 }
 
@@ -193,28 +222,30 @@ export function decodeCmd(buf: Buffer, len: number, version: number, out: CmdFie
  * decoder): the length must be exactly that of the version, the CRC is checked first, then magic, version and
  * type. `version` 'any' takes the version from the header (bytes 4–5) and checks the length against it.
  */
-export function decodeState(buf: Buffer, len: number, version: number | 'any', out: StateFields): Vds1Reject | null {
+export function decodeState(buf: Uint8Array, len: number, version: number | 'any', out: StateFields): Vds1Reject | null {
   if (len < HEADER_BYTES + CRC_BYTES || buf.length < len) return 'short';
+  if (len > MAX_STATE_BYTES) return 'length';
+  load(buf, len);
+  const dv = RXV;
   let v: number;
   if (version === 'any') {
-    v = buf.readUInt16LE(4);
-    if (!isVds1Version(v)) return buf.readUInt32LE(0) !== VDS1_MAGIC ? 'magic' : 'version';
+    v = dv.getUint16(4, true);
+    if (!isVds1Version(v)) return dv.getUint32(0, true) !== VDS1_MAGIC ? 'magic' : 'version';
   } else {
     v = version;
   }
   const n = stateDoubles(v);
-  const size = HEADER_BYTES + 8 * n + CRC_BYTES;
-  if (len !== size) return len < size ? 'short' : 'length';
-  if (buf.readUInt32LE(size - CRC_BYTES) !== crc32(buf, 0, size - CRC_BYTES)) return 'crc';
-  if (buf.readUInt32LE(0) !== VDS1_MAGIC) return 'magic';
-  if (buf.readUInt16LE(4) !== v) return 'version';
-  if (buf.readUInt16LE(6) !== MSG_STATE) return 'type';
-  out.seq = buf.readUInt32LE(8);
-  out.vehicleId = v >= 4 ? buf.readUInt32LE(12) : 0;
-  out.timestamp = buf.readDoubleLE(16);
+  const end = HEADER_BYTES + 8 * n;
+  if (len !== end + CRC_BYTES) return len < end + CRC_BYTES ? 'short' : 'length';
+  if (dv.getInt32(end, true) !== crc32Int(RX, 0, end)) return 'crc';
+  if (dv.getUint32(0, true) !== VDS1_MAGIC) return 'magic';
+  if (dv.getUint16(4, true) !== v) return 'version';
+  if (dv.getUint16(6, true) !== MSG_STATE) return 'type';
+  out.seq = dv.getUint32(8, true);
+  out.vehicleId = v >= 4 ? dv.getUint32(12, true) : 0;
+  out.timestamp = dv.getFloat64(16, true);
   const f = out.v;
-  let p = HEADER_BYTES;
-  for (let i = 0; i < n; i++, p += 8) f[i] = buf.readDoubleLE(p);
+  for (let i = 0; i < n; i++) f[i] = dv.getFloat64(HEADER_BYTES + 8 * i, true);
   for (let i = n; i < f.length; i++) f[i] = 0;
   return null;
 }
@@ -253,7 +284,7 @@ export class Vds1CmdReceiver<T extends CmdTarget> {
    * The target of an accepted CMD (its fields in `cmd`), or null when dropped (reason in `lastReject`).
    * `defaultVehicleId` is the target of a v1–v3 CMD (e.g. the vehicle of the channel it arrived on).
    */
-  receive(buf: Buffer, len = buf.length, defaultVehicleId = this.defaultVehicleId): T | null {
+  receive(buf: Uint8Array, len = buf.length, defaultVehicleId = this.defaultVehicleId): T | null {
     this.received++;
     const cmd = this.cmd;
     let reason = decodeCmd(buf, len, this.version, cmd);

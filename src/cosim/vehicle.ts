@@ -11,7 +11,7 @@ import { type DriverCommand, type Level, neutralCommand, wrapAngle } from '../pl
 import type { VehicleParams } from '../plant/params/vehicle.js';
 import { InternalController } from './internal-controller.js';
 import type { VehicleSpec } from './scene.js';
-import { type CmdTarget, SI, StateFields } from './vds1.js';
+import { type CmdFields, type CmdTarget, SI, StateFields } from './vds1.js';
 import type { TemplateVehicle } from './comms/templates/registry.js';
 
 /** Per-vehicle state of the JSON data port (spec §4). */
@@ -87,13 +87,13 @@ export class CosimVehicle implements CmdTarget, TemplateVehicle {
   }
 
   /** Latches a VDS1 command that arrived at `now` (the JSON port stops holding its command). */
-  applyCmd(steer: number, throttle: number, brake: number, gear: number, handbrake: boolean, now: number): void {
+  applyCmd(cmd: Readonly<CmdFields>, now: number): void {
     const c = this.scratch;
-    c.steer = steer;
-    c.throttle = throttle;
-    c.brake = brake;
-    c.gear = gear;
-    c.handbrake = handbrake;
+    c.steer = cmd.steer;
+    c.throttle = cmd.throttle;
+    c.brake = cmd.brake;
+    c.gear = cmd.gear;
+    c.handbrake = cmd.handbrake !== 0;
     this.watchdog.input(c, now);
     this.io.held = false;
     this.cmdsAccepted++;

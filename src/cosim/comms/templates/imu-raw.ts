@@ -2,6 +2,7 @@
  * `imu_raw`: the 32-byte `<dddd` struct of VDSim's Python router (python/vdsim_comms.py): ax, ay, wz and a
  * 0.0 filler, little-endian f64, no header or CRC. Kept for consumers of that router; `imu` is the full struct.
  */
+import { viewOf } from '../../vds1.js';
 import { registerTemplate } from './registry.js';
 
 registerTemplate({
@@ -13,10 +14,12 @@ registerTemplate({
     encode(ctx, out) {
       if (out.length < 32) return -1;
       const s = ctx.vehicle.sensors;
-      out.writeDoubleLE(s.ax, 0);
-      out.writeDoubleLE(s.ay, 8);
-      out.writeDoubleLE(s.wz, 16);
-      out.writeDoubleLE(0, 24);
+      const dv = viewOf(out);
+      const b = out.byteOffset;
+      dv.setFloat64(b, s.ax, true);
+      dv.setFloat64(b + 8, s.ay, true);
+      dv.setFloat64(b + 16, s.wz, true);
+      dv.setFloat64(b + 24, 0, true);
       return 32;
     },
   },

@@ -17,7 +17,8 @@
  *   64   f64   wz   yaw rate [rad/s]
  *   72   u32   crc32 (zlib) over bytes [0, 72)
  */
-import { crc32 } from '../../crc32.js';
+import { crc32Int } from '../../crc32.js';
+import { viewOf } from '../../vds1.js';
 import { registerTemplate } from './registry.js';
 
 export const IMU_MAGIC = 0x31554d49;
@@ -32,19 +33,21 @@ registerTemplate({
     encode(ctx, out) {
       if (out.length < IMU_BYTES) return -1;
       const s = ctx.vehicle.sensors;
-      out.writeUInt32LE(IMU_MAGIC, 0);
-      out.writeUInt16LE(1, 4);
-      out.writeUInt16LE(0, 6);
-      out.writeUInt32LE(ctx.seq >>> 0, 8);
-      out.writeUInt32LE(ctx.vehicle.id >>> 0, 12);
-      out.writeDoubleLE(ctx.timestamp, 16);
-      out.writeDoubleLE(s.ax, 24);
-      out.writeDoubleLE(s.ay, 32);
-      out.writeDoubleLE(s.az, 40);
-      out.writeDoubleLE(s.wx, 48);
-      out.writeDoubleLE(s.wy, 56);
-      out.writeDoubleLE(s.wz, 64);
-      out.writeUInt32LE(crc32(out, 0, 72), 72);
+      const dv = viewOf(out);
+      const b = out.byteOffset;
+      dv.setUint32(b, IMU_MAGIC, true);
+      dv.setUint16(b + 4, 1, true);
+      dv.setUint16(b + 6, 0, true);
+      dv.setUint32(b + 8, ctx.seq, true);
+      dv.setUint32(b + 12, ctx.vehicle.id, true);
+      dv.setFloat64(b + 16, ctx.timestamp, true);
+      dv.setFloat64(b + 24, s.ax, true);
+      dv.setFloat64(b + 32, s.ay, true);
+      dv.setFloat64(b + 40, s.az, true);
+      dv.setFloat64(b + 48, s.wx, true);
+      dv.setFloat64(b + 56, s.wy, true);
+      dv.setFloat64(b + 64, s.wz, true);
+      dv.setInt32(b + 72, crc32Int(out, 0, 72), true);
       return IMU_BYTES;
     },
   },
