@@ -20,6 +20,8 @@ export interface AssetServerOptions {
   readonly timeoutMs: number;
   /** Advertised heartbeat interval [ms] (default timeoutMs / 4). */
   readonly heartbeatMs?: number;
+  /** Registrations beyond this many assets are refused ('too_many_assets'; default 256). */
+  readonly maxAssets?: number;
 }
 
 export type ServerDropReason = DropReason | 'not_registered' | 'wrong_address' | 'internal_error';
@@ -43,6 +45,7 @@ export class AssetServer {
   private readonly port: number;
   private readonly timeoutMs: number;
   private readonly heartbeatMs: number;
+  private readonly maxAssets: number;
   private socket: Socket | undefined;
   private readonly peers = new Map<string, Peer>();
   private seq = 0;
@@ -55,6 +58,7 @@ export class AssetServer {
     this.port = opts.port ?? DEFAULT_ASSET_PORT;
     this.timeoutMs = opts.timeoutMs;
     this.heartbeatMs = opts.heartbeatMs ?? Math.max(1, Math.floor(opts.timeoutMs / 4));
+    this.maxAssets = opts.maxAssets ?? 256;
   }
 
   /** Binds the socket; resolves with the bound address. */
@@ -109,6 +113,7 @@ export class AssetServer {
           if (st && st.stepUs === m.stepUs && st.kind === m.kind) return this.sendRegistered(m.name, from); // a repeat: our answer was lost
         }
         if (peer || c.has(m.name)) return this.send(from, { type: 'error', reason: 'name_taken', detail: `an asset named ${m.name} is already present` });
+        if (this.peers.size >= this.maxAssets) return this.send(from, { type: 'error', reason: 'too_many_assets', detail: `this server takes at most ${this.maxAssets} assets` });
         try {
           this.runner.attach(m.name, { stepUs: m.stepUs, kind: m.kind });
         } catch (err) {

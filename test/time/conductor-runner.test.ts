@@ -135,7 +135,7 @@ describe('ConductorRunner: in-process assets', () => {
 
   it('an asset whose step throws is removed (error), one whose step never returns is removed after the timeout; the rest reach the end', async () => {
     const c = new Conductor({ mode: 'afap', coreStepUs: 10_000, dmaxUs: 30_000 });
-    const runner = new ConductorRunner(c, { endUs: 400_000, assetTimeoutS: 0.15, clock: createSystemClock({ spinS: 0 }) });
+    const runner = new ConductorRunner(c, { endUs: 400_000, assetTimeoutS: 0.5, clock: createSystemClock({ spinS: 0 }) });
     for (let i = 0; i < 3; i++) runner.addAsset({ name: `ok${i}`, stepUs: 10_000, step: () => sleepMs(1) });
     runner.addAsset({
       name: 'thrower',
