@@ -41,9 +41,9 @@
  *     `staleOutputs()` tells the caller to mark stale (or extrapolate), and checkInvariants() checks (c.2) and
  *     (a.5) over the assets in sync (the wall-clock assets and the simulated assets that are not lagging).
  *     A lagging asset that catches up is in sync again; nothing is removed for lagging. Wall-clock assets fed
- *     by one wall clock stay within the larger of their steps (≤ dmax) of each other; if one of several stops reporting (a dropped GNSS
- *     stream) while another drags Tc on, the (c.2)/(a.5) breach among them is likewise reported by
- *     checkInvariants(), not prevented, and the runner's timeout removes the silent one.
+ *     by one wall clock stay within the larger of their steps (≤ dmax) of each other; if one of several stops
+ *     reporting (a dropped GNSS stream) while another drags Tc on, the (c.2)/(a.5) breach among them is
+ *     likewise reported by checkInvariants(), not prevented, and the runner's timeout removes the silent one.
  *
  * Reports. An asset in another thread or process applies the asset rule itself and reports its new time
  * (report()). The conductor accepts a report only if it is on the asset's grid, not behind its current time,
