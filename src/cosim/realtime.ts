@@ -88,7 +88,7 @@ export interface RealtimeCounters {
   txOversize: number;
   handlerErrors: number;
   subscribers: number;
-  vehicles: { id: number; failsafe: boolean; failsafeEntries: number; failsafeTicks: number; accepted: number; lastEntryDelayS: number | null }[];
+  vehicles: { id: number; failsafe: boolean; failsafeEntries: number; failsafeTicks: number; accepted: number; lastEntryDelayS: number | null; maxEntryDelayS: number | null }[];
 }
 
 export function groundFor(g: GroundSpec): GroundProvider {
@@ -349,7 +349,8 @@ export class RealtimeServer {
         failsafeEntries: v.watchdog.entries,
         failsafeTicks: v.watchdog.ticks,
         accepted: v.cmdsAccepted,
-        lastEntryDelayS: Number.isNaN(v.watchdog.lastEntryAt) ? null : v.watchdog.lastEntryAt - v.watchdog.lastInputAt,
+        lastEntryDelayS: v.watchdog.entries > 0 ? v.lastEntryDelayS : null,
+        maxEntryDelayS: v.watchdog.entries > 0 ? v.maxEntryDelayS : null,
       })),
     };
   }

@@ -43,6 +43,10 @@ export class CosimVehicle implements CmdTarget, TemplateVehicle {
   lastSeq = 0;
   /** VDS1 CMDs accepted for this vehicle. */
   cmdsAccepted = 0;
+  /** Time from the last command to the last / the longest fail-safe entry [s] (bound: cmd_timeout + one tick). */
+  lastEntryDelayS = 0.5;
+  maxEntryDelayS = 0.5;
+  private entriesSeen = 0;
   readonly io: IoPortState = {
     inCmd: { throttle: 0, brake: 0, steer: 0 },
     held: false,
@@ -70,6 +74,7 @@ export class CosimVehicle implements CmdTarget, TemplateVehicle {
     });
     this.watchdog = new CommandWatchdog(this.session, opts.watchdog, opts.now);
     this.controller = spec.control === 'internal' ? new InternalController(spec.vehicle, spec.vx0, spec.path, spec.pathLookahead) : null;
+    this.lastEntryDelayS = this.maxEntryDelayS = 0;
     for (const d of spec.sensors?.declarations ?? []) this.sensorTypes.set(d.id, d.type);
   }
 
@@ -123,7 +128,12 @@ export class CosimVehicle implements CmdTarget, TemplateVehicle {
         return;
       }
     }
-    this.watchdog.check(now);
+    if (this.watchdog.check(now) && this.watchdog.entries !== this.entriesSeen) {
+      this.entriesSeen = this.watchdog.entries;
+      const delay = this.watchdog.lastEntryAt - this.watchdog.lastInputAt;
+      this.lastEntryDelayS = delay;
+      if (delay > this.maxEntryDelayS) this.maxEntryDelayS = delay;
+    }
   }
 
   /** Refreshes the STATE frame from the plant (VDSim fill_state); header fields are set by the sender. */
