@@ -62,9 +62,9 @@ export const serveCommand: Command = {
     const address = await server.app.listen({ port, host: values.host ?? fileHost ?? '0.0.0.0' });
     const h = server.host;
     server.app.log.info(
-      `VILS ready in ${((performance.now() - t0) / 1000).toFixed(2)} s on ${address}: map ${h.map.label}, ` +
+      `VILS ready in ${((performance.now() - t0) / 1000).toFixed(2)} s on ${address}: web map ${address}/, map ${h.map.label}, ` +
         `${h.scene.npcCount} NPCs, ${h.runner.state}; WebSocket ${address.replace(/^http/, 'ws')}/ws/vils/stream, docs ${address}/docs` +
-        server.hosts.slice(1).map((o) => `; scene ${o.name} (${o.map.label}) at ${address}/scenes/${o.name}/`).join(''),
+        server.hosts.slice(1).map((o) => `; scene ${o.name} (${o.map.label}): web map ${address}/scenes/${o.name}/`).join(''),
     );
     const stop = async () => {
       // close cleanly, but never hang on a client that does not answer the close handshake

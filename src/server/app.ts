@@ -16,6 +16,8 @@ import { projectRoot } from '../util/project-root.js';
 import { SceneHost, type ServingConfig, type SessionConfig } from './host.js';
 import { restPlugin } from './plugins/rest.js';
 import { MAX_MESSAGE_BYTES, streamPlugin } from './plugins/stream.js';
+import { mapPlugin } from './plugins/map.js';
+import { loadWebBundle, webPlugin } from './plugins/web.js';
 
 export interface SceneOptions {
   /** URL-safe name; the first scene is served at the root whatever its name */
@@ -113,11 +115,15 @@ export async function createServer(opts: ServerOptions = {}): Promise<VilsServer
     status: 'ok', version, uptime_s: (Date.now() - startedAt) / 1000, scenes: hosts.map((h) => h.name),
   }));
 
+  const web = loadWebBundle();
+  if (web.missing) app.log.warn(web.missing);
   for (const [i, host] of hosts.entries()) {
     const prefix = i === 0 ? '' : `/scenes/${host.name}`;
     await app.register(async (scoped) => {
       await scoped.register(streamPlugin, { host });
       await scoped.register(restPlugin, { host });
+      await scoped.register(mapPlugin, { host });
+      await scoped.register(webPlugin, { bundle: web });
     }, { prefix });
   }
 

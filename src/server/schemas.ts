@@ -180,3 +180,38 @@ export const errorReplySchema = {
   type: 'object',
   properties: { statusCode: { type: 'integer' }, error: str, message: str },
 } as const;
+
+// ---- map (GET /api/map) ----
+
+const mapRoadSchema = {
+  type: 'object',
+  required: ['points', 'index'],
+  properties: {
+    points: { type: 'array', items: num, description: 'flat [x0, y0, x1, y1, …], map metres (1 cm steps); a polyline (lanes in driving direction) or a polygon ring' },
+    index: { type: 'integer', description: 'position in the map file\'s road list' },
+    element: { type: 'integer', description: 'Waymax map_element_id, when the map gives one' },
+    colour: { enum: ['white', 'yellow'], description: 'road lines' },
+    pattern: { enum: ['solid', 'broken', 'double', 'double_broken', 'passing'], description: 'road lines' },
+    median: { type: 'boolean', description: 'road edges: a median rather than a kerb or barrier' },
+    lane_id: { type: 'string', description: 'lanes: the lane-graph id' },
+    speed_limit: { type: 'number', description: 'lanes: m/s' },
+  },
+} as const;
+
+const roadList = { type: 'array', items: mapRoadSchema } as const;
+
+export const mapReplySchema = {
+  type: 'object',
+  required: ['name', 'origin', 'convergence_deg', 'bounds', 'roads', 'counts'],
+  properties: {
+    name: str,
+    origin: { type: 'object', properties: { lat: num, lon: num } },
+    convergence_deg: { ...num, description: 'meridian convergence at the origin: grid north is this many degrees clockwise of true north' },
+    bounds: { type: 'object', properties: { min_x: num, min_y: num, max_x: num, max_y: num } },
+    roads: {
+      type: 'object',
+      properties: { lane: roadList, road_line: roadList, road_edge: roadList, crosswalk: roadList, speed_bump: roadList, stop_sign: roadList, driveway: roadList },
+    },
+    counts: { type: 'object', additionalProperties: { type: 'integer' }, description: 'roads per type, points, and roads of other types skipped' },
+  },
+} as const;

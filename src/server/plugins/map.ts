@@ -1,0 +1,139 @@
+/**
+ * GET /api/map: the scene's road layers in the map frame, for drawing (the web map). Roads by type, each
+ * with its polyline or polygon as a flat [x0, y0, x1, y1, …] list in metres (1 cm steps); road lines carry
+ * their colour and pattern from the Waymax map_element_id, road edges whether they are a median, lanes
+ * (centre lines, in driving direction) their lane-graph id and speed limit. Plus the bounds, the origin and
+ * the meridian convergence.
+ *
+ * The reply is built and gzipped once when the plugin registers (a map never changes under a scene), so
+ * serving it never blocks the loop; clients revalidate with the ETag.
+ */
+import { createHash } from 'node:crypto';
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
+import type { FastifyInstance } from 'fastify';
+import type { LoadedMap } from '../../map/scene-json.js';
+import type { SceneHost } from '../host.js';
+import { mapReplySchema } from '../schemas.js';
+
+export const MAP_ROAD_TYPES = ['lane', 'road_line', 'road_edge', 'crosswalk', 'speed_bump', 'stop_sign', 'driveway'] as const;
+export type MapRoadType = (typeof MAP_ROAD_TYPES)[number];
+
+export type LineColour = 'white' | 'yellow';
+export type LinePattern = 'solid' | 'broken' | 'double' | 'double_broken' | 'passing';
+
+export interface MapRoad {
+  /** flat x, y pairs, map metres */
+  points: number[];
+  /** Waymax map_element_id when the map gives one */
+  element?: number;
+  /** source id in the map's road list */
+  index: number;
+  colour?: LineColour;
+  pattern?: LinePattern;
+  median?: boolean;
+  lane_id?: string;
+  speed_limit?: number;
+}
+
+export interface MapReply {
+  name: string;
+  origin: { lat: number; lon: number };
+  convergence_deg: number;
+  bounds: { min_x: number; min_y: number; max_x: number; max_y: number };
+  roads: Record<MapRoadType, MapRoad[]>;
+  counts: Record<MapRoadType, number> & { points: number; skipped: number };
+}
+
+/** Waymax road-line ids (spec §8.8) → colour and pattern; anything else (5: unknown) a solid white line. */
+export function lineStyle(element: number | undefined): { colour: LineColour; pattern: LinePattern } {
+  switch (element) {
+    case 6: return { colour: 'white', pattern: 'broken' };
+    case 7: return { colour: 'white', pattern: 'solid' };
+    case 8: return { colour: 'white', pattern: 'double' };
+    case 9: return { colour: 'yellow', pattern: 'broken' };
+    case 10: return { colour: 'yellow', pattern: 'double_broken' };
+    case 11: return { colour: 'yellow', pattern: 'solid' };
+    case 12: return { colour: 'yellow', pattern: 'double' };
+    case 13: return { colour: 'yellow', pattern: 'passing' };
+    default: return { colour: 'white', pattern: 'solid' };
+  }
+}
+
+const c2 = (v: number) => Math.round(v * 100) / 100;
+
+export function buildMapReply(map: LoadedMap, host: Pick<SceneHost, 'geo' | 'scene'>): MapReply {
+  const roads = Object.fromEntries(MAP_ROAD_TYPES.map((t) => [t, [] as MapRoad[]])) as Record<MapRoadType, MapRoad[]>;
+  const lanesByRoad = new Map<number, { id: string; speed?: number }>();
+  for (const l of map.mapMetadata?.lane_graph?.lanes ?? []) lanesByRoad.set(l.road_index, { id: String(l.id), speed: l.speed_limit });
+  let points = 0;
+  let skipped = 0;
+  map.scene.roads.forEach((r, index) => {
+    const type = r.type as MapRoadType;
+    if (!MAP_ROAD_TYPES.includes(type) || r.geometry.length === 0) {
+      skipped++;
+      return;
+    }
+    const flat: number[] = new Array(r.geometry.length * 2);
+    r.geometry.forEach((p, i) => {
+      flat[2 * i] = c2(p.x);
+      flat[2 * i + 1] = c2(p.y);
+    });
+    points += r.geometry.length;
+    const out: MapRoad = { points: flat, index };
+    if (r.map_element_id !== undefined) out.element = r.map_element_id;
+    if (type === 'road_line') Object.assign(out, lineStyle(r.map_element_id));
+    if (type === 'road_edge') out.median = r.map_element_id === 16;
+    if (type === 'lane') {
+      const lane = lanesByRoad.get(index);
+      if (lane) {
+        out.lane_id = lane.id;
+        if (lane.speed !== undefined && Number.isFinite(lane.speed)) out.speed_limit = lane.speed;
+      }
+    }
+    roads[type].push(out);
+  });
+  const b = host.scene.bounds;
+  const counts = Object.fromEntries(MAP_ROAD_TYPES.map((t) => [t, roads[t].length])) as MapReply['counts'];
+  counts.points = points;
+  counts.skipped = skipped;
+  return {
+    name: map.label,
+    origin: { lat: host.geo.origin.lat, lon: host.geo.origin.lon },
+    convergence_deg: host.geo.originConvergenceDeg,
+    bounds: { min_x: c2(b.minX), min_y: c2(b.minY), max_x: c2(b.maxX), max_y: c2(b.maxY) },
+    roads,
+    counts,
+  };
+}
+
+interface EncodedMap {
+  json: Buffer;
+  gzip: Buffer;
+  etag: string;
+}
+
+export async function mapPlugin(app: FastifyInstance, opts: { host: SceneHost }): Promise<void> {
+  const { host } = opts;
+  const json = Buffer.from(JSON.stringify(buildMapReply(host.map, host)));
+  const encoded: EncodedMap = {
+    json,
+    gzip: await promisify(gzip)(json, { level: 6 }),
+    etag: `"${createHash('sha1').update(json).digest('base64url')}"`,
+  };
+
+  app.get('/api/map', {
+    schema: {
+      tags: ['map'],
+      description: 'The road layers of the scene\'s map in the map frame (x east, y north, metres about the origin), for drawing. Each road\'s geometry is a flat [x0, y0, x1, y1, …] list.',
+      response: { 200: mapReplySchema, 304: { description: 'not modified since the ETag given in If-None-Match', type: 'null' } },
+    },
+  }, async (req, reply) => {
+    reply.header('cache-control', 'no-cache').header('etag', encoded.etag).header('vary', 'accept-encoding');
+    if (req.headers['if-none-match'] === encoded.etag) return reply.code(304).send();
+    reply.type('application/json; charset=utf-8');
+    // the body is encoded once; a Buffer payload is sent as it is (no serialisation per request)
+    if (/\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''))) return reply.header('content-encoding', 'gzip').send(encoded.gzip);
+    return reply.send(encoded.json);
+  });
+}

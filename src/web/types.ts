@@ -1,0 +1,102 @@
+/**
+ * What the page reads from the server: the npc_states frame (docs/protocol/npc_states.schema.json), the
+ * REST replies it uses, and GET /api/map. The page is a client of the public protocol, so these are
+ * written from the schemas, not imported from the server.
+ */
+
+export type RunState = 'running' | 'paused' | 'stopped';
+
+export interface NpcFrameEntry {
+  id: number;
+  x: number;
+  y: number;
+  yaw: number;
+  heading?: number;
+  speed: number;
+  vx?: number;
+  vy?: number;
+  length: number;
+  width: number;
+  collided?: boolean;
+  offroad?: boolean;
+}
+
+export interface EgoFrameEntry {
+  ego_id: string;
+  x: number;
+  y: number;
+  yaw: number;
+  speed: number;
+  length?: number;
+  width?: number;
+  stale: boolean;
+  collided: boolean;
+  timestamp?: number | null;
+}
+
+export interface NpcStatesFrame {
+  type: 'npc_states';
+  timestamp: number;
+  sim_time_s?: number;
+  step: number;
+  state?: RunState;
+  npcs: NpcFrameEntry[];
+  metrics: { sim_time_ms: number; policy_time_ms: number; total_time_ms: number; num_active_npcs: number };
+  egos?: EgoFrameEntry[];
+}
+
+/** GET /api/npcs entries: the frame entry plus goal and origin. */
+export interface NpcDetail extends NpcFrameEntry {
+  goal_x: number;
+  goal_y: number;
+  auto: boolean;
+  heading: number;
+}
+
+/** GET /api/status, the fields the page shows (every one optional: the page tolerates older and newer servers). */
+export interface ServerStatus {
+  scene?: string;
+  state?: RunState;
+  step?: number;
+  sim_time_s?: number;
+  publish_hz?: number;
+  map?: string;
+  npcs?: number;
+  clients?: number;
+  egos?: EgoFrameEntry[];
+  loop?: { overruns?: number; skippedTicks?: number; ticks?: number };
+  timings?: { scene_ms?: number; inference_ms?: number; engine_ms?: number } | null;
+  quality?: { shield_overrides?: number } & Record<string, unknown>;
+  dropped_frames?: number;
+}
+
+export interface ServerConfig {
+  publish_hz: number;
+  npc_target: number;
+  [k: string]: unknown;
+}
+
+export type LineColour = 'white' | 'yellow';
+export type LinePattern = 'solid' | 'broken' | 'double' | 'double_broken' | 'passing';
+
+export interface MapRoad {
+  points: number[];
+  index: number;
+  element?: number;
+  colour?: LineColour;
+  pattern?: LinePattern;
+  median?: boolean;
+  lane_id?: string;
+  speed_limit?: number;
+}
+
+export type MapRoadType = 'lane' | 'road_line' | 'road_edge' | 'crosswalk' | 'speed_bump' | 'stop_sign' | 'driveway';
+
+export interface MapReply {
+  name: string;
+  origin: { lat: number; lon: number };
+  convergence_deg: number;
+  bounds: { min_x: number; min_y: number; max_x: number; max_y: number };
+  roads: Partial<Record<MapRoadType, MapRoad[]>>;
+  counts: Record<string, number>;
+}

@@ -1,0 +1,118 @@
+/**
+ * Helpers for the web map's browser tests: Debian's Chromium driven by playwright-core (no browser
+ * download), the page's bundle built fresh from src/web, and the page's test handle (window.__vils).
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { PROJECT_ROOT } from '../helpers/shared.js';
+
+const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome', '/usr/bin/google-chrome-stable'];
+
+/** Debian's chromium (or VILS_CHROMIUM), or null. */
+export function findChromium(): string | null {
+  const env = process.env.VILS_CHROMIUM;
+  if (env) return existsSync(env) ? env : null;
+  return CANDIDATES.find((p) => existsSync(p)) ?? null;
+}
+
+export const CHROMIUM = findChromium();
+export const ARTIFACTS = join(PROJECT_ROOT, 'test', 'web', 'artifacts');
+
+if (!CHROMIUM) {
+  const msg = `[vils tests] no Chromium found (looked for ${process.env.VILS_CHROMIUM ?? CANDIDATES.join(', ')}): the web map's browser tests are SKIPPED. Install Debian's chromium (apt-get install chromium) or point VILS_CHROMIUM at a Chromium binary.`;
+  if (process.env.CI) throw new Error(`${msg} In CI they must run: .ci/run installs chromium.`);
+  console.warn(msg);
+}
+
+/** Builds dist/web from src/web (the same command `npm run build` runs). */
+export function buildWebBundle(): void {
+  execFileSync('npm', ['run', '-s', 'build:web'], { cwd: PROJECT_ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+}
+
+export interface BrowserSession {
+  browser: Browser;
+  context: BrowserContext;
+  close(): Promise<void>;
+}
+
+/** Headless Chromium with a fresh profile, no network but this machine, no background traffic. */
+export async function launchBrowser(): Promise<BrowserSession> {
+  const profile = mkdtempSync(join(tmpdir(), 'vils-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM as string,
+    headless: true,
+    chromiumSandbox: false, // --no-sandbox: CI runs as root
+    args: ['--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    viewport: { width: 1400, height: 860 },
+    deviceScaleFactor: 1,
+  });
+  return {
+    browser: context.browser() as Browser,
+    context,
+    async close() {
+      await context.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface PageLog {
+  errors: string[];
+  /** requests to anything but the server under test */
+  foreign: string[];
+}
+
+/** Opens the page, recording console errors, page errors, failed requests and requests leaving `origin`. */
+export async function openPage(ctx: BrowserContext, url: string): Promise<{ page: Page; log: PageLog }> {
+  const page = await ctx.newPage();
+  const origin = new URL(url).origin;
+  const log: PageLog = { errors: [], foreign: [] };
+  page.on('console', (m) => {
+    if (m.type() === 'error') log.errors.push(`console: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => log.errors.push(`page error: ${e.message}`));
+  page.on('requestfailed', (r) => log.errors.push(`request failed: ${r.url()} (${r.failure()?.errorText})`));
+  page.on('request', (r) => {
+    const u = r.url();
+    if (!u.startsWith(origin) && !u.startsWith(origin.replace(/^http/, 'ws')) && !u.startsWith('data:')) log.foreign.push(u);
+  });
+  await page.goto(url);
+  // a function, not a string: the page's Content-Security-Policy forbids eval, and a string predicate polls with it
+  await page.waitForFunction(() => {
+    const v = (globalThis as unknown as { __vils?: { mapLoaded(): boolean; lastFrame(): unknown } }).__vils;
+    return v !== undefined && v.mapLoaded() && v.lastFrame() !== null;
+  }, null, { timeout: 15_000 });
+  return { page, log };
+}
+
+/** Evaluates an expression on the page's test handle, e.g. vils(page, 'stats()'). */
+export async function vils<T>(page: Page, expr: string): Promise<T> {
+  return (await page.evaluate(`window.__vils.${expr}`)) as T;
+}
+
+export async function shot(page: Page, name: string): Promise<string> {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  const path = join(ARTIFACTS, name);
+  await page.screenshot({ path });
+  return path;
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls `f` until it returns a truthy value or `timeoutMs` passes. */
+export async function until<T>(f: () => Promise<T> | T, what: string, timeoutMs = 5000): Promise<NonNullable<T>> {
+  const t0 = Date.now();
+  for (;;) {
+    const v = await f();
+    if (v) return v as NonNullable<T>;
+    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
+export function mkTemp(prefix: string): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
