@@ -332,7 +332,7 @@ export class WebMap {
     this.setText($('st-shield'), typeof shield === 'number' && Number.isFinite(shield) ? String(shield) : '–');
     const ft = this.frameTimes.slice(-60);
     const mean = ft.length ? ft.reduce((a, b) => a + b, 0) / ft.length : 0;
-    this.setText($('st-fps'), mean > 0 ? `page ${(1000 / mean).toFixed(0)} fps` : '–');
+    this.setText($('st-fps'), mean > 0 ? `${(1000 / mean).toFixed(0)} fps` : '–');
     const follow = $('btn-follow');
     follow.setAttribute('aria-pressed', String(this.follow !== null));
     $('btn-add').classList.toggle('active', this.mode !== 'idle');

@@ -3,7 +3,7 @@
  * download), the page's bundle built fresh from src/web, and the page's test handle (window.__vils).
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
@@ -27,9 +27,54 @@ if (!CHROMIUM) {
   console.warn(msg);
 }
 
-/** Builds dist/web from src/web (the same command `npm run build` runs). */
-export function buildWebBundle(): void {
-  execFileSync('npm', ['run', '-s', 'build:web'], { cwd: PROJECT_ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+let bundleDir: string | null = null;
+
+/**
+ * Builds the page from src/web with the command `npm run build` runs, into a folder of this test process
+ * (test files run in parallel: none reads a bundle another is writing), and points the server at it.
+ */
+export function buildWebBundle(): string {
+  if (bundleDir) return bundleDir;
+  const dir = mkdtempSync(join(tmpdir(), 'vils-web-'));
+  execFileSync('npm', ['run', '-s', 'build:web', '--', `--outdir=${dir}`], { cwd: PROJECT_ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  process.env.VILS_WEB_DIR = dir;
+  bundleDir = dir;
+  return dir;
+}
+
+const LOCK = join(tmpdir(), 'vils-web-browser-tests.lock');
+
+/**
+ * One browser test file at a time on this machine (vitest runs files in parallel): a Chromium drawing at
+ * 60 fps next to a server at 50 Hz is load enough on 2 cores. A lock left by a dead process is taken over.
+ */
+export async function browserLock(timeoutMs = 180_000): Promise<() => void> {
+  const t0 = Date.now();
+  for (;;) {
+    try {
+      mkdirSync(LOCK);
+      writeFileSync(join(LOCK, 'pid'), String(process.pid));
+      return () => rmSync(LOCK, { recursive: true, force: true });
+    } catch {
+      let owner = NaN;
+      try {
+        owner = Number(readFileSync(join(LOCK, 'pid'), 'utf8'));
+      } catch {
+        /* being created or removed */
+      }
+      let alive = true;
+      if (Number.isInteger(owner)) {
+        try {
+          process.kill(owner, 0);
+        } catch {
+          alive = false;
+        }
+      }
+      if (!alive) rmSync(LOCK, { recursive: true, force: true });
+      else if (Date.now() - t0 > timeoutMs) throw new Error(`another browser test (pid ${owner}) held ${LOCK} for ${timeoutMs / 1000} s`);
+      else await new Promise((r) => setTimeout(r, 200));
+    }
+  }
 }
 
 export interface BrowserSession {

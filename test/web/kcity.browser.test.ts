@@ -12,7 +12,7 @@ import { convertNgii } from '../../src/map/ngii/convert.js';
 import type { VilsServer } from '../../src/server/app.js';
 import { startServer } from '../helpers/server-fixture.js';
 import { HAVE_SHARED, sharedPath } from '../helpers/shared.js';
-import { buildWebBundle, CHROMIUM, launchBrowser, mkTemp, openPage, shot, sleep, until, vils, type BrowserSession, type PageLog } from './browser.js';
+import { browserLock, buildWebBundle, CHROMIUM, launchBrowser, mkTemp, openPage, shot, sleep, until, vils, type BrowserSession, type PageLog } from './browser.js';
 
 const KCITY = sharedPath('data', 'ngii', 'kcity');
 if (CHROMIUM && !HAVE_SHARED) console.warn('[vils tests] ../shared is absent: the web map test on K-City (63 NPCs, 50 Hz, frame time) is SKIPPED.');
@@ -27,7 +27,10 @@ describe.skipIf(!CHROMIUM || !HAVE_SHARED)('web map in Chromium on K-City, 63 NP
   let log: PageLog;
   let loadMs = 0;
 
+  let unlock = () => {};
+
   beforeAll(async () => {
+    unlock = await browserLock();
     buildWebBundle();
     const dir = mkTemp('vils-kcity-');
     const mapPath = join(dir, 'kcity.json');
@@ -37,11 +40,12 @@ describe.skipIf(!CHROMIUM || !HAVE_SHARED)('web map in Chromium on K-City, 63 NP
     const t0 = performance.now();
     ({ page, log } = await openPage(session.context, `${url}/`));
     loadMs = performance.now() - t0;
-  });
+  }, 240_000);
   afterAll(async () => {
     await session?.close();
     await server?.close();
-  });
+    unlock();
+  }, 30_000);
 
   it('keeps the page frame time p95 within 20 ms, shows all 63 NPCs, and writes the screenshots', async () => {
     await until(async () => Number(await page.locator('#st-npcs').innerText()) === 63, 'the page showing 63 NPCs', 10_000);

@@ -20,9 +20,10 @@ const demo = JSON.parse(readFileSync(join(PROJECT_ROOT, 'maps', 'demo-track.json
 
 let server: VilsServer;
 let url: string;
+let bundleDir: string;
 
 beforeAll(async () => {
-  buildWebBundle();
+  bundleDir = buildWebBundle();
   ({ server, url } = await startServer({ config: { npc_target: 2 }, autostart: false, scenes: [{ name: 'b', config: { npc_target: 1 } }] }));
 });
 afterAll(async () => server?.close());
@@ -152,7 +153,7 @@ describe('the page', () => {
 
 describe('the bundle', () => {
   it('is offline (no URL to anywhere else) and small; its source imports nothing but itself', () => {
-    const dir = join(PROJECT_ROOT, 'dist', 'web');
+    const dir = bundleDir;
     const sizes: string[] = [];
     for (const name of ['index.html', 'main.js', 'main.css']) {
       const body = readFileSync(join(dir, name));

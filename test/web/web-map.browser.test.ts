@@ -8,7 +8,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VilsServer } from '../../src/server/app.js';
 import { startServer, TestClient } from '../helpers/server-fixture.js';
-import { buildWebBundle, CHROMIUM, launchBrowser, openPage, shot, sleep, until, vils, type BrowserSession, type PageLog } from './browser.js';
+import { browserLock, buildWebBundle, CHROMIUM, launchBrowser, openPage, shot, sleep, until, vils, type BrowserSession, type PageLog } from './browser.js';
 
 interface Npc { id: number; x: number; y: number; yaw: number; speed: number; goal_x: number; goal_y: number; auto: boolean }
 
@@ -27,16 +27,20 @@ describe.skipIf(!CHROMIUM)('web map in Chromium (demo track)', () => {
   const shownStep = async () => Number(await text('#st-step'));
   const toasts = async () => (await page.locator('#toasts .toast').allInnerTexts()).join('\n');
 
+  let unlock = () => {};
+
   beforeAll(async () => {
+    unlock = await browserLock();
     buildWebBundle();
     ({ server, url } = await startServer({ config: { npc_target: 6 }, autostart: false }));
     session = await launchBrowser();
     ({ page, log } = await openPage(session.context, `${url}/`));
-  });
+  }, 240_000);
   afterAll(async () => {
     await session?.close();
     await server?.close();
-  });
+    unlock();
+  }, 30_000);
 
   it('loads with no console errors and nothing from elsewhere, draws the road layers, shows the NPC count the API has', async () => {
     const map = await api('GET', '/api/map');
