@@ -10,12 +10,16 @@ import websocket from '@fastify/websocket';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { LatLon } from '../geo/frame.js';
-import { InputError, setupScene, type SceneConfig } from '../scene/index.js';
+import { InputError, defaultMapPath, setupScene, type SceneConfig } from '../scene/index.js';
 import type { PolicySession } from '../policy/session.js';
 import { projectRoot } from '../util/project-root.js';
 import { SceneHost, type ServingConfig, type SessionConfig } from './host.js';
 import { restPlugin } from './plugins/rest.js';
 import { MAX_MESSAGE_BYTES, streamPlugin } from './plugins/stream.js';
+import type { Clock } from '../time/clock.js';
+import { FoxgloveChannels, foxglovePlugin, handleProtocols, listenFoxglove } from './plugins/foxglove.js';
+import { metricsPlugin } from './plugins/metrics.js';
+import { DEFAULT_RECORDING, SceneRecorder, type RecordingSettings } from './recording.js';
 import { mapPlugin } from './plugins/map.js';
 import { loadWebBundle, webPlugin } from './plugins/web.js';
 
@@ -36,6 +40,13 @@ export interface ServerOptions extends Omit<SceneOptions, 'name'> {
   /** start the scenes at once (default true) */
   autostart?: boolean;
   intraOpThreads?: number;
+  /** record every scene to MCAP (off unless given here; `vils serve` records by default) */
+  recording?: Partial<RecordingSettings> | false;
+  /** Foxglove WebSocket: at <scene prefix>/foxglove unless `path` is false, and on its own port when `port` is given */
+  foxglove?: { path?: boolean; port?: number; host?: string };
+  /** the runners' clock (tests: a VirtualClock runs the scenes as fast as they can) */
+  clock?: Clock;
+  epochNow?: () => number;
 }
 
 export interface VilsServer {
@@ -44,6 +55,8 @@ export interface VilsServer {
   hosts: SceneHost[];
   /** the default scene */
   host: SceneHost;
+  /** the Foxglove port, when one was asked for */
+  foxglovePort?: number;
   close(): Promise<void>;
 }
 
@@ -89,7 +102,23 @@ export async function createServer(opts: ServerOptions = {}): Promise<VilsServer
       const { scene, serving } = splitConfig(s.config);
       const setup = await setupScene({ mapPath: s.mapPath, origin: s.origin, config: scene, modelPath: opts.modelPath, policy: shared, intraOpThreads: opts.intraOpThreads });
       shared ??= setup.policy;
-      hosts.push(new SceneHost(setup, { name: s.name ?? 'default', serving, logger: app.log, version }));
+      const host = new SceneHost(setup, { name: s.name ?? 'default', serving, logger: app.log, version, clock: opts.clock, epochNow: opts.epochNow });
+      hosts.push(host);
+      const fox = new FoxgloveChannels(host, { onError: (err) => app.log.debug({ err, scene: host.name }, 'foxglove client message refused') });
+      host.runner.addSink(fox);
+      host.attachments.set('foxglove', fox);
+      if (opts.recording) {
+        const settings = { ...DEFAULT_RECORDING, ...opts.recording };
+        if (settings.enabled) {
+          try {
+            await SceneRecorder.start(host, settings, { mapPath: s.mapPath ?? defaultMapPath(), intraOpThreads: opts.intraOpThreads ?? 1, version });
+          } catch (err) {
+            // the session goes on unrecorded rather than not at all; the status says so
+            app.log.error({ err, scene: host.name }, `recording is off for scene ${host.name}: ${(err as Error).message}`);
+            host.attachments.set('recording', { status: () => ({ enabled: false, error: (err as Error).message }), close: async () => {} });
+          }
+        }
+      }
     }
   } catch (err) {
     for (const h of hosts) await h.close();
@@ -109,7 +138,8 @@ export async function createServer(opts: ServerOptions = {}): Promise<VilsServer
     },
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
-  await app.register(websocket, { options: { maxPayload: MAX_MESSAGE_BYTES } });
+  await app.register(websocket, { options: { maxPayload: MAX_MESSAGE_BYTES, handleProtocols } });
+  await app.register(metricsPlugin, { hosts });
 
   app.get('/api/health', { schema: { tags: ['status'], response: { 200: { type: 'object', properties: { status: { type: 'string' }, version: { type: 'string' }, uptime_s: { type: 'number' }, scenes: { type: 'array', items: { type: 'string' } } } } } } }, async () => ({
     status: 'ok', version, uptime_s: (Date.now() - startedAt) / 1000, scenes: hosts.map((h) => h.name),
@@ -122,6 +152,7 @@ export async function createServer(opts: ServerOptions = {}): Promise<VilsServer
     await app.register(async (scoped) => {
       await scoped.register(streamPlugin, { host });
       await scoped.register(restPlugin, { host });
+      if (opts.foxglove?.path ?? true) await scoped.register(foxglovePlugin, { channels: host.attachments.get('foxglove') as FoxgloveChannels });
       await scoped.register(mapPlugin, { host });
       await scoped.register(webPlugin, { bundle: web });
     }, { prefix });
@@ -132,9 +163,14 @@ export async function createServer(opts: ServerOptions = {}): Promise<VilsServer
     if (opts.autostart ?? true) h.runner.start();
   }
 
+  const foxPort = opts.foxglove?.port !== undefined
+    ? await listenFoxglove(hosts.map((h) => ({ name: h.name, channels: h.attachments.get('foxglove') as FoxgloveChannels })), opts.foxglove.port, opts.foxglove.host ?? '0.0.0.0')
+    : null;
+
   return {
-    app, hosts, host: hosts[0],
+    app, hosts, host: hosts[0], foxglovePort: foxPort?.port,
     async close() {
+      await foxPort?.close();
       for (const h of hosts) await h.close();
       await app.close();
     },

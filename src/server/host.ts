@@ -6,9 +6,11 @@ import type { GeoFrame } from '../geo/frame.js';
 import type { LoadedMap } from '../map/scene-json.js';
 import type { PolicySession } from '../policy/session.js';
 import { DEFAULT_SCENE_CONFIG, InputError, type LiveScene, type SceneConfig, type SceneEvent, type SceneSetup } from '../scene/index.js';
+import type { Clock } from '../time/clock.js';
 import { ClientRegistry } from './clients.js';
+import { SceneInputs } from './inputs.js';
 import { RollingStats } from './rolling-stats.js';
-import { SceneRunner, type FrameSink, type PublishedFrame } from './runner.js';
+import { MAX_PUBLISH_HZ, MIN_PUBLISH_HZ, SceneRunner, type FrameSink, type PublishedFrame } from './runner.js';
 import { buildNpcStatesFrame, egoEntry } from './wire.js';
 
 /** Settings of the server side of a scene (the rest are the scene's own). */
@@ -42,6 +44,16 @@ export interface HostOptions {
   serving?: Partial<ServingConfig>;
   logger?: Logger;
   version?: string;
+  /** the runner's clock (default: the system clock); a VirtualClock runs the scene as fast as it can */
+  clock?: Clock;
+  /** the runner's epoch time source, for a virtual clock */
+  epochNow?: () => number;
+}
+
+/** Something attached to a host that reports status and is closed with it (the recorder, the Foxglove channels). */
+export interface HostAttachment {
+  status(): Record<string, unknown>;
+  close(): Promise<void>;
 }
 
 export class SceneHost implements FrameSink {
@@ -57,7 +69,13 @@ export class SceneHost implements FrameSink {
   readonly encodeMs = new RollingStats(600);
   readonly broadcastMs = new RollingStats(600);
   lastFrame: PublishedFrame | null = null;
+  /** every input that changes the scene goes through here (logged for recording and exact replay) */
+  readonly inputs: SceneInputs;
+  /** the recorder, the Foxglove channels: shown in the status, closed with the host */
+  readonly attachments = new Map<string, HostAttachment>();
   private readonly logger?: Logger;
+  private textFrame: PublishedFrame | null = null;
+  private text = '';
 
   constructor(private readonly setup: SceneSetup, opts: HostOptions) {
     this.name = opts.name;
@@ -68,8 +86,11 @@ export class SceneHost implements FrameSink {
     this.logger = opts.logger;
     this.serving = { ...DEFAULT_SERVING_CONFIG, ...opts.serving };
     this.clients = new ClientRegistry(() => this.serving.max_queue);
-    this.runner = new SceneRunner(this.scene, {
+    this.inputs = new SceneInputs(this.scene, (err) => this.logger?.error({ err, scene: this.name }, 'input listener failed'));
+    this.runner = new SceneRunner(this.inputs.runnerView(), {
       publishHz: this.serving.publish_hz,
+      clock: opts.clock,
+      epochNow: opts.epochNow,
       onError: (err) => this.logger?.error({ err, scene: this.name }, 'simulation step failed'),
     });
     this.runner.addSink(this);
@@ -81,11 +102,30 @@ export class SceneHost implements FrameSink {
     this.lastFrame = frame;
     if (this.clients.size === 0) return;
     const t0 = performance.now();
-    const text = JSON.stringify(buildNpcStatesFrame(this.geo, frame.snapshot, frame.state, frame.wallTimeS));
+    const text = this.frameText(frame);
     const t1 = performance.now();
     this.clients.broadcast(text);
     this.encodeMs.push(t1 - t0);
     this.broadcastMs.push(performance.now() - t0);
+  }
+
+  /** The npc_states JSON of a frame, encoded once for every consumer (clients, recorder, Foxglove). */
+  frameText(frame: PublishedFrame): string {
+    if (this.textFrame !== frame) {
+      this.text = JSON.stringify(buildNpcStatesFrame(this.geo, frame.snapshot, frame.state, frame.wallTimeS));
+      this.textFrame = frame;
+    }
+    return this.text;
+  }
+
+  /** A settings change as an input (logged; made between policy steps), all or nothing. */
+  async changeConfig(patch: Partial<SessionConfig>): Promise<SessionConfig> {
+    const { publish_hz, max_queue, ...scenePatch } = patch;
+    void max_queue;
+    if (publish_hz !== undefined && !(publish_hz >= MIN_PUBLISH_HZ && publish_hz <= MAX_PUBLISH_HZ)) {
+      throw new InputError(`publish_hz must be within ${MIN_PUBLISH_HZ}–${MAX_PUBLISH_HZ}, got ${publish_hz}`);
+    }
+    return this.inputs.configure(scenePatch, () => this.configure(patch));
   }
 
   config(): SessionConfig {
@@ -134,6 +174,7 @@ export class SceneHost implements FrameSink {
       ego_collision_steps: scene.egoCollisionSteps,
       quality: scene.quality.summary(),
       rss_mb: Math.round(process.memoryUsage().rss / 1e5) / 10,
+      ...Object.fromEntries([...this.attachments].map(([k, a]) => [k, a.status()])),
     };
   }
 
@@ -152,6 +193,13 @@ export class SceneHost implements FrameSink {
 
   async close(): Promise<void> {
     await this.runner.close();
+    for (const [name, a] of this.attachments) {
+      try {
+        await a.close();
+      } catch (err) {
+        this.logger?.error({ err, scene: this.name }, `closing the ${name} failed`);
+      }
+    }
     this.clients.closeAll();
     await this.setup.release();
   }

@@ -20,13 +20,29 @@ interface SpawnBody {
 
 export async function restPlugin(app: FastifyInstance, opts: { host: SceneHost }): Promise<void> {
   const { host } = opts;
-  const { scene, runner, geo } = host;
+  const { scene, runner, geo, inputs } = host;
+
+  // every command (not the reads) as received, with its reply, for the recording
+  const arrivals = new WeakMap<object, { wall: number; sim: number; reply: string }>();
+  app.addHook('onRequest', async (req) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') arrivals.set(req, { wall: Date.now() / 1000, sim: runner.simNow(), reply: '' });
+  });
+  app.addHook('onSend', async (req, _reply, payload) => {
+    const a = arrivals.get(req);
+    if (a && typeof payload === 'string') a.reply = payload.length > 4096 ? `${payload.slice(0, 4096)}…` : payload;
+    return payload;
+  });
+  app.addHook('onResponse', async (req, reply) => {
+    const a = arrivals.get(req);
+    if (!a) return;
+    inputs.received({ kind: 'rest', method: req.method, url: req.url, body: req.body ?? null, status: reply.statusCode, reply: a.reply, arrivalWall: a.wall, simTime: a.sim });
+  });
 
   app.get('/api/status', { schema: { tags: ['status'], response: { 200: obj } } }, async () => host.status());
 
   app.get('/api/config', { schema: { tags: ['config'], response: { 200: configSchema } } }, async () => host.config());
 
-  app.put<{ Body: Partial<SessionConfig> }>('/api/config', { schema: { tags: ['config'], body: configSchema, response: { 200: configSchema, ...errors } } }, async (req) => host.configure(req.body));
+  app.put<{ Body: Partial<SessionConfig> }>('/api/config', { schema: { tags: ['config'], body: configSchema, response: { 200: configSchema, ...errors } } }, async (req) => host.changeConfig(req.body));
 
   app.post<{ Body: { npc_count?: number; seed?: number; start?: boolean } | undefined }>('/api/init', {
     schema: {
@@ -40,7 +56,7 @@ export async function restPlugin(app: FastifyInstance, opts: { host: SceneHost }
     const patch: Partial<SessionConfig> = {};
     if (body.npc_count !== undefined) patch.npc_target = body.npc_count;
     if (body.seed !== undefined) patch.seed = body.seed;
-    host.configure(patch);
+    await host.changeConfig(patch);
     await runner.reset();
     if (body.start ?? true) runner.start();
     else runner.pause();
@@ -85,18 +101,18 @@ export async function restPlugin(app: FastifyInstance, opts: { host: SceneHost }
       if (!g) throw new InputError('goal: give either x and y (map metres) or lat and lon');
       goal = g;
     }
-    return { id: scene.spawnNpc({ x: pos.x, y: pos.y, yaw, speed: b.speed ?? 0, length: b.length, width: b.width, goal }) };
+    return { id: await inputs.spawnNpc({ x: pos.x, y: pos.y, yaw, speed: b.speed ?? 0, length: b.length, width: b.width, goal }) };
   });
 
   app.delete<{ Params: { id: string } }>('/api/npcs/:id', {
     schema: { tags: ['npcs'], params: { type: 'object', properties: { id: { type: 'string', pattern: '^[0-9]+$' } } }, response: { 200: { type: 'object', properties: { removed: { type: 'integer' } } }, ...errors } },
   }, async (req, reply) => {
     const id = Number(req.params.id);
-    if (!scene.removeNpc(id)) return reply.code(404).send(notFound(`no NPC with id ${id}`));
+    if (!(await inputs.removeNpc(id))) return reply.code(404).send(notFound(`no NPC with id ${id}`));
     return { removed: id };
   });
 
-  app.delete('/api/npcs', { schema: { tags: ['npcs'], response: { 200: { type: 'object', properties: { removed: { type: 'integer' } } } } } }, async () => ({ removed: scene.removeAllNpcs() }));
+  app.delete('/api/npcs', { schema: { tags: ['npcs'], response: { 200: { type: 'object', properties: { removed: { type: 'integer' } } } } } }, async () => ({ removed: await inputs.removeAllNpcs() }));
 
   // ---- egos ----
 
@@ -107,7 +123,7 @@ export async function restPlugin(app: FastifyInstance, opts: { host: SceneHost }
   app.delete<{ Params: { id: string } }>('/api/egos/:id', {
     schema: { tags: ['egos'], description: 'Forgets an ego at once (its id and world slot are freed).', params: { type: 'object', properties: { id: { type: 'string', minLength: 1, maxLength: 64 } } }, response: { 200: { type: 'object', properties: { removed: { type: 'string' } } }, ...errors } },
   }, async (req, reply) => {
-    if (!scene.removeEgo(req.params.id)) return reply.code(404).send(notFound(`no ego with id "${req.params.id}"`));
+    if (!(await inputs.removeEgo(req.params.id))) return reply.code(404).send(notFound(`no ego with id "${req.params.id}"`));
     return { removed: req.params.id };
   });
 }

@@ -28,22 +28,38 @@ function describeErrors(errors: typeof validateEgo.errors): string {
   return `${where} ${e.message}`;
 }
 
+interface Arrival {
+  text: string;
+  /** epoch seconds */
+  wall: number;
+  /** simulation time */
+  sim: number;
+}
+
 export async function streamPlugin(app: FastifyInstance, opts: { host: SceneHost }): Promise<void> {
   const { host } = opts;
-  const { clients, counters, scene } = host;
+  const { clients, counters, inputs } = host;
   app.get(WS_PATH, { websocket: true }, (socket: WebSocket) => {
     const channel = clients.add(socket);
     const reply = (c: ClientChannel, obj: unknown) => c.send(JSON.stringify(obj));
-    const fail = (error: string) => {
+    let arrival: Arrival = { text: '', wall: 0, sim: 0 };
+    // every message as received, with its arrival time and what became of it (for the recording)
+    const note = (a: Arrival, outcome: string) => {
+      if (a.text) inputs.received({ kind: 'stream', text: a.text, client: channel.id, arrivalWall: a.wall, simTime: a.sim, outcome });
+    };
+    const fail = (error: string, a: Arrival = arrival) => {
       counters.errors++;
+      note(a, error);
       reply(channel, { type: 'error', error });
     };
     socket.on('message', (data, isBinary) => {
       counters.messages++;
+      arrival = { text: '', wall: Date.now() / 1000, sim: host.runner.simNow() };
       if (isBinary) return fail('binary messages are not supported: send JSON text');
       let msg: unknown;
       try {
-        msg = JSON.parse(data.toString());
+        arrival.text = data.toString();
+        msg = JSON.parse(arrival.text);
       } catch (err) {
         return fail(`malformed JSON: ${(err as Error).message}`);
       }
@@ -54,13 +70,18 @@ export async function streamPlugin(app: FastifyInstance, opts: { host: SceneHost
       if (type === 'ego_state') {
         if (!validateEgo(msg)) return fail(`ego_state: ${describeErrors(validateEgo.errors)}`);
         const m = msg as { timestamp?: number; ego_id?: string; data: GnssEgo };
-        try {
-          scene.updateEgo(egoReportFromGnss(host.geo, m.ego_id ?? 'ego', m.data, m.timestamp), host.runner.simNow());
-        } catch (err) {
-          if (err instanceof InputError) return fail(`ego_state: ${err.message}`);
+        const a = arrival;
+        const failed = (err: unknown) => {
+          if (err instanceof InputError) return fail(`ego_state: ${err.message}`, a);
           // never let one message take the process down: report it, keep the connection
           app.log.error({ err }, 'ego_state handling failed');
-          return fail(`ego_state: internal error (${(err as Error).message})`);
+          return fail(`ego_state: internal error (${(err as Error).message})`, a);
+        };
+        try {
+          // stamped with the simulation time it arrived at; applied between policy steps (inputs.ts)
+          inputs.updateEgo(egoReportFromGnss(host.geo, m.ego_id ?? 'ego', m.data, m.timestamp), a.sim).then(() => note(a, 'ok'), failed);
+        } catch (err) {
+          return failed(err);
         }
         return;
       }

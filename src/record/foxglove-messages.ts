@@ -1,0 +1,200 @@
+/**
+ * Foxglove messages (JSON encoding, schemas from @foxglove/schemas) for a scene frame: the one builder used
+ * by the live Foxglove WebSocket channels and by the MCAP recording, so both look the same in Foxglove.
+ *
+ *   /vils/scene   foxglove.SceneUpdate     NPC and ego boxes (ids, colours by state), goals
+ *   /vils/map     foxglove.SceneUpdate     the map's road layers as line primitives (sent once)
+ *   /vils/fix     foxglove.LocationFix     one per ego and per NPC (frame_id ego/<id>, npc/<id>)
+ *   /vils/fixes   foxglove.LocationFixes   all of them in one message
+ *   /vils/tf      foxglove.FrameTransforms map → ego/<id>
+ *
+ * Frames: `map` is x east, y north (m, UTM grid about the map origin), z up.
+ */
+import {
+  FrameTransforms as FrameTransformsSchema,
+  LocationFix as LocationFixSchema,
+  LocationFixes as LocationFixesSchema,
+  SceneUpdate as SceneUpdateSchema,
+} from '@foxglove/schemas/jsonschema.js';
+import type { GeoFrame } from '../geo/frame.js';
+import type { LoadedMap } from '../map/scene-json.js';
+import type { EgoState, NpcState, SceneSnapshot } from '../scene/index.js';
+
+
+export const MAP_FRAME = 'map';
+
+export interface Time {
+  sec: number;
+  nsec: number;
+}
+
+export interface Color {
+  r: number;
+  g: number;
+  b: number;
+  a: number;
+}
+
+export function toTime(seconds: number): Time {
+  const s = Math.max(0, seconds);
+  let sec = Math.floor(s);
+  let nsec = Math.round((s - sec) * 1e9);
+  if (nsec >= 1e9) {
+    sec += 1;
+    nsec -= 1e9;
+  }
+  return { sec, nsec };
+}
+
+export function timeToNs(seconds: number): bigint {
+  const t = toTime(seconds);
+  return BigInt(t.sec) * 1_000_000_000n + BigInt(t.nsec);
+}
+
+/** The JSON schemas, by schema name, as Foxglove and MCAP want them (a JSON text). */
+export const FOXGLOVE_SCHEMAS: Readonly<Record<string, string>> = {
+  'foxglove.SceneUpdate': JSON.stringify(SceneUpdateSchema),
+  'foxglove.LocationFix': JSON.stringify(LocationFixSchema),
+  'foxglove.LocationFixes': JSON.stringify(LocationFixesSchema),
+  'foxglove.FrameTransforms': JSON.stringify(FrameTransformsSchema),
+};
+
+export const COLORS = {
+  npc: { r: 0.2, g: 0.55, b: 1, a: 0.9 },
+  npcRequested: { r: 0.65, g: 0.35, b: 1, a: 0.9 },
+  npcCollided: { r: 1, g: 0.15, b: 0.1, a: 0.95 },
+  npcOffroad: { r: 1, g: 0.6, b: 0.1, a: 0.95 },
+  ego: { r: 0.1, g: 0.85, b: 0.3, a: 0.95 },
+  egoStale: { r: 0.55, g: 0.55, b: 0.55, a: 0.6 },
+  egoCollided: { r: 1, g: 0, b: 0.5, a: 0.95 },
+  goal: { r: 0.2, g: 0.55, b: 1, a: 0.5 },
+} as const satisfies Record<string, Color>;
+
+const ROAD_COLORS: Record<string, Color> = {
+  lane: { r: 0.5, g: 0.5, b: 0.5, a: 0.6 },
+  road_line: { r: 0.95, g: 0.95, b: 0.95, a: 0.9 },
+  road_edge: { r: 0.2, g: 0.2, b: 0.2, a: 1 },
+  crosswalk: { r: 0.9, g: 0.9, b: 0.3, a: 0.8 },
+  speed_bump: { r: 0.9, g: 0.5, b: 0.1, a: 0.8 },
+  stop_sign: { r: 0.9, g: 0.1, b: 0.1, a: 1 },
+};
+
+export function npcColor(n: Pick<NpcState, 'collided' | 'offroad' | 'auto'>): Color {
+  if (n.collided) return COLORS.npcCollided;
+  if (n.offroad) return COLORS.npcOffroad;
+  return n.auto ? COLORS.npc : COLORS.npcRequested;
+}
+
+export function egoColor(e: Pick<EgoState, 'stale' | 'collided'>): Color {
+  if (e.collided) return COLORS.egoCollided;
+  return e.stale ? COLORS.egoStale : COLORS.ego;
+}
+
+const quat = (yaw: number) => ({ x: 0, y: 0, z: Math.sin(yaw / 2), w: Math.cos(yaw / 2) });
+const ZERO = { sec: 0, nsec: 0 };
+const HEIGHT = 1.5;
+const r3 = (v: number) => Math.round(v * 1000) / 1000;
+
+function entity(stamp: Time, id: string, extra: Record<string, unknown>) {
+  return {
+    timestamp: stamp, frame_id: MAP_FRAME, id, lifetime: ZERO, frame_locked: false, metadata: [] as Array<{ key: string; value: string }>,
+    arrows: [], cubes: [], spheres: [], cylinders: [], lines: [], triangles: [], texts: [], models: [],
+    ...extra,
+  };
+}
+
+function box(x: number, y: number, yaw: number, length: number, width: number, color: Color) {
+  return { pose: { position: { x, y, z: HEIGHT / 2 }, orientation: quat(yaw) }, size: { x: length, y: width, z: HEIGHT }, color };
+}
+
+function label(x: number, y: number, text: string, color: Color) {
+  return { pose: { position: { x, y, z: HEIGHT + 0.8 }, orientation: quat(0) }, billboard: true, font_size: 14, scale_invariant: true, color, text };
+}
+
+/** NPCs and egos as one SceneUpdate that replaces the previous one (deletion of all, then every entity). */
+export function sceneUpdate(s: SceneSnapshot, wallTimeS: number) {
+  const stamp = toTime(wallTimeS);
+  const entities = [];
+  for (const n of s.npcs) {
+    const c = npcColor(n);
+    entities.push(entity(stamp, `npc/${n.id}`, {
+      metadata: [
+        { key: 'id', value: String(n.id) }, { key: 'speed_mps', value: String(r3(n.speed)) },
+        { key: 'state', value: n.collided ? 'collided' : n.offroad ? 'offroad' : 'ok' }, { key: 'auto', value: String(n.auto) },
+      ],
+      cubes: [box(n.x, n.y, n.yaw, n.length, n.width, c)],
+      spheres: [{ pose: { position: { x: n.goalX, y: n.goalY, z: 0.3 }, orientation: quat(0) }, size: { x: 0.8, y: 0.8, z: 0.8 }, color: COLORS.goal }],
+      lines: [{
+        type: 0, pose: { position: { x: 0, y: 0, z: 0 }, orientation: quat(0) }, thickness: 0.1, scale_invariant: false,
+        points: [{ x: n.x, y: n.y, z: 0.3 }, { x: n.goalX, y: n.goalY, z: 0.3 }], color: COLORS.goal, colors: [], indices: [],
+      }],
+      texts: [label(n.x, n.y, String(n.id), c)],
+    }));
+  }
+  for (const e of s.egos) {
+    const c = egoColor(e);
+    entities.push(entity(stamp, `ego/${e.egoId}`, {
+      metadata: [{ key: 'ego_id', value: e.egoId }, { key: 'stale', value: String(e.stale) }, { key: 'collided', value: String(e.collided) }],
+      cubes: [box(e.x, e.y, e.yaw, e.length, e.width, c)],
+      texts: [label(e.x, e.y, e.egoId, c)],
+    }));
+  }
+  return { deletions: [{ timestamp: stamp, type: 1, id: '' }], entities };
+}
+
+/** The map's road layers as line primitives, one entity per layer (a line strip list per road type). */
+export function mapUpdate(map: LoadedMap, wallTimeS: number) {
+  const stamp = toTime(wallTimeS);
+  const byType = new Map<string, Array<{ x: number; y: number; z: number }>>();
+  for (const road of map.scene.roads) {
+    const g = road.geometry;
+    if (g.length === 0) continue;
+    let pts = byType.get(road.type);
+    if (!pts) byType.set(road.type, (pts = []));
+    if (g.length === 1) {
+      // a point feature (stop sign): a short cross
+      pts.push({ x: g[0].x - 1, y: g[0].y, z: 0 }, { x: g[0].x + 1, y: g[0].y, z: 0 }, { x: g[0].x, y: g[0].y - 1, z: 0 }, { x: g[0].x, y: g[0].y + 1, z: 0 });
+      continue;
+    }
+    for (let i = 1; i < g.length; i++) pts.push({ x: g[i - 1].x, y: g[i - 1].y, z: 0 }, { x: g[i].x, y: g[i].y, z: 0 });
+  }
+  const entities = [...byType].map(([type, points]) => entity(stamp, `map/${type}`, {
+    metadata: [{ key: 'layer', value: type }, { key: 'map', value: map.label }],
+    lines: [{
+      type: 2, pose: { position: { x: 0, y: 0, z: 0 }, orientation: quat(0) }, thickness: type === 'lane' ? 0.15 : 0.25,
+      scale_invariant: false, points, color: ROAD_COLORS[type] ?? { r: 0.6, g: 0.6, b: 0.6, a: 0.8 }, colors: [], indices: [],
+    }],
+  }));
+  return { deletions: [{ timestamp: stamp, type: 1, id: '' }], entities };
+}
+
+const COV0 = [0, 0, 0, 0, 0, 0, 0, 0, 0];
+
+function fix(stamp: Time, frameId: string, geo: GeoFrame, x: number, y: number, yaw: number, vx: number, vy: number, color: Color) {
+  const ll = geo.toLatLon(x, y);
+  return {
+    timestamp: stamp, frame_id: frameId, latitude: ll.lat, longitude: ll.lon, altitude: 0,
+    position_covariance: COV0, position_covariance_type: 0,
+    heading: (geo.yawToHeading(yaw, x, y) * Math.PI) / 180, velocity: { x: vx, y: vy, z: 0 }, color, metadata: [],
+  };
+}
+
+/** One LocationFix per ego and per NPC (frame_id ego/<id>, npc/<id>). */
+export function locationFixes(s: SceneSnapshot, wallTimeS: number, geo: GeoFrame) {
+  const stamp = toTime(wallTimeS);
+  const out = [];
+  for (const e of s.egos) out.push(fix(stamp, `ego/${e.egoId}`, geo, e.x, e.y, e.yaw, e.speed * Math.cos(e.yaw), e.speed * Math.sin(e.yaw), egoColor(e)));
+  for (const n of s.npcs) out.push(fix(stamp, `npc/${n.id}`, geo, n.x, n.y, n.yaw, n.vx, n.vy, npcColor(n)));
+  return out;
+}
+
+/** map → ego/<id> for every ego. */
+export function egoTransforms(s: SceneSnapshot, wallTimeS: number) {
+  const stamp = toTime(wallTimeS);
+  return {
+    transforms: s.egos.map((e) => ({
+      timestamp: stamp, parent_frame_id: MAP_FRAME, child_frame_id: `ego/${e.egoId}`,
+      translation: { x: e.x, y: e.y, z: 0 }, rotation: quat(e.yaw),
+    })),
+  };
+}

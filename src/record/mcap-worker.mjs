@@ -1,0 +1,210 @@
+// @ts-check
+/**
+ * The MCAP writer thread (plain ESM JavaScript so that it runs as is from the sources and from dist/:
+ * worker threads do not get the TypeScript loader the tests use). It owns everything that costs time:
+ * building records, CRCs, zstd compression of chunks (@foxglove/wasm-zstd) and file writes, so none of it
+ * runs on the server's loop. Protocol (postMessage), see writer.ts:
+ *
+ *   in:  {op:'init', ...}   {op:'batch', items:[{ch, t: bigint ns, data: string|Uint8Array}], bytes}   {op:'close'}
+ *   out: {op:'ready'} {op:'ack', bytes, fileBytes, totalBytes} {op:'segment', file, index} {op:'deleted', file}
+ *        {op:'error', message} {op:'closed', files}
+ *
+ * Rotation: when a segment passes maxFileBytes it is finished (summary and index written) and the next one
+ * starts with the same schemas, channels and session metadata (its segment number), and the latest message
+ * of every latched channel (the map, the config). Size cap: after a rotation, the oldest recordings in the
+ * folder (vils-*.mcap, by modification time) are deleted until the folder holds at most maxTotalBytes; the
+ * segment being written is never deleted.
+ */
+import { closeSync, openSync, readdirSync, statSync, unlinkSync, writeSync, fsyncSync } from 'node:fs';
+import { join } from 'node:path';
+import { parentPort } from 'node:worker_threads';
+import { McapWriter } from '@mcap/core';
+import zstd from '@foxglove/wasm-zstd';
+
+if (!parentPort) throw new Error('mcap-worker.mjs runs as a worker thread');
+const port = parentPort;
+const encoder = new TextEncoder();
+
+/** A synchronous file sink for McapWriter (this thread may block; the server's loop never waits for it). */
+class FileWritable {
+  /** @param {string} path */
+  constructor(path) {
+    this.fd = openSync(path, 'wx');
+    this.pos = 0n;
+  }
+  /** @param {Uint8Array} buffer */
+  async write(buffer) {
+    let off = 0;
+    while (off < buffer.byteLength) off += writeSync(this.fd, buffer, off, buffer.byteLength - off);
+    this.pos += BigInt(buffer.byteLength);
+  }
+  position() {
+    return this.pos;
+  }
+  close() {
+    try {
+      fsyncSync(this.fd);
+    } catch {
+      /* fsync is best effort (some file systems refuse it) */
+    }
+    closeSync(this.fd);
+  }
+}
+
+/** @type {any} */
+let cfg = null;
+/** @type {McapWriter | null} */
+let writer = null;
+/** @type {FileWritable | null} */
+let file = null;
+let segment = -1;
+/** @type {string[]} */
+const files = [];
+/** channel index → MCAP channel id in the current segment */
+/** @type {number[]} */
+let channelIds = [];
+/** latest message of each latched channel (index → {t, data}) */
+/** @type {Map<number, {t: bigint, data: Uint8Array}>} */
+const latched = new Map();
+/** @type {Uint32Array} */
+let sequences = new Uint32Array(0);
+let failed = false;
+/** serialises every writer call (McapWriter needs each call finished before the next) */
+let chain = Promise.resolve();
+
+/** @param {Uint8Array} chunkData */
+function compressChunk(chunkData) {
+  if (chunkData.byteLength === 0) return { compression: '', compressedData: chunkData };
+  return { compression: 'zstd', compressedData: zstd.compress(chunkData, cfg.zstdLevel) };
+}
+
+function segmentPath(index) {
+  return join(cfg.dir, `${cfg.baseName}-${String(index).padStart(3, '0')}.mcap`);
+}
+
+async function openSegment() {
+  segment++;
+  const path = segmentPath(segment);
+  file = new FileWritable(path);
+  writer = new McapWriter({ writable: file, chunkSize: cfg.chunkSize, compressChunk, useMessageIndex: true, useChunkIndex: true });
+  await writer.start({ profile: cfg.profile, library: cfg.library });
+  /** @type {Map<string, number>} */
+  const schemaIds = new Map();
+  for (const s of cfg.schemas) schemaIds.set(s.name, await writer.registerSchema({ name: s.name, encoding: s.encoding, data: encoder.encode(s.data) }));
+  channelIds = [];
+  for (const c of cfg.channels) {
+    channelIds.push(await writer.registerChannel({
+      topic: c.topic, messageEncoding: c.messageEncoding, schemaId: c.schema ? schemaIds.get(c.schema) ?? 0 : 0, metadata: new Map(Object.entries(c.metadata ?? {})),
+    }));
+  }
+  for (const m of cfg.metadata) {
+    await writer.addMetadata({ name: m.name, metadata: new Map(Object.entries({ ...m.metadata, segment: String(segment) })) });
+  }
+  if (segment === 0) {
+    for (const a of cfg.attachments ?? []) {
+      await writer.addAttachment({ name: a.name, mediaType: a.mediaType, logTime: BigInt(a.logTime), createTime: BigInt(a.logTime), data: a.data });
+    }
+  }
+  for (const [ch, m] of [...latched].sort((a, b) => a[0] - b[0])) await addMessage(ch, m.t, m.data);
+  files.push(path);
+  port.postMessage({ op: 'segment', file: path, index: segment });
+}
+
+/** @param {number} ch @param {bigint} t @param {Uint8Array} data */
+async function addMessage(ch, t, data) {
+  if (!writer) return;
+  const sequence = sequences[ch]++;
+  await writer.addMessage({ channelId: channelIds[ch], sequence, logTime: t, publishTime: t, data });
+}
+
+async function finishSegment() {
+  if (!writer || !file) return;
+  await writer.end();
+  file.close();
+  writer = null;
+  file = null;
+}
+
+function enforceTotalCap() {
+  if (!(cfg.maxTotalBytes > 0)) return;
+  const current = segmentPath(segment);
+  /** @type {Array<{path: string, size: number, mtime: number}>} */
+  const all = [];
+  for (const name of readdirSync(cfg.dir)) {
+    if (!/^vils-.*\.mcap$/.test(name)) continue;
+    const path = join(cfg.dir, name);
+    try {
+      const st = statSync(path);
+      all.push({ path, size: st.size, mtime: st.mtimeMs });
+    } catch {
+      /* gone meanwhile */
+    }
+  }
+  let total = all.reduce((s, f) => s + f.size, 0);
+  all.sort((a, b) => a.mtime - b.mtime || (a.path < b.path ? -1 : 1));
+  for (const f of all) {
+    if (total <= cfg.maxTotalBytes) break;
+    if (f.path === current) continue;
+    try {
+      unlinkSync(f.path);
+      total -= f.size;
+      port.postMessage({ op: 'deleted', file: f.path });
+    } catch {
+      /* not ours to delete after all */
+    }
+  }
+}
+
+/** @param {any} batch */
+async function writeBatch(batch) {
+  for (const item of batch.items) {
+    const data = typeof item.data === 'string' ? encoder.encode(item.data) : item.data;
+    if (cfg.latched.includes(item.ch)) latched.set(item.ch, { t: item.t, data });
+    await addMessage(item.ch, item.t, data);
+  }
+  if (file && file.position() > BigInt(cfg.maxFileBytes)) {
+    await finishSegment();
+    await openSegment();
+    enforceTotalCap();
+  }
+  port.postMessage({ op: 'ack', bytes: batch.bytes, fileBytes: Number(file?.position() ?? 0n) });
+}
+
+/** @param {unknown} err */
+function fail(err) {
+  failed = true;
+  port.postMessage({ op: 'error', message: err instanceof Error ? err.message : String(err) });
+}
+
+port.on('message', (msg) => {
+  chain = chain.then(async () => {
+    if (msg.op === 'close') {
+      try {
+        if (!failed) await finishSegment();
+      } catch (err) {
+        fail(err);
+      }
+      port.postMessage({ op: 'closed', files });
+      return;
+    }
+    if (failed) {
+      if (msg.op === 'batch') port.postMessage({ op: 'ack', bytes: msg.bytes, fileBytes: 0 });
+      return;
+    }
+    try {
+      if (msg.op === 'init') {
+        cfg = msg;
+        sequences = new Uint32Array(cfg.channels.length);
+        await zstd.isLoaded;
+        await openSegment();
+        enforceTotalCap();
+        port.postMessage({ op: 'ready' });
+      } else if (msg.op === 'batch') {
+        await writeBatch(msg);
+      }
+    } catch (err) {
+      fail(err);
+      if (msg.op === 'batch') port.postMessage({ op: 'ack', bytes: msg.bytes, fileBytes: 0 });
+    }
+  });
+});

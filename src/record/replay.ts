@@ -1,0 +1,222 @@
+/**
+ * Exact replay: a recorded session made again from its scene-call log, on simulation time, against a fresh
+ * scene built from the recorded map, settings and model (checked by sha256), with the policy in the
+ * recorded (deterministic) mode. Each recorded frame is compared with the replayed scene's snapshot at the
+ * same simulation time, every NPC state field bit for bit (float64 patterns); each call's result and refusal
+ * are compared too. The first difference is reported with where it happened.
+ *
+ * The replay re-runs the current code: a recording made before a behaviour change replays with differences,
+ * which is what it is for (did this change alter what the NPCs do?).
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { parseMapJson, type LoadedMap } from '../map/scene-json.js';
+import { resolvePolicyModel } from '../policy/model-files.js';
+import { PolicySession, type ActionMode } from '../policy/session.js';
+import { LiveScene, type EgoState, type SceneConfig, type SceneSnapshot } from '../scene/index.js';
+import { base64ToF64, firstNpcDifference, fromExactNum, packNpcs, unpackNpcs, type NpcDifference } from './exact.js';
+import { applySceneCall, decodeCall, type FrameRecord, type SceneCallRecord } from './log.js';
+import { decodeJson, readSession, sessionSegments } from './reader.js';
+
+export interface SessionInfo {
+  format: string;
+  scene: string;
+  sessionId: string;
+  startedAt: string;
+  modelPath: string;
+  modelSha256: string;
+  mode: ActionMode;
+  intraOpThreads: number;
+  mapLabel: string;
+  mapSha256: string;
+  origin: { lat: number; lon: number };
+  sceneConfig: SceneConfig;
+  raw: Record<string, string>;
+}
+
+export function parseSessionInfo(m: Map<string, string>): SessionInfo {
+  const g = (k: string) => {
+    const v = m.get(k);
+    if (v === undefined) throw new Error(`recording metadata vils.session lacks "${k}"`);
+    return v;
+  };
+  return {
+    format: g('format'), scene: g('scene'), sessionId: g('session_id'), startedAt: g('started_at'),
+    modelPath: g('model_path'), modelSha256: g('model_sha256'), mode: JSON.parse(g('policy_mode')) as ActionMode,
+    intraOpThreads: Number(g('intra_op_threads')), mapLabel: g('map_label'), mapSha256: g('map_sha256'),
+    origin: JSON.parse(g('origin')) as { lat: number; lon: number }, sceneConfig: JSON.parse(g('scene_config')) as SceneConfig,
+    raw: Object.fromEntries(m),
+  };
+}
+
+export interface ReplayOptions {
+  /** the ONNX model (default: the recorded path if it exists, else the project's model) */
+  modelPath?: string;
+  /** replay with a model whose sha256 differs from the recorded one (the comparison will then say how much it matters) */
+  allowModelMismatch?: boolean;
+  /** keep going after the first difference, counting them */
+  all?: boolean;
+  onProgress?: (p: { frames: number; simTimeS: number }) => void;
+}
+
+export interface ReplayDifference {
+  what: 'npc' | 'npc_count' | 'step' | 'call_result' | 'call_error' | 'call_step' | 'call_gap' | 'frame_order';
+  /** frame number and simulation time where it was found */
+  frame: number | null;
+  simTimeS: number;
+  step: number;
+  /** scene-call number, for call differences */
+  call: number | null;
+  npc: NpcDifference | null;
+  message: string;
+}
+
+export interface ReplayResult {
+  files: string[];
+  session: SessionInfo;
+  calls: number;
+  frames: number;
+  /** NPC states compared (one per NPC per frame) */
+  npcStates: number;
+  /** policy steps replayed (across resets) */
+  steps: number;
+  /** simulation time replayed: steps × 0.1 s */
+  simTimeS: number;
+  wallS: number;
+  /** simulation seconds replayed per wall-clock second */
+  speed: number;
+  differences: number;
+  first: ReplayDifference | null;
+}
+
+const sha256File = (p: string) => createHash('sha256').update(readFileSync(p)).digest('hex');
+const fmt = (v: number) => (Object.is(v, -0) ? '-0' : String(v));
+
+export function describeDifference(d: ReplayDifference): string {
+  const where = `${d.frame !== null ? `frame ${d.frame}, ` : ''}${d.call !== null ? `call ${d.call}, ` : ''}sim time ${d.simTimeS.toFixed(3)} s, step ${d.step}`;
+  return `${where}: ${d.message}`;
+}
+
+interface Loaded {
+  session: SessionInfo;
+  map: LoadedMap;
+}
+
+/** Replays a recording (any segment of it names the session); resolves with what it compared and found. */
+export async function replayRecording(path: string, opts: ReplayOptions = {}): Promise<ReplayResult> {
+  const files = sessionSegments(path);
+  const t0 = performance.now();
+  let loaded: Loaded | null = null;
+  let sessionMeta: Map<string, string> | null = null;
+  let mapBytes: Uint8Array | null = null;
+  let scene: LiveScene | null = null;
+  let policy: PolicySession | null = null;
+  let nextCall = 0;
+  /** policy steps run by the replay, across resets */
+  let totalSteps = 0;
+  let frames = 0;
+  let npcStates = 0;
+  let differences = 0;
+  let first: ReplayDifference | null = null;
+  let stopped = false;
+
+  const differ = (d: ReplayDifference) => {
+    differences++;
+    first ??= d;
+    if (!opts.all) stopped = true;
+  };
+
+  const build = async (): Promise<LiveScene> => {
+    if (!sessionMeta) throw new Error(`${files[0]}: no vils.session metadata before the first call (not a VILS recording?)`);
+    if (!mapBytes) throw new Error(`${files[0]}: the map (attachment map.json) is missing`);
+    const session = parseSessionInfo(sessionMeta);
+    const map = parseMapJson(JSON.parse(Buffer.from(mapBytes).toString('utf8')), session.mapLabel);
+    loaded = { session, map };
+    const modelPath = opts.modelPath ?? (existsSync(session.modelPath) ? session.modelPath : resolvePolicyModel());
+    const sha = sha256File(modelPath);
+    if (sha !== session.modelSha256 && !opts.allowModelMismatch) {
+      throw new Error(`model ${modelPath} (sha256 ${sha.slice(0, 12)}…) is not the recorded one (${session.modelSha256.slice(0, 12)}…, ${session.modelPath}); give --model, or --allow-model-mismatch`);
+    }
+    policy = await PolicySession.load(modelPath, { intraOpThreads: session.intraOpThreads || 1, mode: session.mode });
+    return new LiveScene(map, policy, session.sceneConfig);
+  };
+
+  try {
+    for await (const item of readSession(files, { topics: new Set(['/vils/calls', '/vils/frame']) })) {
+      if (stopped) break;
+      if (item.type === 'metadata') {
+        if (item.name === 'vils.session' && item.segment === 0) sessionMeta = item.metadata;
+        continue;
+      }
+      if (item.type === 'attachment') {
+        if (item.name === 'map.json' && item.segment === 0) mapBytes = item.data;
+        continue;
+      }
+      const msg = item.message;
+      scene ??= await build();
+      if (msg.topic === '/vils/calls') {
+        const rec = decodeJson<SceneCallRecord>(msg.data);
+        if (rec.n !== nextCall) {
+          differ({ what: 'call_gap', frame: null, simTimeS: scene.time, step: scene.steps, call: nextCall, npc: null, message: `the call log jumps from call ${nextCall - 1} to ${rec.n}: calls were lost while recording, exact replay stops here` });
+          stopped = true;
+          break;
+        }
+        nextCall++;
+        const call = decodeCall(rec);
+        if (call.kind !== 'advance' && scene.steps !== rec.at_step) {
+          differ({ what: 'call_step', frame: null, simTimeS: scene.time, step: scene.steps, call: rec.n, npc: null, message: `${rec.kind} was made after step ${rec.at_step}, replay is at step ${scene.steps}` });
+        }
+        const before = scene.steps;
+        const out = await applySceneCall(scene, call);
+        if (call.kind === 'advance') totalSteps += scene.steps - before;
+        if (out.error !== rec.error) {
+          differ({ what: 'call_error', frame: null, simTimeS: scene.time, step: scene.steps, call: rec.n, npc: null, message: `${rec.kind}: recorded ${rec.error === null ? 'success' : `refusal "${rec.error}"`}, replay ${out.error === null ? 'succeeded' : `refused: "${out.error}"`}` });
+        } else if (out.result !== rec.result) {
+          differ({ what: rec.kind === 'advance' ? 'step' : 'call_result', frame: null, simTimeS: scene.time, step: scene.steps, call: rec.n, npc: null, message: `${rec.kind}: recorded result ${JSON.stringify(rec.result)}, replay ${JSON.stringify(out.result)}` });
+        }
+        continue;
+      }
+      // a frame
+      const rec = decodeJson<FrameRecord>(msg.data);
+      const t = fromExactNum(rec.t, 'frame t');
+      if (rec.calls !== nextCall) {
+        differ({ what: 'frame_order', frame: rec.f, simTimeS: t, step: scene.steps, call: nextCall, npc: null, message: `frame taken after ${rec.calls} calls, replay has made ${nextCall}` });
+        continue;
+      }
+      frames++;
+      const snap = scene.snapshot(t);
+      if (snap.step !== rec.step) {
+        differ({ what: 'step', frame: rec.f, simTimeS: t, step: snap.step, call: null, npc: null, message: `recorded step ${rec.step}, replay at step ${snap.step}` });
+        continue;
+      }
+      const expected = base64ToF64(rec.npcs);
+      const actual = packNpcs(snap.npcs);
+      npcStates += snap.npcs.length;
+      const d = firstNpcDifference(expected, actual);
+      if (d) {
+        const message = d.field === 'count'
+          ? `recorded ${d.expected} NPCs, replay has ${d.actual}`
+          : `NPC ${d.id} (#${d.index}) ${d.field}: recorded ${fmt(d.expected)}, replay ${fmt(d.actual)}`;
+        differ({ what: d.field === 'count' ? 'npc_count' : 'npc', frame: rec.f, simTimeS: t, step: snap.step, call: null, npc: d, message });
+      }
+      if (opts.onProgress && frames % 500 === 0) opts.onProgress({ frames, simTimeS: t });
+    }
+  } finally {
+    await (policy as PolicySession | null)?.release();
+  }
+  if (!loaded) throw new Error(`${files[0]}: no scene calls recorded (an empty or truncated recording)`);
+  const wallS = (performance.now() - t0) / 1000;
+  const simTimeS = totalSteps * 0.1;
+  return {
+    files, session: (loaded as Loaded).session, calls: nextCall, frames, npcStates, steps: totalSteps, simTimeS, wallS,
+    speed: wallS > 0 ? simTimeS / wallS : 0, differences, first,
+  };
+}
+
+/** A recorded frame as a snapshot (for playback): exact NPC states, the recorded egos and timings. */
+export function frameSnapshot(rec: FrameRecord): SceneSnapshot {
+  return {
+    time: fromExactNum(rec.t, 'frame t'), step: rec.step, npcs: unpackNpcs(base64ToF64(rec.npcs)),
+    egos: rec.egos as unknown as EgoState[], timings: rec.timings as SceneSnapshot['timings'],
+  };
+}

@@ -1,0 +1,243 @@
+/**
+ * Foxglove live view: the Foxglove WebSocket protocol (@foxglove/ws-protocol, subprotocol
+ * foxglove.websocket.v1) for a scene, at `<scene prefix>/foxglove` on the server's port, or on a port of its
+ * own (`vils serve --foxglove-port 8765`: the default scene at `/`, others at `/scenes/<name>`).
+ *
+ * Channels (JSON encoding, JSON schemas from @foxglove/schemas; builders in src/record/foxglove-messages.ts):
+ *   /vils/scene foxglove.SceneUpdate · /vils/map foxglove.SceneUpdate · /vils/fix foxglove.LocationFix ·
+ *   /vils/fixes foxglove.LocationFixes · /vils/tf foxglove.FrameTransforms · /vils/npc_states (raw frames)
+ * A channel's messages are built only while a client is subscribed, once per frame for every client. A
+ * client that does not keep up (more than `maxBufferedBytes` unsent) misses frames, counted as dropped; the
+ * loop never waits for it.
+ */
+import type { IncomingMessage } from 'node:http';
+import wsProtocol from '@foxglove/ws-protocol';
+import type { FastifyInstance } from 'fastify';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { GeoFrame } from '../../geo/frame.js';
+import type { LoadedMap } from '../../map/scene-json.js';
+import { FOXGLOVE_SCHEMAS, egoTransforms, locationFixes, mapUpdate, sceneUpdate, timeToNs } from '../../record/foxglove-messages.js';
+import type { FrameSink, PublishedFrame } from '../runner.js';
+import { npcStatesSchema } from '../schemas.js';
+
+export const FOXGLOVE_PATH = '/foxglove';
+export const FOXGLOVE_SUBPROTOCOL = 'foxglove.websocket.v1';
+
+/** What the Foxglove channels need from a scene (a SceneHost, or a playback). */
+export interface FoxgloveSource {
+  readonly name: string;
+  readonly geo: GeoFrame;
+  readonly map: LoadedMap;
+  frameText(frame: PublishedFrame): string;
+}
+
+// a CommonJS package: its named exports are not visible to Node's ESM loader
+const { FoxgloveServer } = wsProtocol;
+type FoxgloveServer = InstanceType<typeof FoxgloveServer>;
+
+type Topic = '/vils/scene' | '/vils/map' | '/vils/fix' | '/vils/fixes' | '/vils/tf' | '/vils/npc_states';
+
+const encoder = new TextEncoder();
+
+/** An IWebSocket over a ws socket that drops message data (never control messages) for a client that lags. */
+class BoundedSocket {
+  dropped = 0;
+  constructor(
+    private readonly ws: WebSocket,
+    private readonly maxBuffered: number,
+    private readonly onDrop: () => void,
+    /** after the server has handled a client's subscribe: each (subscription id, channel id) */
+    private readonly onSubscribed: (subId: number, channelId: number, socket: BoundedSocket) => void,
+  ) {}
+  get binaryType(): string { return this.ws.binaryType; }
+  set binaryType(v: string) { this.ws.binaryType = v as WebSocket['binaryType']; }
+  get protocol(): string { return this.ws.protocol; }
+  get onerror() { return this.ws.onerror; }
+  set onerror(f) { this.ws.onerror = f; }
+  get onopen() { return this.ws.onopen; }
+  set onopen(f) { this.ws.onopen = f; }
+  get onclose() { return this.ws.onclose; }
+  set onclose(f) { this.ws.onclose = f; }
+  get onmessage() { return this.ws.onmessage; }
+  set onmessage(f) {
+    this.ws.onmessage = f && ((ev) => {
+      f.call(this.ws, ev);
+      if (typeof ev.data !== 'string' || !ev.data.includes('"subscribe"')) return;
+      try {
+        const m = JSON.parse(ev.data) as { op?: unknown; subscriptions?: Array<{ id?: unknown; channelId?: unknown }> };
+        if (m.op !== 'subscribe' || !Array.isArray(m.subscriptions)) return;
+        for (const x of m.subscriptions) if (typeof x?.id === 'number' && typeof x.channelId === 'number') this.onSubscribed(x.id, x.channelId, this);
+      } catch {
+        /* the server has reported it already */
+      }
+    });
+  }
+  /** Message data for one subscription of this client only (the spec's binary opcode 1). */
+  sendTo(subId: number, timeNs: bigint, payload: Uint8Array): void {
+    const frame = new Uint8Array(1 + 4 + 8 + payload.byteLength);
+    const view = new DataView(frame.buffer);
+    view.setUint8(0, 1);
+    view.setUint32(1, subId, true);
+    view.setBigUint64(5, timeNs, true);
+    frame.set(payload, 13);
+    this.send(frame);
+  }
+  close(): void { this.ws.close(); }
+  send(data: string | ArrayBuffer | ArrayBufferView): void {
+    if (this.ws.readyState !== this.ws.OPEN) return;
+    if (typeof data !== 'string' && this.ws.bufferedAmount > this.maxBuffered) {
+      this.dropped++;
+      this.onDrop();
+      return;
+    }
+    this.ws.send(data);
+  }
+}
+
+export interface FoxgloveStats {
+  clients: number;
+  messages: number;
+  bytes: number;
+  dropped: number;
+  frames: number;
+}
+
+export class FoxgloveChannels implements FrameSink {
+  readonly server: FoxgloveServer;
+  private readonly ids = new Map<Topic, number>();
+  private readonly topicById = new Map<number, Topic>();
+  private readonly subscribed = new Set<Topic>();
+  private readonly sockets = new Set<WebSocket>();
+  private mapPayload: Uint8Array | null = null;
+  readonly stats: FoxgloveStats = { clients: 0, messages: 0, bytes: 0, dropped: 0, frames: 0 };
+
+  constructor(private readonly source: FoxgloveSource, private readonly opts: { maxBufferedBytes?: number; onError?: (err: Error) => void } = {}) {
+    this.server = new FoxgloveServer({ name: `VILS scene ${source.name}`, capabilities: [], supportedEncodings: ['json'] });
+    const add = (topic: Topic, schemaName: string, schema: string) => {
+      const id = this.server.addChannel({ topic, encoding: 'json', schemaName, schema, schemaEncoding: 'jsonschema' });
+      this.ids.set(topic, id);
+      this.topicById.set(id, topic);
+    };
+    add('/vils/scene', 'foxglove.SceneUpdate', FOXGLOVE_SCHEMAS['foxglove.SceneUpdate']);
+    add('/vils/map', 'foxglove.SceneUpdate', FOXGLOVE_SCHEMAS['foxglove.SceneUpdate']);
+    add('/vils/fix', 'foxglove.LocationFix', FOXGLOVE_SCHEMAS['foxglove.LocationFix']);
+    add('/vils/fixes', 'foxglove.LocationFixes', FOXGLOVE_SCHEMAS['foxglove.LocationFixes']);
+    add('/vils/tf', 'foxglove.FrameTransforms', FOXGLOVE_SCHEMAS['foxglove.FrameTransforms']);
+    add('/vils/npc_states', 'vils.npc_states', JSON.stringify(npcStatesSchema));
+    this.server.on('subscribe', (id) => {
+      const topic = this.topicById.get(id);
+      if (!topic) return;
+      this.subscribed.add(topic);
+    });
+    this.server.on('unsubscribe', (id) => {
+      const topic = this.topicById.get(id);
+      if (topic) this.subscribed.delete(topic);
+    });
+    this.server.on('error', (err) => this.opts.onError?.(err));
+  }
+
+  /** Takes a new client connection (a ws socket that negotiated foxglove.websocket.v1). */
+  handle(socket: WebSocket, name: string): void {
+    if (socket.protocol !== FOXGLOVE_SUBPROTOCOL) {
+      socket.close(1002, `expected subprotocol ${FOXGLOVE_SUBPROTOCOL}`);
+      return;
+    }
+    this.sockets.add(socket);
+    this.stats.clients = this.sockets.size;
+    // the map does not change: each client gets it once, when it subscribes
+    const mapId = this.ids.get('/vils/map');
+    const bounded = new BoundedSocket(socket, this.opts.maxBufferedBytes ?? 8 * 1024 * 1024, () => this.stats.dropped++, (subId, channelId, b) => {
+      if (channelId === mapId) this.sendMap(b, subId);
+    });
+    this.server.handleConnection(bounded, name);
+    socket.on('close', () => {
+      this.sockets.delete(socket);
+      this.stats.clients = this.sockets.size;
+    });
+    socket.on('error', () => socket.terminate());
+  }
+
+  private send(topic: Topic, timeNs: bigint, json: string): void {
+    const payload = encoder.encode(json);
+    this.stats.messages++;
+    this.stats.bytes += payload.byteLength;
+    this.server.sendMessage(this.ids.get(topic) as number, timeNs, payload);
+  }
+
+  private sendMap(client: BoundedSocket, subId: number): void {
+    this.mapPayload ??= encoder.encode(JSON.stringify(mapUpdate(this.source.map, Date.now() / 1000)));
+    this.stats.messages++;
+    this.stats.bytes += this.mapPayload.byteLength;
+    client.sendTo(subId, timeToNs(Date.now() / 1000), this.mapPayload);
+  }
+
+  publish(frame: PublishedFrame): void {
+    if (this.sockets.size === 0 || this.subscribed.size === 0) return;
+    this.stats.frames++;
+    const s = frame.snapshot;
+    const wall = frame.wallTimeS;
+    const t = timeToNs(wall);
+    const sub = this.subscribed;
+    if (sub.has('/vils/scene')) this.send('/vils/scene', t, JSON.stringify(sceneUpdate(s, wall)));
+    if (sub.has('/vils/fix') || sub.has('/vils/fixes')) {
+      const fixes = locationFixes(s, wall, this.source.geo);
+      if (sub.has('/vils/fix')) for (const f of fixes) this.send('/vils/fix', t, JSON.stringify(f));
+      if (sub.has('/vils/fixes')) this.send('/vils/fixes', t, JSON.stringify({ fixes }));
+    }
+    if (sub.has('/vils/tf')) this.send('/vils/tf', t, JSON.stringify(egoTransforms(s, wall)));
+    if (sub.has('/vils/npc_states')) this.send('/vils/npc_states', t, this.source.frameText(frame));
+  }
+
+  status(): Record<string, unknown> {
+    return { clients: this.stats.clients, messages: this.stats.messages, bytes: this.stats.bytes, dropped: this.stats.dropped, subscribed: [...this.subscribed] };
+  }
+
+  async close(): Promise<void> {
+    for (const s of this.sockets) s.close(1001, 'server shutting down');
+  }
+}
+
+/** Picks foxglove.websocket.v1 when a client offers it (else ws's default: the first offered, if any). */
+export function handleProtocols(protocols: Set<string>): string | false {
+  if (protocols.has(FOXGLOVE_SUBPROTOCOL)) return FOXGLOVE_SUBPROTOCOL;
+  const first = protocols.values().next();
+  return first.done ? false : first.value;
+}
+
+/** The Foxglove endpoint of a scene at `<prefix>/foxglove` on the server's own port. */
+export async function foxglovePlugin(app: FastifyInstance, opts: { channels: FoxgloveChannels }): Promise<void> {
+  let n = 0;
+  app.get(FOXGLOVE_PATH, { websocket: true }, (socket: WebSocket, req) => {
+    opts.channels.handle(socket, `${req.ip}#${++n}`);
+  });
+}
+
+/**
+ * The Foxglove endpoints on a port of their own: `/` is the first scene, `/scenes/<name>` the others.
+ * Resolves when listening; `close()` stops it.
+ */
+export async function listenFoxglove(scenes: ReadonlyArray<{ name: string; channels: FoxgloveChannels }>, port: number, host: string): Promise<{ port: number; close(): Promise<void> }> {
+  const wss = new WebSocketServer({ port, host, handleProtocols: (p) => handleProtocols(p), maxPayload: 64 * 1024 });
+  await new Promise<void>((resolve, reject) => {
+    wss.once('listening', resolve);
+    wss.once('error', reject);
+  });
+  let n = 0;
+  wss.on('connection', (socket: WebSocket, req: IncomingMessage) => {
+    const path = (req.url ?? '/').split('?')[0].replace(/\/+$/, '') || '/';
+    const target = path === '/' ? scenes[0] : scenes.find((s) => path === `/scenes/${s.name}`);
+    if (!target) {
+      socket.close(1008, `no scene at ${path.slice(0, 64)}`);
+      return;
+    }
+    target.channels.handle(socket, `${req.socket.remoteAddress ?? '?'}#${++n}`);
+  });
+  const address = wss.address();
+  return {
+    port: typeof address === 'object' && address ? address.port : port,
+    close: () => new Promise<void>((resolve) => {
+      for (const c of wss.clients) c.terminate();
+      wss.close(() => resolve());
+    }),
+  };
+}

@@ -1,0 +1,250 @@
+/**
+ * Recording a hosted scene to MCAP (on by default, into recordings/): a frame sink and an input listener
+ * that hand JSON messages to a RecordingWriter (src/record), whose thread compresses and writes them.
+ *
+ * Channels (JSON encoding; schemas from @foxglove/schemas for the foxglove.* ones, so the file opens in
+ * Foxglove as is):
+ *   /vils/calls          vils.SceneCall        the scene-call log: what replay makes again (essential)
+ *   /vils/frame          vils.Frame            every frame: exact NPC states (float64), egos, timings
+ *   /vils/npc_states     vils.npc_states       every frame as sent to the WebSocket clients
+ *   /vils/inputs/stream  vils.StreamInput      every message received on the stream, with its arrival time
+ *   /vils/inputs/rest    vils.RestCommand      every REST command (not reads), with its reply
+ *   /vils/config         vils.Config           the settings at the start and after every change (latched)
+ *   /vils/events         vils.SceneEvent       egos connecting, going stale, colliding, …
+ *   /vils/scene /vils/map /vils/fix /vils/fixes /vils/tf   Foxglove views (record-foxglove-hz, default 10)
+ * Metadata `vils.session`: the model (path, sha256, its own metadata), the map (path, sha256; the file
+ * itself is attached to the first segment), the origin, the scene settings at the start, the session id.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+import { exactNum, f64ToBase64, packNpcs } from '../record/exact.js';
+import { FOXGLOVE_SCHEMAS, egoTransforms, locationFixes, mapUpdate, sceneUpdate, timeToNs } from '../record/foxglove-messages.js';
+import { encodeCallArgs, type FrameRecord, type SceneCallRecord } from '../record/log.js';
+import { RecordingWriter, type ChannelSpec } from '../record/writer.js';
+import type { SceneEvent } from '../scene/index.js';
+import { projectRoot } from '../util/project-root.js';
+import type { HostAttachment, SceneHost } from './host.js';
+import type { RawInput, SceneCallEvent } from './inputs.js';
+import type { FrameSink, PublishedFrame } from './runner.js';
+import { npcStatesSchema } from './schemas.js';
+
+export const RECORDING_FORMAT = 'vils-recording/1';
+
+export interface RecordingSettings {
+  enabled: boolean;
+  /** folder (relative to the project folder unless absolute) */
+  dir: string;
+  /** a segment is finished and the next one started past this size */
+  maxFileMb: number;
+  /** the oldest recordings in the folder are deleted past this total (0: never) */
+  maxTotalMb: number;
+  /** Foxglove views (/vils/scene, /vils/fix, …) are recorded this often (0: not at all); the rest at every frame */
+  foxgloveHz: number;
+  zstdLevel: number;
+}
+
+export const DEFAULT_RECORDING: Readonly<RecordingSettings> = {
+  enabled: true, dir: 'recordings', maxFileMb: 512, maxTotalMb: 8192, foxgloveHz: 10, zstdLevel: 1,
+};
+
+export interface RecorderContext {
+  mapPath: string;
+  intraOpThreads: number;
+  version: string;
+}
+
+const obj = (properties: Record<string, unknown>, description: string) => ({ type: 'object', description, properties });
+const num = { type: 'number' };
+const str = { type: 'string' };
+const any = {};
+
+const VILS_SCHEMAS: Record<string, object> = {
+  'vils.SceneCall': obj({ n: num, kind: str, at_step: num, wall_time: num, args: { type: 'object' }, result: any, error: { type: ['string', 'null'] } }, 'A call that changed the scene (replay makes it again)'),
+  'vils.Frame': obj({ f: num, calls: num, t: any, step: num, state: str, wall_time: num, npcs: { type: 'string', description: 'float64 columns id,x,y,yaw,vx,vy,speed,length,width,goalX,goalY,flags (base64)' }, egos: { type: 'array' }, timings: any }, 'A frame with the exact NPC states'),
+  'vils.npc_states': npcStatesSchema,
+  'vils.StreamInput': obj({ client: num, arrival_wall: num, sim_time: num, outcome: str, message: str }, 'A message received on /ws/vils/stream'),
+  'vils.RestCommand': obj({ method: str, url: str, body: any, status: num, reply: str, arrival_wall: num, sim_time: num }, 'A REST command'),
+  'vils.Config': obj({ config: { type: 'object' }, run_state: str }, 'The session settings'),
+  'vils.SceneEvent': obj({ type: str, ego_id: str, t: num }, 'A scene event'),
+};
+
+function channelSpecs(): ChannelSpec[] {
+  const vils = (topic: string, name: string, extra: Partial<ChannelSpec> = {}): ChannelSpec => ({
+    topic, messageEncoding: 'json', schema: { name, encoding: 'jsonschema', data: JSON.stringify(VILS_SCHEMAS[name]) }, ...extra,
+  });
+  const fox = (topic: string, name: string, extra: Partial<ChannelSpec> = {}): ChannelSpec => ({
+    topic, messageEncoding: 'json', schema: { name, encoding: 'jsonschema', data: FOXGLOVE_SCHEMAS[name] }, ...extra,
+  });
+  return [
+    vils('/vils/calls', 'vils.SceneCall', { essential: true }),
+    vils('/vils/config', 'vils.Config', { latched: true, essential: true }),
+    vils('/vils/frame', 'vils.Frame'),
+    vils('/vils/npc_states', 'vils.npc_states'),
+    vils('/vils/inputs/stream', 'vils.StreamInput'),
+    vils('/vils/inputs/rest', 'vils.RestCommand'),
+    vils('/vils/events', 'vils.SceneEvent'),
+    fox('/vils/map', 'foxglove.SceneUpdate', { latched: true }),
+    fox('/vils/scene', 'foxglove.SceneUpdate'),
+    fox('/vils/fix', 'foxglove.LocationFix'),
+    fox('/vils/fixes', 'foxglove.LocationFixes'),
+    fox('/vils/tf', 'foxglove.FrameTransforms'),
+  ];
+}
+
+const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
+const nowS = () => (performance.timeOrigin + performance.now()) / 1000;
+
+function stamp(d = new Date()): string {
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}${p(d.getMonth() + 1)}${p(d.getDate())}-${p(d.getHours())}${p(d.getMinutes())}${p(d.getSeconds())}`;
+}
+
+export function recordingDir(settings: Pick<RecordingSettings, 'dir'>): string {
+  return isAbsolute(settings.dir) ? settings.dir : join(projectRoot(), settings.dir);
+}
+
+export class SceneRecorder implements FrameSink, HostAttachment {
+  private readonly ch: Record<string, number> = {};
+  private frames = 0;
+  private lastVizT = -Infinity;
+  private lastVizStep = -1;
+  private readonly detach: Array<() => void> = [];
+  private closed = false;
+
+  private constructor(private readonly host: SceneHost, readonly writer: RecordingWriter, readonly sessionId: string, private readonly settings: RecordingSettings) {
+    for (const c of writer.channels) this.ch[c.topic] = writer.channel(c.topic);
+  }
+
+  /** Starts recording a host from now on; call it before the host's first reset (createServer does). */
+  static async start(host: SceneHost, settings: RecordingSettings, ctx: RecorderContext): Promise<SceneRecorder> {
+    const mapBytes = readFileSync(ctx.mapPath);
+    const modelBytes = readFileSync(host.policy.modelPath);
+    const sessionId = randomBytes(4).toString('hex');
+    const startedAt = new Date();
+    const session: Record<string, string> = {
+      format: RECORDING_FORMAT,
+      vils_version: ctx.version,
+      scene: host.name,
+      session_id: sessionId,
+      started_at: startedAt.toISOString(),
+      model_path: host.policy.modelPath,
+      model_sha256: sha256(modelBytes),
+      model_metadata: JSON.stringify(host.policy.metadata),
+      policy_mode: JSON.stringify(host.policy.mode),
+      intra_op_threads: String(ctx.intraOpThreads),
+      map_label: host.map.label,
+      map_path: ctx.mapPath,
+      map_sha256: sha256(mapBytes),
+      origin: JSON.stringify(host.geo.origin),
+      scene_config: JSON.stringify(host.scene.config),
+      serving_config: JSON.stringify(host.serving),
+      node: process.version,
+    };
+    const writer = await RecordingWriter.open({
+      dir: recordingDir(settings),
+      baseName: `vils-${host.name}-${stamp(startedAt)}-${sessionId}`,
+      maxFileBytes: settings.maxFileMb * 1024 * 1024,
+      maxTotalBytes: settings.maxTotalMb * 1024 * 1024,
+      zstdLevel: settings.zstdLevel,
+      profile: '',
+      metadata: [{ name: 'vils.session', metadata: session }],
+      attachments: [{ name: 'map.json', mediaType: 'application/json', data: mapBytes, logTime: timeToNs(startedAt.getTime() / 1000) }],
+    }, channelSpecs());
+    const rec = new SceneRecorder(host, writer, sessionId, settings);
+    rec.attach();
+    return rec;
+  }
+
+  private attach(): void {
+    const host = this.host;
+    const t = timeToNs(nowS());
+    this.writer.write(this.ch['/vils/map'], t, JSON.stringify(mapUpdate(host.map, nowS())));
+    this.writeConfig();
+    this.detach.push(host.inputs.onCall((e) => this.onCall(e)));
+    this.detach.push(host.inputs.onRaw((e) => this.onRaw(e)));
+    host.scene.on((e) => this.onEvent(e));
+    host.runner.addSink(this);
+    this.detach.push(() => host.runner.removeSink(this));
+    host.attachments.set('recording', this);
+  }
+
+  private writeConfig(): void {
+    this.writer.write(this.ch['/vils/config'], timeToNs(nowS()), JSON.stringify({ config: this.host.config(), run_state: this.host.runner.state }));
+  }
+
+  private onCall(e: SceneCallEvent): void {
+    const rec: SceneCallRecord = {
+      n: this.host.inputs.calls - 1, kind: e.call.kind, at_step: e.atStep, wall_time: e.wallTime,
+      args: encodeCallArgs(e.call), result: e.result, error: e.error,
+    };
+    this.writer.write(this.ch['/vils/calls'], timeToNs(e.wallTime), JSON.stringify(rec));
+    if (e.call.kind === 'configure' || e.call.kind === 'reset') this.writeConfig();
+  }
+
+  private onRaw(e: RawInput): void {
+    if (e.kind === 'stream') {
+      this.writer.write(this.ch['/vils/inputs/stream'], timeToNs(e.arrivalWall), JSON.stringify({
+        client: e.client, arrival_wall: e.arrivalWall, sim_time: e.simTime, outcome: e.outcome,
+        message: e.text.length > 8192 ? `${e.text.slice(0, 8192)}…` : e.text,
+      }));
+    } else {
+      this.writer.write(this.ch['/vils/inputs/rest'], timeToNs(e.arrivalWall), JSON.stringify({
+        method: e.method, url: e.url, body: e.body, status: e.status, reply: e.reply, arrival_wall: e.arrivalWall, sim_time: e.simTime,
+      }));
+      // start/pause and serving-only settings never reach the call log: the config channel shows them
+      if (e.status < 400) this.writeConfig();
+    }
+  }
+
+  private onEvent(e: SceneEvent): void {
+    if (this.closed) return;
+    this.writer.write(this.ch['/vils/events'], timeToNs(nowS()), JSON.stringify({ ...e, ego_id: e.egoId }));
+  }
+
+  publish(frame: PublishedFrame): void {
+    const s = frame.snapshot;
+    const wall = frame.wallTimeS;
+    const t = timeToNs(wall);
+    const rec: FrameRecord = {
+      f: this.frames++, calls: this.host.inputs.calls, t: exactNum(s.time), step: s.step, state: frame.state, wall_time: wall,
+      npcs: f64ToBase64(packNpcs(s.npcs)), egos: s.egos.map((e) => ({ ...e })), timings: s.timings ? { ...s.timings } : null,
+    };
+    const w = this.writer;
+    w.write(this.ch['/vils/frame'], t, JSON.stringify(rec));
+    w.write(this.ch['/vils/npc_states'], t, this.host.frameText(frame));
+    const hz = this.settings.foxgloveHz;
+    if (hz > 0 && (s.time < this.lastVizT || s.time - this.lastVizT >= 1 / hz - 1e-6 || (frame.state !== 'running' && s.step !== this.lastVizStep))) {
+      this.lastVizT = s.time;
+      this.lastVizStep = s.step;
+      w.write(this.ch['/vils/scene'], t, JSON.stringify(sceneUpdate(s, wall)));
+      for (const fix of locationFixes(s, wall, this.host.geo)) w.write(this.ch['/vils/fix'], t, JSON.stringify(fix));
+      w.write(this.ch['/vils/fixes'], t, JSON.stringify({ fixes: locationFixes(s, wall, this.host.geo) }));
+      w.write(this.ch['/vils/tf'], t, JSON.stringify(egoTransforms(s, wall)));
+    }
+  }
+
+  status(): Record<string, unknown> {
+    const st = this.writer.stats;
+    return {
+      enabled: true,
+      session_id: this.sessionId,
+      file: st.files[st.files.length - 1] ?? null,
+      segments: st.files.length,
+      frames: this.frames,
+      messages: st.messages,
+      bytes_written: st.bytesWritten,
+      pending_bytes: st.pendingBytes,
+      dropped: st.dropped,
+      replayable: !st.lostEssential && st.error === null,
+      error: st.error,
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const d of this.detach) d();
+    await this.writer.close();
+  }
+}

@@ -1,0 +1,135 @@
+/**
+ * Exact replay end to end: a real server (real HTTP and WebSocket) on a virtual clock records 60 s of
+ * simulation time with an ego driving and REST commands (spawns, a removal, a settings change), the
+ * recording is closed, and `replayRecording` makes the session again: 0 differences, every frame compared.
+ * Then the same recording against another model must differ, and say where.
+ */
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { buildLateFusionOnnx, checkLateFusionWeights, readTorchCheckpoint } from '../../src/policy/index.js';
+import { replayRecording, describeDifference, readRecording, decodeJson } from '../../src/record/index.js';
+import type { SceneCallRecord } from '../../src/record/log.js';
+import { FastClock } from './fast-clock.js';
+import { randomLateFusionTensors } from '../helpers/policy-fixtures.js';
+import { startServer } from '../helpers/server-fixture.js';
+import { writeTorchZip } from '../helpers/torch-writer.js';
+
+const SIM_SECONDS = 60;
+let dir: string;
+let file: string;
+const spawned: number[] = [];
+let spawnRefused = 0;
+let egoReports = 0;
+let frames = 0;
+let held = { held: 0, calls: 0 };
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'vils-rec-'));
+  const clock = new FastClock(0);
+  const { server, url, wsUrl } = await startServer({
+    config: { npc_target: 12, publish_hz: 20 }, clock, epochNow: () => 1.7e9 + clock.now(),
+    recording: { dir, maxFileMb: 512, maxTotalMb: 0, foxgloveHz: 5 },
+  });
+  const host = server.host;
+  // an ego that drives along the first lane, one report per frame it receives (the ROS 2 bridge pattern)
+  const lane = host.map.scene.roads.find((r) => r.type === 'lane' && r.geometry.length > 20)!.geometry;
+  const ws = new WebSocket(wsUrl);
+  await new Promise((r) => ws.once('open', r));
+  ws.on('message', (data) => {
+    const m = JSON.parse(data.toString()) as { type: string; sim_time_s?: number };
+    if (m.type !== 'npc_states') return;
+    frames++;
+    const t = m.sim_time_s ?? 0;
+    // stop now and then, so the ego goes stale and comes back
+    if (t % 15 > 12) return;
+    const i = Math.floor(t * 2) % (lane.length - 1);
+    const p = lane[i];
+    const q = lane[i + 1];
+    const ll = host.geo.toLatLon(p.x, p.y);
+    const heading = host.geo.yawToHeading(Math.atan2(q.y - p.y, q.x - p.x), p.x, p.y);
+    ws.send(JSON.stringify({ type: 'ego_state', timestamp: 1.7e9 + t, data: { lat: ll.lat, lon: ll.lon, heading: (heading + 360) % 360, speed: 5 } }));
+    egoReports++;
+  });
+  const post = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(url + path, { method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  };
+  let nextAction = 2;
+  let k = 0;
+  while (host.runner.simNow() < SIM_SECONDS) {
+    if (host.runner.simNow() >= nextAction) {
+      nextAction += 3;
+      const p = lane[(k * 7) % lane.length];
+      const r = await post('POST', '/api/npcs', { x: p.x, y: p.y, speed: 3 });
+      if (r.status === 200) spawned.push(r.body.id as number);
+      else spawnRefused++;
+      if (k % 4 === 3 && spawned.length > 0) await post('DELETE', `/api/npcs/${spawned[0]}`);
+      if (k === 5) await post('PUT', '/api/config', { npc_target: 8, goal_distance_m: 90 });
+      if (k === 9) {
+        // refused: outside the map
+        expect((await post('POST', '/api/npcs', { x: 1e6, y: 0 })).status).toBe(400);
+        spawnRefused++;
+      }
+      k++;
+    }
+    await new Promise((r) => setTimeout(r, 2));
+  }
+  ws.close();
+  held = { held: host.inputs.heldInputs, calls: host.inputs.calls };
+  await server.close();
+  const files = readdirSync(dir).filter((n) => n.endsWith('.mcap'));
+  expect(files).toHaveLength(1);
+  file = join(dir, files[0]);
+}, 240_000);
+
+describe('exact replay', () => {
+  it('recorded 60 s of simulation time with an ego and REST commands', async () => {
+    expect(spawned.length).toBeGreaterThanOrEqual(10);
+    expect(egoReports).toBeGreaterThan(500);
+    expect(frames).toBeGreaterThan(1000);
+    const kinds = new Map<string, number>();
+    let refused = 0;
+    for await (const item of readRecording(file, { topics: new Set(['/vils/calls']) })) {
+      if (item.type !== 'message') continue;
+      const c = decodeJson<SceneCallRecord>(item.message.data);
+      kinds.set(c.kind, (kinds.get(c.kind) ?? 0) + 1);
+      if (c.kind === 'spawn' && c.error) refused++;
+    }
+    expect(kinds.get('advance')).toBeGreaterThan(1000);
+    // the last report or two may still be on the wire when the server closes
+    expect(kinds.get('ego')).toBeGreaterThanOrEqual(egoReports - 2);
+    expect(kinds.get('ego')).toBeLessThanOrEqual(egoReports);
+    // inputs arrived both during policy steps (held until the step ended) and between them
+    expect(held.held).toBeGreaterThan(0);
+    expect(held.held).toBeLessThan(held.calls - (kinds.get('advance') ?? 0));
+    expect(kinds.get('spawn')).toBe(spawned.length + spawnRefused);
+    expect(refused).toBe(spawnRefused); // refused spawns are in the log too (they may draw random numbers)
+    expect(refused).toBeGreaterThanOrEqual(1);
+    expect(kinds.get('remove_npc')).toBeGreaterThan(0);
+    expect(kinds.get('configure')).toBe(1);
+    expect(kinds.get('reset')).toBe(1);
+  });
+
+  it('replays it with 0 differences, every NPC state bit for bit', async () => {
+    const r = await replayRecording(file);
+    if (r.first) throw new Error(describeDifference(r.first));
+    expect(r.differences).toBe(0);
+    expect(r.simTimeS).toBeGreaterThanOrEqual(SIM_SECONDS - 0.2);
+    expect(r.frames).toBeGreaterThan(1000);
+    expect(r.npcStates).toBeGreaterThan(10_000);
+    expect(r.speed).toBeGreaterThan(1);
+  }, 120_000);
+
+  it('finds and reports the first difference when the NPCs would behave otherwise (another model)', async () => {
+    const other = join(dir, 'other-policy.onnx');
+    writeFileSync(other, buildLateFusionOnnx(checkLateFusionWeights(readTorchCheckpoint(writeTorchZip(randomLateFusionTensors(99))))));
+    await expect(replayRecording(file, { modelPath: other })).rejects.toThrow(/not the recorded one/);
+    const r = await replayRecording(file, { modelPath: other, allowModelMismatch: true });
+    expect(r.differences).toBeGreaterThan(0);
+    expect(r.first).not.toBeNull();
+    expect(describeDifference(r.first!)).toMatch(/step \d+: /);
+  }, 120_000);
+});
