@@ -43,11 +43,19 @@ class Totals {
     const prev = this.last.get(key) ?? 0;
     const delta = total >= prev ? total - prev : total;
     this.last.set(key, total);
-    if (delta > 0) c.inc(labels, delta);
+    c.inc(labels, delta);
   }
 }
 
-export function createMetrics(hosts: readonly SceneHost[]): Registry {
+export interface VilsMetrics {
+  register: Registry;
+  /** reads every host's running totals into the metrics (call before each scrape) */
+  update(): void;
+  /** the text exposition of everything */
+  scrape(): Promise<string>;
+}
+
+export function createMetrics(hosts: readonly SceneHost[]): VilsMetrics {
   const register = new Registry();
   collectDefaultMetrics({ register });
   const totals = new Totals();
@@ -85,7 +93,9 @@ export function createMetrics(hosts: readonly SceneHost[]): Registry {
   for (const host of hosts) {
     const labels = { scene: host.name };
     let lastStep = 0;
-    // steps and their timings, from the frames (a batch of steps shows the last one's timings)
+    steps.inc(labels, 0);
+    recBytes.inc(labels, 0);
+    recDropped.inc(labels, 0);    // steps and their timings, from the frames (a batch of steps shows the last one's timings)
     host.runner.addSink({
       publish(frame) {
         const s = frame.snapshot;
@@ -101,11 +111,10 @@ export function createMetrics(hosts: readonly SceneHost[]): Registry {
     });
   }
 
+  const scenes = gauge('vils_scenes', 'Scenes hosted', []);
   // everything else is read when scraped
-  new Gauge({
-    name: 'vils_scrape_scenes', help: 'Scenes hosted', registers: [register],
-    collect() {
-      this.set(hosts.length);
+  const update = () => {
+    scenes.set(hosts.length);
       for (const host of hosts) {
         const l = { scene: host.name };
         const st = host.runner.stats;
@@ -144,9 +153,8 @@ export function createMetrics(hosts: readonly SceneHost[]): Registry {
         }
         simTime.set(l, host.scene.time);
       }
-    },
-  });
-  return register;
+  };
+  return { register, update, scrape: async () => { update(); return register.metrics(); } };
 }
 
 /**
@@ -166,9 +174,9 @@ function shieldCounts(q: { summary(): object }): Array<[string, number]> {
 }
 
 export async function metricsPlugin(app: FastifyInstance, opts: { hosts: readonly SceneHost[] }): Promise<void> {
-  const register = createMetrics(opts.hosts);
-  app.get('/metrics', { schema: { tags: ['status'], description: 'Prometheus metrics (text exposition format)', hide: false } }, async (_req, reply) => {
-    reply.header('content-type', register.contentType);
-    return register.metrics();
+  const metrics = createMetrics(opts.hosts);
+  app.get('/metrics', { schema: { tags: ['status'], description: 'Prometheus metrics (text exposition format)' } }, async (_req, reply) => {
+    reply.header('content-type', metrics.register.contentType);
+    return metrics.scrape();
   });
 }
