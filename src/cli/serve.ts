@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 import { createServer, type SceneOptions } from '../server/app.js';
 import type { SessionConfig } from '../server/host.js';
 import { configSchema } from '../server/schemas.js';
+import { DEFAULT_RECORDING, recordingDir, type RecordingSettings } from '../server/recording.js';
 import { UsageError, type Command } from './commands.js';
 
 interface ServeFileConfig extends Partial<SessionConfig> {
@@ -35,15 +36,20 @@ function readConfigFile(path: string): ServeFileConfig {
 export const serveCommand: Command = {
   name: 'serve',
   summary: 'run the VILS server (WebSocket /ws/vils/stream, REST /api, docs /docs)',
-  usage: 'vils serve [--port 8000] [--host 0.0.0.0] [--map <file>] [--config <file.json>] [--model <onnx>] [--paused] [--scene <name>=<map.json>]...',
+  usage: 'vils serve [--port 8000] [--host 0.0.0.0] [--map <file>] [--config <file.json>] [--model <onnx>] [--paused] [--scene <name>=<map.json>]... [--no-record] [--record-dir recordings] [--record-max-file-mb 512] [--record-max-total-mb 8192] [--record-foxglove-hz 10] [--foxglove-port <port>]',
   async run(argv) {
     const { values } = parseArgs({
       args: argv,
       options: {
         port: { type: 'string' }, host: { type: 'string' }, map: { type: 'string' }, config: { type: 'string' },
         model: { type: 'string' }, paused: { type: 'boolean' }, 'log-level': { type: 'string' }, scene: { type: 'string', multiple: true },
+        'no-record': { type: 'boolean' }, 'record-dir': { type: 'string' }, 'record-max-file-mb': { type: 'string' },
+        'record-max-total-mb': { type: 'string' }, 'record-foxglove-hz': { type: 'string' }, 'foxglove-port': { type: 'string' },
       },
     });
+    const recording = recordingSettings(values);
+    const foxglovePort = values['foxglove-port'] === undefined ? undefined : Number(values['foxglove-port']);
+    if (foxglovePort !== undefined && !(Number.isInteger(foxglovePort) && foxglovePort >= 0 && foxglovePort <= 65535)) throw new UsageError(`--foxglove-port must be 0..65535, got ${values['foxglove-port']}`);
     const file = values.config ? readConfigFile(values.config) : {};
     const { origin, map, model, port: filePort, host: fileHost, scenes: fileScenes, ...session } = file;
     const scenes: SceneOptions[] = (fileScenes ?? []).map((s) => ({ name: s.name, mapPath: s.map, origin: s.origin, config: s.config }));
@@ -58,6 +64,7 @@ export const serveCommand: Command = {
     const server = await createServer({
       mapPath: values.map ?? map, modelPath: values.model ?? model, origin, config: session, scenes,
       autostart: !values.paused, logLevel: values['log-level'] ?? 'info',
+      recording, foxglove: { port: foxglovePort, host: values.host ?? fileHost ?? '0.0.0.0' },
     });
     const address = await server.app.listen({ port, host: values.host ?? fileHost ?? '0.0.0.0' });
     const h = server.host;
@@ -66,6 +73,8 @@ export const serveCommand: Command = {
         `${h.scene.npcCount} NPCs, ${h.runner.state}; WebSocket ${address.replace(/^http/, 'ws')}/ws/vils/stream, docs ${address}/docs` +
         server.hosts.slice(1).map((o) => `; scene ${o.name} (${o.map.label}): web map ${address}/scenes/${o.name}/`).join(''),
     );
+    server.app.log.info(`Foxglove: ${address.replace(/^http/, 'ws')}/foxglove${server.foxglovePort !== undefined ? ` and ws://<host>:${server.foxglovePort}/` : ''}; metrics ${address}/metrics; ` +
+      (recording.enabled ? `recording into ${recordingDir(recording)} (segments of ${recording.maxFileMb} MB, folder capped at ${recording.maxTotalMb} MB)` : 'not recording (--no-record)'));
     const stop = async () => {
       // close cleanly, but never hang on a client that does not answer the close handshake
       setTimeout(() => process.exit(0), 2000).unref();
@@ -81,3 +90,22 @@ export const serveCommand: Command = {
     return 0;
   },
 };
+
+/** The recording settings from the command line: on by default into recordings/. */
+function recordingSettings(values: Record<string, string | boolean | string[] | undefined>): RecordingSettings {
+  const num = (flag: string, fallback: number, min: number) => {
+    const v = values[flag];
+    if (v === undefined) return fallback;
+    const n = Number(v);
+    if (!(Number.isFinite(n) && n >= min)) throw new UsageError(`--${flag} must be a number ≥ ${min}, got ${String(v)}`);
+    return n;
+  };
+  return {
+    ...DEFAULT_RECORDING,
+    enabled: !values['no-record'],
+    dir: (values['record-dir'] as string | undefined) ?? DEFAULT_RECORDING.dir,
+    maxFileMb: num('record-max-file-mb', DEFAULT_RECORDING.maxFileMb, 1),
+    maxTotalMb: num('record-max-total-mb', DEFAULT_RECORDING.maxTotalMb, 0),
+    foxgloveHz: num('record-foxglove-hz', DEFAULT_RECORDING.foxgloveHz, 0),
+  };
+}

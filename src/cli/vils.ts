@@ -14,6 +14,7 @@ import { driveCommand } from './drive.js';
 import { plantCommand } from './plant.js';
 import { realtimeCommand } from './realtime.js';
 import { timeGridCommand } from './time-grid.js';
+import { replayCommand } from './replay.js';
 
 const startCommand: Command = {
   name: 'start',
@@ -22,7 +23,7 @@ const startCommand: Command = {
   run: (argv) => serveCommand.run(argv),
 };
 
-export const COMMANDS: readonly Command[] = [startCommand, serveCommand, geoCommand, convertMapCommand, renderMapCommand, driveCommand, evalCommand, plantCommand, realtimeCommand, timeGridCommand, demoCommand, buildPolicyCommand];
+export const COMMANDS: readonly Command[] = [startCommand, serveCommand, geoCommand, convertMapCommand, renderMapCommand, driveCommand, evalCommand, plantCommand, realtimeCommand, replayCommand, timeGridCommand, demoCommand, buildPolicyCommand];
 
 function help(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

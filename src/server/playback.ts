@@ -1,0 +1,128 @@
+/**
+ * Playing a recording back to clients as if live (`vils replay <file> --play [--speed N]`): the recorded
+ * frames (exact NPC states, egos) go out at their recorded pace (× speed) through the same paths as a live
+ * scene — npc_states on /ws/vils/stream, the Foxglove channels on /foxglove — stamped with the current wall
+ * clock. Inputs are refused with an error (a recording cannot be steered); GET /api/status shows the position.
+ */
+import Fastify, { type FastifyInstance } from 'fastify';
+import websocket from '@fastify/websocket';
+import type { WebSocket } from 'ws';
+import { GeoFrame } from '../geo/frame.js';
+import { parseMapJson, type LoadedMap } from '../map/scene-json.js';
+import { decodeJson, readSession, sessionSegments } from '../record/reader.js';
+import { frameSnapshot, parseSessionInfo, type SessionInfo } from '../record/replay.js';
+import type { FrameRecord } from '../record/log.js';
+import { ClientRegistry } from './clients.js';
+import { FoxgloveChannels, foxglovePlugin, handleProtocols } from './plugins/foxglove.js';
+import type { PublishedFrame } from './runner.js';
+import { MAX_MESSAGE_BYTES, WS_PATH } from './plugins/stream.js';
+import { buildNpcStatesFrame } from './wire.js';
+
+export interface PlaybackOptions {
+  speed?: number;
+  /** start again at the end */
+  loop?: boolean;
+  logLevel?: string | false;
+}
+
+export interface Playback {
+  app: FastifyInstance;
+  session: SessionInfo;
+  /** resolves when the recording has been played (never with loop) */
+  done: Promise<void>;
+  framesSent(): number;
+  close(): Promise<void>;
+}
+
+async function readHeader(files: string[]): Promise<{ session: SessionInfo; map: LoadedMap }> {
+  let meta: Map<string, string> | null = null;
+  let mapBytes: Uint8Array | null = null;
+  for await (const item of readSession(files.slice(0, 1), { topics: new Set() })) {
+    if (item.type === 'metadata' && item.name === 'vils.session') meta = item.metadata;
+    if (item.type === 'attachment' && item.name === 'map.json') mapBytes = item.data;
+    if (meta && mapBytes) break;
+  }
+  if (!meta || !mapBytes) throw new Error(`${files[0]}: not a VILS recording (no vils.session metadata or map)`);
+  const session = parseSessionInfo(meta);
+  return { session, map: parseMapJson(JSON.parse(Buffer.from(mapBytes).toString('utf8')), session.mapLabel) };
+}
+
+export async function createPlayback(path: string, opts: PlaybackOptions = {}): Promise<Playback> {
+  const speed = opts.speed ?? 1;
+  if (!(speed > 0 && speed <= 1000)) throw new RangeError(`--speed must be in (0, 1000], got ${speed}`);
+  const files = sessionSegments(path);
+  const { session, map } = await readHeader(files);
+  const geo = new GeoFrame(session.origin);
+  const app = Fastify({ logger: opts.logLevel === false ? false : { level: opts.logLevel ?? 'info' }, bodyLimit: MAX_MESSAGE_BYTES });
+  await app.register(websocket, { options: { maxPayload: MAX_MESSAGE_BYTES, handleProtocols } });
+  const clients = new ClientRegistry(() => 4);
+  let textFrame: PublishedFrame | null = null;
+  let text = '';
+  const source = {
+    name: session.scene, geo, map,
+    frameText(frame: PublishedFrame): string {
+      if (textFrame !== frame) {
+        text = JSON.stringify(buildNpcStatesFrame(geo, frame.snapshot, frame.state, frame.wallTimeS));
+        textFrame = frame;
+      }
+      return text;
+    },
+  };
+  const fox = new FoxgloveChannels(source);
+  let sent = 0;
+  let position = { frame: 0, sim_time_s: 0, segment: 0 };
+
+  app.get(WS_PATH, { websocket: true }, (socket: WebSocket) => {
+    const channel = clients.add(socket);
+    socket.on('message', () => channel.send(JSON.stringify({ type: 'error', error: 'this server is playing a recording: inputs are ignored' })));
+    socket.on('close', () => clients.remove(channel));
+    socket.on('error', () => clients.remove(channel));
+  });
+  await app.register(foxglovePlugin, { channels: fox });
+  app.get('/api/health', async () => ({ status: 'ok', playback: true }));
+  app.get('/api/status', async () => ({
+    state: 'playback', recording: files, scene: session.scene, session_id: session.sessionId, speed, ...position,
+    clients: clients.size, foxglove: fox.status(), frames_sent: sent,
+  }));
+
+  let stopped = false;
+  let wake: (() => void) | null = null;
+  const sleep = (ms: number) => new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    wake = () => { clearTimeout(timer); resolve(); };
+  });
+
+  const play = async () => {
+    do {
+      let first: { wall: number; at: number } | null = null;
+      for await (const item of readSession(files, { topics: new Set(['/vils/frame']) })) {
+        if (stopped) return;
+        if (item.type !== 'message') continue;
+        const rec = decodeJson<FrameRecord>(item.message.data);
+        const nowMs = performance.now();
+        if (!first) first = { wall: rec.wall_time, at: nowMs };
+        const dueMs = first.at + ((rec.wall_time - first.wall) * 1000) / speed;
+        if (dueMs > nowMs) await sleep(dueMs - nowMs);
+        if (stopped) return;
+        const frame: PublishedFrame = { snapshot: frameSnapshot(rec), state: rec.state, wallTimeS: (performance.timeOrigin + performance.now()) / 1000 };
+        position = { frame: rec.f, sim_time_s: frame.snapshot.time, segment: item.segment };
+        if (clients.size > 0) clients.broadcast(source.frameText(frame));
+        fox.publish(frame);
+        sent++;
+      }
+    } while (opts.loop && !stopped);
+  };
+  const done = play();
+
+  return {
+    app, session, done, framesSent: () => sent,
+    async close() {
+      stopped = true;
+      (wake as (() => void) | null)?.();
+      await done.catch(() => {});
+      await fox.close();
+      clients.closeAll();
+      await app.close();
+    },
+  };
+}
