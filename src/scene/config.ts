@@ -8,13 +8,33 @@ export interface SceneConfig {
   ego_width: number;
   /** NPCs the scene keeps on the map by itself (auto NPCs) */
   npc_target: number;
-  /** auto NPCs that reach their goal get a new one ahead instead of leaving */
+  /** auto NPCs at the end of their route drive on along a new one instead of leaving */
   respawn: boolean;
-  goal_distance_m: number;
+  /** length of an NPC's route along the lanes (one trip), ±25 % [m] */
+  trip_length_m: number;
+  /** the goal shown to the policy lies up to this far ahead along the route [m] */
+  goal_lead_m: number;
+  /** … and at least this far (unless the route ends sooner) [m] */
+  goal_min_lead_m: number;
+  /** … and no further than the route stays this close to the straight line to the goal [m] */
   goal_max_deviation_m: number;
+  /** 'renew': move the goal on when the NPC gets within goal_renew_m; 'continuous': every step */
+  goal_update: 'renew' | 'continuous';
+  goal_renew_m: number;
+  /** the goal is shifted sideways by this × the NPC's offset from its route, against it (lane keeping) */
+  goal_lateral_gain: number;
   speed_limit_mps: number;
   speed_governor: boolean;
+  /** the safety shield over the policy (and its smoothing of near-best actions) */
+  shield: boolean;
+  /** auto NPCs start at least this far from egos [m] */
   spawn_clearance_m: number;
+  /** with egos, auto NPCs start within this distance of one [m] */
+  spawn_radius_m: number;
+  /** with egos, auto NPCs further than this from every ego are recycled [m] */
+  despawn_radius_m: number;
+  /** auto NPCs start with at least this much free road ahead [m] */
+  spawn_min_gap_m: number;
   map_margin_m: number;
   /** egos a scene tracks at once; fixes the world's size, so it only takes effect on restart */
   max_egos: number;
@@ -28,11 +48,20 @@ export const DEFAULT_SCENE_CONFIG: Readonly<SceneConfig> = {
   ego_width: 2.0,
   npc_target: 20,
   respawn: true,
-  goal_distance_m: 120,
+  trip_length_m: 500,
+  goal_lead_m: 40,
+  goal_min_lead_m: 15,
   goal_max_deviation_m: 0.5,
+  goal_update: 'renew',
+  goal_renew_m: 10,
+  goal_lateral_gain: 0,
   speed_limit_mps: 50 / 3.6,
   speed_governor: true,
+  shield: true,
   spawn_clearance_m: 30,
+  spawn_radius_m: 200,
+  despawn_radius_m: 300,
+  spawn_min_gap_m: 15,
   map_margin_m: 2000,
   max_egos: 32,
   seed: 1,

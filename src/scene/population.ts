@@ -1,10 +1,18 @@
 /**
- * The NPC population of a scene: spawning (by request, or automatically up to `npc_target`), goals chosen
- * ahead along the lanes, and what happens at a goal (auto NPCs drive on to a new goal when `respawn` is
- * on; the others leave). Every position is in the map frame.
+ * The NPC population of a scene: spawning (by request, or automatically up to `npc_target` around the egos),
+ * routes along the lanes with goals chained along them, and what happens at a route's end. Every position
+ * is in the map frame.
+ *
+ * Goals: each NPC follows a route (`trip_length_m` along the lane graph, forks at random). The policy is
+ * shown a goal on the route ahead of the NPC, up to `goal_lead_m` away and kept in sight (see Route.goal);
+ * it moves on as the NPC advances, so the NPC never has to "arrive" until the route ends. A trip is one
+ * route; at its end an NPC drives on along a new route (auto NPCs while `respawn` is on, user NPCs unless
+ * spawned with `keep_driving: false`), or leaves.
  */
-import type { TrafficEngine } from '../traffic/engine.js';
+import { POLICY_DT, type NpcView, type TrafficEngine } from '../traffic/engine.js';
 import type { LaneNetwork } from '../traffic/lanes.js';
+import { obbOverlap } from '../traffic/obb.js';
+import { Route } from '../traffic/route.js';
 import { SeededRandom } from '../util/random.js';
 import type { SceneConfig } from './config.js';
 import { InputError } from './errors.js';
@@ -18,15 +26,46 @@ export interface SpawnRequest {
   speed: number;
   length?: number;
   width?: number;
-  /** default: chosen ahead along the lanes */
+  /** default: a route along the lanes */
   goal?: { x: number; y: number };
+  /** at the goal or the route's end, drive on along the lanes (default true) or leave */
+  keepDriving?: boolean;
 }
 
+/** A vehicle the population must keep clear of (NPCs and live egos). */
+export interface Obstacle {
+  x: number;
+  y: number;
+  yaw: number;
+  length: number;
+  width: number;
+}
+
+interface Plan {
+  auto: boolean;
+  keepDriving: boolean;
+  /** null while driving to a goal the user gave */
+  route: Route | null;
+  /** the goal shown is the route's end (or the user's goal) */
+  final: boolean;
+  /** step since which the NPC has been off its route with no lane near (−1: not lost) */
+  lostSince: number;
+}
+
+const r1 = (v: number) => Math.round(v * 10) / 10;
 const r3 = (v: number) => Math.round(v * 1000) / 1000;
+const deg = (rad: number) => Math.round((((rad * 180) / Math.PI) % 360 + 360) % 360);
+/** an NPC further than this from its route is re-routed from where it is [m] */
+const OFF_ROUTE_M = 6;
+/** a new route shorter than this means the end of the road [m] */
+const MIN_ROUTE_M = 30;
+/** an auto NPC off the lanes this long is recycled [s] */
+const LOST_S = 5;
+/** goals are renewed at least this far before the NPC gets there (GPUDrive's goal radius is 2 m) */
+const MIN_GOAL_GAP_M = 6;
 
 export class NpcPopulation {
-  /** NPC ids the scene spawned itself (kept at npc_target, re-goaled when done) */
-  private readonly auto = new Set<number>();
+  private readonly plans = new Map<number, Plan>();
   private rng: SeededRandom;
 
   constructor(
@@ -40,39 +79,50 @@ export class NpcPopulation {
   }
 
   isAuto(id: number): boolean {
-    return this.auto.has(id);
+    return this.plans.get(id)?.auto ?? false;
   }
 
   get autoCount(): number {
-    return this.auto.size;
+    let n = 0;
+    for (const p of this.plans.values()) if (p.auto) n++;
+    return n;
   }
 
   reseed(seed: number): void {
     this.rng = new SeededRandom(seed);
   }
 
-  /** Spawns an NPC; without a goal one is chosen ahead along the lanes. Returns its id. */
-  spawn(req: SpawnRequest, step: number): number {
+  /** Spawns an NPC on request; refuses a spot on top of a vehicle or against a one-way lane. Returns its id. */
+  spawn(req: SpawnRequest, step: number, obstacles: readonly Obstacle[]): number {
     const engine = this.engine;
-    if (engine.npcCount >= engine.maxNpcs) throw new InputError(`the world holds at most ${engine.maxNpcs} NPCs`);
+    if (engine.npcCount >= engine.maxNpcs) throw new InputError(`the world holds at most ${engine.maxNpcs} NPCs (remove some first)`);
     this.checkInMap(req.x, req.y, `spawn point (${r3(req.x)}, ${r3(req.y)})`);
     if (req.goal) this.checkInMap(req.goal.x, req.goal.y, `goal (${r3(req.goal.x)}, ${r3(req.goal.y)})`);
-    const located = this.lanes.locate(req.x, req.y, req.yaw, 15);
-    const yaw = req.yaw ?? (located ? this.lanes.pose(located.lane, located.s).yaw : 0);
-    let goal = req.goal;
-    if (!goal) {
-      const ahead = located ? this.goalAhead(located.lane, located.s) : null;
-      if (!ahead) throw new InputError('no goal given and no lane near the spawn point to choose one along');
-      goal = { x: ahead.x, y: ahead.y };
+    const length = req.length ?? 4.5, width = req.width ?? 2.0;
+    let located = this.lanes.locate(req.x, req.y, req.yaw, 15);
+    if (!located && req.yaw !== undefined && !req.goal) {
+      const against = this.lanes.locate(req.x, req.y, req.yaw + Math.PI, 15);
+      if (against) {
+        const laneYaw = this.lanes.headingAt(against.lane, against.s);
+        throw new InputError(`the lane at the spawn point runs the other way (lane heading ${deg(laneYaw)}° in the map frame, requested ${deg(req.yaw)}°): spawn with the lane's direction or give a goal`);
+      }
     }
-    const id = engine.addNpc({ x: req.x, y: req.y, yaw, speed: req.speed, goalX: goal.x, goalY: goal.y, length: req.length, width: req.width, maxSpeed: this.speedLimitAt(located?.lane) });
+    const yaw = req.yaw ?? (located ? this.lanes.headingAt(located.lane, located.s) : 0);
+    if (!located && !req.goal) throw new InputError('no goal given and no lane within 15 m of the spawn point to drive along');
+    const blocker = overlapping(req.x, req.y, yaw, length, width, obstacles);
+    if (blocker) throw new InputError(`the spawn point is on top of ${blocker}: choose a free spot`);
+    located = located ?? this.lanes.locate(req.x, req.y, yaw, 15);
+    const route = !req.goal && located ? this.newRoute(located.lane, located.s) : null;
+    const goal = req.goal ?? route!.goal(this.config.goal_min_lead_m, this.config.goal_lead_m, this.config.goal_max_deviation_m, this.config.goal_lateral_gain);
+    const id = engine.addNpc({ x: req.x, y: req.y, yaw, speed: req.speed, goalX: goal.x, goalY: goal.y, length, width, maxSpeed: this.speedLimitAt(located?.lane) });
+    this.plans.set(id, { auto: false, keepDriving: req.keepDriving ?? true, route, final: req.goal !== undefined || (route?.remaining ?? 0) <= this.config.goal_lead_m, lostSince: -1 });
     this.quality.startTrip(id, step);
     return id;
   }
 
-  /** A goal ahead along the lanes, no further than the road stays close to the straight line to it. */
-  private goalAhead(lane: number, s: number) {
-    return this.lanes.aheadInSight(lane, s, this.config.goal_distance_m, this.config.goal_max_deviation_m, this.rng);
+  private newRoute(lane: number, s: number): Route {
+    const len = this.config.trip_length_m * (0.75 + 0.5 * this.rng.next());
+    return new Route(this.lanes, lane, s, len, this.rng);
   }
 
   /** The governor limit for an NPC on `lane` (the lane graph's limit, else the configured one). */
@@ -83,69 +133,141 @@ export class NpcPopulation {
   }
 
   remove(id: number): boolean {
-    this.auto.delete(id);
+    this.plans.delete(id);
     this.quality.endTrip(id, false);
+    this.quality.forget(id);
     return this.engine.removeNpc(id);
   }
 
   removeAll(): number {
     const ids = this.engine.npcs().map((n) => n.id);
     for (const id of ids) this.remove(id);
-    this.auto.clear();
+    this.plans.clear();
     return ids.length;
   }
 
-  /** Tops the auto NPCs up to npc_target, away from `egos` (live ones) and other NPCs; trims extras. */
-  fill(step: number, egos: ReadonlyArray<{ x: number; y: number }>): number {
+  /**
+   * Tops the auto NPCs up to npc_target on clear lanes (around the egos when there are any: within
+   * spawn_radius_m, at least spawn_clearance_m away), and recycles auto NPCs beyond despawn_radius_m of every
+   * ego. `obstacles` are the vehicles to keep clear of; `egos` the live egos.
+   */
+  fill(step: number, obstacles: Obstacle[], egos: readonly Obstacle[]): number {
     const engine = this.engine;
-    let added = 0;
-    const wanted = Math.min(this.config.npc_target - this.auto.size, engine.maxNpcs - engine.npcCount);
-    if (wanted > 0) {
-      const avoid = [
-        ...engine.npcs().map((n) => ({ x: n.x, y: n.y, r: 0 })),
-        ...egos.map((e) => ({ x: e.x, y: e.y, r: this.config.spawn_clearance_m })),
-      ];
-      while (this.auto.size < this.config.npc_target && engine.npcCount < engine.maxNpcs) {
-        const p = this.lanes.randomStart(this.rng, this.config.goal_distance_m, avoid, 10, this.config.goal_max_deviation_m);
-        if (!p) break;
-        const speed = 3 + 5 * this.rng.next();
-        const located = this.lanes.locate(p.start.x, p.start.y, p.start.yaw, 1);
-        const id = engine.addNpc({ x: p.start.x, y: p.start.y, yaw: p.start.yaw, speed, goalX: p.goal.x, goalY: p.goal.y, maxSpeed: this.speedLimitAt(located?.lane) });
-        this.auto.add(id);
-        this.quality.startTrip(id, step);
-        avoid.push({ x: p.start.x, y: p.start.y, r: 0 });
-        added++;
+    const c = this.config;
+    if (egos.length > 0) {
+      for (const n of engine.npcs()) {
+        if (!this.plans.get(n.id)?.auto) continue;
+        if (egos.every((e) => Math.hypot(e.x - n.x, e.y - n.y) > c.despawn_radius_m)) this.remove(n.id);
       }
     }
-    while (this.auto.size > this.config.npc_target) {
-      const id = this.auto.values().next().value as number;
+    let auto = this.autoCount;
+    while (auto > c.npc_target) {
+      const id = [...this.plans].find(([, p]) => p.auto)![0];
       this.remove(id);
+      auto--;
+    }
+    let added = 0;
+    const avoid = obstacles.slice();
+    for (let attempt = 0; auto < c.npc_target && engine.npcCount < engine.maxNpcs && attempt < 3 * c.npc_target; attempt++) {
+      const start = egos.length > 0
+        ? this.lanes.randomPointNear(this.rng, egos, c.spawn_radius_m)
+        : this.lanes.randomPoint(this.rng);
+      if (!start) break;
+      const p = this.lanes.pose(start.lane, start.s);
+      if (egos.some((e) => Math.hypot(e.x - p.x, e.y - p.y) < c.spawn_clearance_m)) continue;
+      const gap = clearance(p.x, p.y, p.yaw, avoid);
+      if (gap < c.spawn_min_gap_m) continue;
+      const route = this.newRoute(start.lane, start.s);
+      if (route.length < MIN_ROUTE_M) continue;
+      const limit = this.speedLimitAt(start.lane);
+      const cruise = (Number.isFinite(limit) ? limit : c.speed_limit_mps) * (0.4 + 0.3 * this.rng.next());
+      // no faster than it could stop in half the free road ahead
+      const speed = Math.min(cruise, Math.sqrt(Math.max(0, gap - c.spawn_min_gap_m) * 2));
+      const goal = route.goal(c.goal_min_lead_m, c.goal_lead_m, c.goal_max_deviation_m, c.goal_lateral_gain);
+      const id = engine.addNpc({ x: p.x, y: p.y, yaw: p.yaw, speed, goalX: goal.x, goalY: goal.y, maxSpeed: limit });
+      this.plans.set(id, { auto: true, keepDriving: true, route, final: goal.final, lostSince: -1 });
+      this.quality.startTrip(id, step);
+      avoid.push({ x: p.x, y: p.y, yaw: p.yaw, length: 4.5, width: 2 });
+      auto++;
+      added++;
     }
     return added;
   }
 
-  /** NPCs that reached their goal: auto ones drive on to a new goal ahead (if respawn), the rest leave. */
-  handleFinished(step: number): void {
+  /** After a policy step: trips that ended, goals moved on along the routes, NPCs re-routed. */
+  update(step: number, views: readonly NpcView[]): void {
     const engine = this.engine;
-    const finished = engine.finishedNpcs();
-    if (finished.length === 0) return;
-    const views = new Map(engine.npcs().map((n) => [n.id, n]));
-    for (const id of finished) {
-      this.quality.endTrip(id, true);
-      const n = views.get(id);
-      if (n && this.auto.has(id) && this.config.respawn) {
-        const at = this.lanes.locate(n.x, n.y, n.yaw, 15);
+    const c = this.config;
+    for (const n of views) {
+      const plan = this.plans.get(n.id);
+      if (!plan) continue;
+      if (n.reachedGoal && plan.final) {
+        this.quality.endTrip(n.id, true);
+        const driveOn = plan.auto ? c.respawn : plan.keepDriving;
+        const at = driveOn ? this.lanes.locate(n.x, n.y, n.yaw, 6) : null;
+        const next = at ? this.newRoute(at.lane, at.s) : null;
+        // the end of the road (a dead end of the lane graph, or off the lanes): the NPC leaves
+        if (!next || next.length < MIN_ROUTE_M) {
+          this.remove(n.id);
+          continue;
+        }
+        plan.route = next;
+        plan.final = false;
+        plan.lostSince = -1;
+        this.quality.startTrip(n.id, step);
+      }
+      const route = plan.route;
+      if (!route) continue;
+      if (route.update(n.x, n.y) > OFF_ROUTE_M) {
+        // wandered off (or was moved): a new route from where it is, same trip; an auto NPC that has found
+        // no lane for LOST_S is recycled
+        const at = this.lanes.locate(n.x, n.y, n.yaw, OFF_ROUTE_M * 2);
         if (at) {
-          const g = this.goalAhead(at.lane, at.s);
-          engine.setMaxSpeed(id, this.speedLimitAt(at.lane));
-          if (Math.hypot(g.x - n.x, g.y - n.y) > 5) {
-            engine.setGoal(id, g.x, g.y);
-            this.quality.startTrip(id, step);
-            continue;
-          }
+          plan.route = new Route(this.lanes, at.lane, at.s, Math.max(40, route.remaining), this.rng);
+          plan.lostSince = -1;
+        } else if (plan.lostSince < 0) {
+          plan.lostSince = step;
+        } else if (plan.auto && (step - plan.lostSince) * POLICY_DT > LOST_S) {
+          this.remove(n.id);
+          continue;
         }
       }
-      this.remove(id);
+      const r = plan.route!;
+      const distToGoal = Math.hypot(n.goalX - n.x, n.goalY - n.y);
+      const renew = c.goal_update === 'continuous' || distToGoal < Math.max(MIN_GOAL_GAP_M + n.speed * POLICY_DT * 3, c.goal_renew_m) || n.reachedGoal;
+      if (!renew || (plan.final && !n.reachedGoal)) continue;
+      const g = r.goal(c.goal_min_lead_m, c.goal_lead_m, c.goal_max_deviation_m, c.goal_lateral_gain);
+      plan.final = g.final;
+      engine.setGoal(n.id, g.x, g.y);
+      const at = this.lanes.locate(n.x, n.y, n.yaw, 6);
+      if (at) engine.setMaxSpeed(n.id, this.speedLimitAt(at.lane));
     }
   }
+}
+
+/** Free distance ahead of a pose (to the nearest vehicle within ±40° ahead, or nearer than 8 m anywhere). */
+function clearance(x: number, y: number, yaw: number, vehicles: readonly Obstacle[]): number {
+  const c = Math.cos(yaw), s = Math.sin(yaw);
+  let free = Infinity;
+  for (const v of vehicles) {
+    const dx = v.x - x, dy = v.y - y;
+    const d = Math.hypot(dx, dy);
+    if (d < 8) return 0;
+    const along = dx * c + dy * s;
+    if (along > 0 && Math.abs(-dx * s + dy * c) < along * 0.85) free = Math.min(free, d);
+  }
+  return free;
+}
+
+/** The vehicle a box at this pose would overlap (full size), described for the user; null when free. */
+function overlapping(x: number, y: number, yaw: number, length: number, width: number, vehicles: readonly Obstacle[]): string | null {
+  for (const v of vehicles) {
+    const d = Math.hypot(v.x - x, v.y - y);
+    if (d > (Math.hypot(length, width) + Math.hypot(v.length, v.width)) / 2) continue;
+    if (obbOverlap(x, y, yaw, length / 2, width / 2, v.x, v.y, v.yaw, v.length / 2, v.width / 2)) {
+      const what = 'id' in v ? `NPC ${(v as Obstacle & { id: number }).id}` : 'egoId' in v ? `ego ${(v as Obstacle & { egoId: string }).egoId}` : 'a vehicle';
+      return `${what} (${r1(d)} m away)`;
+    }
+  }
+  return null;
 }

@@ -1,9 +1,21 @@
 /**
  * NPC quality figures, one definition for every consumer: the server's status, `vils drive`, `vils eval`
- * and the benchmarks. Fed once per policy step with the NPCs as they are after it, and with trip events
- * (a trip runs from a spawn or a new goal to the goal, or ends when the NPC is removed).
+ * and the benchmarks. Fed once per policy step with the NPCs as they are after it (and the egos), and with
+ * trip events (a trip runs from a spawn to the end of its route, or ends when the NPC is removed).
+ *
+ * Definitions (per NPC-step unless said otherwise):
+ * - vehicle contact / road edge: GPUDrive's collision flags (0.7-scaled boxes; an edge or stop sign);
+ * - contact and off-road *events*: a step touching where the NPC's previous step did not, per NPC-hour;
+ * - heading jitter: the heading changed by more than 10° in one 0.1 s step;
+ * - wrong way: no lane within 2.5 m runs the NPC's way, but one runs against it;
+ * - stuck: an NPC below 0.5 m/s for more than 10 s with no vehicle within 15 m ahead (counted once per NPC);
+ * - speed share: the mean speed over the mean speed limit where the NPCs are;
+ * - shield: the step's action was overridden by the safety shield (or it braked in an emergency).
  */
-import type { NpcView } from '../traffic/engine.js';
+import { wrapPi } from '../geo/frame.js';
+import { POLICY_DT, type NpcView } from '../traffic/engine.js';
+import type { LaneNetwork, LanePosition } from '../traffic/lanes.js';
+import { ShieldOutcome } from '../traffic/shield.js';
 
 export interface TripStats {
   started: number;
@@ -23,6 +35,25 @@ export interface QualitySummary {
   npcs_seen: number;
   npcs_ever_collided: number;
   npcs_ever_offroad: number;
+  contacts_per_npc_hour: number;
+  offroad_events_per_npc_hour: number;
+  /** mean distance of the NPCs from the centre line of the nearest lane going their way (within 4 m) [m] */
+  mean_lane_offset_m: number;
+  /** NPC-steps with a heading change of more than 10° */
+  heading_jitter_step_share: number;
+  wrong_way_steps: number;
+  wrong_way_step_share: number;
+  /** share of the NPCs seen that got stuck */
+  stuck_npc_share: number;
+  stuck_npcs: number;
+  mean_speed_mps: number;
+  /** mean speed over the mean lane speed limit where the NPCs drove */
+  speed_share_of_limit: number;
+  /** NPC-steps where the shield overrode the (smoothed) policy choice, incl. emergency braking */
+  shield_override_share: number;
+  shield_emergency_share: number;
+  /** NPC-steps where a smoother near-best action replaced the policy's first choice */
+  smoothing_share: number;
   trips: number;
   reached_goal: number;
   abandoned: number;
@@ -31,6 +62,10 @@ export interface QualitySummary {
   goal_rate: number;
   trip_collision_rate: number;
   trip_offroad_rate: number;
+  /** mean distance driven per trip that ended [m] */
+  mean_trip_length_m: number;
+  /** contacts between egos and NPCs (ego-steps) */
+  ego_contact_steps: number;
 }
 
 /** Outcome counts of a set of agents (GPUDrive evaluation: each agent counts once per outcome). */
@@ -57,36 +92,82 @@ export function sumOutcomes(list: readonly AgentOutcomes[]): AgentOutcomes {
   return t;
 }
 
+/** Where the other vehicles are, for "is something ahead of this stopped NPC". */
+export interface VehiclePoint {
+  x: number;
+  y: number;
+}
+
 interface OpenTrip {
   startStep: number;
   collided: boolean;
   offroad: boolean;
+  distance: number;
 }
 
+interface NpcTrack {
+  collided: boolean;
+  offroad: boolean;
+  /** step since which the NPC has been slow with nothing ahead (−1: not slow) */
+  slowSince: number;
+  stuck: boolean;
+}
+
+const JITTER_RAD = (10 * Math.PI) / 180;
+const STUCK_SPEED = 0.5;
+const STUCK_STEPS = Math.round(10 / POLICY_DT);
+const AHEAD_M = 15;
+const WRONG_WAY_M = 2.5;
 const share = (part: number, whole: number) => (whole === 0 ? 0 : part / whole);
 
 export class QualityMetrics {
   npcSteps = 0;
   vehicleContactSteps = 0;
   roadEdgeSteps = 0;
+  private contactEvents = 0;
+  private offroadEvents = 0;
+  private jitterSteps = 0;
+  private wrongWaySteps = 0;
+  private speedSum = 0;
+  private limitSum = 0;
+  private limitSpeedSum = 0;
+  private shieldOverrides = 0;
+  private shieldEmergencies = 0;
+  private smoothed = 0;
+  private stuckCount = 0;
+  private offsetSum = 0;
+  private offsetN = 0;
+  private readonly at: LanePosition = { lane: 0, s: 0, offset: 0 };
+  private tripDistance = 0;
+  egoContactSteps = 0;
   private readonly seen = new Set<number>();
   private readonly everCollided = new Set<number>();
   private readonly everOffroad = new Set<number>();
+  private readonly tracks = new Map<number, NpcTrack>();
   readonly trips: TripStats = { started: 0, reachedGoal: 0, abandoned: 0, withCollision: 0, withOffroad: 0 };
   private readonly openTrips = new Map<number, OpenTrip>();
 
+  constructor(private readonly lanes: LaneNetwork | null = null, private readonly defaultLimit = 50 / 3.6) {}
+
   reset(): void {
     this.npcSteps = this.vehicleContactSteps = this.roadEdgeSteps = 0;
+    this.contactEvents = this.offroadEvents = this.jitterSteps = this.wrongWaySteps = 0;
+    this.speedSum = this.limitSum = this.limitSpeedSum = 0;
+    this.shieldOverrides = this.shieldEmergencies = this.smoothed = this.stuckCount = 0;
+    this.tripDistance = 0;
+    this.offsetSum = this.offsetN = 0;
+    this.egoContactSteps = 0;
     this.seen.clear();
     this.everCollided.clear();
     this.everOffroad.clear();
+    this.tracks.clear();
     Object.assign(this.trips, { started: 0, reachedGoal: 0, abandoned: 0, withCollision: 0, withOffroad: 0 });
     this.openTrips.clear();
   }
 
   startTrip(id: number, step: number): void {
     this.trips.started++;
-    this.openTrips.set(id, { startStep: step, collided: false, offroad: false });
+    this.openTrips.set(id, { startStep: step, collided: false, offroad: false, distance: 0 });
   }
 
   endTrip(id: number, reached: boolean): void {
@@ -97,6 +178,12 @@ export class QualityMetrics {
     else this.trips.abandoned++;
     if (t.collided) this.trips.withCollision++;
     if (t.offroad) this.trips.withOffroad++;
+    this.tripDistance += t.distance;
+  }
+
+  /** An NPC left the scene: forget its per-NPC state. */
+  forget(id: number): void {
+    this.tracks.delete(id);
   }
 
   /** Trips under way, and how many of them started more than `olderThanSteps` steps before `step`. */
@@ -107,28 +194,81 @@ export class QualityMetrics {
     return n;
   }
 
-  /** The NPCs after a policy step. */
-  observeStep(npcs: readonly NpcView[]): void {
+  /**
+   * The NPCs after policy step `step`, with every vehicle's position (NPCs and live egos) for the
+   * "something ahead" test of stuck NPCs, and the number of egos an NPC touched in this step.
+   */
+  observeStep(npcs: readonly NpcView[], step: number, vehicles: readonly VehiclePoint[] = npcs, egoContacts = 0): void {
+    this.egoContactSteps += egoContacts;
     for (const n of npcs) {
       this.npcSteps++;
       this.seen.add(n.id);
+      let tr = this.tracks.get(n.id);
+      if (!tr) {
+        tr = { collided: false, offroad: false, slowSince: -1, stuck: false };
+        this.tracks.set(n.id, tr);
+      }
       const trip = this.openTrips.get(n.id);
+      const moved = Math.hypot(n.x - n.prevX, n.y - n.prevY);
+      if (trip) trip.distance += moved;
       if (n.collided) {
         this.vehicleContactSteps++;
         this.everCollided.add(n.id);
         if (trip) trip.collided = true;
+        if (!tr.collided) this.contactEvents++;
       }
       if (n.offroad) {
         this.roadEdgeSteps++;
         this.everOffroad.add(n.id);
         if (trip) trip.offroad = true;
+        if (!tr.offroad) this.offroadEvents++;
+      }
+      tr.collided = n.collided;
+      tr.offroad = n.offroad;
+      if (Math.abs(wrapPi(n.yaw - n.prevYaw)) > JITTER_RAD) this.jitterSteps++;
+      if (n.shield === ShieldOutcome.Overridden || n.shield === ShieldOutcome.Emergency) this.shieldOverrides++;
+      if (n.shield === ShieldOutcome.Emergency) this.shieldEmergencies++;
+      if (n.shield === ShieldOutcome.Smoothed) this.smoothed++;
+      const speed = moved / POLICY_DT;
+      this.speedSum += speed;
+      const limit = this.limitAt(n);
+      this.limitSum += limit;
+      this.limitSpeedSum += speed;
+      if (this.lanes) {
+        const at = this.lanes.locate(n.x, n.y, n.yaw, 4, this.at);
+        if (at) {
+          this.offsetSum += at.offset;
+          this.offsetN++;
+        }
+        if ((!at || at.offset > WRONG_WAY_M) && this.lanes.hasLaneAgainst(n.x, n.y, n.yaw, WRONG_WAY_M)) this.wrongWaySteps++;
+      }
+      // stuck: slow for long with nothing ahead
+      if (speed < STUCK_SPEED && !somethingAhead(n, vehicles)) {
+        if (tr.slowSince < 0) tr.slowSince = step;
+        if (!tr.stuck && step - tr.slowSince > STUCK_STEPS) {
+          tr.stuck = true;
+          this.stuckCount++;
+        }
+      } else {
+        tr.slowSince = -1;
       }
     }
+  }
+
+  private limitAt(n: NpcView): number {
+    if (Number.isFinite(n.maxSpeed)) return n.maxSpeed;
+    if (this.lanes) {
+      const at = this.lanes.locate(n.x, n.y, n.yaw, 5);
+      const l = at ? this.lanes.lanes[at.lane].speedLimit : NaN;
+      if (Number.isFinite(l)) return l;
+    }
+    return this.defaultLimit;
   }
 
   summary(): QualitySummary {
     const t = this.trips;
     const ended = t.reachedGoal + t.abandoned;
+    const npcHours = (this.npcSteps * POLICY_DT) / 3600;
     return {
       npc_steps: this.npcSteps,
       vehicle_contact_step_share: share(this.vehicleContactSteps, this.npcSteps),
@@ -136,6 +276,19 @@ export class QualityMetrics {
       npcs_seen: this.seen.size,
       npcs_ever_collided: share(this.everCollided.size, this.seen.size),
       npcs_ever_offroad: share(this.everOffroad.size, this.seen.size),
+      contacts_per_npc_hour: share(this.contactEvents, npcHours),
+      offroad_events_per_npc_hour: share(this.offroadEvents, npcHours),
+      mean_lane_offset_m: share(this.offsetSum, this.offsetN),
+      heading_jitter_step_share: share(this.jitterSteps, this.npcSteps),
+      wrong_way_steps: this.wrongWaySteps,
+      wrong_way_step_share: share(this.wrongWaySteps, this.npcSteps),
+      stuck_npc_share: share(this.stuckCount, this.seen.size),
+      stuck_npcs: this.stuckCount,
+      mean_speed_mps: share(this.speedSum, this.npcSteps),
+      speed_share_of_limit: share(this.limitSpeedSum, this.limitSum),
+      shield_override_share: share(this.shieldOverrides, this.npcSteps),
+      shield_emergency_share: share(this.shieldEmergencies, this.npcSteps),
+      smoothing_share: share(this.smoothed, this.npcSteps),
       trips: t.started,
       reached_goal: t.reachedGoal,
       abandoned: t.abandoned,
@@ -143,6 +296,20 @@ export class QualityMetrics {
       goal_rate: share(t.reachedGoal, ended),
       trip_collision_rate: share(t.withCollision, ended),
       trip_offroad_rate: share(t.withOffroad, ended),
+      mean_trip_length_m: share(this.tripDistance, ended),
+      ego_contact_steps: this.egoContactSteps,
     };
   }
+}
+
+/** Is a vehicle within 15 m ahead of the NPC (within ±35° of its heading)? */
+function somethingAhead(n: NpcView, vehicles: readonly VehiclePoint[]): boolean {
+  const c = Math.cos(n.yaw), s = Math.sin(n.yaw);
+  for (const v of vehicles) {
+    const dx = v.x - n.x, dy = v.y - n.y;
+    const along = dx * c + dy * s;
+    if (along <= 0.5 || along > AHEAD_M + n.length) continue;
+    if (Math.abs(-dx * s + dy * c) <= along * 0.7) return true;
+  }
+  return false;
 }

@@ -12,12 +12,13 @@ import { wrapPi } from '../geo/frame.js';
 import type { LoadedMap } from '../map/scene-json.js';
 import type { PolicySession } from '../policy/session.js';
 import { POLICY_DT, TrafficEngine, type NpcView, type StepTimings } from '../traffic/engine.js';
-import { LaneNetwork } from '../traffic/lanes.js';
+import type { LaneNetwork } from '../traffic/lanes.js';
+import { DEFAULT_SHIELD_OPTIONS } from '../traffic/shield.js';
 import { DEFAULT_SCENE_CONFIG, RESTART_ONLY_SETTINGS, type SceneConfig } from './config.js';
 import { EgoRegistry, type EgoReport, type EgoState } from './egos.js';
 import { InputError } from './errors.js';
 import type { SceneEvent, SceneEventListener } from './events.js';
-import { NpcPopulation, type SpawnRequest } from './population.js';
+import { NpcPopulation, type Obstacle, type SpawnRequest } from './population.js';
 import { QualityMetrics } from './quality.js';
 
 export interface NpcState {
@@ -82,7 +83,7 @@ export class LiveScene {
   readonly config: SceneConfig;
   readonly bounds: MapBounds;
   readonly lanes: LaneNetwork;
-  readonly quality = new QualityMetrics();
+  readonly quality: QualityMetrics;
   private readonly engine: TrafficEngine;
   private readonly egos: EgoRegistry;
   private readonly population: NpcPopulation;
@@ -96,8 +97,10 @@ export class LiveScene {
 
   constructor(readonly map: LoadedMap, readonly policy: PolicySession, config: Partial<SceneConfig> = {}) {
     this.config = { ...DEFAULT_SCENE_CONFIG, ...config };
-    this.engine = new TrafficEngine(map.scene, policy, { maxExternal: this.config.max_egos });
-    this.lanes = new LaneNetwork(this.engine.roads.entities, map.mapMetadata?.lane_graph);
+    this.engine = new TrafficEngine(map.scene, policy, { maxExternal: this.config.max_egos, laneGraph: map.mapMetadata?.lane_graph, shield: DEFAULT_SHIELD_OPTIONS });
+    this.engine.shieldEnabled = this.config.shield;
+    this.lanes = this.engine.lanes;
+    this.quality = new QualityMetrics(this.lanes, this.config.speed_limit_mps);
     this.bounds = mapBounds(map);
     const emit = (e: SceneEvent) => {
       for (const l of this.listeners) l(e);
@@ -152,6 +155,7 @@ export class LiveScene {
       }
     }
     Object.assign(this.config, patch);
+    this.engine.shieldEnabled = this.config.shield;
   }
 
   // ---- egos ----
@@ -173,7 +177,15 @@ export class LiveScene {
   // ---- NPCs ----
 
   spawnNpc(req: SpawnRequest): number {
-    return this.population.spawn(req, this.steps);
+    return this.population.spawn(req, this.steps, this.obstacles(this.time));
+  }
+
+  /** Every vehicle in the scene at time t (NPCs and live egos), for keeping spawns clear. */
+  private obstacles(t: number): Obstacle[] {
+    const out: Array<Obstacle & ({ id: number } | { egoId: string })> = [];
+    for (const n of this.engine.npcs()) out.push({ id: n.id, x: n.x, y: n.y, yaw: n.yaw, length: n.length, width: n.width });
+    for (const e of this.egos.list(t)) if (!e.stale) out.push({ egoId: e.egoId, x: e.x, y: e.y, yaw: e.yaw, length: e.length, width: e.width });
+    return out;
   }
 
   removeNpc(id: number): boolean {
@@ -194,10 +206,11 @@ export class LiveScene {
     this.population.removeAll();
     this.population.reseed(this.config.seed);
     this.quality.reset();
+    this.engine.resetIds();
     this.time = 0;
     this.steps = 0;
     this.timings = null;
-    this.population.fill(0, []);
+    this.population.fill(0, [], []);
   }
 
   /** Runs every policy step due by simulation time t; returns how many ran. */
@@ -227,10 +240,13 @@ export class LiveScene {
     this.steps++;
     const after = this.steps * POLICY_DT;
     const npcs = this.engine.npcs();
+    const contactsBefore = this.egos.collisionSteps;
     this.egos.afterStep(this.engine, after, (egoId) => this.npcsTouching(egoId, npcs));
-    this.quality.observeStep(npcs);
-    this.population.handleFinished(this.steps);
-    this.population.fill(this.steps, this.egos.list(at).filter((e) => !e.stale));
+    const vehicles = this.obstacles(after);
+    this.quality.observeStep(npcs, this.steps, vehicles, this.egos.collisionSteps - contactsBefore);
+    this.population.update(this.steps, npcs);
+    const live = this.egos.list(after).filter((e) => !e.stale);
+    this.population.fill(this.steps, this.obstacles(after), live.map((e) => ({ x: e.x, y: e.y, yaw: e.yaw, length: e.length, width: e.width })));
     this.timings = { ...t, scene_ms: performance.now() - t0 };
   }
 

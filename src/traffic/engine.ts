@@ -6,12 +6,16 @@
  * evaluation only). The pose each agent had before the last step is kept, so callers can show the motion
  * between two policy steps.
  */
-import { NEUTRAL_ACTION, STEER_VALUES } from '../policy/actions.js';
-import { OBS_SIZE, PARTNER_ROWS } from '../policy/layout.js';
+import { ACCEL_VALUES, NEUTRAL_ACTION, STEER_VALUES } from '../policy/actions.js';
+import { ACTION_COUNT, OBS_SIZE, PARTNER_ROWS } from '../policy/layout.js';
 import type { PolicySession } from '../policy/session.js';
 import { buildRoadEntities } from '../map/road-entities.js';
 import { RoadIndex } from '../map/spatial-index.js';
+import type { LaneGraphJson } from '../map/scene-json.js';
 import type { SceneJson } from '../map/types.js';
+import { LaneNetwork } from './lanes.js';
+import type { ContinuousControls } from './movement.js';
+import { SafetyShield, type ShieldOptions } from './shield.js';
 import { Sim } from './sim.js';
 import { AgentKind, World } from './world.js';
 
@@ -51,6 +55,8 @@ export interface ExternalState {
 export interface StepTimings {
   obs_ms: number;
   inference_ms: number;
+  /** choosing actions: the safety shield (or the speed governor alone) */
+  shield_ms: number;
   dynamics_ms: number;
   total_ms: number;
   npcs: number;
@@ -73,17 +79,33 @@ export interface NpcView {
   collided: boolean;
   offroad: boolean;
   reachedGoal: boolean;
+  /** what the safety shield did in the last step (ShieldOutcome; 0 without a shield) */
+  shield: number;
+  /** speed-governor limit, m/s (Infinity: none) */
+  maxSpeed: number;
 }
 
 export interface EngineOptions {
   readonly maxNpcs?: number;
   readonly maxExternal?: number;
+  /** the map's lane graph (links lanes; by geometry without one) */
+  readonly laneGraph?: LaneGraphJson;
+  /** a safety shield over the policy (live traffic only; GPUDrive's evaluation never has one) */
+  readonly shield?: ShieldOptions | null;
 }
 
 export class TrafficEngine {
   readonly world: World;
   readonly sim: Sim;
   readonly maxNpcs: number;
+  readonly lanes: LaneNetwork;
+  readonly shield: SafetyShield | null;
+  /** the shield is consulted only while this is on (live setting) */
+  shieldEnabled: boolean;
+  private readonly governFn = (slot: number, accel: number) => this.governAccel(slot, accel);
+  /** the shield's continuous controls per slot */
+  private readonly controls: ContinuousControls;
+  private readonly control = { accel: 0, steer: 0 };
   private readonly obs: Float32Array;
   /** Live-traffic speed governor (not part of GPUDrive; `vils eval` never uses it): per-slot limit, m/s. */
   private readonly maxSpeed: Float32Array;
@@ -103,7 +125,7 @@ export class TrafficEngine {
   private readonly fresh: Uint8Array;
   private readonly externalSlot = new Map<string, number>();
   private nextId = 1;
-  readonly timings: StepTimings = { obs_ms: 0, inference_ms: 0, dynamics_ms: 0, total_ms: 0, npcs: 0 };
+  readonly timings: StepTimings = { obs_ms: 0, inference_ms: 0, shield_ms: 0, dynamics_ms: 0, total_ms: 0, npcs: 0 };
 
   constructor(map: SceneJson, readonly policy: PolicySession, opts: EngineOptions = {}) {
     this.maxNpcs = Math.min(opts.maxNpcs ?? MAX_NPCS, MAX_NPCS);
@@ -111,6 +133,9 @@ export class TrafficEngine {
     const roads = new RoadIndex(buildRoadEntities(map.roads, { x: 0, y: 0 }, { gpudriveCaps: false }));
     this.world = new World(capacity, 1);
     this.sim = new Sim(this.world, roads, {});
+    this.lanes = new LaneNetwork(roads.entities, opts.laneGraph);
+    this.shield = opts.shield ? new SafetyShield(capacity, roads, this.lanes, opts.shield) : null;
+    this.shieldEnabled = this.shield !== null;
     this.obs = new Float32Array(this.maxNpcs * OBS_SIZE);
     this.active = new Int32Array(capacity);
     this.actions = new Int32Array(capacity);
@@ -122,6 +147,7 @@ export class TrafficEngine {
     this.generation = new Uint32Array(capacity);
     this.activeGeneration = new Uint32Array(capacity);
     this.fresh = new Uint8Array(capacity);
+    this.controls = { use: new Uint8Array(capacity), accel: new Float32Array(capacity), steer: new Float32Array(capacity) };
   }
 
   /** Room for injected externals next to the NPCs. */
@@ -165,6 +191,7 @@ export class TrafficEngine {
     this.slotById.set(id, s);
     this.registered[s] = 1;
     this.maxSpeed[s] = spec.maxSpeed ?? Infinity;
+    this.shield?.reset(s);
     return id;
   }
 
@@ -203,6 +230,12 @@ export class TrafficEngine {
     w.done[s] = 0;
     w.reachedGoal[s] = 0;
     return true;
+  }
+
+  /** NPC ids start again from 1 (after a reset, the same scenario gets the same ids). */
+  resetIds(): void {
+    if (this.slotById.size > 0) throw new Error('resetIds with NPCs in the world');
+    this.nextId = 1;
   }
 
   removeAllNpcs(): void {
@@ -258,18 +291,33 @@ export class TrafficEngine {
     for (let k = 0; k < n; k++) this.activeGeneration[k] = this.generation[this.active[k]];
     this.sim.observe(this.active, n, this.obs, this.policy.sizeScale);
     const t1 = performance.now();
-    const { actions } = await this.policy.run(this.obs, n);
+    const { actions, logits } = await this.policy.run(this.obs, n);
     const t2 = performance.now();
     // NPCs added or removed while the inference ran drive straight on this once (they were not observed)
     this.actions.fill(NEUTRAL_ACTION);
+    const shield = this.shieldEnabled ? this.shield : null;
+    if (this.shield && !shield) this.shield.outcome.fill(0);
+    shield?.prepare(this.world);
+    const ctl = this.controls;
+    ctl.use.fill(0);
     for (let k = 0; k < n; k++) {
       const s = this.active[k];
-      if (this.generation[s] === this.activeGeneration[k]) this.actions[s] = this.govern(s, actions[k]);
+      if (this.generation[s] !== this.activeGeneration[k]) continue;
+      if (shield) {
+        shield.chooseFor(this.world, s, logits, k * ACTION_COUNT, actions[k], this.governFn, this.control);
+        ctl.use[s] = 1;
+        ctl.accel[s] = this.control.accel;
+        ctl.steer[s] = this.control.steer;
+        this.actions[s] = actions[k];
+      } else {
+        this.actions[s] = this.govern(s, actions[k]);
+      }
     }
+    const t3s = performance.now();
     const w = this.world;
     for (let s = 0; s < w.count; s++) this.keepPose(s);
     this.fresh.fill(0);
-    this.sim.step(this.actions);
+    this.sim.step(this.actions, shield ? ctl : undefined);
     // NPCs that left the world (after reaching their goal) free their ids
     for (let s = 0; s < w.count; s++) {
       if (this.registered[s] && !w.present[s]) {
@@ -282,7 +330,8 @@ export class TrafficEngine {
     const tm = this.timings;
     tm.obs_ms = t1 - t0;
     tm.inference_ms = t2 - t1;
-    tm.dynamics_ms = t3 - t2;
+    tm.shield_ms = t3s - t2;
+    tm.dynamics_ms = t3 - t3s;
     tm.total_ms = t3 - t0;
     tm.npcs = n;
     return tm;
@@ -299,6 +348,17 @@ export class TrafficEngine {
    * Above its limit an NPC may not accelerate (the accel part of its action is capped at 0 m/s²), and
    * more than 1.5 m/s above it brakes gently (−1.333 m/s²); the policy's steering is kept.
    */
+  /** The governor on a continuous acceleration (the shield's controls): 0 above the limit, −1.333 well above. */
+  private governAccel(slot: number, accel: number): number {
+    const v = this.world.speed(slot);
+    // a bend ahead (the shield's curve limit): slow down to its speed within about half a second
+    const curve = this.shield ? this.shield.curveLimit(slot) : Infinity;
+    if (v > curve) accel = Math.min(accel, Math.max(ACCEL_VALUES[0], (curve - v) / 0.5));
+    const limit = this.maxSpeed[slot];
+    if (limit === Infinity || v <= limit) return accel;
+    return Math.min(accel, v > limit + 1.5 ? ACCEL_VALUES[2] : 0);
+  }
+
   private govern(slot: number, action: number): number {
     const limit = this.maxSpeed[slot];
     if (limit === Infinity) return action;
@@ -319,6 +379,7 @@ export class TrafficEngine {
         id, x: w.x[s], y: w.y[s], yaw: w.yaw[s], prevX: this.prevX[s], prevY: this.prevY[s], prevYaw: this.prevYaw[s], speed: w.speed(s),
         length: w.length[s], width: w.width[s], goalX: w.goalX[s], goalY: w.goalY[s],
         collided: w.hitVehicle[s] === 1, offroad: w.hitRoad[s] === 1, reachedGoal: w.reachedGoal[s] === 1,
+        shield: this.shield ? this.shield.outcome[s] : 0, maxSpeed: this.maxSpeed[s],
       });
     }
     return out;

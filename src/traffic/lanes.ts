@@ -1,8 +1,11 @@
 /**
- * A lane network for choosing NPC starts and goals: lane centre lines from the map, linked by the map's
- * lane graph when it has one, else by geometry (a lane follows another when it starts within 1.5 m of
- * the other's end, heading the same way). Goals are points a given distance ahead along the network.
+ * A lane network: lane centre lines from the map, linked by the map's lane graph when it has one, else by
+ * geometry (a lane follows another when it starts within 1.5 m of the other's end, heading the same way).
+ * Answers where a point is on the network (a kdbush index over points every 2 m along the lanes), points
+ * ahead along it, and random starts; used for NPC starts and goals, the safety shield's lane-following
+ * continuation and the quality metrics (wrong-way driving, speed limits).
  */
+import KDBush from 'kdbush';
 import type { RoadEntities } from '../map/road-entities.js';
 import type { LaneGraphJson } from '../map/scene-json.js';
 import { EntityType } from '../map/types.js';
@@ -33,9 +36,16 @@ export interface Pose2 {
 }
 
 const JOIN_DISTANCE = 1.5;
+/** Spacing of the indexed points along each lane [m]. */
+const INDEX_SPACING = 2;
 
 export class LaneNetwork {
   readonly lanes: Lane[] = [];
+  /** indexed points: lane and segment (index of its end point) of each */
+  private readonly pointLane: Int32Array;
+  private readonly pointSeg: Int32Array;
+  private readonly index: KDBush | null;
+  private readonly hits: Int32Array;
 
   constructor(entities: RoadEntities, graph?: LaneGraphJson) {
     const laneOfRoad = new Map<number, number>();
@@ -61,6 +71,25 @@ export class LaneNetwork {
     } else {
       this.linkByGeometry();
     }
+    const pl: number[] = [], ps: number[] = [], px: number[] = [], py: number[] = [];
+    this.lanes.forEach((L, li) => {
+      for (let i = 1; i < L.xs.length; i++) {
+        const len = L.cum[i] - L.cum[i - 1];
+        const n = Math.max(1, Math.ceil(len / INDEX_SPACING));
+        for (let k = 0; k < n; k++) {
+          const t = (k + 0.5) / n;
+          pl.push(li); ps.push(i);
+          px.push(L.xs[i - 1] + t * (L.xs[i] - L.xs[i - 1]));
+          py.push(L.ys[i - 1] + t * (L.ys[i] - L.ys[i - 1]));
+        }
+      }
+    });
+    this.pointLane = Int32Array.from(pl);
+    this.pointSeg = Int32Array.from(ps);
+    this.hits = new Int32Array(Math.max(1, pl.length));
+    this.index = pl.length > 0 ? new KDBush(pl.length, 32, Float64Array) : null;
+    for (let i = 0; i < pl.length; i++) this.index!.add(px[i], py[i]);
+    this.index?.finish();
   }
 
   private linkByGeometry(): void {
@@ -89,25 +118,89 @@ export class LaneNetwork {
     return { x: xs[i - 1] + t * (xs[i] - xs[i - 1]), y: ys[i - 1] + t * (ys[i] - ys[i - 1]), yaw: Math.atan2(ys[i] - ys[i - 1], xs[i] - xs[i - 1]) };
   }
 
-  /** The lane position nearest to (x, y) whose direction is within 60° of `yaw` (any direction if yaw is undefined). */
-  locate(x: number, y: number, yaw?: number, maxDistance = 10): LanePosition | null {
-    let best: LanePosition | null = null;
+  /**
+   * The lane position nearest to (x, y), within `maxDistance`, whose direction is within `maxAngle` (default
+   * 60°) of `yaw` (any direction if yaw is undefined). Writes into `out` when given (no allocation).
+   */
+  locate(x: number, y: number, yaw?: number, maxDistance = 10, out?: LanePosition, maxAngle = Math.PI / 3): LanePosition | null {
+    if (!this.index) return null;
+    const n = this.index.withinInto(x, y, maxDistance + INDEX_SPACING / 2, this.hits);
+    const cosMax = Math.cos(maxAngle);
     let bestD = maxDistance;
-    for (let li = 0; li < this.lanes.length; li++) {
+    let bestLane = -1;
+    let bestS = 0;
+    for (let h = 0; h < n; h++) {
+      const p = this.hits[h];
+      const li = this.pointLane[p];
+      const i = this.pointSeg[p];
       const { xs, ys, cum } = this.lanes[li];
-      for (let i = 1; i < xs.length; i++) {
-        const dx = xs[i] - xs[i - 1], dy = ys[i] - ys[i - 1];
-        const len2 = dx * dx + dy * dy || 1;
-        const t = Math.min(1, Math.max(0, ((x - xs[i - 1]) * dx + (y - ys[i - 1]) * dy) / len2));
-        const px = xs[i - 1] + t * dx, py = ys[i - 1] + t * dy;
-        const d = Math.hypot(x - px, y - py);
-        if (d >= bestD) continue;
-        if (yaw !== undefined && Math.cos(Math.atan2(dy, dx) - yaw) < 0.5) continue;
-        bestD = d;
-        best = { lane: li, s: cum[i - 1] + t * Math.sqrt(len2), offset: d };
-      }
+      const dx = xs[i] - xs[i - 1], dy = ys[i] - ys[i - 1];
+      const len2 = dx * dx + dy * dy || 1;
+      const t = Math.min(1, Math.max(0, ((x - xs[i - 1]) * dx + (y - ys[i - 1]) * dy) / len2));
+      const d = Math.hypot(x - (xs[i - 1] + t * dx), y - (ys[i - 1] + t * dy));
+      if (d >= bestD) continue;
+      if (yaw !== undefined && (Math.cos(yaw) * dx + Math.sin(yaw) * dy) / Math.sqrt(len2) < cosMax) continue;
+      bestD = d;
+      bestLane = li;
+      bestS = cum[i - 1] + t * Math.sqrt(len2);
     }
-    return best;
+    if (bestLane < 0) return null;
+    const r = out ?? { lane: 0, s: 0, offset: 0 };
+    r.lane = bestLane;
+    r.s = bestS;
+    r.offset = bestD;
+    return r;
+  }
+
+  /** Is there a lane within `maxDistance` of (x, y) running against `yaw` (more than 120° off)? */
+  hasLaneAgainst(x: number, y: number, yaw: number, maxDistance: number): boolean {
+    if (!this.index) return false;
+    const n = this.index.withinInto(x, y, maxDistance + INDEX_SPACING / 2, this.hits);
+    const c = Math.cos(yaw), sn = Math.sin(yaw);
+    for (let h = 0; h < n; h++) {
+      const p = this.hits[h];
+      const { xs, ys } = this.lanes[this.pointLane[p]];
+      const i = this.pointSeg[p];
+      const dx = xs[i] - xs[i - 1], dy = ys[i] - ys[i - 1];
+      const len = Math.hypot(dx, dy) || 1;
+      if ((c * dx + sn * dy) / len > -0.5) continue;
+      const len2 = len * len;
+      const t = Math.min(1, Math.max(0, ((x - xs[i - 1]) * dx + (y - ys[i - 1]) * dy) / len2));
+      if (Math.hypot(x - (xs[i - 1] + t * dx), y - (ys[i - 1] + t * dy)) <= maxDistance) return true;
+    }
+    return false;
+  }
+
+  /** The lane's direction [rad] at distance s along it. */
+  headingAt(lane: number, s: number): number {
+    const { xs, ys, cum } = this.lanes[lane];
+    let i = 1;
+    while (i < cum.length - 1 && cum[i] < s) i++;
+    return Math.atan2(ys[i] - ys[i - 1], xs[i] - xs[i - 1]);
+  }
+
+  /**
+   * Writes into `out` the point `distance` m ahead of (lane, s) along the lanes; at a fork it takes the
+   * successor whose end lies nearest to (towardX, towardY). Allocation-free (for the shield's rollouts).
+   */
+  pointAhead(lane: number, s: number, distance: number, towardX: number, towardY: number, out: { x: number; y: number; yaw: number }): void {
+    let li = lane;
+    let pos = s + distance;
+    for (let hops = 0; hops < 32; hops++) {
+      const L = this.lanes[li];
+      if (pos <= L.length || L.next.length === 0) break;
+      pos -= L.length;
+      li = this.chooseNext(L, towardX, towardY);
+    }
+    const { xs, ys, cum } = this.lanes[li];
+    const sc = Math.min(Math.max(pos, 0), cum[cum.length - 1]);
+    let i = 1;
+    while (i < cum.length - 1 && cum[i] < sc) i++;
+    const seg = cum[i] - cum[i - 1] || 1;
+    const t = (sc - cum[i - 1]) / seg;
+    out.x = xs[i - 1] + t * (xs[i] - xs[i - 1]);
+    out.y = ys[i - 1] + t * (ys[i] - ys[i - 1]);
+    out.yaw = Math.atan2(ys[i] - ys[i - 1], xs[i] - xs[i - 1]);
   }
 
   /** The point `distance` metres ahead of (lane, s), following successor lanes (chosen with `rng` at forks). */
@@ -158,6 +251,91 @@ export class LaneNetwork {
       if ((k + 1) * step >= Math.min(minDistance, maxDistance)) best = end;
     }
     return best;
+  }
+
+  /**
+   * Samples the lane path ahead of (lane, s) every `spacing` m for `maxLength` m (or until the network ends)
+   * into outX/outY from index 0; at a fork it takes the successor whose end lies nearest to (towardX,
+   * towardY), or the straightest one when that is NaN. Returns the number of samples. Allocation-free.
+   */
+  samplePath(lane: number, s: number, spacing: number, maxLength: number, towardX: number, towardY: number, outX: Float32Array, outY: Float32Array, outOffset: number, maxSamples: number): number {
+    let li = lane;
+    let L = this.lanes[li];
+    let sc = Math.min(Math.max(s, 0), L.length);
+    // segment holding sc (binary search on the cumulative lengths)
+    let lo = 1, hi = L.cum.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (L.cum[mid] < sc) lo = mid + 1;
+      else hi = mid;
+    }
+    let i = lo;
+    let n = 0;
+    let d = 0;
+    while (n < maxSamples && d <= maxLength) {
+      while (sc > L.cum[i] && i < L.cum.length - 1) i++;
+      if (sc > L.length) {
+        if (L.next.length === 0) break;
+        sc -= L.length;
+        li = this.chooseNext(L, towardX, towardY);
+        L = this.lanes[li];
+        i = 1;
+        continue;
+      }
+      const seg = L.cum[i] - L.cum[i - 1] || 1;
+      const t = (sc - L.cum[i - 1]) / seg;
+      outX[outOffset + n] = L.xs[i - 1] + t * (L.xs[i] - L.xs[i - 1]);
+      outY[outOffset + n] = L.ys[i - 1] + t * (L.ys[i] - L.ys[i - 1]);
+      n++;
+      sc += spacing;
+      d += spacing;
+    }
+    return n;
+  }
+
+  private chooseNext(L: Lane, towardX: number, towardY: number): number {
+    if (L.next.length === 1) return L.next[0];
+    let best = L.next[0];
+    let bestScore = Infinity;
+    const k = L.xs.length - 1;
+    const h = Math.atan2(L.ys[k] - L.ys[k - 1], L.xs[k] - L.xs[k - 1]);
+    for (const nx of L.next) {
+      const N = this.lanes[nx];
+      const m = N.xs.length - 1;
+      const score = Number.isNaN(towardX)
+        ? -Math.cos(Math.atan2(N.ys[1] - N.ys[0], N.xs[1] - N.xs[0]) - h)
+        : (N.xs[m] - towardX) ** 2 + (N.ys[m] - towardY) ** 2;
+      if (score < bestScore) {
+        bestScore = score;
+        best = nx;
+      }
+    }
+    return best;
+  }
+
+  /** A random point on the network, uniform by length. */
+  randomPoint(rng: SeededRandom): { lane: number; s: number } | null {
+    const n = this.pointLane.length;
+    if (n === 0) return null;
+    return this.pointOf(Math.floor(rng.next() * n), rng);
+  }
+
+  /** A random point on the network within `radius` of one of `centres` (uniform by length over their union). */
+  randomPointNear(rng: SeededRandom, centres: ReadonlyArray<{ x: number; y: number }>, radius: number): { lane: number; s: number } | null {
+    if (!this.index || centres.length === 0) return null;
+    // pick a centre, then a point near it; points near several centres are a little more likely, which is fine
+    const c = centres[Math.floor(rng.next() * centres.length)];
+    const n = this.index.withinInto(c.x, c.y, radius, this.hits);
+    if (n === 0) return null;
+    return this.pointOf(this.hits[Math.floor(rng.next() * n)], rng);
+  }
+
+  /** A random position on the segment of an indexed point (segments have points in proportion to length). */
+  private pointOf(p: number, rng: SeededRandom): { lane: number; s: number } {
+    const lane = this.pointLane[p];
+    const i = this.pointSeg[p];
+    const { cum } = this.lanes[lane];
+    return { lane, s: cum[i - 1] + rng.next() * (cum[i] - cum[i - 1]) };
   }
 
   /**

@@ -9,8 +9,19 @@ import { AgentKind, type World } from './world.js';
 
 const scratch: KinematicState = { x: 0, y: 0, yaw: 0, vx: 0, vy: 0 };
 
+/**
+ * Continuous controls for live NPCs (the safety shield's smoothed, rate-limited steering): where `use[i]` is
+ * 1, slot i moves with `accel[i]` and `steer[i]` instead of its action's table values. GPUDrive's evaluation
+ * never passes any.
+ */
+export interface ContinuousControls {
+  readonly use: Uint8Array;
+  readonly accel: Float32Array;
+  readonly steer: Float32Array;
+}
+
 /** `actions[i]` is the action index of slot i (ignored for non-controlled slots). */
-export function moveAgents(world: World, actions: ArrayLike<number>): void {
+export function moveAgents(world: World, actions: ArrayLike<number>, controls?: ContinuousControls): void {
   const logIndex = world.stepIndex;
   for (let i = 0; i < world.count; i++) {
     if (!world.present[i]) continue;
@@ -29,7 +40,8 @@ export function moveAgents(world: World, actions: ArrayLike<number>): void {
       scratch.yaw = world.yaw[i];
       scratch.vx = world.vx[i];
       scratch.vy = world.vy[i];
-      stepBicycle(scratch, ACTION_ACCEL[a], ACTION_STEER[a], world.length[i]);
+      if (controls && controls.use[i]) stepBicycle(scratch, controls.accel[i], controls.steer[i], world.length[i]);
+      else stepBicycle(scratch, ACTION_ACCEL[a], ACTION_STEER[a], world.length[i]);
       world.x[i] = scratch.x;
       world.y[i] = scratch.y;
       world.yaw[i] = scratch.yaw;

@@ -5,7 +5,7 @@
 import { RoadIndex } from '../map/spatial-index.js';
 import { CollisionDetector } from './collisions.js';
 import { checkGoals } from './goals.js';
-import { moveAgents } from './movement.js';
+import { moveAgents, type ContinuousControls } from './movement.js';
 import { ObservationBuilder } from './observation.js';
 import { AgentKind, type World } from './world.js';
 
@@ -31,11 +31,11 @@ export class Sim {
     this.collisions.detect(this.world, this.roads, 0);
   }
 
-  /** Advances one step; `actions[slot]` is used for controlled agents. */
-  step(actions: ArrayLike<number>): void {
+  /** Advances one step; `actions[slot]` (or live `controls`) move the controlled agents. */
+  step(actions: ArrayLike<number>, controls?: ContinuousControls): void {
     const w = this.world;
     const logIndex = w.stepIndex;
-    moveAgents(w, actions);
+    moveAgents(w, actions, controls);
     this.collisions.detect(w, this.roads, logIndex);
     w.stepIndex++;
     checkGoals(w);

@@ -1,0 +1,179 @@
+/**
+ * Where every vehicle will be over the next seconds, for the safety shield: each vehicle on a lane follows
+ * that lane (its sideways offset from the centre line fading out over `OFFSET_FADE_M` of travel, as a
+ * shielded NPC steers back), either at its present speed or braking to a stop; a vehicle off the lanes, or across them,
+ * goes straight on. NPCs take forks towards their goal; egos the straightest way. Computed once per step
+ * for all vehicles into typed arrays (nothing allocated per step), so every NPC's checks share them.
+ */
+import { STEP_DT } from './bicycle.js';
+import type { LaneNetwork, LanePosition } from './lanes.js';
+import { AgentKind, type World } from './world.js';
+
+/** Prediction modes: keeps its speed, or brakes to a stop. */
+export const KEEP_SPEED = 0;
+export const BRAKE = 1;
+
+const SPACING = 1;
+/** the lane path is looked at at least this far ahead (for the curve speed limit) [m] */
+const PATH_MIN_M = 60;
+/** the sideways offset fades out over this much travel (a stopped car does not slide sideways) [m] */
+const OFFSET_FADE_M = 20;
+/** the heading turns to the lane's over this much travel [m] */
+const HEADING_BLEND_M = 5;
+/** a vehicle further than this from its lane, or more than this far off its direction, goes straight */
+const MAX_LANE_OFFSET = 2.5;
+const MAX_LANE_ANGLE = Math.PI / 4;
+
+export class MotionPredictor {
+  /** predicted pose of slot j in mode m at step k (1..steps): index ((j·2 + m)·steps + k − 1) */
+  readonly px: Float32Array;
+  readonly py: Float32Array;
+  readonly pyaw: Float32Array;
+  /** per slot: 1 when its path follows a lane */
+  readonly onLane: Uint8Array;
+  /** per slot: the lane path ahead, every SPACING m (for the NPC's own continuation) */
+  readonly pathX: Float32Array;
+  readonly pathY: Float32Array;
+  readonly pathN: Int32Array;
+  readonly maxPath: number;
+  /** per slot: the speed from which it can still slow down for every bend of its lane path ahead [m/s] */
+  readonly curveLimit: Float32Array;
+  private readonly pos: LanePosition = { lane: 0, s: 0, offset: 0 };
+  private readonly pt = { x: 0, y: 0, yaw: 0 };
+
+  constructor(capacity: number, private readonly lanes: LaneNetwork | null, readonly steps: number, readonly brakeDecel: number, readonly maxSpeed = 40) {
+    const n = capacity * 2 * steps;
+    this.px = new Float32Array(n);
+    this.py = new Float32Array(n);
+    this.pyaw = new Float32Array(n);
+    this.onLane = new Uint8Array(capacity);
+    this.maxPath = Math.ceil(Math.max(maxSpeed * steps * STEP_DT + 20, PATH_MIN_M) / SPACING) + 2;
+    this.pathX = new Float32Array(capacity * this.maxPath);
+    this.pathY = new Float32Array(capacity * this.maxPath);
+    this.pathN = new Int32Array(capacity);
+    this.curveLimit = new Float32Array(capacity).fill(Infinity);
+  }
+
+  /**
+   * The curve speed limit of slot j from its lane path (sampled every SPACING m): at distance d the bend of
+   * curvature κ may be taken at sqrt(aLat/κ), and the vehicle can slow down to that at `decel`.
+   */
+  private bendLimit(j: number, aLat: number, decel: number): number {
+    const n = this.pathN[j];
+    const b = j * this.maxPath;
+    const gap = 3; // curvature over points 3 m apart
+    let limit = Infinity;
+    for (let k = gap; k + gap < n; k++) {
+      const ax = this.pathX[b + k - gap], ay = this.pathY[b + k - gap];
+      const mx = this.pathX[b + k], my = this.pathY[b + k];
+      const cx = this.pathX[b + k + gap], cy = this.pathY[b + k + gap];
+      // curvature of the circle through three points: 2·|cross| / (|ab|·|bc|·|ca|)
+      const cross = (mx - ax) * (cy - ay) - (my - ay) * (cx - ax);
+      const d1 = Math.hypot(mx - ax, my - ay), d2 = Math.hypot(cx - mx, cy - my), d3 = Math.hypot(cx - ax, cy - ay);
+      const kappa = (2 * Math.abs(cross)) / Math.max(1e-6, d1 * d2 * d3);
+      if (kappa < 1e-3) continue;
+      const vBend = Math.sqrt(aLat / kappa);
+      const v = Math.sqrt(vBend * vBend + 2 * decel * Math.max(0, (k - gap) * SPACING));
+      if (v < limit) limit = v;
+    }
+    return limit;
+  }
+
+  /**
+   * Predicts every present vehicle of the world, and the curve speed limit of each NPC (bends taken at no
+   * more than `aLat` of lateral acceleration, slowing down for them at `decel`).
+   */
+  prepare(world: World, aLat: number, decel: number): void {
+    for (let j = 0; j < world.count; j++) {
+      if (!world.present[j]) continue;
+      this.predict(world, j);
+      this.curveLimit[j] = this.onLane[j] && world.kind[j] === AgentKind.Controlled ? this.bendLimit(j, aLat, decel) : Infinity;
+    }
+  }
+
+  private predict(world: World, j: number): void {
+    const K = this.steps;
+    const x0 = world.x[j], y0 = world.y[j], yaw0 = world.yaw[j];
+    const v = Math.min(world.speed(j), this.maxSpeed);
+    const reversing = world.vx[j] * Math.cos(yaw0) + world.vy[j] * Math.sin(yaw0) < 0;
+    const dir = reversing ? -1 : 1;
+    this.pathN[j] = 0;
+    this.onLane[j] = 0;
+    let ox = 0, oy = 0;
+    const lanes = this.lanes;
+    if (lanes && !reversing) {
+      const at = lanes.locate(x0, y0, yaw0, MAX_LANE_OFFSET, this.pos, MAX_LANE_ANGLE);
+      if (at) {
+        const external = world.kind[j] === AgentKind.External;
+        const n = lanes.samplePath(at.lane, at.s, SPACING, Math.max(v * K * STEP_DT + 20, PATH_MIN_M), external ? NaN : world.goalX[j], external ? NaN : world.goalY[j], this.pathX, this.pathY, j * this.maxPath, this.maxPath);
+        if (n >= 2) {
+          this.pathN[j] = n;
+          this.onLane[j] = 1;
+          ox = x0 - this.pathX[j * this.maxPath];
+          oy = y0 - this.pathY[j * this.maxPath];
+        }
+      }
+    }
+    for (let m = 0; m < 2; m++) {
+      const base = (j * 2 + m) * K;
+      for (let k = 1; k <= K; k++) {
+        const t = k * STEP_DT;
+        let d: number;
+        if (m === KEEP_SPEED) d = v * t;
+        else {
+          const tStop = v / this.brakeDecel;
+          d = t >= tStop ? 0.5 * v * tStop : v * t - 0.5 * this.brakeDecel * t * t;
+        }
+        const idx = base + k - 1;
+        if (this.onLane[j]) {
+          this.pathPoint(j, d, this.pt);
+          const fade = Math.max(0, 1 - d / OFFSET_FADE_M);
+          this.px[idx] = this.pt.x + ox * fade;
+          this.py[idx] = this.pt.y + oy * fade;
+          const w = Math.min(1, d / HEADING_BLEND_M);
+          let dy = this.pt.yaw - yaw0;
+          dy -= 2 * Math.PI * Math.round(dy / (2 * Math.PI));
+          this.pyaw[idx] = yaw0 + w * dy;
+        } else {
+          this.px[idx] = x0 + dir * d * Math.cos(yaw0);
+          this.py[idx] = y0 + dir * d * Math.sin(yaw0);
+          this.pyaw[idx] = yaw0;
+        }
+      }
+    }
+  }
+
+  /**
+   * Distance from (x, y) to slot j's lane path near `d` m along it (the stretch from d − 4 to d + 4 m);
+   * Infinity when it has no path.
+   */
+  offsetFromPath(j: number, d: number, x: number, y: number): number {
+    const n = this.pathN[j];
+    if (n < 2) return Infinity;
+    const b = j * this.maxPath;
+    const from = Math.max(0, Math.floor(d / SPACING) - 4), to = Math.min(n - 1, Math.ceil(d / SPACING) + 4);
+    let best = Infinity;
+    for (let i = from; i < to; i++) {
+      const ax = this.pathX[b + i], ay = this.pathY[b + i];
+      const dx = this.pathX[b + i + 1] - ax, dy = this.pathY[b + i + 1] - ay;
+      const len2 = dx * dx + dy * dy || 1;
+      const t = Math.min(1, Math.max(0, ((x - ax) * dx + (y - ay) * dy) / len2));
+      const e = Math.hypot(x - ax - t * dx, y - ay - t * dy);
+      if (e < best) best = e;
+    }
+    return best;
+  }
+
+  /** The point `d` m along slot j's lane path (clamped to its ends), with the path's direction there. */
+  pathPoint(j: number, d: number, out: { x: number; y: number; yaw: number }): void {
+    const n = this.pathN[j];
+    const b = j * this.maxPath;
+    const f = Math.min(Math.max(d / SPACING, 0), n - 1);
+    const i = Math.min(Math.floor(f), n - 2);
+    const t = f - i;
+    const ax = this.pathX[b + i], ay = this.pathY[b + i], bx = this.pathX[b + i + 1], by = this.pathY[b + i + 1];
+    out.x = ax + t * (bx - ax);
+    out.y = ay + t * (by - ay);
+    out.yaw = Math.atan2(by - ay, bx - ax);
+  }
+}

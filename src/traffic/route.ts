@@ -1,0 +1,126 @@
+/**
+ * A route along the lane network for one live NPC: a sequence of lanes planned ahead from a start (forks
+ * chosen at random), the NPC's progress along it, and the goal the policy is shown: a point ahead on the
+ * route, as far as `maxLead` but no further than the route stays within `maxDeviation` of the straight line
+ * to it (the policy heads for its goal fairly directly, so a goal round a bend would pull it off the road).
+ */
+import type { SeededRandom } from '../util/random.js';
+import type { LaneNetwork, Pose2 } from './lanes.js';
+
+export interface RouteGoal extends Pose2 {
+  /** the goal is the route's end */
+  final: boolean;
+  /** distance along the route from the NPC's progress to the goal [m] */
+  lead: number;
+}
+
+/** How far back and ahead of its progress an NPC is looked for on its route [m]. */
+const SEARCH_BACK = 10;
+const SEARCH_AHEAD = 40;
+
+export class Route {
+  /** lanes in driving order; the route starts at startS on lanes[0] */
+  readonly lanes: number[] = [];
+  /** route distance at the start of each lane (lanes[0] starts at −startS) */
+  private readonly offsets: number[] = [];
+  readonly length: number;
+  /** the NPC's progress: route distance of its projection [m] */
+  progress = 0;
+  /** distance from the route at the last update [m] */
+  offRoute = 0;
+  /** signed sideways offset from the route at the last update (positive: left of its direction) [m] */
+  lateral = 0;
+
+  constructor(private readonly net: LaneNetwork, lane: number, private readonly startS: number, length: number, rng: SeededRandom) {
+    let li = lane;
+    let acc = -startS;
+    for (let hops = 0; hops < 256; hops++) {
+      this.lanes.push(li);
+      this.offsets.push(acc);
+      acc += net.lanes[li].length;
+      const next = net.lanes[li].next;
+      if (acc >= length || next.length === 0) break;
+      li = next.length === 1 ? next[0] : next[Math.floor(rng.next() * next.length)];
+    }
+    this.length = Math.min(length, acc);
+  }
+
+  /** Distance from the NPC's progress to the route's end [m]. */
+  get remaining(): number {
+    return this.length - this.progress;
+  }
+
+  /** The pose at route distance d (clamped to the route). */
+  poseAt(d: number): Pose2 {
+    const dc = Math.min(Math.max(d, 0), this.length);
+    let k = 0;
+    while (k + 1 < this.lanes.length && this.offsets[k + 1] <= dc) k++;
+    return this.net.pose(this.lanes[k], dc - this.offsets[k]);
+  }
+
+  /**
+   * Moves the progress to the projection of (x, y) onto the route near the current progress; returns the
+   * distance from the route (also kept in `offRoute`).
+   */
+  update(x: number, y: number): number {
+    let bestD = Infinity;
+    let bestP = this.progress;
+    let bestSide = 1;
+    const from = this.progress - SEARCH_BACK, to = this.progress + SEARCH_AHEAD;
+    for (let k = 0; k < this.lanes.length; k++) {
+      const off = this.offsets[k];
+      const L = this.net.lanes[this.lanes[k]];
+      if (off > to || off + L.length < from) continue;
+      const { xs, ys, cum } = L;
+      for (let i = 1; i < xs.length; i++) {
+        const s0 = off + cum[i - 1], s1 = off + cum[i];
+        if (s1 < from || s0 > to) continue;
+        const dx = xs[i] - xs[i - 1], dy = ys[i] - ys[i - 1];
+        const len2 = dx * dx + dy * dy || 1;
+        const t = Math.min(1, Math.max(0, ((x - xs[i - 1]) * dx + (y - ys[i - 1]) * dy) / len2));
+        const d = Math.hypot(x - (xs[i - 1] + t * dx), y - (ys[i - 1] + t * dy));
+        if (d < bestD) {
+          bestD = d;
+          bestP = s0 + t * (s1 - s0);
+          bestSide = dx * (y - ys[i - 1]) - dy * (x - xs[i - 1]) >= 0 ? 1 : -1;
+        }
+      }
+    }
+    this.progress = Math.min(Math.max(bestP, 0), this.length);
+    this.offRoute = bestD;
+    this.lateral = bestSide * bestD;
+    return bestD;
+  }
+
+  /**
+   * The goal to show: up to maxLead ahead, kept in sight of the straight line (at least minLead), shifted
+   * sideways against the NPC's offset from the route by `lateralGain` × offset (the policy heads for its
+   * goal, so this steers it back to the centre line).
+   */
+  goal(minLead: number, maxLead: number, maxDeviation: number, lateralGain = 0, step = 2): RouteGoal {
+    const start = this.poseAt(this.progress);
+    const last = Math.min(maxLead, this.remaining);
+    const samples: Pose2[] = [];
+    for (let d = step; d < last; d += step) samples.push(this.poseAt(this.progress + d));
+    samples.push(this.poseAt(this.progress + last));
+    let chosen = Math.min(minLead, last);
+    for (let k = 0; k < samples.length; k++) {
+      const d = k === samples.length - 1 ? last : (k + 1) * step;
+      const end = samples[k];
+      const dx = end.x - start.x, dy = end.y - start.y;
+      const len = Math.hypot(dx, dy) || 1;
+      let dev = 0;
+      for (let j = 0; j < k; j++) dev = Math.max(dev, Math.abs((samples[j].x - start.x) * dy - (samples[j].y - start.y) * dx) / len);
+      if (d > minLead && dev > maxDeviation) break;
+      chosen = Math.max(chosen, Math.min(d, last));
+    }
+    const g = this.poseAt(this.progress + chosen);
+    const final = this.progress + chosen >= this.length - 1e-6;
+    if (lateralGain !== 0 && !final) {
+      const shift = -lateralGain * this.lateral;
+      g.x += -Math.sin(g.yaw) * shift;
+      g.y += Math.cos(g.yaw) * shift;
+    }
+    return { ...g, final, lead: chosen };
+  }
+}

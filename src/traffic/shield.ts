@@ -1,0 +1,497 @@
+/**
+ * A safety shield over the policy, for live NPCs only (`vils eval` never uses it): the policy still drives,
+ * but an NPC only takes an action after which it can still stop without touching a vehicle and follow its
+ * lane without touching a road edge.
+ *
+ * For each NPC the 91 actions are tried in order of preference, and the first one that passes is taken:
+ *  1. Preference: the policy's logits, smoothed. Among the near-best actions (logit within `smoothingMargin`
+ *     of the best) the one that turns the NPC least comes first, the rest follow by logit. The policy
+ *     alternates hard steering (±1.047 rad is a 17° heading change in 0.1 s at 10 m/s) where a small one does
+ *     nearly as well; a perception stack sees that as a vehicle shaking on the spot.
+ *  2. Check (a short rollout of GPUDrive's bicycle model): the action for one step, then a continuation that
+ *     brakes at `brakeDecel` and steers along the NPC's lane path (pure pursuit), for up to `horizonS` or
+ *     until stopped. Every other vehicle (NPCs and egos) is predicted along its lane (MotionPredictor), both
+ *     keeping its speed and braking to a stop; the NPC's box, enlarged by margins, must overlap neither, and
+ *     within `edgeHorizonS` must not touch a road edge or stop sign. Vehicles behind the NPC going its way
+ *     are left to look after themselves (a follower brakes for its leader, not the other way round). A
+ *     vehicle already closer than the margins is checked against smaller boxes (the full size, then
+ *     GPUDrive's 0.7 collision box), so two NPCs that came too close can still part.
+ *  3. If none of the first `maxCandidates` passes, the best braking action that passes; else the hardest
+ *     braking straight ahead.
+ * Allocation-free per step: every buffer is owned by the shield.
+ */
+import { ACTION_ACCEL, ACTION_STEER, ACTION_COUNT, ACCEL_VALUES, STEER_VALUES } from '../policy/actions.js';
+import type { RoadIndex } from '../map/spatial-index.js';
+import { stepBicycle, STEP_DT, type KinematicState } from './bicycle.js';
+import type { LaneNetwork } from './lanes.js';
+import { obbOverlap } from './obb.js';
+import { BRAKE, KEEP_SPEED, MotionPredictor } from './predict.js';
+import { AgentKind, type World } from './world.js';
+
+export interface ShieldOptions {
+  /** logit margin within which the steering closest to the policy's intent is preferred (0: no smoothing) */
+  readonly smoothingMargin: number;
+  /** weight of the newest step in the running mean of the policy's steering intent (0..1) */
+  readonly intentGain: number;
+  /** the smoothed choice turns the NPC by at most this much per 0.1 s step where it can [deg] */
+  readonly maxTurnDeg: number;
+  /** … and by no more than this lateral acceleration allows [m/s²] */
+  readonly maxLateralAccel: number;
+  /** longest rollout [s] */
+  readonly horizonS: number;
+  /** road edges are checked this far into the rollout [s] */
+  readonly edgeHorizonS: number;
+  /** deceleration of the continuation [m/s²] */
+  readonly brakeDecel: number;
+  /** added to the NPC's half length / half width against vehicles [m] */
+  readonly marginLon: number;
+  readonly marginLat: number;
+  /** scale on the NPC's box against road edges (1: full size; GPUDrive's off-road test uses 0.7) */
+  readonly edgeBoxScale: number;
+  /** how far the NPC's centre may stray from its lane's centre line within edgeHorizonS [m] */
+  readonly laneCorridor: number;
+  /** candidates tried in preference order before falling back to braking */
+  readonly maxCandidates: number;
+}
+
+export const DEFAULT_SHIELD_OPTIONS: ShieldOptions = {
+  smoothingMargin: 12,
+  intentGain: 0.35,
+  maxTurnDeg: 10,
+  maxLateralAccel: 4,
+  horizonS: 3.0,
+  edgeHorizonS: 1.5,
+  brakeDecel: 4.0,
+  marginLon: 0.5,
+  marginLat: 0.25,
+  edgeBoxScale: 0.78,
+  laneCorridor: 1.2,
+  maxCandidates: 12,
+};
+
+/** What the shield did for one NPC in the last step. */
+export const ShieldOutcome = {
+  /** took the policy's first choice */
+  Policy: 0,
+  /** took a smoother near-best action instead of the first choice */
+  Smoothed: 1,
+  /** overrode the preferred action with a later candidate or a braking action */
+  Overridden: 2,
+  /** nothing passed: braked as hard as possible */
+  Emergency: 3,
+} as const;
+
+const STEER_COUNT = STEER_VALUES.length;
+const TAN_STEER = Float64Array.from(STEER_VALUES, (s) => Math.fround(Math.tan(s)));
+const COS_BETA = Float64Array.from(TAN_STEER, (t) => Math.cos(Math.atan(0.5 * t)));
+/** steering values whose tan is huge (±1.571 rad): the classic model moves the car almost sideways */
+const SIDEWAYS = Uint8Array.from(TAN_STEER, (t) => (Math.abs(t) > 100 ? 1 : 0));
+const STRAIGHT = STEER_VALUES.indexOf(0);
+/** a heading change below this (steer ±3.142: tan ≈ 0.0004) is driving straight, not turning [rad] */
+const MIN_REAL_TURN = 0.01;
+/** check(): the control is safe */
+const SAFE = 0x7fffffff;
+/** slowing down for a bend ahead at this deceleration [m/s²] */
+const CURVE_DECEL = 2;
+/** heading changes closer than this are the same steering [rad] */
+const SAME_TURN = 0.01;
+/** GPUDrive's collision box scale (spec §7.9) */
+const COLLISION_BOX = 0.7;
+
+export class SafetyShield {
+  /** per slot: ShieldOutcome of the last step */
+  readonly outcome: Uint8Array;
+  /** per slot: the policy's smoothed steering intent, as a heading change per step [rad] */
+  private readonly intent: Float32Array;
+  private readonly used = new Uint8Array(ACTION_COUNT);
+  private readonly near = new Int32Array(ACTION_COUNT);
+  private readonly marked = new Uint8Array(ACTION_COUNT);
+  private readonly edgeIds: Int32Array;
+  private readonly others: Int32Array;
+  /** per other: the box it is checked with (0 with margins, 1 full size, 2 GPUDrive's 0.7 box) */
+  private readonly tight: Uint8Array;
+  /** per other: 1 when it is an NPC that yields to this one (only its braking prediction counts) */
+  private readonly yields: Uint8Array;
+  /** right of way decided in the last step, per pair (i·capacity + j): 1 when i went first (hysteresis) */
+  private readonly priorityMemo: Uint8Array;
+  private readonly capacity: number;
+  readonly predictor: MotionPredictor;
+  private othersN = 0;
+  private edgesN = 0;
+  private fallbackStep = 0;
+  private fallbackAccel = 0;
+  private fallbackSteer = 0;
+  /** the box scale used against edges in this NPC's checks (smaller when it is already close to one) */
+  private edgeScale = 1;
+  private readonly st: KinematicState = { x: 0, y: 0, yaw: 0, vx: 0, vy: 0 };
+  private readonly target = { x: 0, y: 0, yaw: 0 };
+  private readonly steps: number;
+  private readonly edgeSteps: number;
+
+  constructor(capacity: number, private readonly roads: RoadIndex | null, private readonly lanes: LaneNetwork | null, readonly options: ShieldOptions = DEFAULT_SHIELD_OPTIONS) {
+    this.outcome = new Uint8Array(capacity);
+    this.intent = new Float32Array(capacity);
+    this.edgeIds = new Int32Array(Math.max(1, roads?.collidable.length ?? 1));
+    this.others = new Int32Array(capacity);
+    this.tight = new Uint8Array(capacity);
+    this.yields = new Uint8Array(capacity);
+    this.priorityMemo = new Uint8Array(capacity * capacity);
+    this.capacity = capacity;
+    this.steps = Math.max(1, Math.round(options.horizonS / STEP_DT));
+    this.edgeSteps = Math.max(1, Math.round(options.edgeHorizonS / STEP_DT));
+    this.predictor = new MotionPredictor(capacity, lanes, this.steps, options.brakeDecel);
+  }
+
+  /** A new NPC in slot i: no steering intent yet. */
+  reset(i: number): void {
+    this.intent[i] = 0;
+    this.outcome[i] = 0;
+    const c = this.capacity;
+    for (let j = 0; j < c; j++) {
+      this.priorityMemo[i * c + j] = 0;
+      this.priorityMemo[j * c + i] = 0;
+    }
+  }
+
+  /**
+   * The policy's steering intent for NPC i: a running mean of the heading change its softmax expects over
+   * the steering values of its chosen accel. The policy steers bang-bang (±1.047 rad one step, the other
+   * way the next); the mean is what it is after.
+   */
+  private updateIntent(i: number, logits: Float32Array, base: number, best: number, speed: number, len: number): number {
+    const row = best - (best % STEER_COUNT);
+    const top = logits[base + best];
+    let sum = 0, wsum = 0;
+    for (let st = 0; st < STEER_COUNT; st++) {
+      const w = Math.exp(logits[base + row + st] - top);
+      sum += w * turnSigned(row + st, speed, len);
+      wsum += w;
+    }
+    const expected = sum / wsum;
+    this.intent[i] += this.options.intentGain * (expected - this.intent[i]);
+    return this.intent[i];
+  }
+
+  /** Predicts every vehicle once per step, before any NPC's action is chosen. */
+  prepare(world: World): void {
+    this.predictor.prepare(world, this.options.maxLateralAccel, CURVE_DECEL);
+  }
+
+  /** The speed NPC i may drive at to take the bends of its lane ahead (see MotionPredictor) [m/s]. */
+  curveLimit(i: number): number {
+    return this.predictor.curveLimit[i];
+  }
+
+  /**
+   * The controls NPC `i` drives with this step, from its logits at `logits[base .. base+91)` and the
+   * policy's own choice `best` (argmax, or a sample): writes `accel` [m/s²] and `steer` [rad, the classic
+   * model's steering angle] and records what it did in `outcome[i]`. `govern(slot, accel)` caps the
+   * acceleration (the speed governor).
+   */
+  chooseFor(world: World, i: number, logits: Float32Array, base: number, best: number, govern: (slot: number, accel: number) => number, out: { accel: number; steer: number }): void {
+    const o = this.options;
+    this.gather(world, i);
+    this.fallbackStep = 0;
+    const speed = world.speed(i);
+    const len = world.length[i];
+    const accel = ACTION_ACCEL[best];
+    // the policy's steering, as it means it: the running mean of the heading change it asks for, no faster
+    // than a car can turn at this speed
+    const intent = this.updateIntent(i, logits, base, best, speed, len);
+    const maxTurn = this.maxTurnAt(speed);
+    const turnPref = o.smoothingMargin > 0 ? clamp(intent, maxTurn) : turnSigned(best, speed, len);
+    const vPol = speed + 0.5 * govern(i, accel) * STEP_DT;
+    const steerPref = o.smoothingMargin > 0 ? steerFor(turnPref, vPol, len) : ACTION_STEER[best];
+    const policyTurn = turnSigned(best, speed, len);
+    const smoothed = Math.abs(turnPref - policyTurn) > SAME_TURN;
+    // 1. the policy's acceleration with its smoothed steering
+    if (this.tryControl(world, i, govern(i, accel), steerPref, out)) {
+      this.outcome[i] = smoothed ? ShieldOutcome.Smoothed : ShieldOutcome.Policy;
+      return;
+    }
+    // 2. gentler accelerations, then braking, each with the smoothed steering and then steering back along
+    // the lane (pure pursuit towards the lane path)
+    const laneTurn = this.laneTurn(world, i, speed);
+    for (let ai = ACCEL_VALUES.indexOf(accel) - 1; ai >= 0; ai--) {
+      const a = govern(i, ACCEL_VALUES[ai]);
+      const v = speed + 0.5 * a * STEP_DT;
+      if (this.tryControl(world, i, a, steerFor(turnPref, v, len), out)) {
+        this.outcome[i] = ShieldOutcome.Overridden;
+        return;
+      }
+      if (!Number.isNaN(laneTurn) && this.tryControl(world, i, a, steerFor(clamp(laneTurn, maxTurn), v, len), out)) {
+        this.outcome[i] = ShieldOutcome.Overridden;
+        return;
+      }
+    }
+    // 3. keep the policy's acceleration but steer along the lane (an NPC drifting towards an edge)
+    if (!Number.isNaN(laneTurn)) {
+      const a = govern(i, accel);
+      if (this.tryControl(world, i, a, steerFor(clamp(laneTurn, maxTurn), speed + 0.5 * a * STEP_DT, len), out)) {
+        this.outcome[i] = ShieldOutcome.Overridden;
+        return;
+      }
+    }
+    // 4. nothing passes: the candidate that only meets an edge or leaves its lane, latest; else brake as hard
+    // as possible, along the lane where there is one
+    if (this.fallbackStep > 0) {
+      out.accel = this.fallbackAccel;
+      out.steer = this.fallbackSteer;
+      this.outcome[i] = ShieldOutcome.Emergency;
+      return;
+    }
+    out.accel = ACCEL_VALUES[0];
+    out.steer = Number.isNaN(laneTurn) ? 0 : steerFor(clamp(laneTurn, maxTurn), speed + 0.5 * out.accel * STEP_DT, len);
+    this.outcome[i] = ShieldOutcome.Emergency;
+  }
+
+  private tryControl(world: World, i: number, accel: number, steer: number, out: { accel: number; steer: number }): boolean {
+    const r = this.check(world, i, accel, steer);
+    if (r === SAFE) {
+      out.accel = accel;
+      out.steer = steer;
+      return true;
+    }
+    // the least bad candidate so far: only ever one that keeps clear of vehicles, and that meets the road
+    // edge or leaves its lane latest (used when nothing is safe)
+    if (r > 0 && r > this.fallbackStep) {
+      this.fallbackStep = r;
+      this.fallbackAccel = accel;
+      this.fallbackSteer = steer;
+    }
+    return false;
+  }
+
+  /** The heading change per step a car may make at this speed: lateral acceleration and a hard cap [rad]. */
+  private maxTurnAt(speed: number): number {
+    const o = this.options;
+    const cap = (o.maxTurnDeg * Math.PI) / 180;
+    return speed > 0.1 ? Math.min(cap, (o.maxLateralAccel / speed) * STEP_DT) : cap;
+  }
+
+  /** The heading change per step that steers NPC i back towards its lane path (pure pursuit); NaN off the lanes. */
+  private laneTurn(world: World, i: number, speed: number): number {
+    const pred = this.predictor;
+    if (!pred.onLane[i]) return NaN;
+    const lookahead = Math.max(6, 1.2 * speed);
+    pred.pathPoint(i, lookahead, this.target);
+    const alpha = Math.atan2(this.target.y - world.y[i], this.target.x - world.x[i]) - world.yaw[i];
+    const curvature = (2 * Math.sin(alpha)) / lookahead;
+    return curvature * speed * STEP_DT;
+  }
+
+  /** The vehicles that matter to NPC i in this step, and the road edges within reach of its rollouts. */
+  private gather(world: World, i: number): void {
+    const vi = world.speed(i);
+    const reachI = vi * this.options.horizonS + world.length[i] + 5;
+    const ci = Math.cos(world.yaw[i]), si = Math.sin(world.yaw[i]);
+    let m = 0;
+    for (let j = 0; j < world.count; j++) {
+      if (j === i || !world.present[j] || (world.done[j] && world.kind[j] !== AgentKind.External)) continue;
+      const dx = world.x[j] - world.x[i], dy = world.y[j] - world.y[i];
+      const reach = reachI + world.speed(j) * this.options.horizonS + world.length[j];
+      if (dx * dx + dy * dy > reach * reach) continue;
+      // a vehicle behind going the same way follows us: it is its job to keep clear
+      const along = dx * ci + dy * si;
+      const sameWay = Math.cos(world.yaw[j] - world.yaw[i]) > 0.5;
+      if (sameWay && along < -0.5 * world.length[i]) continue;
+      // the largest box that is still clear of it now (already touching even at 0.7: it does not hold us back)
+      let level = 0;
+      while (level < 3 && this.overlapsNow(world, i, j, level)) level++;
+      if (level === 3) continue;
+      this.tight[j] = level;
+      const first = world.kind[j] === AgentKind.Controlled && this.hasPriority(world, i, j);
+      this.priorityMemo[i * this.capacity + j] = first ? 1 : 0;
+      this.yields[j] = first ? 1 : 0;
+      this.others[m++] = j;
+    }
+    this.othersN = m;
+    const roads = this.roads;
+    this.edgesN = roads ? roads.collidableNear(world.x[i], world.y[i], vi * this.options.edgeHorizonS + world.length[i] + roads.collidableReach, this.edgeIds) : 0;
+    // close to an edge already: check with the largest box that is clear of it now, so the NPC can only
+    // move away from it (never further in, never through it)
+    const hl = 0.5 * world.length[i], hw = 0.5 * world.width[i];
+    this.edgeScale = 0;
+    if (this.edgesN > 0) {
+      for (const scale of [this.options.edgeBoxScale, COLLISION_BOX, 0.5, 0.3]) {
+        if (!this.touchesEdge(world.x[i], world.y[i], world.yaw[i], hl * scale, hw * scale)) {
+          this.edgeScale = scale;
+          break;
+        }
+      }
+      if (this.edgeScale === 0) this.edgesN = 0;
+    }
+  }
+
+  /**
+   * Right of way between two NPCs, so they do not both stop at a crossing: a vehicle that has passed the
+   * other's line of travel goes on, and of two approaching a crossing of their lines the one due there first
+   * goes first (ties: the lower slot); a decision stands until the other is clearly (1 s) earlier, so two
+   * NPCs slowing down for each other do not swap roles when it is too late to stop. The one with priority
+   * assumes the other brakes; the other assumes nothing. Egos never yield.
+   */
+  private hasPriority(world: World, i: number, j: number): boolean {
+    const ci = Math.cos(world.yaw[i]), si = Math.sin(world.yaw[i]);
+    const cj = Math.cos(world.yaw[j]), sj = Math.sin(world.yaw[j]);
+    const dx = world.x[j] - world.x[i], dy = world.y[j] - world.y[i];
+    const jAheadOfI = dx * ci + dy * si > 0;
+    const iAheadOfJ = -dx * cj - dy * sj > 0;
+    if (!iAheadOfJ) return false; // j is past us, or level with us: it does not wait for us
+    if (!jAheadOfI) return true; // we are in front of j
+    // both heading for a crossing of their lines: who gets there first
+    const den = ci * sj - si * cj;
+    if (Math.abs(den) < 0.1) return i < j; // nearly parallel (oncoming): each keeps to its lane
+    const ti = (dx * sj - dy * cj) / den;
+    const tj = (dx * si - dy * ci) / den;
+    const timeI = ti / Math.max(world.speed(i), 0.5);
+    const timeJ = tj / Math.max(world.speed(j), 0.5);
+    const c = this.capacity;
+    if (this.priorityMemo[i * c + j]) return timeI < timeJ + 1;
+    if (this.priorityMemo[j * c + i]) return timeI < timeJ - 1;
+    return timeI < timeJ - 0.2 || (Math.abs(timeI - timeJ) <= 0.2 && i < j);
+  }
+
+  private overlapsNow(world: World, i: number, j: number, level: number): boolean {
+    const [hl, hw, hlj, hwj] = this.boxes(world, i, j, level);
+    return obbOverlap(world.x[i], world.y[i], world.yaw[i], hl, hw, world.x[j], world.y[j], world.yaw[j], hlj, hwj);
+  }
+
+  private readonly box4: [number, number, number, number] = [0, 0, 0, 0];
+
+  /** Half extents of NPC i and vehicle j at a check level: with margins, full size, or GPUDrive's 0.7 boxes. */
+  private boxes(world: World, i: number, j: number, level: number): [number, number, number, number] {
+    const b = this.box4;
+    const scale = level === 2 ? COLLISION_BOX : 1;
+    const margin = level === 0 ? 1 : 0;
+    b[0] = 0.5 * world.length[i] * scale + margin * this.options.marginLon;
+    b[1] = 0.5 * world.width[i] * scale + margin * this.options.marginLat;
+    b[2] = 0.5 * world.length[j] * (level === 2 ? world.collisionScale[j] : 1);
+    b[3] = 0.5 * world.width[j] * (level === 2 ? world.collisionScale[j] : 1);
+    return b;
+  }
+
+  /** Does action `a` leave NPC i a way to stop clear of every vehicle and along its lane clear of edges? */
+  /**
+   * Rolls out one control: SAFE, or the step at which the NPC meets an edge or leaves its lane (> 0), or
+   * −(step) when it meets a vehicle.
+   */
+  private check(world: World, i: number, accel: number, steer: number): number {
+    const o = this.options;
+    const s = this.st;
+    const pred = this.predictor;
+    s.x = world.x[i]; s.y = world.y[i]; s.yaw = world.yaw[i]; s.vx = world.vx[i]; s.vy = world.vy[i];
+    const len = world.length[i];
+    const hl = 0.5 * len, hw = 0.5 * world.width[i];
+    const ehl = hl * this.edgeScale, ehw = hw * this.edgeScale;
+    const v0 = Math.hypot(s.vx, s.vy);
+    stepBicycle(s, accel, steer, len);
+    let speed = Math.hypot(s.vx, s.vy);
+    // a reversing step (negative speed) keeps its direction of travel
+    let dir = Math.cos(Math.atan2(s.vy, s.vx) - s.yaw) < 0 ? -1 : 1;
+    const onLane = pred.onLane[i] === 1;
+    let travelled = 0.5 * (v0 + speed) * STEP_DT;
+    // its lane: the NPC keeps within laneCorridor of the centre line (or, already further out, gets no further)
+    const corridor = onLane ? Math.max(o.laneCorridor, pred.offsetFromPath(i, 0, world.x[i], world.y[i]) + 0.05) : Infinity;
+    for (let k = 1; k <= this.steps; k++) {
+      if (this.touchesVehicle(world, i, s.x, s.y, s.yaw, k)) return -k;
+      if (k <= this.edgeSteps && this.touchesEdge(s.x, s.y, s.yaw, ehl, ehw)) return k;
+      if (k <= this.edgeSteps && pred.offsetFromPath(i, travelled, s.x, s.y) > corridor) return k;
+      if (speed <= 0.05 && k > 1 && !this.othersMoving(world)) return SAFE;
+      if (k === this.steps) break;
+      // continuation: brake, and steer along the lane path (pure pursuit) when there is one
+      // (turning no harder than the NPC may: the same limit as its own steering)
+      const decel = Math.min(o.brakeDecel, speed / STEP_DT);
+      let steer = 0;
+      if (onLane && dir > 0) {
+        const lookahead = Math.max(5, speed);
+        pred.pathPoint(i, travelled + lookahead, this.target);
+        const alpha = Math.atan2(this.target.y - s.y, this.target.x - s.x) - s.yaw;
+        const curvature = (2 * Math.sin(alpha)) / lookahead;
+        const vMid = Math.max(0, speed - 0.5 * decel * STEP_DT);
+        steer = steerFor(clamp(curvature * vMid * STEP_DT, this.maxTurnAt(vMid)), vMid, len);
+      }
+      const before = speed;
+      stepBicycle(s, -dir * decel, steer, len);
+      speed = Math.max(0, before - decel * STEP_DT);
+      travelled += 0.5 * (before + speed) * STEP_DT;
+      if (speed === 0) { s.vx = 0; s.vy = 0; dir = 1; }
+    }
+    return SAFE;
+  }
+
+  /** Once stopped, the check can end early unless something could still run into the stopped NPC. */
+  private othersMoving(world: World): boolean {
+    for (let m = 0; m < this.othersN; m++) if (world.speed(this.others[m]) > 0.1) return true;
+    return false;
+  }
+
+  private touchesEdge(x: number, y: number, yaw: number, hl: number, hw: number): boolean {
+    const roads = this.roads;
+    if (!roads) return false;
+    const e = roads.entities;
+    const r = Math.hypot(hl, hw);
+    for (let k = 0; k < this.edgesN; k++) {
+      const id = this.edgeIds[k];
+      const dx = e.x[id] - x, dy = e.y[id] - y;
+      const reach = r + e.halfLength[id] + e.halfWidth[id];
+      if (dx * dx + dy * dy > reach * reach) continue;
+      if (obbOverlap(x, y, yaw, hl, hw, e.x[id], e.y[id], e.heading[id], e.halfLength[id], e.halfWidth[id])) return true;
+    }
+    return false;
+  }
+
+  /**
+   * Does NPC i at this pose, k steps ahead, overlap any other vehicle as predicted? A vehicle that does not
+   * yield to NPC i may be anywhere between braking to a stop and keeping its speed, so it is checked as one
+   * box stretched over that stretch of its path; one that yields, at its braking position only.
+   */
+  private touchesVehicle(world: World, i: number, x: number, y: number, yaw: number, k: number): boolean {
+    const pred = this.predictor;
+    const K = pred.steps;
+    for (let m = 0; m < this.othersN; m++) {
+      const j = this.others[m];
+      const [hl, hw, hlj, hwj] = this.boxes(world, i, j, this.tight[j]);
+      const b = (j * 2 + BRAKE) * K + k - 1;
+      let jx = pred.px[b], jy = pred.py[b], jyaw = pred.pyaw[b], jhl = hlj;
+      if (!this.yields[j]) {
+        const c = (j * 2 + KEEP_SPEED) * K + k - 1;
+        const ex = pred.px[c] - jx, ey = pred.py[c] - jy;
+        const span = Math.hypot(ex, ey);
+        if (span > 0.05) {
+          jx += 0.5 * ex;
+          jy += 0.5 * ey;
+          jyaw = Math.atan2(ey, ex);
+          jhl = hlj + 0.5 * span;
+        }
+      }
+      const reach = Math.hypot(hl, hw) + Math.hypot(jhl, hwj);
+      const dx = jx - x, dy = jy - y;
+      if (dx * dx + dy * dy > reach * reach) continue;
+      if (obbOverlap(x, y, yaw, hl, hw, jx, jy, jyaw, jhl, hwj)) return true;
+    }
+    return false;
+  }
+}
+
+/** Heading change in one step for action a at speed v (classic bicycle, spec §6.2) [rad]. */
+function turnSigned(a: number, v: number, length: number): number {
+  const s = a % STEER_COUNT;
+  const vm = v + 0.5 * ACCEL_VALUES[(a - s) / STEER_COUNT] * STEP_DT;
+  return ((vm * COS_BETA[s] * TAN_STEER[s]) / length) * STEP_DT;
+}
+
+/** Limits a heading change to ±max. */
+function clamp(turn: number, max: number): number {
+  return turn > max ? max : turn < -max ? -max : turn;
+}
+
+/**
+ * The steering angle that turns a car of this length by `turn` rad in one step at mid-step speed v (the
+ * classic model: turn = v·dt·cos β·tan δ / L with β = atan(tan δ / 2), solved for tan δ).
+ */
+export function steerFor(turn: number, v: number, length: number): number {
+  if (v < 0.05) return 0;
+  const k = (turn * length) / (v * STEP_DT);
+  const k2 = Math.min(k * k, 3.99);
+  return Math.atan(Math.sign(k) * Math.sqrt(k2 / (1 - k2 / 4)));
+}
