@@ -7,6 +7,9 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
+import type { ServerOptions, VilsServer } from '../../src/server/app.js';
+import { startServer } from '../helpers/server-fixture.js';
 import { PROJECT_ROOT } from '../helpers/shared.js';
 
 const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome', '/usr/bin/google-chrome-stable'];
@@ -131,6 +134,41 @@ export async function openPage(ctx: BrowserContext, url: string): Promise<{ page
     return v !== undefined && v.mapLoaded() && v.lastFrame() !== null;
   }, null, { timeout: 15_000 });
   return { page, log };
+}
+
+export interface PageFixture {
+  /** the server under test (a test may replace it) */
+  server: VilsServer;
+  url: string;
+  page: Page;
+  log: PageLog;
+  /** from opening the page to the map drawn and the first frame in [ms] */
+  loadMs: number;
+}
+
+/**
+ * A browser test file's fixture: its turn on the machine, the bundle built, a server with `opts`, the page
+ * open in a fresh Chromium; all closed after the file.
+ */
+export function usePage(opts: () => Promise<ServerOptions> | ServerOptions): PageFixture {
+  const fx = {} as PageFixture;
+  let session: BrowserSession | undefined;
+  let unlock = () => {};
+  beforeAll(async () => {
+    unlock = await browserLock();
+    buildWebBundle();
+    ({ server: fx.server, url: fx.url } = await startServer(await opts()));
+    session = await launchBrowser();
+    const t0 = performance.now();
+    ({ page: fx.page, log: fx.log } = await openPage(session.context, `${fx.url}/`));
+    fx.loadMs = performance.now() - t0;
+  }, 240_000);
+  afterAll(async () => {
+    await session?.close();
+    await fx.server?.close();
+    unlock();
+  }, 30_000);
+  return fx;
 }
 
 /** Evaluates an expression on the page's test handle, e.g. vils(page, 'stats()'). */
