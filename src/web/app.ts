@@ -41,6 +41,16 @@ const $ = <T extends HTMLElement>(id: string): T => {
   return el as T;
 };
 
+/** Shield interventions from the status: a count (`shield_overrides`), else the share of NPC-steps (`shield_override_share`), else "–". */
+export function shieldText(st: ServerStatus | null): string {
+  const q = st?.quality;
+  const n = q?.shield_overrides;
+  if (typeof n === 'number' && Number.isFinite(n)) return String(n);
+  const share = q?.shield_override_share;
+  if (typeof share === 'number' && Number.isFinite(share)) return `${(share * 100).toFixed(1)} % of steps`;
+  return '–';
+}
+
 const fmt = (v: number | undefined | null, digits = 1) => (v === undefined || v === null || !Number.isFinite(v) ? '–' : v.toFixed(digits));
 const wrap360 = (d: number) => ((d % 360) + 360) % 360;
 
@@ -328,8 +338,7 @@ export class WebMap {
     this.setText($('st-egos'), f ? `${egos.length}${stale ? ` (${stale} stale)` : ''}` : '–');
     this.setText($('st-overruns'), st?.loop?.overruns !== undefined ? String(st.loop.overruns) : '–');
     this.setText($('st-clients'), st?.clients !== undefined ? String(st.clients) : '–');
-    const shield = st?.quality?.shield_overrides;
-    this.setText($('st-shield'), typeof shield === 'number' && Number.isFinite(shield) ? String(shield) : '–');
+    this.setText($('st-shield'), shieldText(st));
     const ft = this.frameTimes.slice(-60);
     const mean = ft.length ? ft.reduce((a, b) => a + b, 0) / ft.length : 0;
     this.setText($('st-fps'), mean > 0 ? `${(1000 / mean).toFixed(0)} fps` : '–');

@@ -66,7 +66,7 @@ export interface ServerStatus {
   egos?: EgoFrameEntry[];
   loop?: { overruns?: number; skippedTicks?: number; ticks?: number };
   timings?: { scene_ms?: number; inference_ms?: number; engine_ms?: number } | null;
-  quality?: { shield_overrides?: number } & Record<string, unknown>;
+  quality?: { shield_overrides?: unknown; shield_override_share?: unknown } & Record<string, unknown>;
   dropped_frames?: number;
 }
 

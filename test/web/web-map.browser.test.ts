@@ -37,13 +37,23 @@ describe.skipIf(!CHROMIUM)('web map in Chromium (demo track)', () => {
     expect(Number(await text('#st-npcs'))).toBe((await npcs()).length);
     expect(await text('#map-name')).toMatch(/demo-track/);
     expect(await text('#st-conn')).toBe('live');
-    expect(await text('#st-shield')).toBe('–'); // no shield on this server: the field is absent
-    // a server with a shield reports quality.shield_overrides: the page shows it
+    // shield interventions: a count when the status has one, else the share, else "–" (servers without a shield)
     const host = fx.server.host;
     const status = host.status.bind(host);
-    host.status = () => ({ ...status(), quality: { ...(status().quality as object), shield_overrides: 7 } });
+    const withQuality = (extra: Record<string, unknown>) => () => {
+      const s = status();
+      const { shield_overrides: _a, shield_override_share: _b, ...q } = s.quality as Record<string, unknown>;
+      return { ...s, quality: { ...q, ...extra } };
+    };
     try {
-      await until(async () => (await text('#st-shield')) === '7', 'shield interventions shown');
+      host.status = withQuality({});
+      await until(async () => (await text('#st-shield')) === '–', 'no shield shown as –');
+      host.status = withQuality({ shield_overrides: 7, shield_override_share: 0.5 });
+      await until(async () => (await text('#st-shield')) === '7', 'a shield count shown');
+      host.status = withQuality({ shield_override_share: 0.0423 });
+      await until(async () => (await text('#st-shield')) === '4.2 % of steps', 'a shield share shown');
+      host.status = withQuality({ shield_overrides: 'many' });
+      await until(async () => (await text('#st-shield')) === '–', 'nonsense shown as –');
     } finally {
       host.status = status;
     }

@@ -1,0 +1,167 @@
+"""The WebSocket side of the bridge, in plain asyncio (``websockets``): sends the ego at a fixed rate, receives
+every frame as it comes and hands the *newest* one to the publisher, reconnects with back-off.
+
+Why "newest": a bridge that reads one frame per loop turn after a sleep falls behind without bound (the server
+never waits for it, and its socket buffers the rest). Here a receiver task reads continuously into a one-frame
+slot (a newer frame replaces an unpublished older one, counted as skipped) and the publisher takes from the slot
+whenever it is ready, so what it publishes is never older than one frame plus its own work.
+"""
+import asyncio
+import json
+import random
+import urllib.parse
+
+import websockets
+
+
+class NewestFrame:
+    """A one-frame slot: put() replaces, take() returns the newest frame not taken yet (or waits for one)."""
+
+    def __init__(self):
+        self._frame = None
+        self._event = asyncio.Event()
+        self.skipped = 0
+
+    def put(self, frame):
+        if self._frame is not None:
+            self.skipped += 1
+        self._frame = frame
+        self._event.set()
+
+    async def take(self):
+        await self._event.wait()
+        self._event.clear()
+        frame, self._frame = self._frame, None
+        return frame
+
+    def take_nowait(self):
+        frame, self._frame = self._frame, None
+        self._event.clear()
+        return frame
+
+
+def with_token(url, token):
+    """The URL with ?token= added (for servers that read the token from the query)."""
+    if not token:
+        return url
+    parts = urllib.parse.urlsplit(url)
+    query = urllib.parse.parse_qsl(parts.query)
+    query.append(('token', token))
+    return urllib.parse.urlunsplit(parts._replace(query=urllib.parse.urlencode(query)))
+
+
+class BridgeClient:
+    """Connects to a VILS stream and keeps at it.
+
+    ``get_ego()`` returns the ego_state dict to send (or None while there is no fix); ``on_frame(frame)`` is
+    called with the newest npc_states frame, one at a time (an async function or a plain one);
+    ``on_error(text)`` with the server's error replies; ``log(text)`` for connection news.
+    """
+
+    def __init__(self, url, get_ego=None, on_frame=None, on_error=None, log=print, token='', send_hz=10.0,
+                 reconnect_min_s=0.5, reconnect_max_s=10.0):
+        self.url = url
+        self.token = token
+        self.get_ego = get_ego or (lambda: None)
+        self.on_frame = on_frame or (lambda frame: None)
+        self.on_error = on_error or (lambda text: None)
+        self.log = log
+        self.send_period = 1.0 / send_hz if send_hz > 0 else 0.0
+        self.reconnect_min_s = reconnect_min_s
+        self.reconnect_max_s = reconnect_max_s
+        self.slot = NewestFrame()
+        self.frames_received = 0
+        self.frames_published = 0
+        self.egos_sent = 0
+        self.connects = 0
+        self.connected = asyncio.Event()
+        self._stop = asyncio.Event()
+
+    @property
+    def frames_skipped(self):
+        return self.slot.skipped
+
+    def stop(self):
+        self._stop.set()
+
+    async def run(self):
+        """Runs until stop(): connect, exchange, and on any failure wait (back-off, with jitter) and reconnect."""
+        delay = self.reconnect_min_s
+        publisher = asyncio.ensure_future(self._publish_loop())
+        try:
+            while not self._stop.is_set():
+                try:
+                    headers = {'Authorization': f'Bearer {self.token}'} if self.token else None
+                    async with websockets.connect(with_token(self.url, self.token), extra_headers=headers, max_size=2 ** 22,
+                                                  open_timeout=5, ping_interval=5, ping_timeout=5) as ws:
+                        self.connects += 1
+                        self.connected.set()
+                        delay = self.reconnect_min_s
+                        self.log(f'connected to {self.url}')
+                        await self._exchange(ws)
+                except (OSError, asyncio.TimeoutError, websockets.WebSocketException) as err:
+                    self.connected.clear()
+                    if self._stop.is_set():
+                        break
+                    self.log(f'VILS connection lost or refused ({err}); retrying in {delay:.1f} s')
+                    try:
+                        await asyncio.wait_for(self._stop.wait(), delay * (0.8 + 0.4 * random.random()))
+                    except asyncio.TimeoutError:
+                        pass
+                    delay = min(self.reconnect_max_s, delay * 2)
+        finally:
+            self.connected.clear()
+            publisher.cancel()
+
+    async def _exchange(self, ws):
+        sender = asyncio.ensure_future(self._send_loop(ws))
+        stopper = asyncio.ensure_future(self._stop.wait())
+        receiver = asyncio.ensure_future(self._receive_loop(ws))
+        try:
+            done, _ = await asyncio.wait({sender, receiver, stopper}, return_when=asyncio.FIRST_COMPLETED)
+            for task in done:
+                if task is not stopper and task.exception() is not None:
+                    raise task.exception()
+        finally:
+            for task in (sender, receiver, stopper):
+                task.cancel()
+
+    async def _receive_loop(self, ws):
+        async for raw in ws:
+            try:
+                msg = json.loads(raw)
+            except ValueError:
+                continue
+            kind = msg.get('type') if isinstance(msg, dict) else None
+            if kind == 'npc_states':
+                self.frames_received += 1
+                self.slot.put(msg)
+            elif kind == 'error':
+                self.on_error(str(msg.get('error')))
+
+    async def _send_loop(self, ws):
+        if self.send_period <= 0:
+            await asyncio.Future()
+        loop = asyncio.get_running_loop()
+        next_t = loop.time()
+        while True:
+            ego = self.get_ego()
+            if ego is not None:
+                await ws.send(json.dumps(ego))
+                self.egos_sent += 1
+            next_t += self.send_period
+            now = loop.time()
+            if next_t < now:  # fell behind (a stall): start the schedule again instead of bursting
+                next_t = now + self.send_period
+            await asyncio.sleep(next_t - now)
+
+    async def _publish_loop(self):
+        while True:
+            frame = await self.slot.take()
+            try:
+                result = self.on_frame(frame)
+                if asyncio.iscoroutine(result):
+                    await result
+                self.frames_published += 1
+            except Exception as err:  # a bad frame never stops the bridge
+                self.log(f'publishing a frame failed: {err!r}')

@@ -1,0 +1,150 @@
+"""The rclpy node: a thin shell over convert (message fields) and client (the WebSocket side).
+
+In:  sensor_msgs/NavSatFix on ``fix_topic``; heading (std_msgs/Float64, degrees clockwise from north) and speed
+     (std_msgs/Float64, m/s) on ``heading_topic``/``speed_topic``, or derived from consecutive fixes when empty.
+Out: visualization_msgs/MarkerArray on /vils/npcs/markers, vision_msgs/Detection3DArray on /vils/npcs/detections,
+     and autoware_perception_msgs/PredictedObjects on /vils/npcs/objects when that package is importable; all in
+     ``frame_id``, whose transform from ``map_frame`` is published on /tf_static. Each frame is published as it
+     arrives from the server (so at the server's publish_hz), always the newest one.
+"""
+import asyncio
+import threading
+
+import rclpy
+from geometry_msgs.msg import TransformStamped
+from rclpy.node import Node
+from sensor_msgs.msg import NavSatFix
+from std_msgs.msg import Float64
+from tf2_ros.static_transform_broadcaster import StaticTransformBroadcaster
+from vision_msgs.msg import Detection3D, Detection3DArray, ObjectHypothesisWithPose
+from visualization_msgs.msg import Marker, MarkerArray
+
+from . import convert
+from .client import BridgeClient
+
+try:  # Autoware is optional
+    from autoware_perception_msgs.msg import ObjectClassification, PredictedObject, PredictedObjects, Shape
+except ImportError:  # pragma: no cover - depends on the installation
+    PredictedObjects = None
+
+
+def _pose(msg_pose, position, orientation):
+    msg_pose.position.x, msg_pose.position.y, msg_pose.position.z = position
+    msg_pose.orientation.x, msg_pose.orientation.y, msg_pose.orientation.z, msg_pose.orientation.w = orientation
+
+
+class VilsBridge(Node):
+    def __init__(self):
+        super().__init__('vils_bridge')
+        p = {name: self.declare_parameter(name, default).value for name, default in [
+            ('url', 'ws://localhost:8000/ws/vils/stream'), ('token', ''), ('ego_id', 'ego'), ('fix_topic', '/gps/fix'),
+            ('heading_topic', ''), ('speed_topic', ''), ('send_hz', 10.0), ('frame_id', 'vils_map'), ('map_frame', 'map'),
+            ('map_offset', [0.0, 0.0, 0.0, 0.0]), ('reconnect_min_s', 0.5), ('reconnect_max_s', 10.0)]}
+        self.p = p
+        self.fix = None
+        self.heading = None
+        self.speed = None
+        self.motion = convert.MotionFromFixes()
+        self.create_subscription(NavSatFix, p['fix_topic'], self.on_fix, 10)
+        if p['heading_topic']:
+            self.create_subscription(Float64, p['heading_topic'], lambda m: setattr(self, 'heading', m.data), 10)
+        if p['speed_topic']:
+            self.create_subscription(Float64, p['speed_topic'], lambda m: setattr(self, 'speed', max(0.0, m.data)), 10)
+        self.markers = self.create_publisher(MarkerArray, '/vils/npcs/markers', 10)
+        self.detections = self.create_publisher(Detection3DArray, '/vils/npcs/detections', 10)
+        self.objects = self.create_publisher(PredictedObjects, '/vils/npcs/objects', 10) if PredictedObjects else None
+        self.publish_static_transform()
+        self.client = BridgeClient(p['url'], get_ego=self.ego, on_frame=self.publish_frame, on_error=lambda e: self.get_logger().warn(f'VILS: {e}'),
+                                   log=self.get_logger().info, token=p['token'], send_hz=p['send_hz'],
+                                   reconnect_min_s=p['reconnect_min_s'], reconnect_max_s=p['reconnect_max_s'])
+        threading.Thread(target=lambda: asyncio.run(self.client.run()), daemon=True).start()
+
+    def on_fix(self, msg):
+        if msg.status.status < 0 or not convert.valid_fix(msg.latitude, msg.longitude):
+            return
+        self.fix = (msg.latitude, msg.longitude)
+        self.motion.update(msg.latitude, msg.longitude, self.get_clock().now().nanoseconds / 1e9)
+
+    def ego(self):
+        if self.fix is None:
+            return None
+        heading = self.heading if self.heading is not None else self.motion.heading_deg
+        if heading is None:
+            return None
+        speed = self.speed if self.speed is not None else self.motion.speed_mps
+        return convert.ego_state(self.fix[0], self.fix[1], heading, speed, ego_id=self.p['ego_id'])
+
+    def publish_static_transform(self):
+        t = convert.map_transform(self.p['map_offset'])
+        msg = TransformStamped()
+        msg.header.stamp = self.get_clock().now().to_msg()
+        msg.header.frame_id = self.p['map_frame']
+        msg.child_frame_id = self.p['frame_id']
+        msg.transform.translation.x, msg.transform.translation.y, msg.transform.translation.z = t['translation']
+        r = msg.transform.rotation
+        r.x, r.y, r.z, r.w = t['rotation']
+        self.tf_static = StaticTransformBroadcaster(self)
+        self.tf_static.sendTransform(msg)
+
+    def publish_frame(self, frame):
+        sec, nsec = convert.frame_stamp(frame)
+        frame_id = self.p['frame_id']
+        markers = MarkerArray()
+        for f in convert.npc_markers(frame):
+            m = Marker()
+            m.header.frame_id, m.header.stamp.sec, m.header.stamp.nanosec = frame_id, sec, nsec
+            m.ns, m.id, m.type, m.action = f['ns'], f['id'], Marker.CUBE, Marker.ADD
+            _pose(m.pose, f['position'], f['orientation'])
+            m.scale.x, m.scale.y, m.scale.z = f['scale']
+            m.color.r, m.color.g, m.color.b, m.color.a = f['color']
+            m.lifetime.nanosec = int(f['lifetime_s'] * 1e9)
+            markers.markers.append(m)
+        self.markers.publish(markers)
+        dets = Detection3DArray()
+        dets.header.frame_id, dets.header.stamp.sec, dets.header.stamp.nanosec = frame_id, sec, nsec
+        for f in convert.npc_detections(frame):
+            d = Detection3D()
+            d.header = dets.header
+            d.id = f['id']
+            _pose(d.bbox.center, f['position'], f['orientation'])
+            d.bbox.size.x, d.bbox.size.y, d.bbox.size.z = f['size']
+            h = ObjectHypothesisWithPose()
+            h.hypothesis.class_id, h.hypothesis.score = f['class_id'], f['score']
+            _pose(h.pose.pose, f['position'], f['orientation'])
+            d.results.append(h)
+            dets.detections.append(d)
+        self.detections.publish(dets)
+        if self.objects is not None:
+            objs = PredictedObjects()
+            objs.header = dets.header
+            for f in convert.predicted_objects(frame):
+                o = PredictedObject()
+                o.object_id.uuid = list(f['uuid'])
+                o.existence_probability = f['existence_probability']
+                c = ObjectClassification()
+                c.label, c.probability = ObjectClassification.CAR, 1.0
+                o.classification.append(c)
+                _pose(o.kinematics.initial_pose_with_covariance.pose, f['position'], f['orientation'])
+                tw = o.kinematics.initial_twist_with_covariance.twist.linear
+                tw.x, tw.y, tw.z = f['twist_linear']
+                o.shape.type = Shape.BOUNDING_BOX
+                o.shape.dimensions.x, o.shape.dimensions.y, o.shape.dimensions.z = f['dimensions']
+                objs.objects.append(o)
+            self.objects.publish(objs)
+
+
+def main():
+    rclpy.init()
+    node = VilsBridge()
+    try:
+        rclpy.spin(node)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        node.client.stop()
+        node.destroy_node()
+        rclpy.try_shutdown()
+
+
+if __name__ == '__main__':
+    main()
