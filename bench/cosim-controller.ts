@@ -8,11 +8,17 @@
  * port: arrival intervals (jitter = |interval − period|), the server's tick timestamps, seq gaps (loss) and
  * CMD→STATE latency (send → arrival of the first STATE whose steer_applied is that CMD's steer).
  * failsafe: cycles of 0.5 s sending, 0.5 s silence; per cycle, the time from the last CMD sent to the first
- * STATE with the fail-safe brake. Prints one JSON object.
+ * STATE with the fail-safe brake.
+ * baseline: no sockets, an empty loop on the same Pacer and system clock as the runner, for --seconds at
+ * --period-ms: how late this machine wakes a paced Node loop at all (the floor under the runner's figures).
+ * Prints one JSON object.
  */
 import { createSocket } from 'node:dgram';
+import { setPriority } from 'node:os';
 import { parseArgs } from 'node:util';
 import { CmdFields, SI, StateFields, decodeState, encodeCmd } from '../src/cosim/vds1.js';
+import { createSystemClock } from '../src/time/clock.js';
+import { Pacer } from '../src/time/pacer.js';
 import { percentile } from './stats.js';
 
 const { values } = parseArgs({
@@ -26,8 +32,10 @@ const { values } = parseArgs({
     'period-ms': { type: 'string' },
     warmup: { type: 'string' },
     cycles: { type: 'string' },
+    priority: { type: 'string' },
   },
 });
+if (values.priority !== undefined) setPriority(Number(values.priority));
 const cmdPort = Number(values['cmd-port']);
 const statePorts = (values['state-ports'] ?? '').split(',').filter(Boolean).map(Number);
 const rate = Number(values.rate ?? 100);
@@ -37,6 +45,27 @@ const periodMs = Number(values['period-ms'] ?? 5);
 const warmupS = Number(values.warmup ?? 1);
 const cycles = Number(values.cycles ?? 10);
 const now = () => performance.now();
+
+function stats(xs: number[]): { p50: number; p99: number; max: number; n: number } {
+  const s = [...xs].sort((a, b) => a - b);
+  return { p50: percentile(s, 50), p99: percentile(s, 99), max: s.length ? s[s.length - 1] : NaN, n: s.length };
+}
+
+if (mode === 'baseline') {
+  const clock = createSystemClock();
+  const pacer = new Pacer(periodMs / 1000, 1);
+  const late: number[] = [];
+  pacer.start(clock.now());
+  const start = clock.now();
+  while (clock.now() - start < seconds) {
+    await clock.sleepUntil(pacer.due);
+    const t = clock.now();
+    late.push((t - pacer.due) * 1000);
+    pacer.begin(t);
+  }
+  console.log(JSON.stringify({ late_ms: stats(late), overruns: pacer.stats.overruns }));
+  process.exit(0);
+}
 
 interface Receiver {
   port: number;
@@ -126,11 +155,6 @@ if (mode === 'drive') {
   }
 }
 await sleep(100);
-
-function stats(xs: number[]): { p50: number; p99: number; max: number; n: number } {
-  const s = [...xs].sort((a, b) => a - b);
-  return { p50: percentile(s, 50), p99: percentile(s, 99), max: s.length ? s[s.length - 1] : NaN, n: s.length };
-}
 
 const result = {
   sent: seq,

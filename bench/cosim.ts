@@ -5,26 +5,28 @@
  *  - 200 Hz and 1 kHz runs of --seconds each: STATE period jitter at the controller (|arrival interval − period|)
  *    and of the server's tick timestamps, p50/p99/max; CMD→STATE latency; loss (seq gaps, and frames the
  *    server sent vs received); the runner's CPU share (process CPU time / wall time) and overruns.
- *    Goal at 1 kHz: p99 jitter ≤ 1 ms, 0 loss.
+ *    Goal at 1 kHz: p99 jitter ≤ 1 ms, 0 loss. Each is preceded by 10 s of an empty loop on the same Pacer and
+ *    clock (the machine's floor: how late it wakes a paced Node process at all).
  *  - fail-safe: 10 cycles of 0.5 s commands then silence at 200 Hz: time from the last CMD sent to the first
  *    STATE with the fail-safe brake (client side) and on the server's clock; bound cmd_timeout + one tick.
  *  - fan-out: a comms world sending vehicle 0's STATE to 3 receivers at 200 Hz for --seconds: every receiver
  *    must get every frame.
- * The first second of each run is warm-up and not measured. The machine's other load shows in the figures.
+ * The first second of each run is warm-up and not measured. The machine's other load shows in the figures
+ * (its load average is reported); `-- --priority=-10` runs both processes at that niceness.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSocket } from 'node:dgram';
 import { parseArgs } from 'node:util';
 import { projectRoot } from '../src/util/project-root.js';
 
-const { values } = parseArgs({ args: process.argv.slice(2), options: { json: { type: 'boolean' }, seconds: { type: 'string' }, only: { type: 'string' } } });
+const { values } = parseArgs({ args: process.argv.slice(2), options: { json: { type: 'boolean' }, seconds: { type: 'string' }, only: { type: 'string' }, priority: { type: 'string' } } });
 const seconds = Number(values.seconds ?? 60);
 const only = new Set((values.only ?? '200,1000,failsafe,fanout').split(','));
 const root = projectRoot();
-const VILS = join(root, 'dist', 'src', 'cli', 'vils.js');
+const RUNNER = join(root, 'dist', 'bench', 'cosim-runner.js'); // = vils realtime
 const CONTROLLER = join(root, 'dist', 'bench', 'cosim-controller.js');
 const dir = mkdtempSync(join(tmpdir(), 'vils-bench-cosim-'));
 const shared = join(root, '..', 'shared', 'data', 'vdsim');
@@ -94,7 +96,8 @@ interface ControllerResult {
 
 /** Starts the runner, waits for its banner, runs the controller, stops the runner with SIGINT. */
 async function session(runnerArgs: string[], controllerArgs: string[]): Promise<{ runner: RunnerSummary; controller: ControllerResult }> {
-  const runner = spawn(process.execPath, [VILS, 'realtime', ...runnerArgs, '--quiet', '--json'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const prio = values.priority !== undefined ? [`--priority=${values.priority}`] : [];
+  const runner = spawn(process.execPath, [RUNNER, ...runnerArgs, ...prio, '--quiet', '--json'], { stdio: ['ignore', 'pipe', 'pipe'] });
   const runnerDone = collect(runner);
   await new Promise<void>((resolve, reject) => {
     let err = '';
@@ -108,7 +111,7 @@ async function session(runnerArgs: string[], controllerArgs: string[]): Promise<
     runner.stderr?.on('data', onData);
     runner.once('exit', (code) => reject(new Error(`vils realtime exited with ${code}: ${err}`)));
   });
-  const controller = spawn(process.execPath, [CONTROLLER, ...controllerArgs], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const controller = spawn(process.execPath, [CONTROLLER, ...controllerArgs, ...(values.priority !== undefined ? [`--priority=${values.priority}`] : [])], { stdio: ['ignore', 'pipe', 'inherit'] });
   const c = await collect(controller);
   runner.kill('SIGINT');
   const r = await runnerDone;
@@ -121,7 +124,15 @@ async function session(runnerArgs: string[], controllerArgs: string[]): Promise<
 const round = (x: number, d = 3) => (Number.isFinite(x) ? Math.round(x * 10 ** d) / 10 ** d : null);
 const pick = (s: Stats) => ({ p50: round(s.p50), p99: round(s.p99), max: round(s.max), n: s.n });
 
+/** The floor: an empty loop on the runner's Pacer and clock, 10 s, same niceness. */
+async function baseline(rate: number): Promise<{ late_ms: Stats; overruns: number }> {
+  const child = spawn(process.execPath, [CONTROLLER, '--mode', 'baseline', '--period-ms', String(1000 / rate), '--seconds', '10', ...(values.priority !== undefined ? [`--priority=${values.priority}`] : [])], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const r = await collect(child);
+  return JSON.parse(r.stdout.trim().split('\n').pop()!) as { late_ms: Stats; overruns: number };
+}
+
 async function rateRun(rate: number) {
+  const floor = await baseline(rate);
   const [cmdPort, statePort] = [await freePort(), await freePort()];
   const { runner, controller } = await session(
     [vehicle, tire, `--rate=${rate}`, `--cmd-port=${cmdPort}`, `--state-port=${statePort}`],
@@ -140,6 +151,7 @@ async function rateRun(rate: number) {
     tick_jitter_ms: pick(r.tick_jitter_ms),
     cmd_to_state_latency_ms: pick(controller.latency_ms),
     runner: { cpu_share: round(runner.cpu_share), overruns: runner.overruns, skipped_ticks: runner.skippedTicks, max_late_ms: round(runner.maxLateS * 1000), ticks: runner.ticks },
+    empty_loop_floor: { late_ms: pick(floor.late_ms), overruns: floor.overruns, seconds: 10 },
   };
 }
 
@@ -190,7 +202,7 @@ async function fanoutRun() {
   };
 }
 
-const result: Record<string, unknown> = { benchmark: 'cosim', node: process.version, seconds_per_run: seconds };
+const result: Record<string, unknown> = { benchmark: 'cosim', node: process.version, seconds_per_run: seconds, priority: values.priority ?? null, load_average_at_start: loadavg().map((x) => Math.round(x * 100) / 100) };
 if (only.has('200')) result.rate_200 = await rateRun(200);
 if (only.has('1000')) result.rate_1000 = await rateRun(1000);
 if (only.has('failsafe')) result.failsafe = await failsafeRun();
@@ -202,13 +214,14 @@ if (values.json) {
   console.log(JSON.stringify(result));
 } else {
   const fmt = (s: { p50: number | null; p99: number | null; max: number | null }) => `p50 ${s.p50} / p99 ${s.p99} / max ${s.max} ms`;
-  console.log(`cosim bench: vils realtime + a 100 Hz controller on loopback, ${seconds} s per run (${process.version})`);
+  console.log(`cosim bench: vils realtime + a 100 Hz controller on loopback, ${seconds} s per run (${process.version}, load average ${(result.load_average_at_start as number[]).join(' ')}${values.priority !== undefined ? `, niceness ${values.priority}` : ''})`);
   for (const key of ['rate_200', 'rate_1000'] as const) {
     const r = result[key] as Awaited<ReturnType<typeof rateRun>> | undefined;
     if (!r) continue;
     console.log(`  ${r.rate_hz} Hz: STATE jitter ${fmt(r.jitter_ms)} (server ticks ${fmt(r.tick_jitter_ms)})`);
     console.log(`          CMD→STATE ${fmt(r.cmd_to_state_latency_ms)}; ${r.states_received} STATE received, ${r.loss.seq_gaps} lost, ${r.loss.reordered} reordered; ${r.cmds_accepted}/${r.cmds_sent} CMD accepted`);
     console.log(`          runner CPU ${(100 * (r.runner.cpu_share ?? 0)).toFixed(0)} % of a core, ${r.runner.overruns} overruns (${r.runner.skipped_ticks} ticks skipped, max late ${r.runner.max_late_ms} ms)`);
+    console.log(`          floor: an empty paced loop here is late by ${fmt(r.empty_loop_floor.late_ms)} (10 s)`);
   }
   const f = result.failsafe as Awaited<ReturnType<typeof failsafeRun>> | undefined;
   if (f) console.log(`  fail-safe (200 Hz, cmd_timeout 100 ms): ${f.entries} entries, from the last CMD ${fmt(f.client_entry_ms)} (client), server max ${f.server_entry_max_ms} ms; bound ${f.bound_ms} ms`);

@@ -8,10 +8,12 @@
  *
  * Flags are written `--name=value` as VDSim parses them; `--name value` works too. Extensions: --protocol=1..5
  * (VDS1 version, default 5), --failsafe=straight|hold-steer and --failsafe-brake=, --http-port= (the JSON data
- * port, with OpenAPI at /docs), --io-timeout=, --catalog=<dir> (blueprints), --t-end=, --bind=, --quiet, --json.
+ * port, with OpenAPI at /docs), --io-timeout=, --catalog=<dir> (blueprints), --t-end=, --bind=, --spin-us= (the
+ * clock's final busy-wait), --priority=<nice> (e.g. −10 on a loaded machine), --quiet, --json.
  * Prints a health line per second (rx/tx rates, drops by reason, fail-safe state) and stops cleanly on SIGINT
  * and SIGTERM.
  */
+import { setPriority } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -40,7 +42,7 @@ import { type Command, UsageError } from './commands.js';
 const USAGE = [
   'vils realtime <vehicle.yaml> <tire.yaml> [--level=L1|L2|L3] [--cmd-port=7001] [--state-ip=127.0.0.1] [--state-port=7002] [--rate=200] [--vx0=0] [--cmd-timeout=0.1]',
   '       vils realtime --scene=<world|scene.yaml> [--cmd-port=] [--state-ip=] [--state-port=] [--rate=] [--time-scale=] [--cmd-timeout=] [--lugre|--no-lugre] [--catalog=<dir>]',
-  '       common: [--protocol=1..5] [--failsafe=straight|hold-steer] [--failsafe-brake=0.3] [--http-port=N [--http-host=127.0.0.1]] [--io-timeout=0] [--t-end=S] [--bind=0.0.0.0] [--spin-us=1500] [--allow-duplicate-keys] [--quiet] [--json]',
+  '       common: [--protocol=1..5] [--failsafe=straight|hold-steer] [--failsafe-brake=0.3] [--http-port=N [--http-host=127.0.0.1]] [--io-timeout=0] [--t-end=S] [--bind=0.0.0.0] [--spin-us=1500] [--priority=<nice>] [--allow-duplicate-keys] [--quiet] [--json]',
 ].join('\n');
 
 export interface RealtimeIo {
@@ -134,6 +136,7 @@ async function parse(argv: string[]): Promise<Parsed> {
       't-end': { type: 'string' },
       bind: { type: 'string' },
       'spin-us': { type: 'string' },
+      priority: { type: 'string' },
       'allow-duplicate-keys': { type: 'boolean' },
       quiet: { type: 'boolean' },
       json: { type: 'boolean' },
@@ -157,6 +160,14 @@ async function parse(argv: string[]): Promise<Parsed> {
   const ioTimeoutS = numberOpt(values['io-timeout'], 'io-timeout', 0, 3600);
   const tEndS = numberOpt(values['t-end'], 't-end', 0, 1e9);
   const spinUs = numberOpt(values['spin-us'], 'spin-us', 0, 20_000);
+  const priority = numberOpt(values.priority, 'priority', -20, 19, true);
+  if (priority !== undefined) {
+    try {
+      setPriority(priority);
+    } catch (err) {
+      warnings.push(`--priority=${priority} not applied (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}): lowering the niceness needs CAP_SYS_NICE`);
+    }
+  }
   const stateIp = values['state-ip'] ?? DEFAULT_STATE_IP;
   if (!/^\d{1,3}(\.\d{1,3}){3}$/.test(stateIp)) throw new UsageError(`--state-ip must be an IPv4 address, got '${stateIp}'`);
   const loadOpts = { lugre, allowDuplicateKeys: values['allow-duplicate-keys'] ?? false, catalogDirs: values.catalog ?? [] };
