@@ -35,6 +35,8 @@ export interface SceneConfig {
   despawn_radius_m: number;
   /** auto NPCs start with at least this much free road ahead [m] */
   spawn_min_gap_m: number;
+  /** auto NPCs stopped this long with nothing ahead of them are recycled [s] */
+  stuck_recycle_s: number;
   map_margin_m: number;
   /** egos a scene tracks at once; fixes the world's size, so it only takes effect on restart */
   max_egos: number;
@@ -49,12 +51,12 @@ export const DEFAULT_SCENE_CONFIG: Readonly<SceneConfig> = {
   npc_target: 20,
   respawn: true,
   trip_length_m: 500,
-  goal_lead_m: 40,
+  goal_lead_m: 20,
   goal_min_lead_m: 15,
   goal_max_deviation_m: 0.5,
-  goal_update: 'renew',
+  goal_update: 'continuous',
   goal_renew_m: 10,
-  goal_lateral_gain: 0,
+  goal_lateral_gain: 5,
   speed_limit_mps: 50 / 3.6,
   speed_governor: true,
   shield: true,
@@ -62,6 +64,7 @@ export const DEFAULT_SCENE_CONFIG: Readonly<SceneConfig> = {
   spawn_radius_m: 200,
   despawn_radius_m: 300,
   spawn_min_gap_m: 15,
+  stuck_recycle_s: 15,
   map_margin_m: 2000,
   max_egos: 32,
   seed: 1,

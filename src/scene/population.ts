@@ -194,13 +194,21 @@ export class NpcPopulation {
     return added;
   }
 
-  /** After a policy step: trips that ended, goals moved on along the routes, NPCs re-routed. */
-  update(step: number, views: readonly NpcView[]): void {
+  /**
+   * After a policy step: trips that ended, goals moved on along the routes, NPCs re-routed; auto NPCs that
+   * have been stuck (`isStuck`) for stuck_recycle_s are recycled, as traffic simulators do.
+   */
+  update(step: number, views: readonly NpcView[], stuckSince: (id: number) => number): void {
     const engine = this.engine;
     const c = this.config;
     for (const n of views) {
       const plan = this.plans.get(n.id);
       if (!plan) continue;
+      const since = stuckSince(n.id);
+      if (plan.auto && since >= 0 && (step - since) * POLICY_DT > c.stuck_recycle_s) {
+        this.remove(n.id);
+        continue;
+      }
       if (n.reachedGoal && plan.final) {
         this.quality.endTrip(n.id, true);
         const driveOn = plan.auto ? c.respawn : plan.keepDriving;

@@ -186,6 +186,11 @@ export class QualityMetrics {
     this.tracks.delete(id);
   }
 
+  /** The step since which an NPC has been slow with nothing ahead, or −1. */
+  slowSince(id: number): number {
+    return this.tracks.get(id)?.slowSince ?? -1;
+  }
+
   /** Trips under way, and how many of them started more than `olderThanSteps` steps before `step`. */
   openTripCount(step = 0, olderThanSteps = Infinity): number {
     if (olderThanSteps === Infinity) return this.openTrips.size;

@@ -244,7 +244,7 @@ export class LiveScene {
     this.egos.afterStep(this.engine, after, (egoId) => this.npcsTouching(egoId, npcs));
     const vehicles = this.obstacles(after);
     this.quality.observeStep(npcs, this.steps, vehicles, this.egos.collisionSteps - contactsBefore);
-    this.population.update(this.steps, npcs);
+    this.population.update(this.steps, npcs, (id) => this.quality.slowSince(id));
     const live = this.egos.list(after).filter((e) => !e.stale);
     this.population.fill(this.steps, this.obstacles(after), live.map((e) => ({ x: e.x, y: e.y, yaw: e.yaw, length: e.length, width: e.width })));
     this.timings = { ...t, scene_ms: performance.now() - t0 };

@@ -21,8 +21,8 @@ const OFFSET_FADE_M = 20;
 /** the heading turns to the lane's over this much travel [m] */
 const HEADING_BLEND_M = 5;
 /** a vehicle further than this from its lane, or more than this far off its direction, goes straight */
-const MAX_LANE_OFFSET = 2.5;
-const MAX_LANE_ANGLE = Math.PI / 4;
+const MAX_LANE_OFFSET = 3.5;
+const MAX_LANE_ANGLE = (75 * Math.PI) / 180;
 
 export class MotionPredictor {
   /** predicted pose of slot j in mode m at step k (1..steps): index ((j·2 + m)·steps + k − 1) */
@@ -61,19 +61,17 @@ export class MotionPredictor {
   private bendLimit(j: number, aLat: number, decel: number): number {
     const n = this.pathN[j];
     const b = j * this.maxPath;
-    const gap = 3; // curvature over points 3 m apart
+    const w = 4; // curvature = heading change over 4 m of path
     let limit = Infinity;
-    for (let k = gap; k + gap < n; k++) {
-      const ax = this.pathX[b + k - gap], ay = this.pathY[b + k - gap];
-      const mx = this.pathX[b + k], my = this.pathY[b + k];
-      const cx = this.pathX[b + k + gap], cy = this.pathY[b + k + gap];
-      // curvature of the circle through three points: 2·|cross| / (|ab|·|bc|·|ca|)
-      const cross = (mx - ax) * (cy - ay) - (my - ay) * (cx - ax);
-      const d1 = Math.hypot(mx - ax, my - ay), d2 = Math.hypot(cx - mx, cy - my), d3 = Math.hypot(cx - ax, cy - ay);
-      const kappa = (2 * Math.abs(cross)) / Math.max(1e-6, d1 * d2 * d3);
+    for (let k = 0; k + w + 1 < n; k++) {
+      const h0 = Math.atan2(this.pathY[b + k + 1] - this.pathY[b + k], this.pathX[b + k + 1] - this.pathX[b + k]);
+      const h1 = Math.atan2(this.pathY[b + k + w + 1] - this.pathY[b + k + w], this.pathX[b + k + w + 1] - this.pathX[b + k + w]);
+      let dh = h1 - h0;
+      dh -= 2 * Math.PI * Math.round(dh / (2 * Math.PI));
+      const kappa = Math.abs(dh) / (w * SPACING);
       if (kappa < 1e-3) continue;
       const vBend = Math.sqrt(aLat / kappa);
-      const v = Math.sqrt(vBend * vBend + 2 * decel * Math.max(0, (k - gap) * SPACING));
+      const v = Math.sqrt(vBend * vBend + 2 * decel * k * SPACING);
       if (v < limit) limit = v;
     }
     return limit;

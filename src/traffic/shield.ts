@@ -97,6 +97,10 @@ const CURVE_DECEL = 2;
 const SAME_TURN = 0.01;
 /** GPUDrive's collision box scale (spec §7.9) */
 const COLLISION_BOX = 0.7;
+/** vehicle check levels (see boxes()): share of the margins, and box scale */
+const LEVEL_MARGIN = [1, 0.5, 0, 0, 0];
+const LEVEL_SCALE = [1, 1, 1, 0.85, COLLISION_BOX];
+const LEVELS = LEVEL_MARGIN.length;
 
 export class SafetyShield {
   /** per slot: ShieldOutcome of the last step */
@@ -108,7 +112,7 @@ export class SafetyShield {
   private readonly marked = new Uint8Array(ACTION_COUNT);
   private readonly edgeIds: Int32Array;
   private readonly others: Int32Array;
-  /** per other: the box it is checked with (0 with margins, 1 full size, 2 GPUDrive's 0.7 box) */
+  /** per other: the check level (see boxes()) */
   private readonly tight: Uint8Array;
   /** per other: 1 when it is an NPC that yields to this one (only its braking prediction counts) */
   private readonly yields: Uint8Array;
@@ -297,8 +301,8 @@ export class SafetyShield {
       if (sameWay && along < -0.5 * world.length[i]) continue;
       // the largest box that is still clear of it now (already touching even at 0.7: it does not hold us back)
       let level = 0;
-      while (level < 3 && this.overlapsNow(world, i, j, level)) level++;
-      if (level === 3) continue;
+      while (level < LEVELS && this.overlapsNow(world, i, j, level)) level++;
+      if (level === LEVELS) continue;
       this.tight[j] = level;
       const first = world.kind[j] === AgentKind.Controlled && this.hasPriority(world, i, j);
       this.priorityMemo[i * this.capacity + j] = first ? 1 : 0;
@@ -358,15 +362,20 @@ export class SafetyShield {
 
   private readonly box4: [number, number, number, number] = [0, 0, 0, 0];
 
-  /** Half extents of NPC i and vehicle j at a check level: with margins, full size, or GPUDrive's 0.7 boxes. */
+  /**
+   * Half extents of NPC i and vehicle j at a check level: full size with all, half or none of the margins,
+   * then smaller boxes down to GPUDrive's 0.7 collision box. A pair already closer than a level is checked
+   * at the next one, so it may part or hold its distance but never close in.
+   */
   private boxes(world: World, i: number, j: number, level: number): [number, number, number, number] {
     const b = this.box4;
-    const scale = level === 2 ? COLLISION_BOX : 1;
-    const margin = level === 0 ? 1 : 0;
-    b[0] = 0.5 * world.length[i] * scale + margin * this.options.marginLon;
-    b[1] = 0.5 * world.width[i] * scale + margin * this.options.marginLat;
-    b[2] = 0.5 * world.length[j] * (level === 2 ? world.collisionScale[j] : 1);
-    b[3] = 0.5 * world.width[j] * (level === 2 ? world.collisionScale[j] : 1);
+    const margin = LEVEL_MARGIN[level];
+    const si = LEVEL_SCALE[level];
+    const sj = level === LEVELS - 1 ? world.collisionScale[j] : Math.max(LEVEL_SCALE[level], world.collisionScale[j]);
+    b[0] = 0.5 * world.length[i] * si + margin * this.options.marginLon;
+    b[1] = 0.5 * world.width[i] * si + margin * this.options.marginLat;
+    b[2] = 0.5 * world.length[j] * sj;
+    b[3] = 0.5 * world.width[j] * sj;
     return b;
   }
 
