@@ -23,6 +23,8 @@ export interface SceneConfig {
   goal_renew_m: number;
   /** the goal is shifted sideways by this × the NPC's offset from its route, against it (lane keeping) */
   goal_lateral_gain: number;
+  /** … the offset it will have this much later if it keeps its heading (damping) [s] */
+  goal_lateral_lookahead_s: number;
   speed_limit_mps: number;
   speed_governor: boolean;
   /** the safety shield over the policy (and its smoothing of near-best actions) */
@@ -57,6 +59,7 @@ export const DEFAULT_SCENE_CONFIG: Readonly<SceneConfig> = {
   goal_update: 'continuous',
   goal_renew_m: 10,
   goal_lateral_gain: 5,
+  goal_lateral_lookahead_s: 0.5,
   speed_limit_mps: 50 / 3.6,
   speed_governor: true,
   shield: true,

@@ -226,7 +226,7 @@ export class NpcPopulation {
       }
       const route = plan.route;
       if (!route) continue;
-      if (route.update(n.x, n.y) > OFF_ROUTE_M) {
+      if (route.update(n.x, n.y, n.yaw, n.speed, c.goal_lateral_lookahead_s) > OFF_ROUTE_M) {
         // wandered off (or was moved): a new route from where it is, same trip; an auto NPC that has found
         // no lane for LOST_S is recycled
         const at = this.lanes.locate(n.x, n.y, n.yaw, OFF_ROUTE_M * 2);
@@ -241,6 +241,8 @@ export class NpcPopulation {
         }
       }
       const r = plan.route!;
+      const here = r.laneAtProgress();
+      engine.setPlan(n.id, r.lanes, here.index, here.s);
       const distToGoal = Math.hypot(n.goalX - n.x, n.goalY - n.y);
       const renew = c.goal_update === 'continuous' || distToGoal < Math.max(MIN_GOAL_GAP_M + n.speed * POLICY_DT * 3, c.goal_renew_m) || n.reachedGoal;
       if (!renew || (plan.final && !n.reachedGoal)) continue;

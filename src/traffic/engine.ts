@@ -15,6 +15,7 @@ import type { LaneGraphJson } from '../map/scene-json.js';
 import type { SceneJson } from '../map/types.js';
 import { LaneNetwork } from './lanes.js';
 import type { ContinuousControls } from './movement.js';
+import { MAX_PLAN } from './predict.js';
 import { SafetyShield, type ShieldOptions } from './shield.js';
 import { Sim } from './sim.js';
 import { AgentKind, World } from './world.js';
@@ -103,6 +104,10 @@ export class TrafficEngine {
   /** the shield is consulted only while this is on (live setting) */
   shieldEnabled: boolean;
   private readonly governFn = (slot: number, accel: number) => this.governAccel(slot, accel);
+  /** planned lanes per slot (routes of live NPCs): MAX_PLAN per slot, with the current lane and s along it */
+  readonly planLanes: Int32Array;
+  readonly planCount: Int32Array;
+  readonly planS: Float32Array;
   /** the shield's continuous controls per slot */
   private readonly controls: ContinuousControls;
   private readonly control = { accel: 0, steer: 0 };
@@ -148,6 +153,9 @@ export class TrafficEngine {
     this.activeGeneration = new Uint32Array(capacity);
     this.fresh = new Uint8Array(capacity);
     this.controls = { use: new Uint8Array(capacity), accel: new Float32Array(capacity), steer: new Float32Array(capacity) };
+    this.planLanes = new Int32Array(capacity * MAX_PLAN);
+    this.planCount = new Int32Array(capacity);
+    this.planS = new Float32Array(capacity);
   }
 
   /** Room for injected externals next to the NPCs. */
@@ -192,6 +200,7 @@ export class TrafficEngine {
     this.registered[s] = 1;
     this.maxSpeed[s] = spec.maxSpeed ?? Infinity;
     this.shield?.reset(s);
+    this.planCount[s] = 0;
     return id;
   }
 
@@ -203,6 +212,20 @@ export class TrafficEngine {
     this.slotById.delete(id);
     this.registered[s] = 0;
     this.generation[s]++;
+    return true;
+  }
+
+  /**
+   * The lanes an NPC plans to drive, from the one it is on (at `s` m along it): the shield predicts it along
+   * them. An empty list forgets the plan.
+   */
+  setPlan(id: number, lanes: ArrayLike<number>, from: number, s: number): boolean {
+    const slot = this.slotById.get(id);
+    if (slot === undefined) return false;
+    const n = Math.max(0, Math.min(MAX_PLAN, lanes.length - from));
+    for (let k = 0; k < n; k++) this.planLanes[slot * MAX_PLAN + k] = lanes[from + k];
+    this.planCount[slot] = n;
+    this.planS[slot] = s;
     return true;
   }
 
@@ -297,7 +320,7 @@ export class TrafficEngine {
     this.actions.fill(NEUTRAL_ACTION);
     const shield = this.shieldEnabled ? this.shield : null;
     if (this.shield && !shield) this.shield.outcome.fill(0);
-    shield?.prepare(this.world);
+    shield?.prepare(this.world, this);
     const ctl = this.controls;
     ctl.use.fill(0);
     for (let k = 0; k < n; k++) {

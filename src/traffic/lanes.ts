@@ -21,6 +21,15 @@ interface Lane {
   speedLimit: number;
 }
 
+/** A planned sequence of lanes (a route) inside a shared buffer, and where along it sampling is. */
+export interface PlannedLanes {
+  lanes: Int32Array;
+  offset: number;
+  count: number;
+  /** index (from offset) of the lane being sampled; advanced by samplePath */
+  at: number;
+}
+
 export interface LanePosition {
   lane: number;
   /** distance along the lane, m */
@@ -258,7 +267,7 @@ export class LaneNetwork {
    * into outX/outY from index 0; at a fork it takes the successor whose end lies nearest to (towardX,
    * towardY), or the straightest one when that is NaN. Returns the number of samples. Allocation-free.
    */
-  samplePath(lane: number, s: number, spacing: number, maxLength: number, towardX: number, towardY: number, outX: Float32Array, outY: Float32Array, outOffset: number, maxSamples: number): number {
+  samplePath(lane: number, s: number, spacing: number, maxLength: number, towardX: number, towardY: number, outX: Float32Array, outY: Float32Array, outOffset: number, maxSamples: number, plan?: PlannedLanes): number {
     let li = lane;
     let L = this.lanes[li];
     let sc = Math.min(Math.max(s, 0), L.length);
@@ -277,7 +286,16 @@ export class LaneNetwork {
       if (sc > L.length) {
         if (L.next.length === 0) break;
         sc -= L.length;
-        li = this.chooseNext(L, towardX, towardY);
+        // the planned next lane when there is one (and it follows this one), else the fork heuristics
+        let planned = -1;
+        if (plan && plan.at + 1 < plan.count) {
+          const cand = plan.lanes[plan.offset + plan.at + 1];
+          if (L.next.includes(cand)) {
+            planned = cand;
+            plan.at++;
+          }
+        }
+        li = planned >= 0 ? planned : this.chooseNext(L, towardX, towardY);
         L = this.lanes[li];
         i = 1;
         continue;

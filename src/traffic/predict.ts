@@ -6,8 +6,18 @@
  * for all vehicles into typed arrays (nothing allocated per step), so every NPC's checks share them.
  */
 import { STEP_DT } from './bicycle.js';
-import type { LaneNetwork, LanePosition } from './lanes.js';
+import type { LaneNetwork, LanePosition, PlannedLanes } from './lanes.js';
 import { AgentKind, type World } from './world.js';
+
+/** lanes of an NPC's plan kept per slot (the current one first) */
+export const MAX_PLAN = 16;
+
+/** The planned lanes of each slot (the engine's routes of live NPCs). */
+export interface Plans {
+  readonly planLanes: Int32Array;
+  readonly planCount: Int32Array;
+  readonly planS: Float32Array;
+}
 
 /** Prediction modes: keeps its speed, or brakes to a stop. */
 export const KEEP_SPEED = 0;
@@ -39,6 +49,8 @@ export class MotionPredictor {
   /** per slot: the speed from which it can still slow down for every bend of its lane path ahead [m/s] */
   readonly curveLimit: Float32Array;
   private readonly pos: LanePosition = { lane: 0, s: 0, offset: 0 };
+  private plans: Plans | null = null;
+  private readonly plan: PlannedLanes = { lanes: new Int32Array(0), offset: 0, count: 0, at: 0 };
   private readonly pt = { x: 0, y: 0, yaw: 0 };
 
   constructor(capacity: number, private readonly lanes: LaneNetwork | null, readonly steps: number, readonly brakeDecel: number, readonly maxSpeed = 40) {
@@ -81,7 +93,8 @@ export class MotionPredictor {
    * Predicts every present vehicle of the world, and the curve speed limit of each NPC (bends taken at no
    * more than `aLat` of lateral acceleration, slowing down for them at `decel`).
    */
-  prepare(world: World, aLat: number, decel: number): void {
+  prepare(world: World, aLat: number, decel: number, plans?: Plans): void {
+    this.plans = plans ?? null;
     for (let j = 0; j < world.count; j++) {
       if (!world.present[j]) continue;
       this.predict(world, j);
@@ -100,10 +113,27 @@ export class MotionPredictor {
     let ox = 0, oy = 0;
     const lanes = this.lanes;
     if (lanes && !reversing) {
-      const at = lanes.locate(x0, y0, yaw0, MAX_LANE_OFFSET, this.pos, MAX_LANE_ANGLE);
+      // an NPC with a plan is predicted along it (from its place on the planned lane), others along the
+      // nearest lane going their way
+      const plans = this.plans;
+      let at: LanePosition | null = null;
+      let plan: PlannedLanes | undefined;
+      if (plans && plans.planCount[j] > 0) {
+        const P = this.plan;
+        P.lanes = plans.planLanes;
+        P.offset = j * MAX_PLAN;
+        P.count = plans.planCount[j];
+        P.at = 0;
+        plan = P;
+        this.pos.lane = plans.planLanes[j * MAX_PLAN];
+        this.pos.s = plans.planS[j];
+        at = this.pos;
+      } else {
+        at = lanes.locate(x0, y0, yaw0, MAX_LANE_OFFSET, this.pos, MAX_LANE_ANGLE);
+      }
       if (at) {
         const external = world.kind[j] === AgentKind.External;
-        const n = lanes.samplePath(at.lane, at.s, SPACING, Math.max(v * K * STEP_DT + 20, PATH_MIN_M), external ? NaN : world.goalX[j], external ? NaN : world.goalY[j], this.pathX, this.pathY, j * this.maxPath, this.maxPath);
+        const n = lanes.samplePath(at.lane, at.s, SPACING, Math.max(v * K * STEP_DT + 20, PATH_MIN_M), external ? NaN : world.goalX[j], external ? NaN : world.goalY[j], this.pathX, this.pathY, j * this.maxPath, this.maxPath, plan);
         if (n >= 2) {
           this.pathN[j] = n;
           this.onLane[j] = 1;

@@ -45,6 +45,13 @@ export class Route {
     this.length = Math.min(length, acc);
   }
 
+  /** Index into `lanes` of the lane at the NPC's progress, and its distance along that lane. */
+  laneAtProgress(): { index: number; s: number } {
+    let k = 0;
+    while (k + 1 < this.lanes.length && this.offsets[k + 1] <= this.progress) k++;
+    return { index: k, s: this.progress - this.offsets[k] };
+  }
+
   /** Distance from the NPC's progress to the route's end [m]. */
   get remaining(): number {
     return this.length - this.progress;
@@ -60,9 +67,10 @@ export class Route {
 
   /**
    * Moves the progress to the projection of (x, y) onto the route near the current progress; returns the
-   * distance from the route (also kept in `offRoute`).
+   * distance from the route (also kept in `offRoute`). With the NPC's heading and speed, `lateral` becomes
+   * the sideways offset it will have `lookaheadS` from now if it keeps its heading (a damped offset).
    */
-  update(x: number, y: number): number {
+  update(x: number, y: number, yaw = NaN, speed = 0, lookaheadS = 0): number {
     let bestD = Infinity;
     let bestP = this.progress;
     let bestSide = 1;
@@ -89,6 +97,11 @@ export class Route {
     this.progress = Math.min(Math.max(bestP, 0), this.length);
     this.offRoute = bestD;
     this.lateral = bestSide * bestD;
+    if (!Number.isNaN(yaw) && lookaheadS > 0) {
+      let err = yaw - this.poseAt(this.progress).yaw;
+      err -= 2 * Math.PI * Math.round(err / (2 * Math.PI));
+      this.lateral += speed * Math.sin(err) * lookaheadS;
+    }
     return bestD;
   }
 

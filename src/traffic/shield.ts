@@ -25,7 +25,7 @@ import type { RoadIndex } from '../map/spatial-index.js';
 import { stepBicycle, STEP_DT, type KinematicState } from './bicycle.js';
 import type { LaneNetwork } from './lanes.js';
 import { obbOverlap } from './obb.js';
-import { BRAKE, KEEP_SPEED, MotionPredictor } from './predict.js';
+import { BRAKE, KEEP_SPEED, MotionPredictor, type Plans } from './predict.js';
 import { AgentKind, type World } from './world.js';
 
 export interface ShieldOptions {
@@ -91,6 +91,8 @@ const STRAIGHT = STEER_VALUES.indexOf(0);
 const MIN_REAL_TURN = 0.01;
 /** check(): the control is safe */
 const SAFE = 0x7fffffff;
+/** check(): leaving the lane at step k is LANE_FAIL + k */
+const LANE_FAIL = 100000;
 /** slowing down for a bend ahead at this deceleration [m/s²] */
 const CURVE_DECEL = 2;
 /** heading changes closer than this are the same steering [rad] */
@@ -177,8 +179,8 @@ export class SafetyShield {
   }
 
   /** Predicts every vehicle once per step, before any NPC's action is chosen. */
-  prepare(world: World): void {
-    this.predictor.prepare(world, this.options.maxLateralAccel, CURVE_DECEL);
+  prepare(world: World, plans?: Plans): void {
+    this.predictor.prepare(world, this.options.maxLateralAccel, CURVE_DECEL, plans);
   }
 
   /** The speed NPC i may drive at to take the bends of its lane ahead (see MotionPredictor) [m/s]. */
@@ -256,9 +258,9 @@ export class SafetyShield {
       out.steer = steer;
       return true;
     }
-    // the least bad candidate so far: only ever one that keeps clear of vehicles, and that meets the road
-    // edge or leaves its lane latest (used when nothing is safe)
-    if (r > 0 && r > this.fallbackStep) {
+    // the least bad candidate so far: only ever one that keeps clear of vehicles and its lane, and that
+    // meets the road edge latest (used when nothing is safe)
+    if (r > 0 && r < LANE_FAIL && r > this.fallbackStep) {
       this.fallbackStep = r;
       this.fallbackAccel = accel;
       this.fallbackSteer = steer;
@@ -381,8 +383,8 @@ export class SafetyShield {
 
   /** Does action `a` leave NPC i a way to stop clear of every vehicle and along its lane clear of edges? */
   /**
-   * Rolls out one control: SAFE, or the step at which the NPC meets an edge or leaves its lane (> 0), or
-   * −(step) when it meets a vehicle.
+   * Rolls out one control: SAFE, or the step k at which the NPC meets an edge (k) or leaves its lane
+   * (LANE_FAIL + k), or −k when it meets a vehicle.
    */
   private check(world: World, i: number, accel: number, steer: number): number {
     const o = this.options;
@@ -404,7 +406,7 @@ export class SafetyShield {
     for (let k = 1; k <= this.steps; k++) {
       if (this.touchesVehicle(world, i, s.x, s.y, s.yaw, k)) return -k;
       if (k <= this.edgeSteps && this.touchesEdge(s.x, s.y, s.yaw, ehl, ehw)) return k;
-      if (k <= this.edgeSteps && pred.offsetFromPath(i, travelled, s.x, s.y) > corridor) return k;
+      if (k <= this.edgeSteps && pred.offsetFromPath(i, travelled, s.x, s.y) > corridor) return LANE_FAIL + k;
       if (speed <= 0.05 && k > 1 && !this.othersMoving(world)) return SAFE;
       if (k === this.steps) break;
       // continuation: brake, and steer along the lane path (pure pursuit) when there is one
