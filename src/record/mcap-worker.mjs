@@ -157,15 +157,17 @@ function enforceTotalCap() {
 
 /** @param {any} batch */
 async function writeBatch(batch) {
+  const limit = BigInt(cfg.maxFileBytes);
   for (const item of batch.items) {
     const data = typeof item.data === 'string' ? encoder.encode(item.data) : item.data;
     if (cfg.latched.includes(item.ch)) latched.set(item.ch, { t: item.t, data });
     await addMessage(item.ch, item.t, data);
-  }
-  if (file && file.position() > BigInt(cfg.maxFileBytes)) {
-    await finishSegment();
-    await openSegment();
-    enforceTotalCap();
+    // the file grows a chunk at a time; past the limit, the segment ends here
+    if (file && file.position() > limit) {
+      await finishSegment();
+      await openSegment();
+      enforceTotalCap();
+    }
   }
   port.postMessage({ op: 'ack', bytes: batch.bytes, fileBytes: Number(file?.position() ?? 0n) });
 }

@@ -9,6 +9,7 @@ whenever it is ready, so what it publishes is never older than one frame plus it
 import asyncio
 import json
 import random
+import time
 import urllib.parse
 
 import websockets
@@ -135,6 +136,7 @@ class BridgeClient:
             kind = msg.get('type') if isinstance(msg, dict) else None
             if kind == 'npc_states':
                 self.frames_received += 1
+                msg['_received_at'] = time.time()  # for the bridge's own latency (publish − receipt)
                 self.slot.put(msg)
             elif kind == 'error':
                 self.on_error(str(msg.get('error')))

@@ -1,0 +1,183 @@
+/**
+ * Recording, Foxglove and replay benchmark: `npm run bench:record [-- --json] [-- --seconds 30] [-- --replay-minutes 10]`.
+ *  1. MCAP bytes per minute and the CPU cost of recording: `vils serve` (child process) with 63 NPCs at
+ *     publish_hz 50 and one ego at 10 Hz, run without and with recording; CPU from the server's own
+ *     process_cpu_seconds_total (/metrics, all threads), bytes from vils_recording_bytes_total.
+ *  2. Foxglove egress with 10 viewers subscribed to every channel: bytes per second received, the server's
+ *     CPU over the run without viewers.
+ *  3. Replay speed: a recording of `--replay-minutes` of simulation time (63 NPCs, 50 Hz, an ego) made on a
+ *     virtual clock, then `replayRecording` on it: simulation seconds per wall-clock second.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { parseArgs } from 'node:util';
+import wsProtocol from '@foxglove/ws-protocol';
+import WebSocket from 'ws';
+import { replayRecording } from '../src/record/replay.js';
+import { createServer } from '../src/server/app.js';
+import type { Clock } from '../src/time/clock.js';
+import { projectRoot } from '../src/util/project-root.js';
+
+const { FoxgloveClient } = wsProtocol;
+const { values } = parseArgs({
+  args: process.argv.slice(2),
+  options: { json: { type: 'boolean' }, seconds: { type: 'string' }, 'replay-minutes': { type: 'string' }, viewers: { type: 'string' } },
+});
+const seconds = Number(values.seconds ?? 30);
+const replayMinutes = Number(values['replay-minutes'] ?? 10);
+const viewers = Number(values.viewers ?? 10);
+const log = (s: string) => { if (!values.json) console.error(s); };
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const work = mkdtempSync(join(tmpdir(), 'vils-bench-rec-'));
+
+interface Server { base: string; child: ChildProcess }
+
+async function serve(args: string[]): Promise<Server> {
+  const cfg = join(work, `config-${Math.random().toString(36).slice(2)}.json`);
+  writeFileSync(cfg, JSON.stringify({ npc_target: 63, publish_hz: 50, spawn_clearance_m: 10 }));
+  const child = spawn(process.execPath, [join(projectRoot(), 'dist', 'src', 'cli', 'vils.js'), 'serve', '--port', '0', '--host', '127.0.0.1', '--config', cfg, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const base: string = await new Promise((resolve, reject) => {
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      const m = /VILS ready in [0-9.]+ s on (http:\/\/[0-9.]+:[0-9]+)/.exec(line);
+      if (m) resolve(m[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
+    setTimeout(() => reject(new Error('server did not start within 30 s')), 30000);
+  });
+  return { base, child };
+}
+
+async function stop(s: Server): Promise<void> {
+  s.child.kill('SIGTERM');
+  await new Promise((r) => s.child.once('exit', r));
+}
+
+async function metrics(base: string): Promise<Record<string, number>> {
+  const text = await (await fetch(`${base}/metrics`)).text();
+  const out: Record<string, number> = {};
+  for (const line of text.split('\n')) {
+    const m = /^(process_cpu_seconds_total|vils_recording_bytes_total|vils_frames_published_total|vils_loop_overruns_total|vils_dropped_frames_total\{[^}]*kind="foxglove"[^}]*\}|vils_step_duration_seconds_sum|vils_step_duration_seconds_count)(?:\{[^}]*\})? (\S+)/.exec(line);
+    if (m) out[m[1].replace(/\{.*/, '')] = Number(m[2]);
+  }
+  return out;
+}
+
+/** An ego driving near the origin at 10 Hz, as a car would. */
+async function ego(base: string): Promise<() => void> {
+  const ws = new WebSocket(`${base.replace(/^http/, 'ws')}/ws/vils/stream`);
+  await new Promise((r) => ws.once('open', r));
+  const st = (await (await fetch(`${base}/api/status`)).json()) as { origin: { lat: number; lon: number } };
+  let k = 0;
+  const timer = setInterval(() => {
+    ws.send(JSON.stringify({ type: 'ego_state', timestamp: Date.now() / 1000, data: { lat: st.origin.lat + 1e-6 * (k++ % 100), lon: st.origin.lon, heading: 0, speed: 1 } }));
+  }, 100);
+  return () => { clearInterval(timer); ws.close(); };
+}
+
+async function measure(s: Server, extra?: () => Promise<() => Promise<number>>) {
+  const stopEgo = await ego(s.base);
+  await sleep(3000); // warm up
+  const finishExtra = extra ? await extra() : null;
+  const a = await metrics(s.base);
+  const t0 = performance.now();
+  await sleep(seconds * 1000);
+  const b = await metrics(s.base);
+  const wall = (performance.now() - t0) / 1000;
+  const received = finishExtra ? await finishExtra() : 0;
+  stopEgo();
+  return {
+    cpu_share: (b.process_cpu_seconds_total - a.process_cpu_seconds_total) / wall,
+    bytes_per_min: ((b.vils_recording_bytes_total - a.vils_recording_bytes_total) / wall) * 60,
+    frames_per_s: (b.vils_frames_published_total - a.vils_frames_published_total) / wall,
+    overruns: b.vils_loop_overruns_total - a.vils_loop_overruns_total,
+    step_mean_ms: ((b.vils_step_duration_seconds_sum - a.vils_step_duration_seconds_sum) / Math.max(1, b.vils_step_duration_seconds_count - a.vils_step_duration_seconds_count)) * 1000,
+    foxglove_dropped: (b.vils_dropped_frames_total ?? 0) - (a.vils_dropped_frames_total ?? 0),
+    received_bytes_per_s: received / wall,
+  };
+}
+
+// ---- 1. recording cost ----
+log(`1/3 recording: 63 NPCs at 50 Hz, ${seconds} s without, then with recording…`);
+let s = await serve(['--no-record']);
+const off = await measure(s);
+await stop(s);
+const recDir = join(work, 'rec');
+s = await serve(['--record-dir', recDir]);
+const on = await measure(s);
+await stop(s);
+const recFiles = readdirSync(recDir).map((n) => statSync(join(recDir, n)).size);
+
+// ---- 2. Foxglove egress ----
+log(`2/3 Foxglove: ${viewers} viewers on every channel, ${seconds} s…`);
+s = await serve(['--no-record']);
+const fox = await measure(s, async () => {
+  let bytes = 0;
+  const clients: Array<InstanceType<typeof FoxgloveClient>> = [];
+  for (let i = 0; i < viewers; i++) {
+    const ws = new WebSocket(`${s.base.replace(/^http/, 'ws')}/foxglove`, [FoxgloveClient.SUPPORTED_SUBPROTOCOL]);
+    const c = new FoxgloveClient({ ws: ws as never });
+    c.on('advertise', (chs) => { for (const ch of chs) c.subscribe(ch.id); });
+    c.on('message', ({ data }) => { bytes += data.byteLength; });
+    clients.push(c);
+  }
+  await sleep(1000);
+  const start = bytes;
+  return async () => {
+    const got = bytes - start;
+    for (const c of clients) c.close();
+    return got;
+  };
+});
+await stop(s);
+
+// ---- 3. replay speed ----
+log(`3/3 replay: recording ${replayMinutes} min of simulation time on a virtual clock, then replaying it…`);
+class FastClock implements Clock {
+  private t = 0;
+  now() { return this.t; }
+  async sleepUntil(t: number) { if (t > this.t) this.t = t; await new Promise<void>((r) => setImmediate(r)); }
+}
+const clock = new FastClock();
+const longDir = join(work, 'long');
+const server = await createServer({ logLevel: false, config: { npc_target: 63, publish_hz: 50 }, clock, epochNow: () => 1.7e9 + clock.now(), recording: { dir: longDir, maxTotalMb: 0 } });
+const t0 = performance.now();
+const host = server.host;
+const p = host.geo.origin;
+let k = 0;
+host.runner.addSink({
+  publish(f) {
+    // an ego report every 0.1 s of simulation time
+    if (Math.round(f.snapshot.time * 50) % 5 === 0) void host.inputs.updateEgo({ egoId: 'ego', x: (k++ % 100) * 0.1, y: 0, yaw: 0, speed: 1 }, host.runner.simNow()).catch(() => {});
+  },
+});
+while (host.runner.simNow() < replayMinutes * 60) await sleep(50);
+const recordWall = (performance.now() - t0) / 1000;
+await server.close();
+void p;
+const longFiles = readdirSync(longDir).filter((n) => n.endsWith('.mcap')).sort();
+const longBytes = longFiles.reduce((a, n) => a + statSync(join(longDir, n)).size, 0);
+const replay = await replayRecording(join(longDir, longFiles[0]));
+
+const result = {
+  recording: {
+    npcs: 63, publish_hz: 50, seconds,
+    mcap_mb_per_min: on.bytes_per_min / 1e6,
+    cpu_share_without: off.cpu_share, cpu_share_with: on.cpu_share, cpu_cost_share_of_a_core: on.cpu_share - off.cpu_share,
+    frames_per_s_without: off.frames_per_s, frames_per_s_with: on.frames_per_s, overruns_without: off.overruns, overruns_with: on.overruns,
+    step_mean_ms_without: off.step_mean_ms, step_mean_ms_with: on.step_mean_ms, files: recFiles.length,
+  },
+  foxglove: {
+    viewers, npcs: 63, publish_hz: 50, egress_mb_per_s: fox.received_bytes_per_s / 1e6, egress_mb_per_s_per_viewer: fox.received_bytes_per_s / 1e6 / viewers,
+    cpu_share: fox.cpu_share, cpu_share_over_no_viewers: fox.cpu_share - off.cpu_share, frames_per_s: fox.frames_per_s, overruns: fox.overruns, dropped: fox.foxglove_dropped,
+  },
+  replay: {
+    sim_minutes: replayMinutes, recorded_in_s: recordWall, file_mb: longBytes / 1e6, mb_per_sim_min: longBytes / 1e6 / replayMinutes,
+    frames: replay.frames, npc_states: replay.npcStates, differences: replay.differences, wall_s: replay.wallS, speed_x_real_time: replay.speed,
+  },
+};
+rmSync(work, { recursive: true, force: true });
+if (values.json) console.log(JSON.stringify(result));
+else console.log(JSON.stringify(result, null, 2));
