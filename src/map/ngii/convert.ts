@@ -17,6 +17,7 @@ import { detectCrs, toUtm52n, type Crs } from './crs.js';
 import { FieldReader } from './fields.js';
 import { dedupe, minAreaRectangle, polylineLength, type Pt } from './geometry.js';
 import { layerPath, readLayer, type LayerRead } from './read-layer.js';
+import { cutEdgesAtLaneCrossings, deriveRoadEdges } from '../drivable.js';
 
 export const LAYERS = ['A1_NODE', 'A2_LINK', 'B2_SURFACELINEMARK', 'C3_VEHICLEPROTECTIONSAFETY', 'C4_SPEEDBUMP'] as const;
 type LayerName = (typeof LAYERS)[number];
@@ -65,7 +66,7 @@ export async function convertNgii(dir: string, opts: ConvertOptions = {}) {
     const path = layerPath(dir, name, files);
     if (!path) {
       summary.missing.push(name);
-      summary.warnings.push(`${name} is missing: no ${name === 'A2_LINK' ? 'lanes' : name === 'C3_VEHICLEPROTECTIONSAFETY' ? 'road edges (NPCs will not see kerbs or barriers)' : name === 'C4_SPEEDBUMP' ? 'speed bumps' : name === 'B2_SURFACELINEMARK' ? 'painted lines' : 'nodes'} in the output`);
+      summary.warnings.push(`${name} is missing: no ${name === 'A2_LINK' ? 'lanes' : name === 'C3_VEHICLEPROTECTIONSAFETY' ? 'kerbs or barriers from the data (a boundary is derived from the lanes instead)' : name === 'C4_SPEEDBUMP' ? 'speed bumps' : name === 'B2_SURFACELINEMARK' ? 'painted lines' : 'nodes'} in the output`);
       continue;
     }
     reads[name] = await readLayer(path, name, opts.onProgress ? (n) => opts.onProgress!(name, n) : undefined);
@@ -248,6 +249,20 @@ export async function convertNgii(dir: string, opts: ConvertOptions = {}) {
     }
   }
 
+  // the drivable area where the data leaves gaps (src/map/drivable.ts): edges that lanes drive across are
+  // cut open; without C3 a boundary is derived from the lanes
+  const cut = cutEdgesAtLaneCrossings(roads);
+  if (cut.cuts > 0) summary.warnings.push(`C3: road edges crossed by lanes were cut open at ${cut.cuts} crossings (a grade-separated crossing drawn flat, or a data error)`);
+  roads.splice(0, roads.length, ...(cut.roads as RoadOut[]));
+  let derived: { method: string; lane_width_m: number; shoulder_m: number; polylines: number } | undefined;
+  if (!reads.C3_VEHICLEPROTECTIONSAFETY && roads.some((r) => r.type === 'lane')) {
+    const d = deriveRoadEdges(roads);
+    for (const e of d.edges) addRoad('road_edge', e.geometry.map((p) => [p.x, p.y]), 15, 'derived');
+    derived = { method: 'union of the lanes widened to the painted lines beside them (else half the lane width) plus a shoulder (VILS)', lane_width_m: d.laneWidth, shoulder_m: d.shoulder, polylines: d.edges.length };
+    summary.warnings.push(`no C3: derived ${d.edges.length} road-edge outlines from the lanes (to the painted lines, else ${d.laneWidth} m lanes, plus ${d.shoulder} m), marked derived_road_edges in the map metadata`);
+  }
+  roads.forEach((r, i) => (r.id = i));
+
   const counts: Record<string, number> = {};
   for (const r of roads) inc(counts, r.type);
   const sourceFiles = LAYERS.filter((l) => reads[l]).map((l) => basename(layerPath(dir, l, files)!));
@@ -262,6 +277,8 @@ export async function convertNgii(dir: string, opts: ConvertOptions = {}) {
       crs: 'local metres (x east, y grid north) about origin, UTM zone 52N grid (EPSG:32652)',
       origin: { lat: origin.lat, lon: origin.lon, utm_e: r3(geo.originUtm.easting), utm_n: r3(geo.originUtm.northing) },
       counts,
+      ...(derived ? { derived_road_edges: derived } : {}),
+      ...(cut.cuts > 0 ? { road_edges_cut_at_lane_crossings: cut.cuts } : {}),
       nodes,
       lane_graph: { lanes },
     },
