@@ -48,6 +48,16 @@ export class MotionPredictor {
   readonly maxPath: number;
   /** per slot: the speed from which it can still slow down for every bend of its lane path ahead [m/s] */
   readonly curveLimit: Float32Array;
+  /**
+   * Per slot and step k (index j·steps + k − 1): the stretch of path the vehicle may be on, between braking to
+   * a stop and keeping its speed, as a centre, a direction and the extra half length it adds to the box.
+   */
+  readonly envX: Float32Array;
+  readonly envY: Float32Array;
+  readonly envYaw: Float32Array;
+  readonly envHalf: Float32Array;
+  /** per slot: the box [minX, minY, maxX, maxY] holding every predicted pose (centres only) */
+  readonly bounds: Float32Array;
   private readonly pos: LanePosition = { lane: 0, s: 0, offset: 0 };
   private plans: Plans | null = null;
   private readonly plan: PlannedLanes = { lanes: new Int32Array(0), offset: 0, count: 0, at: 0 };
@@ -64,6 +74,11 @@ export class MotionPredictor {
     this.pathY = new Float32Array(capacity * this.maxPath);
     this.pathN = new Int32Array(capacity);
     this.curveLimit = new Float32Array(capacity).fill(Infinity);
+    this.envX = new Float32Array(capacity * steps);
+    this.envY = new Float32Array(capacity * steps);
+    this.envYaw = new Float32Array(capacity * steps);
+    this.envHalf = new Float32Array(capacity * steps);
+    this.bounds = new Float32Array(capacity * 4);
   }
 
   /**
@@ -98,6 +113,7 @@ export class MotionPredictor {
     for (let j = 0; j < world.count; j++) {
       if (!world.present[j]) continue;
       this.predict(world, j);
+      this.envelope(j, world.x[j], world.y[j]);
       this.curveLimit[j] = this.onLane[j] && world.kind[j] === AgentKind.Controlled ? this.bendLimit(j, aLat, decel) : Infinity;
     }
   }
@@ -169,6 +185,32 @@ export class MotionPredictor {
         }
       }
     }
+  }
+
+  /** The stretch between the braking and the keep-speed predictions at each step, and the slot's bounds. */
+  private envelope(j: number, x0: number, y0: number): void {
+    const K = this.steps;
+    let minX = x0, minY = y0, maxX = x0, maxY = y0;
+    for (let k = 0; k < K; k++) {
+      const b = (j * 2 + BRAKE) * K + k, c = (j * 2 + KEEP_SPEED) * K + k, e = j * K + k;
+      const bx = this.px[b], by = this.py[b], cx = this.px[c], cy = this.py[c];
+      const ex = cx - bx, ey = cy - by;
+      const span = Math.hypot(ex, ey);
+      if (span > 0.05) {
+        this.envX[e] = bx + 0.5 * ex;
+        this.envY[e] = by + 0.5 * ey;
+        this.envYaw[e] = Math.atan2(ey, ex);
+        this.envHalf[e] = 0.5 * span;
+      } else {
+        this.envX[e] = bx;
+        this.envY[e] = by;
+        this.envYaw[e] = this.pyaw[b];
+        this.envHalf[e] = 0;
+      }
+      if (cx < minX) minX = cx; if (cx > maxX) maxX = cx; if (cy < minY) minY = cy; if (cy > maxY) maxY = cy;
+      if (bx < minX) minX = bx; if (bx > maxX) maxX = bx; if (by < minY) minY = by; if (by > maxY) maxY = by;
+    }
+    this.bounds[j * 4] = minX; this.bounds[j * 4 + 1] = minY; this.bounds[j * 4 + 2] = maxX; this.bounds[j * 4 + 3] = maxY;
   }
 
   /**

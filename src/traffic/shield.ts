@@ -116,6 +116,8 @@ export class SafetyShield {
   private readonly others: Int32Array;
   /** per other: the check level (see boxes()) */
   private readonly tight: Uint8Array;
+  /** per entry of `others`: NPC i's half length and width, the other's, and NPC i's half diagonal at its level */
+  private readonly otherBox: Float32Array;
   /** per other: 1 when it is an NPC that yields to this one (only its braking prediction counts) */
   private readonly yields: Uint8Array;
   /** right of way decided in the last step, per pair (i·capacity + j): 1 when i went first (hysteresis) */
@@ -140,6 +142,7 @@ export class SafetyShield {
     this.edgeIds = new Int32Array(Math.max(1, roads?.collidable.length ?? 1));
     this.others = new Int32Array(capacity);
     this.tight = new Uint8Array(capacity);
+    this.otherBox = new Float32Array(capacity * 5);
     this.yields = new Uint8Array(capacity);
     this.priorityMemo = new Uint8Array(capacity * capacity);
     this.capacity = capacity;
@@ -289,14 +292,18 @@ export class SafetyShield {
   /** The vehicles that matter to NPC i in this step, and the road edges within reach of its rollouts. */
   private gather(world: World, i: number): void {
     const vi = world.speed(i);
-    const reachI = vi * this.options.horizonS + world.length[i] + 5;
     const ci = Math.cos(world.yaw[i]), si = Math.sin(world.yaw[i]);
+    // where NPC i's rollouts can go: its predicted bounds, widened by how far it may stray from them
+    const pb = this.predictor.bounds;
+    const spread = world.length[i] + this.options.laneCorridor + 2 + this.options.marginLon;
+    const aMinX = Math.min(pb[i * 4], world.x[i]) - spread, aMinY = Math.min(pb[i * 4 + 1], world.y[i]) - spread;
+    const aMaxX = Math.max(pb[i * 4 + 2], world.x[i]) + spread, aMaxY = Math.max(pb[i * 4 + 3], world.y[i]) + spread;
     let m = 0;
     for (let j = 0; j < world.count; j++) {
       if (j === i || !world.present[j] || (world.done[j] && world.kind[j] !== AgentKind.External)) continue;
+      const hj = 0.5 * (world.length[j] + world.width[j]);
+      if (pb[j * 4] - hj > aMaxX || pb[j * 4 + 2] + hj < aMinX || pb[j * 4 + 1] - hj > aMaxY || pb[j * 4 + 3] + hj < aMinY) continue;
       const dx = world.x[j] - world.x[i], dy = world.y[j] - world.y[i];
-      const reach = reachI + world.speed(j) * this.options.horizonS + world.length[j];
-      if (dx * dx + dy * dy > reach * reach) continue;
       // a vehicle behind going the same way follows us: it is its job to keep clear
       const along = dx * ci + dy * si;
       const sameWay = Math.cos(world.yaw[j] - world.yaw[i]) > 0.5;
@@ -309,6 +316,9 @@ export class SafetyShield {
       const first = world.kind[j] === AgentKind.Controlled && this.hasPriority(world, i, j);
       this.priorityMemo[i * this.capacity + j] = first ? 1 : 0;
       this.yields[j] = first ? 1 : 0;
+      const [hl, hw, hlj, hwj] = this.boxes(world, i, j, level);
+      const ob = this.otherBox;
+      ob[m * 5] = hl; ob[m * 5 + 1] = hw; ob[m * 5 + 2] = hlj; ob[m * 5 + 3] = hwj; ob[m * 5 + 4] = Math.hypot(hl, hw);
       this.others[m++] = j;
     }
     this.othersN = m;
@@ -405,8 +415,12 @@ export class SafetyShield {
     const corridor = onLane ? Math.max(o.laneCorridor, pred.offsetFromPath(i, 0, world.x[i], world.y[i]) + 0.05) : Infinity;
     for (let k = 1; k <= this.steps; k++) {
       if (this.touchesVehicle(world, i, s.x, s.y, s.yaw, k)) return -k;
-      if (k <= this.edgeSteps && this.touchesEdge(s.x, s.y, s.yaw, ehl, ehw)) return k;
-      if (k <= this.edgeSteps && pred.offsetFromPath(i, travelled, s.x, s.y) > corridor) return LANE_FAIL + k;
+      // edges and the lane every other step: a car moves less than its (scaled) length in two steps, so a
+      // line it would cross is met at one of the steps checked
+      if (k <= this.edgeSteps && (k & 1) === 1) {
+        if (this.touchesEdge(s.x, s.y, s.yaw, ehl, ehw)) return k;
+        if (pred.offsetFromPath(i, travelled, s.x, s.y) > corridor) return LANE_FAIL + k;
+      }
       if (speed <= 0.05 && k > 1 && !this.othersMoving(world)) return SAFE;
       if (k === this.steps) break;
       // continuation: brake, and steer along the lane path (pure pursuit) when there is one
@@ -459,23 +473,19 @@ export class SafetyShield {
   private touchesVehicle(world: World, i: number, x: number, y: number, yaw: number, k: number): boolean {
     const pred = this.predictor;
     const K = pred.steps;
+    const ob = this.otherBox;
     for (let m = 0; m < this.othersN; m++) {
       const j = this.others[m];
-      const [hl, hw, hlj, hwj] = this.boxes(world, i, j, this.tight[j]);
-      const b = (j * 2 + BRAKE) * K + k - 1;
-      let jx = pred.px[b], jy = pred.py[b], jyaw = pred.pyaw[b], jhl = hlj;
-      if (!this.yields[j]) {
-        const c = (j * 2 + KEEP_SPEED) * K + k - 1;
-        const ex = pred.px[c] - jx, ey = pred.py[c] - jy;
-        const span = Math.hypot(ex, ey);
-        if (span > 0.05) {
-          jx += 0.5 * ex;
-          jy += 0.5 * ey;
-          jyaw = Math.atan2(ey, ex);
-          jhl = hlj + 0.5 * span;
-        }
+      const hl = ob[m * 5], hw = ob[m * 5 + 1], hlj = ob[m * 5 + 2], hwj = ob[m * 5 + 3];
+      let jx: number, jy: number, jyaw: number, jhl: number;
+      if (this.yields[j]) {
+        const b = (j * 2 + BRAKE) * K + k - 1;
+        jx = pred.px[b]; jy = pred.py[b]; jyaw = pred.pyaw[b]; jhl = hlj;
+      } else {
+        const e = j * K + k - 1;
+        jx = pred.envX[e]; jy = pred.envY[e]; jyaw = pred.envYaw[e]; jhl = hlj + pred.envHalf[e];
       }
-      const reach = Math.hypot(hl, hw) + Math.hypot(jhl, hwj);
+      const reach = ob[m * 5 + 4] + jhl + hwj;
       const dx = jx - x, dy = jy - y;
       if (dx * dx + dy * dy > reach * reach) continue;
       if (obbOverlap(x, y, yaw, hl, hw, jx, jy, jyaw, jhl, hwj)) return true;
