@@ -66,17 +66,28 @@ def encode_cmd(seq, steer, throttle, brake, gear=1, handbrake=0, aux_accel=float
                  + CMD_BODY.pack(steer, throttle, brake, gear, handbrake, aux_accel, aux_speed))
 
 
-def decode_cmd(data, version=5):
-    if len(data) < CMD_BYTES:
-        raise ValueError("short")
+def _header(data, version, msg_type):
+    """The header fields after the magic / version / type checks (ValueError names the failed one)."""
     magic, ver, mtype, seq, vid, ts = HEADER.unpack_from(data, 0)
     if magic != MAGIC:
         raise ValueError("magic")
     if ver != version:
         raise ValueError("version")
-    if mtype != MSG_CMD:
+    if mtype != msg_type:
         raise ValueError("type")
-    if CRC.unpack_from(data, 72)[0] != zlib.crc32(data[:72]) & 0xFFFFFFFF:
+    return ver, seq, vid, ts
+
+
+def _crc_ok(data, end):
+    return CRC.unpack_from(data, end)[0] == zlib.crc32(data[:end]) & 0xFFFFFFFF
+
+
+def decode_cmd(data, version=5):
+    """At least 76 bytes, then magic / version / type, then the CRC (as VDSim's C++ decode_cmd)."""
+    if len(data) < CMD_BYTES:
+        raise ValueError("short")
+    ver, seq, vid, ts = _header(data, version, MSG_CMD)
+    if not _crc_ok(data, 72):
         raise ValueError("crc")
     steer, throttle, brake, gear, handbrake, aux_accel, aux_speed = CMD_BODY.unpack_from(data, HEADER.size)
     return {"version": ver, "seq": seq, "vehicle_id": vid if ver >= 4 else 0, "timestamp": ts, "steer": steer,
@@ -101,15 +112,9 @@ def decode_state(data, version=None):
         raise ValueError("version")
     if len(data) != state_bytes(ver):
         raise ValueError("length")
-    if CRC.unpack_from(data, len(data) - 4)[0] != zlib.crc32(data[:-4]) & 0xFFFFFFFF:
+    if not _crc_ok(data, len(data) - 4):
         raise ValueError("crc")
-    magic, hver, mtype, seq, vid, ts = HEADER.unpack_from(data, 0)
-    if magic != MAGIC:
-        raise ValueError("magic")
-    if hver != ver:
-        raise ValueError("version")
-    if mtype != MSG_STATE:
-        raise ValueError("type")
+    ver, seq, vid, ts = _header(data, ver, MSG_STATE)
     names = state_fields(ver)
     vals = struct.unpack_from("<%dd" % len(names), data, HEADER.size)
     out = {"version": ver, "seq": seq, "vehicle_id": vid if ver >= 4 else 0, "timestamp": ts}
