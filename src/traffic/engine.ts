@@ -374,9 +374,13 @@ export class TrafficEngine {
   /** The governor on a continuous acceleration (the shield's controls): 0 above the limit, −1.333 well above. */
   private governAccel(slot: number, accel: number): number {
     const v = this.world.speed(slot);
-    // a bend ahead (the shield's curve limit): slow down to its speed within about half a second
-    const curve = this.shield ? this.shield.curveLimit(slot) : Infinity;
-    if (v > curve) accel = Math.min(accel, Math.max(ACCEL_VALUES[0], (curve - v) / 0.5));
+    // a bend ahead (the shield's curve limit): slow down to its speed within about half a second; a vehicle
+    // ahead on the lane: keep the car-following (IDM) distance
+    if (this.shield) {
+      const curve = this.shield.curveLimit(slot);
+      if (v > curve) accel = Math.min(accel, Math.max(ACCEL_VALUES[0], (curve - v) / 0.5));
+      accel = Math.min(accel, Math.max(ACCEL_VALUES[0], this.shield.followLimit(slot)));
+    }
     const limit = this.maxSpeed[slot];
     if (limit === Infinity || v <= limit) return accel;
     return Math.min(accel, v > limit + 1.5 ? ACCEL_VALUES[2] : 0);

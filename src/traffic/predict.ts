@@ -24,6 +24,11 @@ export const KEEP_SPEED = 0;
 export const BRAKE = 1;
 
 const SPACING = 1;
+/** car-following (IDM): comfortable acceleration and deceleration, standstill gap, time headway */
+const IDM_A = 2;
+const IDM_B = 2.5;
+const IDM_S0 = 2.5;
+const IDM_T = 1.2;
 /** the lane path is looked at at least this far ahead (for the curve speed limit) [m] */
 const PATH_MIN_M = 60;
 /** the sideways offset fades out over this much travel (a stopped car does not slide sideways) [m] */
@@ -58,6 +63,11 @@ export class MotionPredictor {
   readonly envHalf: Float32Array;
   /** per slot: the box [minX, minY, maxX, maxY] holding every predicted pose (centres only) */
   readonly bounds: Float32Array;
+  /**
+   * Per NPC: the highest acceleration car-following allows behind the nearest vehicle on its lane path ahead
+   * (the Intelligent Driver Model's interaction term), Infinity with nothing ahead [m/s²].
+   */
+  readonly followLimit: Float32Array;
   private readonly pos: LanePosition = { lane: 0, s: 0, offset: 0 };
   private plans: Plans | null = null;
   private readonly plan: PlannedLanes = { lanes: new Int32Array(0), offset: 0, count: 0, at: 0 };
@@ -79,6 +89,7 @@ export class MotionPredictor {
     this.envYaw = new Float32Array(capacity * steps);
     this.envHalf = new Float32Array(capacity * steps);
     this.bounds = new Float32Array(capacity * 4);
+    this.followLimit = new Float32Array(capacity).fill(Infinity);
   }
 
   /**
@@ -116,6 +127,50 @@ export class MotionPredictor {
       this.envelope(j, world.x[j], world.y[j]);
       this.curveLimit[j] = this.onLane[j] && world.kind[j] === AgentKind.Controlled ? this.bendLimit(j, aLat, decel) : Infinity;
     }
+    for (let j = 0; j < world.count; j++) {
+      this.followLimit[j] = world.present[j] && world.kind[j] === AgentKind.Controlled && this.onLane[j] ? this.follow(world, j) : Infinity;
+    }
+  }
+
+  /**
+   * IDM car-following for slot j behind the nearest vehicle whose centre lies on its lane path ahead (within
+   * half the two widths plus 0.5 m of it): a = a·(1 − (s_/s)²) with s_ = s0 + v·T + v·Δv / (2·sqrt(a·b)), the
+   * closing speed Δv measured along the path.
+   */
+  private follow(world: World, j: number): number {
+    const n = this.pathN[j];
+    const b = j * this.maxPath;
+    const bx0 = this.bounds[j * 4] - 3, by0 = this.bounds[j * 4 + 1] - 3, bx1 = this.bounds[j * 4 + 2] + 3, by1 = this.bounds[j * 4 + 3] + 3;
+    const v = world.speed(j);
+    let gapBest = Infinity, dvBest = 0;
+    for (let o = 0; o < world.count; o++) {
+      if (o === j || !world.present[o] || (world.done[o] && world.kind[o] !== AgentKind.External)) continue;
+      const ox = world.x[o], oy = world.y[o];
+      if (ox < bx0 || ox > bx1 || oy < by0 || oy > by1) continue;
+      // nearest point of the path (sampled every SPACING m)
+      let bestD = Infinity, bestK = -1;
+      for (let k = 0; k < n; k++) {
+        const dx = this.pathX[b + k] - ox, dy = this.pathY[b + k] - oy;
+        const d = dx * dx + dy * dy;
+        if (d < bestD) { bestD = d; bestK = k; }
+      }
+      if (bestK <= 0) continue; // behind or beside the start: not ahead
+      const lateral = Math.sqrt(bestD);
+      if (lateral > 0.5 * (world.width[j] + world.width[o]) + 0.5) continue;
+      const gap = bestK * SPACING - 0.5 * (world.length[j] + world.length[o]);
+      if (gap >= gapBest) continue;
+      // its speed along our path
+      const k1 = Math.min(n - 1, bestK + 1), k0 = k1 - 1;
+      const tx = this.pathX[b + k1] - this.pathX[b + k0], ty = this.pathY[b + k1] - this.pathY[b + k0];
+      const tl = Math.hypot(tx, ty) || 1;
+      const vAlong = (world.vx[o] * tx + world.vy[o] * ty) / tl;
+      gapBest = gap;
+      dvBest = v - vAlong;
+    }
+    if (gapBest === Infinity) return Infinity;
+    const sStar = IDM_S0 + Math.max(0, v * IDM_T + (v * dvBest) / (2 * Math.sqrt(IDM_A * IDM_B)));
+    const s = Math.max(0.1, gapBest);
+    return IDM_A * (1 - (sStar / s) ** 2);
   }
 
   private predict(world: World, j: number): void {

@@ -191,6 +191,11 @@ export class SafetyShield {
     return this.predictor.curveLimit[i];
   }
 
+  /** The acceleration car-following allows NPC i behind the vehicle ahead on its lane (see MotionPredictor) [m/s²]. */
+  followLimit(i: number): number {
+    return this.predictor.followLimit[i];
+  }
+
   /**
    * The controls NPC `i` drives with this step, from its logits at `logits[base .. base+91)` and the
    * policy's own choice `best` (argmax, or a sample): writes `accel` [m/s²] and `steer` [rad, the classic
