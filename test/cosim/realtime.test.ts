@@ -7,7 +7,8 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseComms } from '../../src/cosim/comms/config.js';
 import { loadTemplates } from '../../src/cosim/comms/templates/registry.js';
 import { type RealtimeConfig, RealtimeServer } from '../../src/cosim/realtime.js';
-import { RealTimeLoop, VirtualClock } from '../../src/plant/index.js';
+import { InternalController } from '../../src/cosim/internal-controller.js';
+import { RealTimeLoop, SimSession, VirtualClock, neutralCommand } from '../../src/plant/index.js';
 import { readSpecState, specCmd } from './helpers/spec-vectors.js';
 import { UdpPeer, freePort, sleep, vehicleSpec, world } from './helpers/udp.js';
 
@@ -219,6 +220,28 @@ describe('internal controller and scheduling', () => {
     expect(v0.watchdog.entries).toBe(0);
     expect(v1.watchdog.entries).toBe(1); // the external one, without a client, brakes after 0.1 s
     expect(v1.session.truth.vx).toBeLessThan(7); // fail-safe brake 0.3 ≈ 1.25 m/s² for 5.9 s
+  });
+  it('the internal driver with a path follows it by pure pursuit at the waypoint speeds (a 40 m circle, 30 s)', () => {
+    const path = Array.from({ length: 72 }, (_, i) => ({ x: 40 * Math.cos((i / 72) * 2 * Math.PI), y: 40 * Math.sin((i / 72) * 2 * Math.PI), vx: 9 }));
+    const spec = vehicleSpec(0, { x0: 40, yaw0: Math.PI / 2, vx0: 6 });
+    const session = SimSession.create({ vehicle: spec.vehicle, tires: spec.tires, initial: { x: 40, yaw: Math.PI / 2, vx: 6 } });
+    const driver = new InternalController(spec.vehicle, 6, path, 8);
+    const cmd = neutralCommand();
+    let worst = 0;
+    let angle = 0;
+    let prev = Math.atan2(session.truth.y, session.truth.x);
+    for (let k = 0; k < 6000; k++) {
+      session.setInput(driver.update(session.truth, cmd));
+      session.tick(0.005);
+      const a = Math.atan2(session.truth.y, session.truth.x);
+      angle += ((a - prev + 3 * Math.PI) % (2 * Math.PI)) - Math.PI;
+      prev = a;
+      if (k > 600) worst = Math.max(worst, Math.abs(Math.hypot(session.truth.x, session.truth.y) - 40));
+    }
+    expect(worst).toBeLessThan(1.5); // pure pursuit cuts inside by about L_d²/(2R) ≈ 0.8 m
+    expect(session.truth.vx).toBeGreaterThan(8.5); // the waypoint speed (9), not the spawn speed (6)
+    expect(session.truth.vx).toBeLessThan(9.5);
+    expect(angle / (2 * Math.PI)).toBeGreaterThan(0.95); // counter-clockwise, about one lap in 30 s at 9 m/s
   });
   it('an overrun is counted and the missed ticks skipped, never run in a burst (maxLagTicks 1)', async () => {
     const clock = new VirtualClock(0);
