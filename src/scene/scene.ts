@@ -131,6 +131,11 @@ export class LiveScene {
     return this.egos.size;
   }
 
+  /** Egos the NPCs currently see (live ones, in the world); stale and forgotten ones are not. */
+  get visibleEgoCount(): number {
+    return this.engine.externalCount;
+  }
+
   /** Contacts between egos and NPCs, counted per ego-step. */
   get egoCollisionSteps(): number {
     return this.egos.collisionSteps;

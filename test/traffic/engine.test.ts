@@ -86,6 +86,26 @@ describe('live engine', () => {
     expect(engine.npcs()[0].collided).toBe(true);
   });
 
+  it('an injected ego appears in an NPC\'s partner block exactly as an identical NPC in its place would', () => {
+    const observe = (withEgo: boolean): Float32Array => {
+      const engine = new TrafficEngine(straightRoad, policy);
+      const other = { x: 25, y: -2.9, yaw: 0.12, speed: 6.5, length: 4.7, width: 1.9 };
+      if (withEgo) engine.setExternal('ego', { ...other, collisionScale: 1 });
+      engine.addNpc({ x: 0, y: -3.5, yaw: 0.03, speed: 9, goalX: 200, goalY: -3.5 });
+      if (!withEgo) engine.addNpc({ ...other, goalX: 300, goalY: -3.5 });
+      const w = engine.world;
+      const slot = [...Array(w.count).keys()].find((k) => w.kind[k] === AgentKind.Controlled && w.x[k] === 0)!;
+      const obs = new Float32Array(OBS_SIZE);
+      engine.sim.observe([slot], 1, obs, policy.sizeScale);
+      return obs;
+    };
+    const a = observe(true), b = observe(false);
+    // position, speed, heading, size (with the policy's 0.7 scale) of partner row 0, and every other row
+    expect(Array.from(a.subarray(PARTNER_OFFSET, PARTNER_OFFSET + 6))).toEqual(Array.from(b.subarray(PARTNER_OFFSET, PARTNER_OFFSET + 6)));
+    expect(a[PARTNER_OFFSET + 4]).toBeCloseTo((4.7 * 0.7) / 30, 6);
+    expect(Array.from(a)).toEqual(Array.from(b));
+  });
+
   it('keeps injected egos when more than 63 agents are within 50 m', () => {
     const agents = [{ x: 0, y: 0 }];
     for (let i = 0; i < 70; i++) agents.push({ x: (i % 10) * 3, y: 3 + Math.floor(i / 10) * 3 });
