@@ -90,10 +90,15 @@ export function egoColor(e: Pick<EgoState, 'stale' | 'collided'>): Color {
   return e.stale ? COLORS.egoStale : COLORS.ego;
 }
 
-const quat = (yaw: number) => ({ x: 0, y: 0, z: Math.sin(yaw / 2), w: Math.cos(yaw / 2) });
+// Coordinates to the millimetre, rotations to 1e-6, lat/lon to 1e-8° (about a millimetre): plenty for a view,
+// and about half the bytes of full doubles on the wire and in recordings.
+const r3 = (v: number) => Math.round(v * 1000) / 1000;
+const r6 = (v: number) => Math.round(v * 1e6) / 1e6;
+const r8 = (v: number) => Math.round(v * 1e8) / 1e8;
+const quat = (yaw: number) => ({ x: 0, y: 0, z: r6(Math.sin(yaw / 2)), w: r6(Math.cos(yaw / 2)) });
 const ZERO = { sec: 0, nsec: 0 };
 const HEIGHT = 1.5;
-const r3 = (v: number) => Math.round(v * 1000) / 1000;
+const p3 = (x: number, y: number, z: number) => ({ x: r3(x), y: r3(y), z });
 
 function entity(stamp: Time, id: string, extra: Record<string, unknown>) {
   return {
@@ -104,11 +109,11 @@ function entity(stamp: Time, id: string, extra: Record<string, unknown>) {
 }
 
 function box(x: number, y: number, yaw: number, length: number, width: number, color: Color) {
-  return { pose: { position: { x, y, z: HEIGHT / 2 }, orientation: quat(yaw) }, size: { x: length, y: width, z: HEIGHT }, color };
+  return { pose: { position: p3(x, y, HEIGHT / 2), orientation: quat(yaw) }, size: { x: r3(length), y: r3(width), z: HEIGHT }, color };
 }
 
 function label(x: number, y: number, text: string, color: Color) {
-  return { pose: { position: { x, y, z: HEIGHT + 0.8 }, orientation: quat(0) }, billboard: true, font_size: 14, scale_invariant: true, color, text };
+  return { pose: { position: p3(x, y, HEIGHT + 0.8), orientation: quat(0) }, billboard: true, font_size: 14, scale_invariant: true, color, text };
 }
 
 /** NPCs and egos as one SceneUpdate that replaces the previous one (deletion of all, then every entity). */
@@ -123,10 +128,10 @@ export function sceneUpdate(s: SceneSnapshot, wallTimeS: number) {
         { key: 'state', value: n.collided ? 'collided' : n.offroad ? 'offroad' : 'ok' }, { key: 'auto', value: String(n.auto) },
       ],
       cubes: [box(n.x, n.y, n.yaw, n.length, n.width, c)],
-      spheres: [{ pose: { position: { x: n.goalX, y: n.goalY, z: 0.3 }, orientation: quat(0) }, size: { x: 0.8, y: 0.8, z: 0.8 }, color: COLORS.goal }],
+      spheres: [{ pose: { position: p3(n.goalX, n.goalY, 0.3), orientation: quat(0) }, size: { x: 0.8, y: 0.8, z: 0.8 }, color: COLORS.goal }],
       lines: [{
         type: 0, pose: { position: { x: 0, y: 0, z: 0 }, orientation: quat(0) }, thickness: 0.1, scale_invariant: false,
-        points: [{ x: n.x, y: n.y, z: 0.3 }, { x: n.goalX, y: n.goalY, z: 0.3 }], color: COLORS.goal, colors: [], indices: [],
+        points: [p3(n.x, n.y, 0.3), p3(n.goalX, n.goalY, 0.3)], color: COLORS.goal, colors: [], indices: [],
       }],
       texts: [label(n.x, n.y, String(n.id), c)],
     }));
@@ -156,7 +161,7 @@ export function mapUpdate(map: LoadedMap, wallTimeS: number) {
       pts.push({ x: g[0].x - 1, y: g[0].y, z: 0 }, { x: g[0].x + 1, y: g[0].y, z: 0 }, { x: g[0].x, y: g[0].y - 1, z: 0 }, { x: g[0].x, y: g[0].y + 1, z: 0 });
       continue;
     }
-    for (let i = 1; i < g.length; i++) pts.push({ x: g[i - 1].x, y: g[i - 1].y, z: 0 }, { x: g[i].x, y: g[i].y, z: 0 });
+    for (let i = 1; i < g.length; i++) pts.push(p3(g[i - 1].x, g[i - 1].y, 0), p3(g[i].x, g[i].y, 0));
   }
   const entities = [...byType].map(([type, points]) => entity(stamp, `map/${type}`, {
     metadata: [{ key: 'layer', value: type }, { key: 'map', value: map.label }],
@@ -173,9 +178,9 @@ const COV0 = [0, 0, 0, 0, 0, 0, 0, 0, 0];
 function fix(stamp: Time, frameId: string, geo: GeoFrame, x: number, y: number, yaw: number, vx: number, vy: number, color: Color) {
   const ll = geo.toLatLon(x, y);
   return {
-    timestamp: stamp, frame_id: frameId, latitude: ll.lat, longitude: ll.lon, altitude: 0,
+    timestamp: stamp, frame_id: frameId, latitude: r8(ll.lat), longitude: r8(ll.lon), altitude: 0,
     position_covariance: COV0, position_covariance_type: 0,
-    heading: (geo.yawToHeading(yaw, x, y) * Math.PI) / 180, velocity: { x: vx, y: vy, z: 0 }, color, metadata: [],
+    heading: r6((geo.yawToHeading(yaw, x, y) * Math.PI) / 180), velocity: { x: r3(vx), y: r3(vy), z: 0 }, color, metadata: [],
   };
 }
 
@@ -194,7 +199,7 @@ export function egoTransforms(s: SceneSnapshot, wallTimeS: number) {
   return {
     transforms: s.egos.map((e) => ({
       timestamp: stamp, parent_frame_id: MAP_FRAME, child_frame_id: `ego/${e.egoId}`,
-      translation: { x: e.x, y: e.y, z: 0 }, rotation: quat(e.yaw),
+      translation: p3(e.x, e.y, 0), rotation: quat(e.yaw),
     })),
   };
 }

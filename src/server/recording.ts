@@ -11,7 +11,8 @@
  *   /vils/inputs/rest    vils.RestCommand      every REST command (not reads), with its reply
  *   /vils/config         vils.Config           the settings at the start and after every change (latched)
  *   /vils/events         vils.SceneEvent       egos connecting, going stale, colliding, …
- *   /vils/scene /vils/map /vils/fix /vils/fixes /vils/tf   Foxglove views (record-foxglove-hz, default 10)
+ *   /vils/scene /vils/map /vils/fix /vils/fixes /vils/tf   Foxglove views (record-foxglove-hz, default 10;
+ *                        /vils/fix for the egos only, every NPC's LocationFix is in /vils/fixes)
  * Metadata `vils.session`: the model (path, sha256, its own metadata), the map (path, sha256; the file
  * itself is attached to the first segment), the origin, the scene settings at the start, the session id.
  */
@@ -218,8 +219,11 @@ export class SceneRecorder implements FrameSink, HostAttachment {
       this.lastVizT = s.time;
       this.lastVizStep = s.step;
       w.write(this.ch['/vils/scene'], t, JSON.stringify(sceneUpdate(s, wall)));
-      for (const fix of locationFixes(s, wall, this.host.geo)) w.write(this.ch['/vils/fix'], t, JSON.stringify(fix));
-      w.write(this.ch['/vils/fixes'], t, JSON.stringify({ fixes: locationFixes(s, wall, this.host.geo) }));
+      const fixes = locationFixes(s, wall, this.host.geo);
+      // one LocationFix message per ego; every NPC's LocationFix is in /vils/fixes (63 messages a frame
+      // more would cost a fifth of the file for the same positions)
+      for (const fix of fixes.slice(0, s.egos.length)) w.write(this.ch['/vils/fix'], t, JSON.stringify(fix));
+      w.write(this.ch['/vils/fixes'], t, JSON.stringify({ fixes }));
       w.write(this.ch['/vils/tf'], t, JSON.stringify(egoTransforms(s, wall)));
     }
   }
