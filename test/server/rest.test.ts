@@ -64,7 +64,34 @@ describe('REST /api', () => {
     expect((await call('DELETE', `/api/npcs/${a.body.id}`)).body).toEqual({ removed: a.body.id });
     expect((await call('DELETE', `/api/npcs/${a.body.id}`)).status).toBe(404);
     expect((await call('DELETE', '/api/npcs/abc')).status).toBe(400);
-    expect((await call('DELETE', '/api/npcs')).body).toEqual({ removed: 1 });
+    expect((await call('DELETE', '/api/npcs')).body).toMatchObject({ removed: 1, npc_target: 5, refill: true });
+  });
+
+  it('refuses a spawn on top of a vehicle, or against a one-way lane, and says why', async () => {
+    await call('PUT', '/api/config', { npc_target: 0 });
+    await call('DELETE', '/api/npcs');
+    const a = await call('POST', '/api/npcs', { x: 40, y: 41, speed: 4 });
+    expect(a.status).toBe(200);
+    const on = await call('POST', '/api/npcs', { x: 41, y: 41.5, speed: 4 });
+    expect(on.status).toBe(400);
+    expect(on.body.message).toMatch(new RegExp(`on top of NPC ${a.body.id}`));
+    const { scene } = server.host;
+    const lane = scene.lanes.locate(40, 41, undefined, 5)!;
+    const laneYaw = scene.lanes.headingAt(lane.lane, lane.s);
+    const wrong = await call('POST', '/api/npcs', { x: 60, y: 60, yaw: laneYaw + Math.PI, speed: 4 });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.message).toMatch(/runs the other way/);
+    expect((await call('DELETE', '/api/npcs')).body).toMatchObject({ removed: 1, npc_target: 0, refill: false });
+    await call('PUT', '/api/config', { npc_target: 5 });
+  });
+
+  it('keeps NPC ids stable across a reset (the same scenario gets the same ids)', async () => {
+    await call('POST', '/api/reset');
+    const first = (await call('GET', '/api/npcs')).body.npcs.map((n: { id: number }) => n.id);
+    await call('POST', '/api/reset');
+    const again = (await call('GET', '/api/npcs')).body.npcs.map((n: { id: number }) => n.id);
+    expect(first).toEqual([1, 2, 3, 4, 5]);
+    expect(again).toEqual(first);
   });
 
   it('init, start, pause and reset drive the loop', async () => {

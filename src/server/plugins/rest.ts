@@ -16,6 +16,7 @@ const notFound = (what: string) => ({ statusCode: 404, error: 'Not Found', messa
 interface SpawnBody {
   x?: number; y?: number; lat?: number; lon?: number; heading?: number; yaw?: number; speed?: number; length?: number; width?: number;
   goal?: { x?: number; y?: number; lat?: number; lon?: number };
+  keep_driving?: boolean;
 }
 
 export async function restPlugin(app: FastifyInstance, opts: { host: SceneHost }): Promise<void> {
@@ -101,7 +102,7 @@ export async function restPlugin(app: FastifyInstance, opts: { host: SceneHost }
       if (!g) throw new InputError('goal: give either x and y (map metres) or lat and lon');
       goal = g;
     }
-    return { id: await inputs.spawnNpc({ x: pos.x, y: pos.y, yaw, speed: b.speed ?? 0, length: b.length, width: b.width, goal }) };
+    return { id: await inputs.spawnNpc({ x: pos.x, y: pos.y, yaw, speed: b.speed ?? 0, length: b.length, width: b.width, goal, keepDriving: b.keep_driving }) };
   });
 
   app.delete<{ Params: { id: string } }>('/api/npcs/:id', {
@@ -112,7 +113,20 @@ export async function restPlugin(app: FastifyInstance, opts: { host: SceneHost }
     return { removed: id };
   });
 
-  app.delete('/api/npcs', { schema: { tags: ['npcs'], response: { 200: { type: 'object', properties: { removed: { type: 'integer' } } } } } }, async () => ({ removed: await inputs.removeAllNpcs() }));
+  app.delete('/api/npcs', {
+    schema: {
+      tags: ['npcs'],
+      description: 'Removes every NPC. Auto-spawn refills the map up to npc_target on the next step; set npc_target to 0 (PUT /api/config) to keep it empty.',
+      response: { 200: { type: 'object', properties: { removed: { type: 'integer' }, npc_target: { type: 'integer' }, refill: { type: 'boolean' }, message: { type: 'string' } } } },
+    },
+  }, async () => {
+    const removed = await inputs.removeAllNpcs();
+    const target = scene.config.npc_target;
+    return {
+      removed, npc_target: target, refill: target > 0,
+      message: target > 0 ? `removed ${removed} NPCs; auto-spawn refills to npc_target ${target} on the next step (set npc_target to 0 to keep the map empty)` : `removed ${removed} NPCs; npc_target is 0, so none come back`,
+    };
+  });
 
   // ---- egos ----
 
