@@ -109,12 +109,13 @@ class SegmentGrid {
 
   add(a: Point2, b: Point2): void {
     const c = this.cell;
+    const seg: [Point2, Point2] = [a, b];
     for (let gx = Math.floor(Math.min(a.x, b.x) / c); gx <= Math.floor(Math.max(a.x, b.x) / c); gx++) {
       for (let gy = Math.floor(Math.min(a.y, b.y) / c); gy <= Math.floor(Math.max(a.y, b.y) / c); gy++) {
         const k = `${gx},${gy}`;
         let list = this.cells.get(k);
         if (!list) this.cells.set(k, (list = []));
-        list.push([a, b]);
+        list.push(seg);
       }
     }
   }

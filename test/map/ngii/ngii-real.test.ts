@@ -16,7 +16,9 @@ describe.skipIf(!HAVE_SHARED)('NGII converter on the real K-City release (UTM 52
     const { map, summary } = await convertNgii(KCITY);
     const seconds = (performance.now() - t0) / 1000;
     expect(seconds).toBeLessThan(5);
-    expect(map.map.counts).toEqual({ lane: 809, road_line: 1574, road_edge: 688, speed_bump: 6 });
+    // 688 edges written; the few that lanes drive straight across (a grade-separated crossing) cut open there
+    expect(map.map.counts).toEqual({ lane: 809, road_line: 1574, road_edge: 692, speed_bump: 6 });
+    expect(map.map.road_edges_cut_at_lane_crossings).toBe(12);
     expect(Object.fromEntries(Object.entries(summary.layers).map(([k, v]) => [k, v!.read]))).toEqual({
       A1_NODE: 712, A2_LINK: 809, B2_SURFACELINEMARK: 1574, C3_VEHICLEPROTECTIONSAFETY: 690, C4_SPEEDBUMP: 6,
     });
@@ -54,8 +56,31 @@ describe.skipIf(!HAVE_SHARED)('NGII converter on the real K-City release (UTM 52
 describe.skipIf(!HAVE_SHARED)('NGII converter on the real FMTC release (partial, WGS84 degrees, UTF-8)', () => {
   it('projects degrees within 1 cm of an independent UTM computation and lands around the FMTC origin', async () => {
     const { map, summary } = await convertNgii(FMTC, { origin: FMTC_ORIGIN });
-    expect(map.map.counts).toEqual({ lane: 220, road_line: 466 });
+    // no C3 in this release: a drivable boundary derived from the lanes and their painted lines
+    expect(map.map.counts).toMatchObject({ lane: 220, road_line: 466 });
+    expect(map.map.counts.road_edge).toBeGreaterThan(10);
+    expect(map.map.derived_road_edges).toMatchObject({ lane_width_m: 3.5, shoulder_m: 0.5 });
     expect(summary.missing).toEqual(['C3_VEHICLEPROTECTIONSAFETY', 'C4_SPEEDBUMP']);
+    const edges = map.roads.filter((r) => r.type === 'road_edge');
+    const laneRoads = map.roads.filter((r) => r.type === 'lane');
+    const distances: number[] = [];
+    for (const l of laneRoads) {
+      for (const p of l.geometry) {
+        let best = Infinity;
+        for (const e of edges) {
+          for (let i = 1; i < e.geometry.length; i++) {
+            const a = e.geometry[i - 1], b = e.geometry[i];
+            const dx = b.x - a.x, dy = b.y - a.y;
+            const t = Math.max(0, Math.min(1, ((p.x - a.x) * dx + (p.y - a.y) * dy) / (dx * dx + dy * dy || 1)));
+            best = Math.min(best, Math.hypot(p.x - a.x - t * dx, p.y - a.y - t * dy));
+          }
+        }
+        distances.push(best);
+      }
+    }
+    distances.sort((a, b) => a - b);
+    expect(distances[0]).toBeGreaterThan(0.9); // never across a lane (a lane's end cap is 1 m beyond its end)
+    expect(distances[distances.length >> 1]).toBeGreaterThan(2); // half a lane plus the shoulder, or more
     expect(summary.layers.A2_LINK?.encoding).toMatch(/^utf-8 \(\.cpg/);
     expect(map.map.source_crs).toMatch(/EPSG:4326/);
     const lanes = map.map.lane_graph.lanes as Array<Record<string, any>>;
