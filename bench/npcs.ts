@@ -1,0 +1,106 @@
+/**
+ * NPC quality benchmark: `npm run bench:npcs [-- --json] [-- --minutes 10] [-- --seeds 1,2,3] [-- --jobs 2]`.
+ * Runs `vils drive` on the demo track, K-City and FMTC (converted from ../shared into a temporary folder;
+ * NGII maps are never written into the project) with 30 NPCs, and K-City with 63, for each seed, in child
+ * processes, and prints the quality figures next to their goals. Without ../shared only the demo track runs.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { promisify } from 'node:util';
+import { convertNgii } from '../src/map/ngii/convert.js';
+import { projectRoot } from '../src/util/project-root.js';
+
+const run = promisify(execFile);
+const { values } = parseArgs({
+  args: process.argv.slice(2),
+  options: { json: { type: 'boolean' }, minutes: { type: 'string' }, seeds: { type: 'string' }, jobs: { type: 'string' }, maps: { type: 'string' } },
+});
+const minutes = Number(values.minutes ?? 10);
+const seeds = (values.seeds ?? '1,2,3').split(',').map(Number);
+const jobs = Math.max(1, Number(values.jobs ?? 2));
+const root = projectRoot();
+const shared = resolve(root, '..', 'shared', 'data', 'ngii');
+
+async function ngiiMap(name: string, dir: string): Promise<string | null> {
+  const folder = join(shared, dir);
+  if (!existsSync(folder)) return null;
+  // the shapefiles may sit one folder down
+  const withLinks = existsSync(join(folder, 'A2_LINK.shp')) ? folder : readdirSync(folder).map((d) => join(folder, d)).find((d) => existsSync(join(d, 'A2_LINK.shp')));
+  if (!withLinks) return null;
+  const { map } = await convertNgii(withLinks);
+  const out = join(mkdtempSync(join(tmpdir(), 'vils-bench-npcs-')), `${name}.json`);
+  writeFileSync(out, JSON.stringify(map));
+  return out;
+}
+
+const maps: Array<{ label: string; path: string; npcs: number }> = [{ label: 'demo track', path: join(root, 'maps', 'demo-track.json'), npcs: 30 }];
+const kcity = await ngiiMap('kcity', 'kcity');
+const fmtc = await ngiiMap('fmtc', 'fmtc');
+if (kcity) maps.push({ label: 'K-City', path: kcity, npcs: 30 });
+if (fmtc) maps.push({ label: 'FMTC', path: fmtc, npcs: 30 });
+if (kcity) maps.push({ label: 'K-City', path: kcity, npcs: 63 });
+if (!kcity) console.error('bench:npcs: ../shared/data/ngii not found: only the demo track runs');
+const only = values.maps?.split(',');
+
+interface Drive { [k: string]: number | string }
+const tasks = maps.filter((m) => !only || only.includes(m.label)).flatMap((m) => seeds.map((seed) => ({ ...m, seed })));
+const results: Array<{ label: string; npcs: number; seed: number; r: Drive }> = [];
+const vils = join(root, 'dist', 'src', 'cli', 'vils.js');
+let next = 0;
+await Promise.all(Array.from({ length: jobs }, async () => {
+  while (next < tasks.length) {
+    const t = tasks[next++];
+    const { stdout } = await run(process.execPath, [vils, 'drive', '--map', t.path, '--npcs', String(t.npcs), '--seconds', String(minutes * 60), '--seed', String(t.seed), '--json'], { maxBuffer: 1 << 24 });
+    results.push({ label: t.label, npcs: t.npcs, seed: t.seed, r: JSON.parse(stdout) as Drive });
+    if (!values.json) console.error(`  ${t.label}, ${t.npcs} NPCs, seed ${t.seed}: done`);
+  }
+}));
+
+/** The figures and their goals (issue "Believable NPCs", item 7). */
+const ROWS: Array<[string, string, (v: number) => string, (v: number) => boolean]> = [
+  ['vehicle_contact_step_share', 'NPC-steps touching a vehicle', pct, (v) => v <= 0.001],
+  ['road_edge_step_share', 'NPC-steps touching a road edge', pct, (v) => v <= 0.005],
+  ['npcs_ever_collided', 'NPCs that ever touched a vehicle', pct, (v) => v <= 0.02],
+  ['npcs_ever_offroad', 'NPCs that ever touched a road edge', pct, () => true],
+  ['contacts_per_npc_hour', 'vehicle contacts per NPC-hour', (v) => v.toFixed(2), () => true],
+  ['offroad_events_per_npc_hour', 'road-edge events per NPC-hour', (v) => v.toFixed(2), () => true],
+  ['heading_jitter_step_share', 'heading change > 10° in a step', pct, (v) => v <= 0.02],
+  ['wrong_way_steps', 'wrong-way NPC-steps', (v) => String(v), () => true],
+  ['stuck_npc_share', 'NPCs stuck (< 0.5 m/s > 10 s, nothing ahead)', pct, (v) => v <= 0.01],
+  ['speed_share_of_limit', 'mean speed / lane limit', pct, (v) => v >= 0.6],
+  ['shield_override_share', 'shield overrides', pct, (v) => v <= 0.1],
+  ['shield_emergency_share', '… of which emergency braking', pct, () => true],
+  ['mean_lane_offset_m', 'mean offset from the lane centre (m)', (v) => v.toFixed(2), () => true],
+  ['mean_trip_length_m', 'mean trip length (m)', (v) => v.toFixed(0), () => true],
+  ['goal_rate', 'trips that reached their end', pct, () => true],
+  ['agent_steps_per_s', 'agent-steps per second (one process)', (v) => v.toFixed(0), () => true],
+];
+function pct(v: number): string {
+  return `${(100 * v).toFixed(2)} %`;
+}
+
+const groups = [...new Set(results.map((r) => `${r.label} × ${r.npcs}`))];
+const table = groups.map((g) => {
+  const rs = results.filter((r) => `${r.label} × ${r.npcs}` === g);
+  const row: Record<string, number> = {};
+  for (const [key] of ROWS) row[key] = key === 'wrong_way_steps' ? rs.reduce((a, r) => a + Number(r.r[key]), 0) : rs.reduce((a, r) => a + Number(r.r[key]), 0) / rs.length;
+  // worst seed for the goals that must hold in every run
+  const worst: Record<string, number> = {};
+  for (const [key] of ROWS) worst[key] = Math.max(...rs.map((r) => Number(r.r[key])));
+  worst.speed_share_of_limit = Math.min(...rs.map((r) => Number(r.r.speed_share_of_limit)));
+  return { group: g, seeds: rs.map((r) => r.seed).sort(), mean: row, worst };
+});
+
+if (values.json) {
+  console.log(JSON.stringify({ benchmark: 'npcs', minutes, seeds, table, runs: results }));
+} else {
+  console.log(`NPC quality: ${minutes} simulated minutes per run, seeds ${seeds.join(', ')} (mean over seeds; ✓/✗: the worst seed against the goal)`);
+  const w = 46;
+  console.log(`${''.padEnd(w)}${groups.map((g) => g.padStart(18)).join('')}`);
+  for (const [key, name, fmt, ok] of ROWS) {
+    console.log(`${name.padEnd(w)}${table.map((t) => `${fmt(t.mean[key])} ${ok(t.worst[key]) ? '✓' : '✗'}`.padStart(18)).join('')}`);
+  }
+}
