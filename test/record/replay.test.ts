@@ -67,7 +67,7 @@ beforeAll(async () => {
       if (r.status === 200) spawned.push(r.body.id as number);
       else spawnRefused++;
       if (k % 4 === 3 && spawned.length > 0) await post('DELETE', `/api/npcs/${spawned[0]}`);
-      if (k === 5) await post('PUT', '/api/config', { npc_target: 8, goal_distance_m: 90 });
+      if (k === 5) expect((await post('PUT', '/api/config', { npc_target: 8, ego_timeout_s: 0.6 })).status).toBe(200);
       if (k === 9) {
         // refused: outside the map
         expect((await post('POST', '/api/npcs', { x: 1e6, y: 0 })).status).toBe(400);
