@@ -26,6 +26,9 @@ export interface DerivedEdges {
   shoulder: number;
 }
 
+/** lanes are lengthened by this at both ends before they are united [m] */
+const END_EXTENSION = 3;
+
 /** Offsets a polyline sideways by d (positive: left), with mitred corners capped at 2·|d|. */
 function offsetPolyline(pts: readonly Point2[], d: number): Point2[] {
   const n = pts.length;
@@ -148,9 +151,9 @@ export function deriveRoadEdges(roads: readonly RoadJson[], opts: DerivedEdgesOp
     if (centre.length < 2) continue;
     const painted = paintedHalfWidths(centre, lines);
     const side = (d: number) => (Number.isFinite(d) ? Math.min(3.5, Math.max(1.5, d)) : laneWidth / 2) + shoulder;
-    // lengthen both ends by a metre, so that lanes meeting end to end (never exactly, in real data) overlap
+    // lengthen both ends, so that lanes meeting end to end (never exactly, in real data) overlap
     // and leave no slit in the union
-    extendEnds(centre, 1);
+    extendEnds(centre, END_EXTENSION);
     const left = offsetPolyline(centre, side(painted.left));
     const right = offsetPolyline(centre, -side(painted.right)).reverse();
     // on a 5 cm grid: polygon-clipping's sweep line fails on near-coincident vertices

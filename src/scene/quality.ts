@@ -96,6 +96,10 @@ export function sumOutcomes(list: readonly AgentOutcomes[]): AgentOutcomes {
 export interface VehiclePoint {
   x: number;
   y: number;
+  /** heading [rad], when known */
+  yaw?: number;
+  /** an NPC's id (egos have none) */
+  id?: number;
 }
 
 interface OpenTrip {
@@ -110,6 +114,8 @@ interface NpcTrack {
   offroad: boolean;
   /** step since which the NPC has been slow with nothing ahead (−1: not slow) */
   slowSince: number;
+  /** step since which it has been stopped nose to nose with an NPC coming the other way (−1: not) */
+  deadlockSince: number;
   stuck: boolean;
 }
 
@@ -186,9 +192,11 @@ export class QualityMetrics {
     this.tracks.delete(id);
   }
 
-  /** The step since which an NPC has been slow with nothing ahead, or −1. */
+  /** The step since which an NPC has been stuck: slow with nothing ahead, or nose to nose with an NPC; −1 if not. */
   slowSince(id: number): number {
-    return this.tracks.get(id)?.slowSince ?? -1;
+    const t = this.tracks.get(id);
+    if (!t) return -1;
+    return t.slowSince >= 0 ? t.slowSince : t.deadlockSince;
   }
 
   /** Trips under way, and how many of them started more than `olderThanSteps` steps before `step`. */
@@ -210,7 +218,7 @@ export class QualityMetrics {
       this.seen.add(n.id);
       let tr = this.tracks.get(n.id);
       if (!tr) {
-        tr = { collided: false, offroad: false, slowSince: -1, stuck: false };
+        tr = { collided: false, offroad: false, slowSince: -1, deadlockSince: -1, stuck: false };
         this.tracks.set(n.id, tr);
       }
       const trip = this.openTrips.get(n.id);
@@ -247,8 +255,9 @@ export class QualityMetrics {
         }
         if ((!at || at.offset > WRONG_WAY_M) && this.lanes.hasLaneAgainst(n.x, n.y, n.yaw, WRONG_WAY_M)) this.wrongWaySteps++;
       }
-      // stuck: slow for long with nothing ahead
-      if (speed < STUCK_SPEED && !somethingAhead(n, vehicles)) {
+      // stuck: slow for long with nothing ahead; deadlocked: slow, facing an NPC that faces it
+      const ahead = speed < STUCK_SPEED ? vehicleAhead(n, vehicles) : null;
+      if (speed < STUCK_SPEED && !ahead) {
         if (tr.slowSince < 0) tr.slowSince = step;
         if (!tr.stuck && step - tr.slowSince > STUCK_STEPS) {
           tr.stuck = true;
@@ -256,6 +265,12 @@ export class QualityMetrics {
         }
       } else {
         tr.slowSince = -1;
+      }
+      const headOn = ahead !== null && ahead.id !== undefined && ahead.yaw !== undefined && Math.cos(ahead.yaw - n.yaw) < -0.5;
+      if (headOn) {
+        if (tr.deadlockSince < 0) tr.deadlockSince = step;
+      } else {
+        tr.deadlockSince = -1;
       }
     }
   }
@@ -307,14 +322,20 @@ export class QualityMetrics {
   }
 }
 
-/** Is a vehicle within 15 m ahead of the NPC (within ±35° of its heading)? */
-function somethingAhead(n: NpcView, vehicles: readonly VehiclePoint[]): boolean {
+/** The nearest vehicle within 15 m ahead of the NPC (within ±35° of its heading), or null. */
+function vehicleAhead(n: NpcView, vehicles: readonly VehiclePoint[]): VehiclePoint | null {
   const c = Math.cos(n.yaw), s = Math.sin(n.yaw);
+  let best: VehiclePoint | null = null;
+  let bestAlong = Infinity;
   for (const v of vehicles) {
+    if (v.id === n.id) continue;
     const dx = v.x - n.x, dy = v.y - n.y;
     const along = dx * c + dy * s;
-    if (along <= 0.5 || along > AHEAD_M + n.length) continue;
-    if (Math.abs(-dx * s + dy * c) <= along * 0.7) return true;
+    if (along <= 0.5 || along > AHEAD_M + n.length || along >= bestAlong) continue;
+    if (Math.abs(-dx * s + dy * c) <= along * 0.7) {
+      best = v;
+      bestAlong = along;
+    }
   }
-  return false;
+  return best;
 }

@@ -100,8 +100,8 @@ const SAME_TURN = 0.01;
 /** GPUDrive's collision box scale (spec §7.9) */
 const COLLISION_BOX = 0.7;
 /** vehicle check levels (see boxes()): share of the margins, and box scale */
-const LEVEL_MARGIN = [1, 0.5, 0, 0, 0];
-const LEVEL_SCALE = [1, 1, 1, 0.85, COLLISION_BOX];
+const LEVEL_MARGIN = [1, 0.5, 0, 0, 0, 0.04];
+const LEVEL_SCALE = [1, 1, 1, 0.85, 0.75, COLLISION_BOX];
 const LEVELS = LEVEL_MARGIN.length;
 
 export class SafetyShield {
@@ -381,8 +381,9 @@ export class SafetyShield {
 
   /**
    * Half extents of NPC i and vehicle j at a check level: full size with all, half or none of the margins,
-   * then smaller boxes down to GPUDrive's 0.7 collision box. A pair already closer than a level is checked
-   * at the next one, so it may part or hold its distance but never close in.
+   * then smaller boxes down to GPUDrive's 0.7 collision box with a few centimetres to spare (touching counts
+   * as a contact there). A pair already closer than a level is checked at the next one, so it may part or
+   * hold its distance but never close in.
    */
   private boxes(world: World, i: number, j: number, level: number): [number, number, number, number] {
     const b = this.box4;

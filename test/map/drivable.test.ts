@@ -30,8 +30,8 @@ describe('a drivable boundary derived from the lanes', () => {
     expect(Math.max(...ys)).toBeCloseTo(5, 1); // painted line 2.5 m out + 0.5 m shoulder
     expect(Math.min(...ys)).toBeCloseTo(-5, 1);
     const xs = edges[0].geometry.map((p) => p.x);
-    expect(Math.min(...xs)).toBeCloseTo(-1, 1); // the ends reach a metre beyond the lanes
-    expect(Math.max(...xs)).toBeCloseTo(101, 1);
+    expect(Math.min(...xs)).toBeCloseTo(-3, 1); // the ends reach 3 m beyond the lanes
+    expect(Math.max(...xs)).toBeCloseTo(103, 1);
   });
 
   it('uses half the lane width where no line is painted, and closes the slit between lanes that meet end to end', () => {
