@@ -87,7 +87,9 @@ beforeAll(async () => {
 
 describe('exact replay', () => {
   it('recorded 60 s of simulation time with an ego and REST commands', async () => {
-    expect(spawned.length).toBeGreaterThanOrEqual(10);
+    // one spawn every 3 s of simulation time (some refused: too close to another vehicle, no lane ahead, …)
+    expect(spawned.length + spawnRefused).toBeGreaterThanOrEqual(19);
+    expect(spawned.length).toBeGreaterThanOrEqual(5);
     expect(egoReports).toBeGreaterThan(500);
     expect(frames).toBeGreaterThan(1000);
     const kinds = new Map<string, number>();
