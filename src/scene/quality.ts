@@ -121,6 +121,8 @@ interface NpcTrack {
 
 const JITTER_RAD = (10 * Math.PI) / 180;
 const STUCK_SPEED = 0.5;
+/** nose to nose, two NPCs creep: a deadlock is slower than this [m/s] */
+const DEADLOCK_SPEED = 1;
 const STUCK_STEPS = Math.round(10 / POLICY_DT);
 const AHEAD_M = 15;
 const WRONG_WAY_M = 2.5;
@@ -256,7 +258,7 @@ export class QualityMetrics {
         if ((!at || at.offset > WRONG_WAY_M) && this.lanes.hasLaneAgainst(n.x, n.y, n.yaw, WRONG_WAY_M)) this.wrongWaySteps++;
       }
       // stuck: slow for long with nothing ahead; deadlocked: slow, facing an NPC that faces it
-      const ahead = speed < STUCK_SPEED ? vehicleAhead(n, vehicles) : null;
+      const ahead = speed < DEADLOCK_SPEED ? vehicleAhead(n, vehicles) : null;
       if (speed < STUCK_SPEED && !ahead) {
         if (tr.slowSince < 0) tr.slowSince = step;
         if (!tr.stuck && step - tr.slowSince > STUCK_STEPS) {

@@ -13,6 +13,7 @@ import { buildRoadEntities } from '../map/road-entities.js';
 import { RoadIndex } from '../map/spatial-index.js';
 import type { LaneGraphJson } from '../map/scene-json.js';
 import type { SceneJson } from '../map/types.js';
+import { STEP_DT } from './bicycle.js';
 import { LaneNetwork } from './lanes.js';
 import type { ContinuousControls } from './movement.js';
 import { MAX_PLAN } from './predict.js';
@@ -329,7 +330,9 @@ export class TrafficEngine {
       if (shield) {
         shield.chooseFor(this.world, s, logits, k * ACTION_COUNT, actions[k], this.governFn, this.control);
         ctl.use[s] = 1;
-        ctl.accel[s] = this.control.accel;
+        // braking stops at zero: the classic model would otherwise flip the velocity backwards and read its
+        // magnitude next step, so a car braking at standstill creeps to and fro
+        ctl.accel[s] = Math.max(this.control.accel, -this.world.speed(s) / STEP_DT);
         ctl.steer[s] = this.control.steer;
         this.actions[s] = actions[k];
       } else {
