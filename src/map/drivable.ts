@@ -2,14 +2,14 @@
  * The drivable area of a map where its data leaves gaps:
  * - a map with no road edges (FMTC's release lacks C3) gets a boundary derived from the lanes: each lane
  *   centre line widened to a ribbon reaching the painted lines beside it (or half the lane width where there
- *   are none) plus a shoulder, the ribbons united (polygon-clipping), and the outlines of the union written
- *   as `road_edge` polylines, so off-road is defined there too;
+ *   are none) plus a shoulder, the ribbons united and smoothed (raster-outline.ts: notches and slits narrower
+ *   than 2 m fill in), and the outline written as `road_edge` polylines, so off-road is defined there too;
  * - road edges that lanes drive straight across (a grade-separated crossing drawn flat, or a data error)
  *   are cut open where the lanes cross them, so a car on such a lane is not blocked by a wall it passes
  *   over or under.
  * Both mark their edges, and the map metadata says what was done.
  */
-import polygonClipping, { type MultiPolygon, type Polygon } from 'polygon-clipping';
+import { outlineOfPolygons } from './raster-outline.js';
 import type { Point2, RoadJson } from './types.js';
 
 export interface DerivedEdgesOptions {
@@ -144,7 +144,7 @@ export function deriveRoadEdges(roads: readonly RoadJson[], opts: DerivedEdgesOp
   const shoulder = opts.shoulder ?? 0.5;
   const lines = new SegmentGrid(10);
   for (const r of roads) if (r.type === 'road_line') for (let i = 1; i < r.geometry.length; i++) lines.add(r.geometry[i - 1], r.geometry[i]);
-  const ribbons: Polygon[] = [];
+  const ribbons: Point2[][] = [];
   for (const r of roads) {
     if (r.type !== 'lane' || r.geometry.length < 2) continue;
     const centre = thin(r.geometry, 0.5);
@@ -152,28 +152,14 @@ export function deriveRoadEdges(roads: readonly RoadJson[], opts: DerivedEdgesOp
     const painted = paintedHalfWidths(centre, lines);
     const side = (d: number) => (Number.isFinite(d) ? Math.min(3.5, Math.max(1.5, d)) : laneWidth / 2) + shoulder;
     // lengthen both ends, so that lanes meeting end to end (never exactly, in real data) overlap
-    // and leave no slit in the union
     extendEnds(centre, END_EXTENSION);
-    const left = offsetPolyline(centre, side(painted.left));
-    const right = offsetPolyline(centre, -side(painted.right)).reverse();
-    // on a 5 cm grid: polygon-clipping's sweep line fails on near-coincident vertices
-    const ring: Array<[number, number]> = [];
-    for (const p of [...left, ...right, left[0]]) {
-      const q: [number, number] = [Math.round(p.x * 20) / 20, Math.round(p.y * 20) / 20];
-      const last = ring[ring.length - 1];
-      if (!last || last[0] !== q[0] || last[1] !== q[1]) ring.push(q);
-    }
-    if (ring.length >= 4) ribbons.push([ring]);
+    ribbons.push([...offsetPolyline(centre, side(painted.left)), ...offsetPolyline(centre, -side(painted.right)).reverse()]);
   }
-  if (ribbons.length === 0) return { edges: [], laneWidth, shoulder };
-  const union: MultiPolygon = polygonClipping.union(ribbons[0], ...ribbons.slice(1));
-  const edges: RoadJson[] = [];
-  for (const poly of union) {
-    for (const ring of poly) {
-      const geometry = ring.map(([x, y]) => ({ x: Math.round(x * 1000) / 1000, y: Math.round(y * 1000) / 1000 }));
-      if (geometry.length >= 2) edges.push({ type: 'road_edge', geometry, derived: true } as RoadJson);
-    }
-  }
+  const edges: RoadJson[] = outlineOfPolygons(ribbons).map((ring) => ({
+    type: 'road_edge',
+    geometry: ring.map((p) => ({ x: Math.round(p.x * 1000) / 1000, y: Math.round(p.y * 1000) / 1000 })),
+    derived: true,
+  }) as RoadJson);
   return { edges, laneWidth, shoulder };
 }
 
