@@ -26,7 +26,9 @@ const TYPE_GROUPS: Record<string, readonly SensorGroup[]> = {
   camera: [],
   lidar: [],
 };
-const ENTRY_KEYS = new Set(['id', 'type', 'mount', 'rate', 'noise_std', 'bias', 'bias_rw', 'params']);
+const ENTRY_KEYS = new Set(['id', 'type', 'host', 'mount', 'rate', 'noise_std', 'bias', 'bias_rw', 'params']);
+/** `host:` (seed 001 §3): a vehicle id, `ego` (the first vehicle), or `infra:<name>` (a fixed roadside sensor). */
+const HOST = /^(infra:[A-Za-z0-9_.-]+|[A-Za-z0-9_.-]+)$/;
 const NOISE_KEYS = ['noise_std', 'bias', 'bias_rw'];
 const SEED = { type: 'int', min: 0 } as const;
 
@@ -51,8 +53,14 @@ function parseEntry(entry: unknown, index: number, ctx: ReadContext, p: SensorPa
   const groups = TYPE_GROUPS[type];
   const hasNoise = NOISE_KEYS.some((k) => entry[k] !== undefined && entry[k] !== null);
   if (hasNoise && groups.length === 0) throw new ConfigError(ctx.file, ectx.prefix, `a ${type} is a declaration only; noise keys are not allowed on it`);
-  for (const g of groups) readFields(entry, p[SENSOR_GROUP_FIELD[g]], NOISE_FIELDS, ectx, new Set(['id', 'type', 'mount', 'rate', 'params']));
+  for (const g of groups) readFields(entry, p[SENSOR_GROUP_FIELD[g]], NOISE_FIELDS, ectx, new Set(['id', 'type', 'host', 'mount', 'rate', 'params']));
   const decl: SensorDeclaration = { id, type, mountPos: [0, 0, 0], mountRpy: [0, 0, 0], rateHz: null, params: {} };
+  if (entry.host !== undefined && entry.host !== null) {
+    const host = typeof entry.host === 'number' && Number.isInteger(entry.host) ? String(entry.host) : entry.host;
+    if (typeof host !== 'string' || !HOST.test(host)) throw new ConfigError(ctx.file, `${ectx.prefix}.host`, `expected a vehicle id, 'ego' or 'infra:<name>', got ${JSON.stringify(entry.host)}`);
+    if (host.startsWith('infra:') && groups.length > 0) throw new ConfigError(ctx.file, `${ectx.prefix}.host`, `an infrastructure sensor has no vehicle to measure: a ${type} needs a vehicle host (infra sensors: camera, lidar)`);
+    decl.host = host;
+  }
   const mount = subMap(entry, 'mount', ectx);
   if (mount) {
     const mctx = childContext(ectx, 'mount');

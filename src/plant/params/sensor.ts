@@ -23,6 +23,11 @@ export interface SensorDeclaration {
   mountRpy: [number, number, number];
   rateHz: number | null;
   params: Record<string, number>;
+  /**
+   * Who carries it (seed 001 §3): a vehicle id, `ego` (the first vehicle), or `infra:<name>` for a fixed
+   * roadside sensor, whose mount is then a pose in the world frame. Absent: the vehicle the list belongs to.
+   */
+  host?: string;
 }
 
 export interface SensorParams {

@@ -36,7 +36,7 @@ export const VDSIM_SEDAN_L2 = {
   iso3888: { exitKmh: 60.9, speedLossKmh: -0.89, maxLateralExcursionM: 1.182, peakYawRateDegS: 26.0, peakLateralAccelG: 0.748, pass: false },
 } as const;
 
-export { runIso7401, type Iso7401Result, type Iso7401Options } from './iso7401.js';
+export { runIso7401, stepSteerMetrics, type StepSteerMetrics, type Iso7401Result, type Iso7401Options } from './iso7401.js';
 export { runIso4138, type Iso4138Result, type Iso4138Options } from './iso4138.js';
 export { runIso3888, type Iso3888Result, type Iso3888Options, laneChangeWaypoints } from './iso3888.js';
 export { type ProcedureVehicle, SCENARIO_SPIN_RADIUS } from './setup.js';

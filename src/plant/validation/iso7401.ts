@@ -54,9 +54,33 @@ export function runIso7401(car: ProcedureVehicle, opts: Iso7401Options = {}): Is
     model.step(cmd, contacts, dt);
     recordSample(trace, k * dt, cmd.steer, model);
   }
-  const r = trace.yawRate.slice(nPre);
-  const ay = trace.ay.slice(nPre);
-  const tAfter = trace.t.slice(nPre).map((t) => t - pre);
+  const m = stepSteerMetrics(trace.yawRate.slice(nPre), trace.ay.slice(nPre), trace.t.slice(nPre).map((t) => t - pre));
+  return {
+    procedure: 'iso7401',
+    speedMps: speed,
+    steerDeg,
+    ...m,
+    speedEndMps: trace.vx[trace.vx.length - 1],
+    trace,
+  };
+}
+
+export interface StepSteerMetrics {
+  yawRateSs: number;
+  yawRatePeak: number;
+  overshoot: number;
+  timeToPeakS: number;
+  responseTimeS: number;
+  settlingTime5pctS: number;
+  lateralAccelSs: number;
+}
+
+/**
+ * The step-steer metrics of a post-step trace (yaw rate r, lateral acceleration ay, time since the step
+ * tAfter): ψ̇_ss = mean of the last 20 %, peak = max of the sign-aligned yaw rate, U = peak/ss, T_max, T_ψ̇
+ * (first sample ≥ 90 % of ss), 5 % settling (end of the last sample outside the band), a_y,ss.
+ */
+export function stepSteerMetrics(r: ArrayLike<number>, ay: ArrayLike<number>, tAfter: ArrayLike<number>): StepSteerMetrics {
   const nTail = Math.max(1, Math.trunc(r.length / 5));
   const ss = mean(r, r.length - nTail);
   const aySs = mean(ay, ay.length - nTail);
@@ -77,9 +101,6 @@ export function runIso7401(car: ProcedureVehicle, opts: Iso7401Options = {}): Is
   let settling = 0;
   if (lastOutside >= 0) settling = lastOutside + 1 < tAfter.length ? tAfter[lastOutside + 1] : tAfter[tAfter.length - 1];
   return {
-    procedure: 'iso7401',
-    speedMps: speed,
-    steerDeg,
     yawRateSs: ss,
     yawRatePeak: peak,
     overshoot: Math.abs(ss) > 1e-6 ? peak / ss : 0,
@@ -87,7 +108,5 @@ export function runIso7401(car: ProcedureVehicle, opts: Iso7401Options = {}): Is
     responseTimeS: responseIdx >= 0 && Math.abs(ss) > 1e-6 ? tAfter[responseIdx] : NaN,
     settlingTime5pctS: settling,
     lateralAccelSs: aySs,
-    speedEndMps: trace.vx[trace.vx.length - 1],
-    trace,
   };
 }

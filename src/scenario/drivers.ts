@@ -1,0 +1,206 @@
+/**
+ * Built-in drivers of a simulated vehicle (spec §2.4, §9.2): the autopilot — pure pursuit on the driving line
+ * plus a speed controller that slows for the line's speeds ahead and keeps a time gap to the vehicle ahead on
+ * the line (NPCs and other egos) — and VDSim's experiment manoeuvres. Both write a pedal command for the
+ * plant's true state at plant time t; neither allocates per tick.
+ */
+import type { VehicleParams } from '../plant/params/vehicle.js';
+import type { VehicleState } from '../plant/state.js';
+import type { DriverCommand } from '../plant/types.js';
+import type { AutopilotSpec, ManeuverSpec } from './config.js';
+import { type DrivingLine, type LineProjection, alongDistance, pointAt, project } from './line.js';
+
+/** A vehicle the autopilot may have to follow: position and velocity at `t` (map frame). */
+export interface TrafficObject {
+  x: number;
+  y: number;
+  vx: number;
+  vy: number;
+  length: number;
+}
+
+export interface TrafficView {
+  t: number;
+  objects: readonly TrafficObject[];
+}
+
+/** VDSim's throttle_hold: clamp((v − vx)/3 + 0.05, 0, 1); above the target by more than 0.5 m/s it brakes (−e/3). */
+export function speedControl(vTarget: number, vx: number, out: DriverCommand): void {
+  const e = vTarget - vx;
+  out.throttle = 0;
+  out.brake = 0;
+  if (vTarget < 0.3 && vx < 0.5) out.brake = 0.3; // hold at a standstill
+  else if (e >= -0.5) out.throttle = Math.min(1, Math.max(0, e / 3 + 0.05));
+  else out.brake = Math.min(1, -e / 3);
+}
+
+/** Pure-pursuit steer toward (tx, ty) for the state s: atan2(2·L·dy, ld²), clamped to the steering limit. */
+export function pursuitSteer(vp: Readonly<VehicleParams>, s: Readonly<VehicleState>, tx: number, ty: number): number {
+  const ex = tx - s.x, ey = ty - s.y;
+  const c = Math.cos(s.yaw), sn = Math.sin(s.yaw);
+  const dx = c * ex + sn * ey;
+  const dy = -sn * ex + c * ey;
+  const ld2 = Math.max(1, dx * dx + dy * dy);
+  const max = vp.maxSteerAngleWheel > 0 ? vp.maxSteerAngleWheel : 0.5;
+  return Math.min(max, Math.max(-max, Math.atan2(2 * vp.wheelbase * dy, ld2)));
+}
+
+const FOLLOW_PERIOD_S = 0.02;
+const LANE_HALF_WIDTH_M = 2.2;
+const FOLLOW_RANGE_M = 120;
+
+export class Autopilot {
+  private readonly proj: LineProjection = { seg: 0, s: 0, cte: 0, heading: 0, x: 0, y: 0 };
+  private readonly other: LineProjection = { seg: 0, s: 0, cte: 0, heading: 0, x: 0, y: 0 };
+  private hint = -1;
+  private traffic: TrafficView | null = null;
+  private followT = -Infinity;
+  private followV = Infinity;
+  /** the gap to the vehicle followed at the last check [m] (Infinity: none) */
+  gap = Infinity;
+
+  constructor(
+    readonly spec: AutopilotSpec,
+    readonly line: DrivingLine,
+    private readonly vp: Readonly<VehicleParams>,
+    private readonly length: number,
+    /** speed where neither the spec nor the line gives one [m/s] */
+    private readonly fallbackSpeed = 10,
+  ) {}
+
+  reset(): void {
+    this.hint = -1;
+    this.traffic = null;
+    this.followT = -Infinity;
+    this.followV = Infinity;
+    this.gap = Infinity;
+  }
+
+  /** The vehicles around, as of t (the NPCs after a policy step, other egos). */
+  observe(view: TrafficView): void {
+    this.traffic = view;
+  }
+
+  private lineSpeed(seg: number): number {
+    if (this.spec.speed !== null) return this.spec.speed;
+    const v = this.line.vs[seg];
+    return (Number.isFinite(v) ? v : this.fallbackSpeed) * this.spec.speedFactor;
+  }
+
+  /** The highest speed from which the line's speeds ahead can be met braking at `decel`. */
+  private anticipated(s: number, v: number): number {
+    const decel = this.spec.decel;
+    const horizon = (v * v) / (2 * decel) + 10;
+    let allowed = this.lineSpeed(this.proj.seg);
+    if (this.spec.speed !== null) return allowed;
+    const line = this.line;
+    const n = line.xs.length;
+    let k = this.proj.seg;
+    for (let c = 0; c < n; c++) {
+      k = k + 1 < n ? k + 1 : line.closed ? 0 : -1;
+      if (k < 0) break;
+      const d = alongDistance(line, s, line.cum[k]);
+      if (d > horizon) break;
+      allowed = Math.min(allowed, Math.sqrt(this.lineSpeed(k) ** 2 + 2 * decel * d));
+    }
+    return allowed;
+  }
+
+  /** A speed that keeps the time gap to the nearest vehicle ahead on the line (Infinity: none). */
+  private followSpeed(s: Readonly<VehicleState>, t: number): number {
+    const view = this.traffic;
+    this.gap = Infinity;
+    if (!view || !this.spec.follow) return Infinity;
+    const dtv = t - view.t;
+    let best = Infinity;
+    let leadV = 0;
+    let leadLen = 0;
+    for (const o of view.objects) {
+      const ox = o.x + o.vx * dtv, oy = o.y + o.vy * dtv;
+      if (Math.abs(ox - s.x) > FOLLOW_RANGE_M || Math.abs(oy - s.y) > FOLLOW_RANGE_M) continue;
+      project(this.line, ox, oy, this.other, this.proj.seg, FOLLOW_RANGE_M, 0);
+      if (Math.abs(this.other.cte) > LANE_HALF_WIDTH_M) continue;
+      const d = alongDistance(this.line, this.proj.s, this.other.s);
+      if (!(d > 0 && d < FOLLOW_RANGE_M) || d >= best) continue;
+      best = d;
+      leadV = o.vx * Math.cos(this.other.heading) + o.vy * Math.sin(this.other.heading);
+      leadLen = o.length;
+    }
+    if (!Number.isFinite(best)) return Infinity;
+    const gap = best - (this.length + leadLen) / 2;
+    this.gap = gap;
+    const { timeGapS, minGapM, decel } = this.spec;
+    const lead = Math.max(0, leadV);
+    if (gap <= minGapM) return 0;
+    const safe = Math.sqrt(lead * lead + 2 * decel * (gap - minGapM));
+    const keep = lead + (gap - minGapM - timeGapS * Math.max(s.vx, lead)) / Math.max(timeGapS, 0.1);
+    return Math.max(0, Math.min(safe, Math.max(keep, 0)));
+  }
+
+  update(s: Readonly<VehicleState>, t: number, out: DriverCommand): DriverCommand {
+    const p = project(this.line, s.x, s.y, this.proj, this.hint, 40, 20);
+    this.hint = p.seg;
+    const ld = this.spec.lookaheadM + this.spec.lookaheadGainS * Math.max(0, s.vx);
+    const target = pointAt(this.line, p.s + ld);
+    out.steer = pursuitSteer(this.vp, s, target.x, target.y);
+    out.gear = 1;
+    out.handbrake = false;
+    if (t - this.followT >= FOLLOW_PERIOD_S - 1e-9) {
+      this.followT = t;
+      this.followV = this.followSpeed(s, t);
+    }
+    const v = Math.min(this.anticipated(p.s, Math.max(0, s.vx)), this.followV);
+    speedControl(v, s.vx, out);
+    if (this.gap < this.spec.minGapM * 0.6) {
+      out.throttle = 0;
+      out.brake = 1;
+    }
+    return out;
+  }
+}
+
+/** VDSim's experiment manoeuvres (spec §6.7, §9.2); `path` is the autopilot with no following. */
+export class ManeuverDriver {
+  constructor(
+    readonly m: ManeuverSpec,
+    private readonly path: Autopilot | null,
+  ) {}
+
+  update(s: Readonly<VehicleState>, t: number, out: DriverCommand): DriverCommand {
+    const m = this.m;
+    out.steer = 0;
+    out.gear = 1;
+    out.handbrake = false;
+    const after = t >= m.t0 - 1e-9;
+    switch (m.type) {
+      case 'constant_speed':
+        speedControl(m.v, s.vx, out);
+        break;
+      case 'path':
+        this.path!.update(s, t, out);
+        break;
+      case 'step_steer':
+        speedControl(m.v, s.vx, out);
+        out.throttle = Math.min(1, Math.max(0, (m.v - s.vx) / 3 + 0.05));
+        out.brake = 0;
+        if (after) out.steer = m.steer;
+        break;
+      case 'accel':
+        out.throttle = m.throttle;
+        out.brake = 0;
+        break;
+      case 'brake':
+        if (after) {
+          out.throttle = 0;
+          out.brake = m.brake;
+        } else speedControl(m.v, s.vx, out);
+        break;
+      case 'iso7401':
+        out.throttle = 0;
+        out.brake = 0;
+        if (after) out.steer = m.steer;
+        break;
+    }
+    return out;
+  }
+}
