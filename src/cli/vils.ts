@@ -15,6 +15,9 @@ import { plantCommand } from './plant.js';
 import { realtimeCommand } from './realtime.js';
 import { timeGridCommand } from './time-grid.js';
 import { replayCommand } from './replay.js';
+import { runCommand } from './run.js';
+import { batchCommand } from './batch.js';
+import { workerCommand } from './worker.js';
 
 const startCommand: Command = {
   name: 'start',
@@ -23,7 +26,7 @@ const startCommand: Command = {
   run: (argv) => serveCommand.run(argv),
 };
 
-export const COMMANDS: readonly Command[] = [startCommand, serveCommand, geoCommand, convertMapCommand, renderMapCommand, driveCommand, evalCommand, plantCommand, realtimeCommand, replayCommand, timeGridCommand, demoCommand, buildPolicyCommand];
+export const COMMANDS: readonly Command[] = [startCommand, serveCommand, geoCommand, convertMapCommand, renderMapCommand, driveCommand, evalCommand, plantCommand, realtimeCommand, runCommand, batchCommand, workerCommand, replayCommand, timeGridCommand, demoCommand, buildPolicyCommand];
 
 function help(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

@@ -102,14 +102,17 @@ export class CommsRouter {
     this.ctx = { vehicle: vehicles[0], seq: 0, timestamp: 0, utcMs: 0, version, origin: { lat: 0, lon: 0, alt: 0 }, sensorType: '' };
   }
 
-  /** Encodes and sends every TX channel's frame; returns the next sequence number. */
-  emit(sock: Socket, seq: number, timestamp: number, utcMs: number): number {
+  /**
+   * Encodes and sends every TX channel's frame (only those of `vehicle` when given: vehicles that tick at
+   * their own steps); returns the next sequence number.
+   */
+  emit(sock: Socket, seq: number, timestamp: number, utcMs: number, vehicle?: CosimVehicle): number {
     const ctx = this.ctx;
     ctx.timestamp = timestamp;
     ctx.utcMs = utcMs;
     for (const ch of this.tx) {
       const encode = ch.template.tx?.encode;
-      if (!encode) continue;
+      if (!encode || (vehicle && ch.vehicle !== vehicle)) continue;
       ctx.vehicle = ch.vehicle;
       ctx.seq = seq;
       ctx.origin = ch.origin;

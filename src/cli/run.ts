@@ -1,0 +1,108 @@
+/**
+ * `vils run <scenario.yaml> [--out <dir>] [--set key=value]... [--model <onnx>] [--json]`: runs a scenario (or a
+ * VDSim experiment) headless and writes its results: `<out>/<ego>.csv` (VDSim's columns), `metrics.json` and
+ * `resolved.yaml`. Mode api runs as fast as the machine allows (deterministic); mode rt_comms runs in real time
+ * with the scenario's comms routing (VDS1 in and out) until its duration (0: until Ctrl-C).
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { parse as parseYaml, stringify } from 'yaml';
+import { EgoCommsLink, Simulation, listMetrics, loadScenario } from '../scenario/index.js';
+import { createSystemClock } from '../time/clock.js';
+import { type Command, UsageError } from './commands.js';
+
+const USAGE = 'vils run <scenario.yaml> [--out <dir>] [--set <dotted.key>=<value>]... [--model <onnx>] [--json] [--quiet]';
+
+/** `--set a.b=1` → {'a.b': 1} (values read as YAML scalars). */
+export function parseSets(sets: readonly string[] | undefined): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const s of sets ?? []) {
+    const m = /^([^=]+)=(.*)$/.exec(s);
+    if (!m) throw new UsageError(`--set ${s}: expected <dotted.key>=<value>`);
+    out[m[1].trim()] = parseYaml(m[2]) as unknown;
+  }
+  return out;
+}
+
+function fmt(v: number): string {
+  return Number.isFinite(v) ? (Math.abs(v) >= 1000 || Number.isInteger(v) ? String(Math.round(v * 1000) / 1000) : v.toPrecision(5)) : '–';
+}
+
+export const runCommand: Command = {
+  name: 'run',
+  summary: 'run a scenario headless (api: as fast as possible; rt_comms: real time over its comms) and write CSV, metrics, resolved YAML',
+  usage: USAGE,
+  async run(argv) {
+    const { values, positionals } = parseArgs({
+      args: argv, allowPositionals: true,
+      options: { out: { type: 'string' }, set: { type: 'string', multiple: true }, model: { type: 'string' }, json: { type: 'boolean' }, quiet: { type: 'boolean' } },
+    });
+    if (positionals.length !== 1) throw new UsageError('give one scenario file');
+    const scenario = await loadScenario(positionals[0], { overrides: parseSets(values.set) });
+    const log = (s: string) => {
+      if (!values.quiet && !values.json) console.error(s);
+    };
+    for (const w of scenario.warnings) log(`warning: ${w}`);
+    const tLoad = performance.now();
+    const sim = await Simulation.load(scenario, { modelPath: values.model, cmdTimeoutS: scenario.run.mode === 'rt_comms' ? 0.1 : 0 });
+    const loadS = (performance.now() - tLoad) / 1000;
+    log(`${scenario.name}: ${scenario.egos.length} simulated ego(s) on ${scenario.map.label}${scenario.npcs ? ` with ${scenario.npcs} NPCs` : ''}, ${scenario.duration || '∞'} s, mode ${scenario.run.mode}`);
+    const t0 = performance.now();
+    let link: EgoCommsLink | null = null;
+    try {
+      if (scenario.run.mode === 'rt_comms') {
+        link = await EgoCommsLink.open(sim.egos, scenario.run.comms, { now: () => sim.time() });
+        log(`real time; comms ${scenario.run.comms?.name ?? '(none)'}: CMD on ${link.cmdPorts.join(', ') || 'no port'}`);
+        const clock = createSystemClock({ spinS: 0.001 });
+        const start = clock.now();
+        let stop = false;
+        const onSignal = () => {
+          stop = true;
+        };
+        process.once('SIGINT', onSignal);
+        process.once('SIGTERM', onSignal);
+        while (!stop && !sim.done()) {
+          const next = sim.time() + 0.01;
+          await clock.sleepUntil(start + next);
+          await sim.world.advanceTo(scenario.duration > 0 ? Math.min(next, scenario.duration) : next);
+        }
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+      } else {
+        if (!(scenario.duration > 0)) throw new UsageError(`${scenario.file}: duration 0 (until stopped) needs run: {mode: rt_comms}`);
+        let lastLog = performance.now();
+        await sim.run((t) => {
+          if (performance.now() - lastLog > 2000) {
+            lastLog = performance.now();
+            log(`  t = ${t.toFixed(0)} s of ${scenario.duration} s (×${(t / ((performance.now() - t0) / 1000)).toFixed(1)} real time)`);
+          }
+        });
+      }
+      const wallS = (performance.now() - t0) / 1000;
+      const metrics = sim.allMetrics();
+      const simS = sim.time();
+      const summary = {
+        scenario: scenario.file, name: scenario.name, mode: scenario.run.mode, sim_time_s: simS, wall_s: wallS, load_s: loadS, real_time_factor: simS / wallS,
+        npcs: scenario.npcs, ego_npc_contact_steps: sim.world.scene?.egoCollisionSteps ?? null, metrics,
+      };
+      if (values.out) {
+        mkdirSync(values.out, { recursive: true });
+        for (const e of sim.egos) sim.writeCsv(join(values.out, `${e.id}.csv`), e.id);
+        writeFileSync(join(values.out, 'metrics.json'), JSON.stringify(summary, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v), 1) + '\n');
+        writeFileSync(join(values.out, 'resolved.yaml'), stringify(scenario.resolved));
+      }
+      if (values.json) console.log(JSON.stringify(summary, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v)));
+      else {
+        const units = new Map(listMetrics().map((m) => [m.name, m.unit]));
+        console.log(`${scenario.name}: ${simS.toFixed(1)} s simulated in ${wallS.toFixed(2)} s (×${(simS / wallS).toFixed(1)} real time)${summary.ego_npc_contact_steps !== null ? `, ego–NPC contacts ${summary.ego_npc_contact_steps}` : ''}`);
+        for (const [k, v] of Object.entries(metrics)) console.log(`  ${k.padEnd(22)} ${fmt(v)} ${units.get(k.split('.').pop()!) ?? ''}`);
+        if (values.out) console.log(`  results in ${values.out}/ (${sim.egos.map((e) => `${e.id}.csv`).join(', ')}, metrics.json, resolved.yaml)`);
+      }
+      return 0;
+    } finally {
+      await link?.close();
+      await sim.close();
+    }
+  },
+};
