@@ -1,6 +1,7 @@
 /**
- * Install step (`prepare`): builds models/gpudrive-policy.onnx from the default S75 checkpoint in
- * ../shared when the model is missing. Never fails the install: without a checkpoint it says how to get one.
+ * Install step (`prepare`): builds models/gpudrive-policy.onnx from the S75 checkpoint the repository ships
+ * (models/checkpoints/; VILS_CHECKPOINT for another) when the model is missing. Never fails the install:
+ * without a checkpoint it says how to get one.
  */
 import { existsSync } from 'node:fs';
 import { defaultCheckpointPath, defaultModelPath, writeModelFromCheckpoint } from '../src/policy/model-files.js';

@@ -1,6 +1,7 @@
 /**
  * `vils eval`: GPUDrive self-play evaluation of scenes with the policy (spec §7.14).
- *   vils eval --scenes <files...> [--checkpoint <pt> | --model <onnx>] [--deterministic | --seed N] [--json] [--trace <file.json>]
+ *   vils eval --scenes <files...> [--checkpoint <pt> [--model-out <onnx>] | --model <onnx>] [--deterministic | --seed N] [--json] [--trace <file.json>]
+ * A checkpoint is converted into a temporary folder unless --model-out names where to keep the model.
  */
 import { writeFileSync } from 'node:fs';
 import { loadMapFile } from '../map/scene-json.js';
@@ -13,6 +14,8 @@ interface EvalArgs {
   scenes: string[];
   checkpoint?: string;
   model?: string;
+  /** where to keep the model converted from --checkpoint (default: a temporary folder) */
+  modelOut?: string;
   seed?: number;
   json: boolean;
   trace?: string;
@@ -35,6 +38,7 @@ export function parseEvalArgs(argv: string[]): EvalArgs {
         break;
       case '--checkpoint': args.checkpoint = value(); break;
       case '--model': args.model = value(); break;
+      case '--model-out': args.modelOut = value(); break;
       case '--deterministic': deterministic = true; break;
       case '--seed': {
         const s = Number(value());
@@ -50,6 +54,7 @@ export function parseEvalArgs(argv: string[]): EvalArgs {
   }
   if (args.scenes.length === 0) throw new UsageError('--scenes needs at least one scene file');
   if (args.checkpoint && args.model) throw new UsageError('give either --checkpoint or --model, not both');
+  if (args.modelOut && !args.checkpoint) throw new UsageError('--model-out goes with --checkpoint');
   if (deterministic && args.seed !== undefined) throw new UsageError('give either --deterministic or --seed, not both');
   return args;
 }
@@ -65,7 +70,7 @@ export const evalCommand: Command = {
   usage: 'vils eval --scenes <files...> [--checkpoint <pt> | --model <onnx>] [--deterministic | --seed N] [--json] [--trace <file.json>]',
   async run(argv) {
     const args = parseEvalArgs(argv);
-    const modelPath = resolvePolicyModel({ model: args.model, checkpoint: args.checkpoint });
+    const modelPath = resolvePolicyModel({ model: args.model, checkpoint: args.checkpoint, out: args.modelOut });
     const policy = await PolicySession.load(modelPath, {
       intraOpThreads: args.threads,
       mode: args.seed === undefined ? { kind: 'deterministic' } : { kind: 'sample', seed: args.seed },

@@ -1,8 +1,11 @@
 /**
- * Where the policy model lives and how to get one: models/gpudrive-policy.onnx, built from the
- * S75 checkpoint in ../shared when it is missing. Weights are never committed (models/ is git-ignored).
+ * Where the policy model lives and how to get one: models/gpudrive-policy.onnx, built from the S75
+ * checkpoint the repository ships (models/checkpoints/, MIT, with its licence notice) when it is missing.
+ * Built models are never committed (models/*.onnx is git-ignored). A model converted from another
+ * checkpoint on request goes to a temporary folder unless an output path is given.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { projectRoot } from '../util/project-root.js';
 import { checkpointToOnnx } from './convert.js';
@@ -14,8 +17,21 @@ export function defaultModelPath(): string {
   return process.env.VILS_MODEL ?? join(projectRoot(), 'models', DEFAULT_MODEL_NAME);
 }
 
+/** The checkpoint shipped in the repository (models/checkpoints/). */
+export function shippedCheckpointPath(): string {
+  return join(projectRoot(), 'models', 'checkpoints', DEFAULT_CHECKPOINT_NAME);
+}
+
+/**
+ * The checkpoint the default model is built from: VILS_CHECKPOINT, else the shipped one, else the one in
+ * the shared data folder (VILS_SHARED, default ../shared) for a checkout that lacks models/checkpoints/.
+ */
 export function defaultCheckpointPath(): string {
-  return process.env.VILS_CHECKPOINT ?? resolve(projectRoot(), '..', 'shared', 'data', 'gpudrive', 'checkpoints', DEFAULT_CHECKPOINT_NAME);
+  if (process.env.VILS_CHECKPOINT) return process.env.VILS_CHECKPOINT;
+  const shipped = shippedCheckpointPath();
+  if (existsSync(shipped)) return shipped;
+  const shared = process.env.VILS_SHARED ?? resolve(projectRoot(), '..', 'shared');
+  return join(shared, 'data', 'gpudrive', 'checkpoints', DEFAULT_CHECKPOINT_NAME);
 }
 
 export class ModelNotFoundError extends Error {
@@ -44,10 +60,11 @@ export function writeModelFromCheckpoint(checkpointPath: string, outPath: string
 }
 
 /**
- * Returns a usable model path: `model` if given; else `checkpoint` converted to a model next to the
- * default; else the default model, built from the default checkpoint when missing.
+ * Returns a usable model path: `model` if given; else `checkpoint` converted to a model at `out` (default:
+ * a new temporary folder, so models/ is never written unasked); else the default model, built from the
+ * default checkpoint when missing.
  */
-export function resolvePolicyModel(opts: { model?: string; checkpoint?: string } = {}): string {
+export function resolvePolicyModel(opts: { model?: string; checkpoint?: string; out?: string } = {}): string {
   if (opts.model) {
     if (!existsSync(opts.model)) throw new Error(`policy model ${opts.model} does not exist`);
     return opts.model;
@@ -55,7 +72,7 @@ export function resolvePolicyModel(opts: { model?: string; checkpoint?: string }
   if (opts.checkpoint) {
     if (!existsSync(opts.checkpoint)) throw new Error(`checkpoint ${opts.checkpoint} does not exist`);
     const name = opts.checkpoint.replace(/^.*[\\/]/, '').replace(/\.pt$/, '');
-    const out = join(projectRoot(), 'models', `${name}.onnx`);
+    const out = opts.out ?? join(mkdtempSync(join(tmpdir(), 'vils-model-')), `${name}.onnx`);
     writeModelFromCheckpoint(opts.checkpoint, out);
     return out;
   }
