@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import websocket from '@fastify/websocket';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -22,6 +22,11 @@ import { metricsPlugin } from './plugins/metrics.js';
 import { DEFAULT_RECORDING, SceneRecorder, type RecordingSettings } from './recording.js';
 import { mapPlugin } from './plugins/map.js';
 import { loadWebBundle, webPlugin } from './plugins/web.js';
+import { STATUS_CODES } from 'node:http';
+import pinoPretty from 'pino-pretty';
+import { AccessControl, type AccessSettings } from './access.js';
+import { installAccess, listeningOn, redactToken } from './plugins/access.js';
+import { watchLoops } from './watch.js';
 
 export interface SceneOptions {
   /** URL-safe name; the first scene is served at the root whatever its name */
@@ -37,6 +42,12 @@ export interface ServerOptions extends Omit<SceneOptions, 'name'> {
   scenes?: SceneOptions[];
   /** pino level; false disables logging */
   logLevel?: string | false;
+  /** 'pretty': one readable line per event (for a terminal); 'json' (default): pino's JSON lines */
+  logFormat?: 'pretty' | 'json';
+  /** where the log goes (default stdout) */
+  logStream?: NodeJS.WritableStream;
+  /** who may do what, and the rate limits (default: no token, so every client is an operator; default limits) */
+  access?: AccessControl | Partial<AccessSettings>;
   /** start the scenes at once (default true) */
   autostart?: boolean;
   intraOpThreads?: number;
@@ -71,16 +82,27 @@ export function packageVersion(): string {
 const SCENE_NAME = /^[a-z0-9][a-z0-9_-]{0,31}$/;
 
 function splitConfig(c: Partial<SessionConfig> = {}): { scene: Partial<SceneConfig>; serving: Partial<ServingConfig> } {
-  const { publish_hz, max_queue, ...scene } = c;
+  const { publish_hz, max_queue, clock_offset_s, ...scene } = c;
   const serving: Partial<ServingConfig> = {};
   if (publish_hz !== undefined) serving.publish_hz = publish_hz;
   if (max_queue !== undefined) serving.max_queue = max_queue;
+  if (clock_offset_s !== undefined) serving.clock_offset_s = clock_offset_s;
   return { scene, serving };
 }
 
 export async function createServer(opts: ServerOptions = {}): Promise<VilsServer> {
+  const access = opts.access instanceof AccessControl ? opts.access : new AccessControl(opts.access);
   const app = Fastify({
-    logger: opts.logLevel === false ? false : { level: opts.logLevel ?? 'info' },
+    logger: opts.logLevel === false ? false : {
+      level: opts.logLevel ?? 'info',
+      // a token given as ?token= never reaches the log
+      serializers: { req: (req: { method: string; url: string; ip?: string }) => ({ method: req.method, url: redactToken(req.url), ip: req.ip }) },
+      ...(opts.logFormat === 'pretty'
+        ? { stream: pinoPretty({ colorize: opts.logStream === undefined, translateTime: 'HH:MM:ss.l', ignore: 'pid,hostname,reqId', sync: true, destination: opts.logStream ?? 1 }) }
+        : opts.logStream ? { stream: opts.logStream } : {}),
+    },
+    // one line per request polled twice a second buries what happened: refusals and failures are logged instead
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: MAX_MESSAGE_BYTES,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
   });
@@ -129,8 +151,12 @@ export async function createServer(opts: ServerOptions = {}): Promise<VilsServer
     if (err instanceof InputError) return reply.code(400).send({ statusCode: 400, error: 'Bad Request', message: err.message });
     const code = err.statusCode ?? 500;
     if (code >= 500) app.log.error({ err }, 'request failed');
-    return reply.code(code).send({ statusCode: code, error: code >= 500 ? 'Internal Server Error' : 'Bad Request', message: err.message });
+    return reply.code(code).send({ statusCode: code, error: STATUS_CODES[code] ?? 'Error', message: err.message });
   });
+
+  // before any route: the Host, Origin and token checks and the REST rate limits apply to every one
+  await installAccess(app, access, app.log);
+  for (const h of hosts) h.attachments.set('access', { status: () => access.status(listeningOn(app)), close: async () => {} });
 
   await app.register(swagger, {
     openapi: {
@@ -150,7 +176,7 @@ export async function createServer(opts: ServerOptions = {}): Promise<VilsServer
   for (const [i, host] of hosts.entries()) {
     const prefix = i === 0 ? '' : `/scenes/${host.name}`;
     await app.register(async (scoped) => {
-      await scoped.register(streamPlugin, { host });
+      await scoped.register(streamPlugin, { host, access });
       await scoped.register(restPlugin, { host });
       if (opts.foxglove?.path ?? true) await scoped.register(foxglovePlugin, { channels: host.attachments.get('foxglove') as FoxgloveChannels });
       await scoped.register(mapPlugin, { host });
@@ -162,6 +188,7 @@ export async function createServer(opts: ServerOptions = {}): Promise<VilsServer
     await h.runner.reset();
     if (opts.autostart ?? true) h.runner.start();
   }
+  const stopWatching = watchLoops(hosts, app.log);
 
   const foxPort = opts.foxglove?.port !== undefined
     ? await listenFoxglove(hosts.map((h) => ({ name: h.name, channels: h.attachments.get('foxglove') as FoxgloveChannels })), opts.foxglove.port, opts.foxglove.host ?? '0.0.0.0')
@@ -170,6 +197,7 @@ export async function createServer(opts: ServerOptions = {}): Promise<VilsServer
   return {
     app, hosts, host: hosts[0], foxglovePort: foxPort?.port,
     async close() {
+      stopWatching();
       await foxPort?.close();
       for (const h of hosts) await h.close();
       await app.close();

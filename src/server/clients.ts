@@ -2,16 +2,72 @@
  * Connected WebSocket clients, each with a bounded send queue: a frame is handed to the socket only when
  * the previous one has been written, and when a slow client's queue is full its oldest frame is dropped
  * and counted. The loop never waits for a client.
+ *
+ * Replies to a client's own messages (errors, pongs) have a small queue of their own, so a burst of
+ * broadcasts never pushes them out and a burst of errors never pushes out frames: the two queues take
+ * turns on the socket. Errors beyond MAX_REPLIES waiting are coalesced into one "N more errors" reply.
  */
 import type { WebSocket } from 'ws';
 
+/** replies (errors, pongs) waiting per client; further errors are counted and reported in one line */
+export const MAX_REPLIES = 4;
+
 export class ClientChannel {
   private readonly queue: Array<string | Buffer> = [];
+  private readonly replies: string[] = [];
   private sending = false;
+  /** the last frame written was a reply: a frame goes next if one waits */
+  private lastWasReply = false;
+  /** errors not sent one by one since the last summary, and the latest of them */
+  private coalesced = 0;
+  private lastCoalesced = '';
   dropped = 0;
   sent = 0;
+  /** errors sent one by one, and errors reported only as part of an "N more errors" line */
+  errorsSent = 0;
+  errorsCoalesced = 0;
 
   constructor(readonly socket: WebSocket, readonly id: number, private readonly maxQueue: () => number) {}
+
+  /** Queues an error reply ({"type": "error"}); in a burst, errors beyond MAX_REPLIES are coalesced. */
+  sendError(error: string): void {
+    if (this.socket.readyState !== this.socket.OPEN) return;
+    if (this.replies.length >= MAX_REPLIES) {
+      this.coalesced++;
+      this.errorsCoalesced++;
+      this.lastCoalesced = error;
+      return;
+    }
+    this.errorsSent++;
+    this.replies.push(JSON.stringify({ type: 'error', error }));
+    this.flush();
+  }
+
+  /**
+   * Queues an error that must not be coalesced with others (the rate-limit and clock notices, which their
+   * callers send at most once a second): it waits behind the replies already queued, never dropped.
+   */
+  sendNotice(error: string): void {
+    if (this.socket.readyState !== this.socket.OPEN) return;
+    this.replies.push(JSON.stringify({ type: 'error', error }));
+    this.flush();
+  }
+
+  /** Queues a reply that is not an error (a pong); dropped when MAX_REPLIES are waiting. */
+  sendReply(text: string): void {
+    if (this.socket.readyState !== this.socket.OPEN || this.replies.length >= MAX_REPLIES) return;
+    this.replies.push(text);
+    this.flush();
+  }
+
+  private nextReply(): string | undefined {
+    const r = this.replies.shift();
+    if (r !== undefined) return r;
+    if (this.coalesced === 0) return undefined;
+    const n = this.coalesced;
+    this.coalesced = 0;
+    return JSON.stringify({ type: 'error', error: `${n} more error${n === 1 ? '' : 's'} (the last: ${this.lastCoalesced.slice(0, 300)})`, more_errors: n });
+  }
 
   /** Queues a text frame (a Buffer holds UTF-8 JSON, encoded once for all clients). */
   send(frame: string | Buffer): void {
@@ -26,7 +82,9 @@ export class ClientChannel {
 
   private flush(): void {
     if (this.sending) return;
-    const frame = this.queue.shift();
+    let frame: string | Buffer | undefined = this.lastWasReply ? undefined : this.nextReply();
+    this.lastWasReply = frame !== undefined;
+    frame ??= this.queue.shift() ?? this.nextReply();
     if (frame === undefined) return;
     this.sending = true;
     this.socket.send(frame, { binary: false }, (err) => {

@@ -19,9 +19,14 @@ export interface ServingConfig {
   publish_hz: number;
   /** frames queued per slow client before the oldest is dropped */
   max_queue: number;
+  /**
+   * the clients' clock minus the server's [s] (e.g. 18 for GPS time against UTC): an ego_state timestamp
+   * is compared with the server clock plus this, to find stale fixes and clients whose clock is off
+   */
+  clock_offset_s: number;
 }
 
-export const DEFAULT_SERVING_CONFIG: Readonly<ServingConfig> = { publish_hz: 10, max_queue: 4 };
+export const DEFAULT_SERVING_CONFIG: Readonly<ServingConfig> = { publish_hz: 10, max_queue: 4, clock_offset_s: 0 };
 
 /** Everything GET/PUT /api/config shows and takes. */
 export type SessionConfig = SceneConfig & ServingConfig;
@@ -120,8 +125,9 @@ export class SceneHost implements FrameSink {
 
   /** A settings change as an input (logged; made between policy steps), all or nothing. */
   async changeConfig(patch: Partial<SessionConfig>): Promise<SessionConfig> {
-    const { publish_hz, max_queue, ...scenePatch } = patch;
+    const { publish_hz, max_queue, clock_offset_s, ...scenePatch } = patch;
     void max_queue;
+    void clock_offset_s;
     if (publish_hz !== undefined && !(publish_hz >= MIN_PUBLISH_HZ && publish_hz <= MAX_PUBLISH_HZ)) {
       throw new InputError(`publish_hz must be within ${MIN_PUBLISH_HZ}–${MAX_PUBLISH_HZ}, got ${publish_hz}`);
     }
@@ -134,7 +140,7 @@ export class SceneHost implements FrameSink {
 
   /** Applies a settings patch all or nothing: a refused setting leaves every other one as it was. */
   configure(patch: Partial<SessionConfig>): SessionConfig {
-    const { publish_hz, max_queue, ...scenePatch } = patch;
+    const { publish_hz, max_queue, clock_offset_s, ...scenePatch } = patch;
     this.scene.configure(scenePatch);
     if (publish_hz !== undefined && publish_hz !== this.serving.publish_hz) {
       try {
@@ -145,6 +151,7 @@ export class SceneHost implements FrameSink {
       this.serving.publish_hz = publish_hz;
     }
     if (max_queue !== undefined) this.serving.max_queue = max_queue;
+    if (clock_offset_s !== undefined) this.serving.clock_offset_s = clock_offset_s;
     return this.config();
   }
 

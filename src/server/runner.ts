@@ -52,7 +52,6 @@ export interface RunnerStats {
 export class SceneRunner {
   private readonly clock: Clock;
   private readonly pacer: Pacer;
-  private readonly epochNow: () => number;
   private readonly sinks = new Set<FrameSink>();
   private runState: RunState = 'stopped';
   private simAnchor = 0;
@@ -71,8 +70,8 @@ export class SceneRunner {
 
   constructor(readonly scene: LiveScene, private readonly opts: RunnerOptions = {}) {
     this.clock = opts.clock ?? createSystemClock({ spinS: 0 });
-    this.epochNow = opts.epochNow ?? (() => (performance.timeOrigin + performance.now()) / 1000);
-    this.epochOffset = this.epochNow() - this.clock.now();
+    const epochNow = opts.epochNow ?? (() => (performance.timeOrigin + performance.now()) / 1000);
+    this.epochOffset = epochNow() - this.clock.now();
     this.hz = checkHz(opts.publishHz ?? MIN_PUBLISH_HZ);
     this.pacer = new Pacer(1 / this.hz);
     this.pacer.start(this.clock.now());
@@ -98,6 +97,11 @@ export class SceneRunner {
 
   removeSink(sink: FrameSink): void {
     this.sinks.delete(sink);
+  }
+
+  /** The server's wall clock, seconds since the Unix epoch, on the runner's clock (as frames are stamped). */
+  epochNow(): number {
+    return this.epochOffset + this.clock.now();
   }
 
   /** The current simulation time: what an input arriving now is stamped with. */

@@ -122,7 +122,7 @@ export const configSchema = {
   additionalProperties: false,
   properties: {
     publish_hz: { type: 'number', minimum: 10, maximum: 50, description: 'frames per second to clients (NPCs always step every 0.1 s of simulation time; multiples of 10 line frames up with the steps)' },
-    ego_timeout_s: { type: 'number', exclusiveMinimum: 0, maximum: 60, description: 'seconds without an update before NPCs stop seeing an ego (stale)' },
+    ego_timeout_s: { type: 'number', minimum: 0.1, maximum: 60, description: 'seconds without an update before NPCs stop seeing an ego (stale); also the oldest an ego_state timestamp may be against the server clock; at least one policy step (0.1 s)' },
     ego_forget_s: { type: 'number', exclusiveMinimum: 0, maximum: 86400, description: 'seconds without an update before a stale ego is forgotten' },
     ego_length: { type: 'number', exclusiveMinimum: 0, maximum: 30 },
     ego_width: { type: 'number', exclusiveMinimum: 0, maximum: 10 },
@@ -146,6 +146,7 @@ export const configSchema = {
     stuck_recycle_s: { type: 'number', minimum: 1, maximum: 86400, description: 'auto NPCs stopped this long with nothing ahead are recycled' },
     map_margin_m: { type: 'number', minimum: 0, maximum: 100000, description: 'ego positions further than this outside the map are rejected' },
     max_queue: { type: 'integer', minimum: 1, maximum: 100, description: 'frames queued per slow client before the oldest is dropped' },
+    clock_offset_s: { type: 'number', minimum: -86400, maximum: 86400, description: "the clients' clock minus the server's, s (e.g. 18 for GPS time against UTC): ego_state timestamps are judged against the server clock plus this" },
     max_egos: { type: 'integer', minimum: 1, maximum: 32, description: 'egos (ego_id values) a scene tracks at once; only at start (refused at runtime)' },
     seed: { type: 'integer', minimum: 0 },
   },

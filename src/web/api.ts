@@ -7,9 +7,28 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * The access token the page was opened with (`/?token=…`), kept for the tab in sessionStorage so a reload
+ * or a link without it keeps working; null on a server without tokens.
+ */
+export function pageToken(): string | null {
+  const fromUrl = new URLSearchParams(location.search).get('token');
+  try {
+    if (fromUrl) sessionStorage.setItem('vils-token', fromUrl);
+    return fromUrl ?? sessionStorage.getItem('vils-token');
+  } catch {
+    return fromUrl;
+  }
+}
+
+/** A stream URL with the page's token (a browser WebSocket cannot send an Authorization header). */
+export function withToken(url: string, token = pageToken()): string {
+  return token ? `${url}${url.includes('?') ? '&' : '?'}token=${encodeURIComponent(token)}` : url;
+}
+
 export class Api {
   /** `base`: the scene's prefix ('' for the default scene, '/scenes/<name>' for others) */
-  constructor(readonly base: string) {}
+  constructor(readonly base: string, private readonly token: string | null = pageToken()) {}
 
   async call<T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<T> {
     let res: Response;
@@ -17,7 +36,7 @@ export class Api {
       res = await fetch(this.base + path, {
         method,
         // no content-type without a body: fastify refuses an empty JSON body
-        headers: body === undefined ? {} : { 'content-type': 'application/json' },
+        headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(this.token ? { authorization: `Bearer ${this.token}` } : {}) },
         body: body === undefined ? undefined : JSON.stringify(body),
         cache: 'no-store',
       });

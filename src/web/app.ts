@@ -4,7 +4,7 @@
  * the server's figures by polling the REST API once a second; every action is a REST call whose refusal
  * is shown with the server's own words.
  */
-import { Api, ApiError } from './api.js';
+import { Api, ApiError, withToken } from './api.js';
 import { drawOverlay, findEgo, hitTest, VEHICLE_COLOURS, type Hit } from './draw.js';
 import { MapLayer } from './map-layer.js';
 import { SceneState } from './scene-state.js';
@@ -95,7 +95,7 @@ export class WebMap {
     this.api = new Api(base);
     this.canvas = $<HTMLCanvasElement>('map');
     this.ctx = this.canvas.getContext('2d', { alpha: false }) as CanvasRenderingContext2D;
-    const wsUrl = `${location.protocol === 'https:' ? 'wss:' : 'ws:'}//${location.host}${base}/ws/vils/stream`;
+    const wsUrl = withToken(`${location.protocol === 'https:' ? 'wss:' : 'ws:'}//${location.host}${base}/ws/vils/stream`);
     this.stream = new StreamClient(wsUrl, {
       onFrame: (f, t) => this.onFrame(f, t),
       onState: (s) => this.onConnection(s),

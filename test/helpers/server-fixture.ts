@@ -20,9 +20,12 @@ export function testModel(): string {
   return modelPath;
 }
 
-export async function startServer(opts: ServerOptions = {}): Promise<{ server: VilsServer; url: string; wsUrl: string }> {
-  const server = await createServer({ modelPath: testModel(), logLevel: false, ...opts });
-  const address = await server.app.listen({ port: 0, host: '127.0.0.1' });
+export async function startServer(opts: ServerOptions & { listenHost?: string } = {}): Promise<{ server: VilsServer; url: string; wsUrl: string }> {
+  const { listenHost, ...rest } = opts;
+  const server = await createServer({ modelPath: testModel(), logLevel: false, ...rest });
+  await server.app.listen({ port: 0, host: listenHost ?? '127.0.0.1' });
+  const port = (server.app.server.address() as { port: number }).port;
+  const address = `http://127.0.0.1:${port}`;
   return { server, url: address, wsUrl: `${address.replace(/^http/, 'ws')}/ws/vils/stream` };
 }
 
@@ -32,8 +35,8 @@ export class TestClient {
   private waiters: Array<{ pred: (m: Record<string, any>) => boolean; resolve: (m: Record<string, any>) => void }> = [];
   closeCode: number | null = null;
 
-  constructor(url: string) {
-    this.ws = new WebSocket(url);
+  constructor(url: string, options?: WebSocket.ClientOptions) {
+    this.ws = new WebSocket(url, options);
     this.ws.on('message', (data) => {
       const m = JSON.parse(data.toString()) as Record<string, any>;
       m.__received = performance.now();

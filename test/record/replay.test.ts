@@ -39,7 +39,7 @@ beforeAll(async () => {
   const ws = new WebSocket(wsUrl);
   await new Promise((r) => ws.once('open', r));
   ws.on('message', (data) => {
-    const m = JSON.parse(data.toString()) as { type: string; sim_time_s?: number };
+    const m = JSON.parse(data.toString()) as { type: string; sim_time_s?: number; timestamp?: number };
     if (m.type !== 'npc_states') return;
     frames++;
     const t = m.sim_time_s ?? 0;
@@ -50,7 +50,8 @@ beforeAll(async () => {
     const q = lane[i + 1];
     const ll = host.geo.toLatLon(p.x, p.y);
     const heading = host.geo.yawToHeading(Math.atan2(q.y - p.y, q.x - p.x), p.x, p.y);
-    ws.send(JSON.stringify({ type: 'ego_state', timestamp: 1.7e9 + t, data: { lat: ll.lat, lon: ll.lon, heading: (heading + 360) % 360, speed: 5 } }));
+    // stamped on the server's clock, as a client whose clock is synchronised with it (fixes are judged on that clock)
+    ws.send(JSON.stringify({ type: 'ego_state', timestamp: m.timestamp, data: { lat: ll.lat, lon: ll.lon, heading: (heading + 360) % 360, speed: 5 } }));
     egoReports++;
   });
   const post = async (method: string, path: string, body?: unknown) => {

@@ -1,7 +1,16 @@
 /**
  * The WebSocket stream of a scene, /ws/vils/stream (seed protocol §3.4.1), as a fastify plugin: clients send
  * ego_state (and ping), every client receives npc_states at publish_hz. Bad messages get {"type":"error"}
- * replies; the connection and the loop stay up. Messages over 64 KiB are closed with 1009 by ws itself.
+ * replies (coalesced in a burst, see clients.ts); the connection and the loop stay up. Messages over 64 KiB
+ * are closed with 1009 by ws itself.
+ *
+ * Who may send what (access.ts): any client with a viewer role may connect and ping; ego_state needs a
+ * driver role, an ego id the token is granted, and an ego id no other client owns. Input is rate-limited
+ * per connection and per client before it is even parsed: over the limit a message is dropped and counted,
+ * the client is told at most once a second, and a connection that keeps flooding is closed with 1008.
+ * Fixes are judged on the server's clock: a non-finite timestamp is refused, a fix older than ego_timeout_s
+ * (after clock_offset_s) is stale and not used, and a client whose clock is off by more than a second is
+ * told so once.
  */
 import { Ajv } from 'ajv';
 import type { FastifyInstance } from 'fastify';
@@ -11,9 +20,12 @@ import type { ClientChannel } from '../clients.js';
 import type { SceneHost } from '../host.js';
 import { egoStateSchema, pingSchema } from '../schemas.js';
 import { egoReportFromGnss, type GnssEgo } from '../wire.js';
+import { AccessControl, AccessError, EgoOwners, type Peer } from '../access.js';
 
 export const WS_PATH = '/ws/vils/stream';
 export const MAX_MESSAGE_BYTES = 64 * 1024;
+/** a client whose timestamps differ from the server clock (after clock_offset_s) by more than this is told once [s] */
+export const CLOCK_WARN_S = 1;
 
 const ajv = new Ajv({ allErrors: false, strict: false });
 const validateEgo = ajv.compile(egoStateSchema);
@@ -36,12 +48,38 @@ interface Arrival {
   sim: number;
 }
 
-export async function streamPlugin(app: FastifyInstance, opts: { host: SceneHost }): Promise<void> {
+export async function streamPlugin(app: FastifyInstance, opts: { host: SceneHost; access?: AccessControl }): Promise<void> {
   const { host } = opts;
   const { clients, counters, inputs } = host;
-  app.get(WS_PATH, { websocket: true }, (socket: WebSocket) => {
+  const access = opts.access ?? new AccessControl();
+  // which connection or token each ego id belongs to; free again when the scene forgets the ego
+  const owners = new EgoOwners();
+  host.scene.on((e) => {
+    if (e.type === 'ego_forgotten') owners.forget(e.egoId);
+  });
+  const log = app.log;
+  app.get(WS_PATH, { websocket: true }, (socket: WebSocket, req) => {
+    const address = req.ip;
+    const peer: Peer = req.vilsPeer ?? access.identify(undefined, undefined, address);
+    let limiter: ReturnType<AccessControl['connect']>;
+    try {
+      limiter = access.connect(peer);
+    } catch (err) {
+      if (!(err instanceof AccessError)) throw err;
+      access.refused.forbidden++;
+      log.warn({ scene: host.name, client: peer.label }, `stream connection refused: ${err.message}`);
+      socket.close(1008, err.message.slice(0, 120));
+      return;
+    }
     const channel = clients.add(socket);
-    const reply = (c: ClientChannel, obj: unknown) => c.send(JSON.stringify(obj));
+    const who = `client ${channel.id} (${peer.label}, ${peer.role ?? 'no role'})`;
+    log.info({ scene: host.name, client: channel.id, peer: peer.label, role: peer.role }, `${who} connected to the stream${host.name === 'default' ? '' : ` of scene ${host.name}`}`);
+    const reply = (c: ClientChannel, obj: unknown) => c.sendReply(JSON.stringify(obj));
+    // rate limiting: drops since the client was last told, when it was told, whether the connection is closing
+    let droppedUntold = 0;
+    let toldAt = -Infinity;
+    let closing = false;
+    let clockTold = false;
     let arrival: Arrival = { text: '', wall: 0, sim: 0 };
     // every message as received, with its arrival time and what became of it (for the recording)
     const note = (a: Arrival, outcome: string) => {
@@ -50,10 +88,34 @@ export async function streamPlugin(app: FastifyInstance, opts: { host: SceneHost
     const fail = (error: string, a: Arrival = arrival) => {
       counters.errors++;
       note(a, error);
-      reply(channel, { type: 'error', error });
+      channel.sendError(error);
     };
+    const limits = access.settings.limits;
     socket.on('message', (data, isBinary) => {
       counters.messages++;
+      if (closing) return;
+      // before anything else (no parse, no copy): over the limit the message is dropped and counted
+      const bytes = Array.isArray(data) ? data.reduce((n, b) => n + b.length, 0) : (data as Buffer | ArrayBuffer).byteLength;
+      const admit = limiter.admit(bytes);
+      if (admit !== 'ok') {
+        droppedUntold++;
+        if (admit === 'close') {
+          closing = true;
+          access.refused.closed_1008++;
+          log.warn({ scene: host.name, client: channel.id, peer: peer.label, dropped: limiter.dropped }, `${who} closed (1008): flooding, ${limiter.dropped} messages over the rate limit dropped`);
+          socket.close(1008, 'rate limit exceeded: too many messages');
+          setTimeout(() => socket.terminate(), 1000).unref();
+          return;
+        }
+        const now = performance.now();
+        if (now - toldAt >= 1000) {
+          if (toldAt === -Infinity) log.warn({ scene: host.name, client: channel.id, peer: peer.label }, `${who} is over the rate limit: messages dropped`);
+          toldAt = now;
+          channel.sendNotice(`rate limit: ${droppedUntold} message${droppedUntold === 1 ? '' : 's'} dropped (at most ${limits.ws_connection.messages_per_s} messages and ${limits.ws_connection.bytes_per_s} bytes a second per connection, bursts of ${limits.ws_connection.messages_burst}); keep flooding and the connection is closed (1008)`);
+          droppedUntold = 0;
+        }
+        return;
+      }
       arrival = { text: '', wall: Date.now() / 1000, sim: host.runner.simNow() };
       if (isBinary) return fail('binary messages are not supported: send JSON text');
       let msg: unknown;
@@ -70,8 +132,26 @@ export async function streamPlugin(app: FastifyInstance, opts: { host: SceneHost
       if (type === 'ego_state') {
         if (!validateEgo(msg)) return fail(`ego_state: ${describeErrors(validateEgo.errors)}`);
         const m = msg as { timestamp?: number; ego_id?: string; data: GnssEgo };
+        const egoId = m.ego_id ?? 'ego';
+        if (!access.may(peer, 'driver')) return fail(`ego_state: ${peer.token?.name ?? 'this client'} may only watch (${peer.role ?? 'no'} role): sending egos needs a driver token`);
+        if (!access.mayDrive(peer, egoId)) return fail(`ego_state: ${peer.token?.name ?? 'this client'} may not drive ego "${egoId.slice(0, 64)}"`);
+        if (m.timestamp !== undefined) {
+          if (!Number.isFinite(m.timestamp)) return fail('ego_state: timestamp must be a finite number of seconds since the Unix epoch');
+          // judged on the server's clock: how old the fix is, allowing the configured offset of the client clocks
+          const age = host.runner.epochNow() + host.serving.clock_offset_s - m.timestamp;
+          if (!clockTold && Math.abs(age) > CLOCK_WARN_S) {
+            clockTold = true;
+            const off = `${Math.abs(age).toFixed(age > 100 ? 0 : 2)} s ${age > 0 ? 'behind' : 'ahead of'}`;
+            log.warn({ scene: host.name, client: channel.id, peer: peer.label, offset_s: -age }, `${who}: its timestamps are ${off} the server clock`);
+            channel.sendNotice(`clock: your timestamps are ${off} the server's clock (clock_offset_s ${host.serving.clock_offset_s}); synchronise the clocks (NTP, PTP) or set clock_offset_s. Said once.`);
+          }
+          if (age > host.scene.config.ego_timeout_s) return fail(`ego_state: stale fix: its timestamp is ${age.toFixed(age > 100 ? 0 : 2)} s old on the server clock (more than ego_timeout_s ${host.scene.config.ego_timeout_s}); not used`);
+        }
+        const claim = owners.claim(egoId, peer, channel.id);
+        if (claim.refused) return fail(`ego_state: ${claim.refused}; use another ego_id`);
         const a = arrival;
         const failed = (err: unknown) => {
+          if (claim.fresh && !host.scene.hasEgo(egoId)) owners.forget(egoId);
           if (err instanceof InputError) return fail(`ego_state: ${err.message}`, a);
           // never let one message take the process down: report it, keep the connection
           app.log.error({ err }, 'ego_state handling failed');
@@ -91,7 +171,21 @@ export async function streamPlugin(app: FastifyInstance, opts: { host: SceneHost
       }
       return fail(`unknown message type "${type.slice(0, 64)}" (expected ego_state or ping)`);
     });
-    socket.on('close', () => clients.remove(channel));
-    socket.on('error', () => clients.remove(channel));
+    let gone = false;
+    const left = (how: string) => {
+      if (gone) return;
+      gone = true;
+      clients.remove(channel);
+      owners.disconnected(channel.id);
+      limiter.release();
+      log.info({ scene: host.name, client: channel.id, peer: peer.label, frames_sent: channel.sent, frames_dropped: channel.dropped, rate_limited: limiter.dropped }, `${who} disconnected (${how}; ${channel.sent} frames sent, ${channel.dropped} dropped as it was slow${limiter.dropped ? `, ${limiter.dropped} messages over the rate limit` : ''})`);
+    };
+    socket.on('close', (code: number) => left(`code ${code}`));
+    socket.on('error', (err: Error & { code?: string }) => {
+      // a frame over 64 KiB: ws closes the connection (1009); a warning, not a failure of the server
+      if (err.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') log.warn({ scene: host.name, client: channel.id, peer: peer.label }, `${who}: message over ${MAX_MESSAGE_BYTES} bytes, connection closed (1009)`);
+      else log.warn({ scene: host.name, client: channel.id, peer: peer.label, error: err.message }, `${who}: connection error: ${err.message}`);
+      left(err.message);
+    });
   });
 }
