@@ -10,6 +10,7 @@ import type { SessionConfig } from '../server/host.js';
 import { configSchema } from '../server/schemas.js';
 import { DEFAULT_RECORDING, recordingDir, type RecordingSettings } from '../server/recording.js';
 import { UsageError, type Command } from './commands.js';
+import { loadAccessFile } from '../server/access.js';
 
 interface ServeFileConfig extends Partial<SessionConfig> {
   origin?: { lat: number; lon: number };
@@ -45,6 +46,7 @@ export const serveCommand: Command = {
         model: { type: 'string' }, paused: { type: 'boolean' }, 'log-level': { type: 'string' }, scene: { type: 'string', multiple: true },
         'no-record': { type: 'boolean' }, 'record-dir': { type: 'string' }, 'record-max-file-mb': { type: 'string' },
         'record-max-total-mb': { type: 'string' }, 'record-foxglove-hz': { type: 'string' }, 'foxglove-port': { type: 'string' },
+        access: { type: 'string' }, 'log-format': { type: 'string' },
       },
     });
     const recording = recordingSettings(values);
@@ -60,16 +62,28 @@ export const serveCommand: Command = {
     }
     const port = Number(values.port ?? filePort ?? 8000);
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be 0..65535, got ${values.port}`);
+    const logFormat = values['log-format'] ?? (process.stdout.isTTY ? 'pretty' : 'json');
+    if (logFormat !== 'pretty' && logFormat !== 'json') throw new UsageError(`--log-format must be pretty or json, got ${logFormat}`);
+    // tokens, origins, hosts and limits: --access <file.json> (or VILS_ACCESS_FILE) and VILS_*_TOKENS
+    const access = loadAccessFile(values.access ?? process.env.VILS_ACCESS_FILE);
     const t0 = performance.now();
     const server = await createServer({
       mapPath: values.map ?? map, modelPath: values.model ?? model, origin, config: session, scenes,
-      autostart: !values.paused, logLevel: values['log-level'] ?? 'info',
+      autostart: !values.paused, logLevel: values['log-level'] ?? 'info', logFormat, access,
       recording, foxglove: { port: foxglovePort, host: values.host ?? fileHost ?? '0.0.0.0' },
     });
-    const address = await server.app.listen({ port, host: values.host ?? fileHost ?? '0.0.0.0' });
+    const bind = values.host ?? fileHost ?? '0.0.0.0';
+    let address: string;
+    try {
+      address = await server.app.listen({ port, host: bind });
+    } catch (err) {
+      // say why and stop everything started (the loops, the recorder), so the process exits instead of hanging
+      await server.close().catch(() => {});
+      throw new Error(listenFailure(err as NodeJS.ErrnoException, bind, port));
+    }
     const h = server.host;
     server.app.log.info(
-      `VILS ready in ${((performance.now() - t0) / 1000).toFixed(2)} s on ${address}: web map ${address}/, map ${h.map.label}, ` +
+      `VILS ready in ${((performance.now() - t0) / 1000).toFixed(2)} s on ${address}: web map ${address}/${access.tokens.length ? '?token=<a viewer or operator token>' : ''}, map ${h.map.label}, ` +
         `${h.scene.npcCount} NPCs, ${h.runner.state}; WebSocket ${address.replace(/^http/, 'ws')}/ws/vils/stream, docs ${address}/docs` +
         server.hosts.slice(1).map((o) => `; scene ${o.name} (${o.map.label}): web map ${address}/scenes/${o.name}/`).join(''),
     );
@@ -90,6 +104,15 @@ export const serveCommand: Command = {
     return 0;
   },
 };
+
+/** Why the server could not listen, in words a user can act on. */
+export function listenFailure(err: NodeJS.ErrnoException, host: string, port: number): string {
+  const where = `${host}:${port}`;
+  if (err.code === 'EADDRINUSE') return `cannot listen on ${where}: the port is in use (EADDRINUSE) — another VILS or another program is serving there; stop it, or choose another port with --port`;
+  if (err.code === 'EACCES') return `cannot listen on ${where}: permission denied (EACCES) — ports below 1024 need privileges; choose --port 1024 or above`;
+  if (err.code === 'EADDRNOTAVAIL') return `cannot listen on ${where}: this machine has no address ${host} (EADDRNOTAVAIL) — check --host`;
+  return `cannot listen on ${where}: ${err.message}`;
+}
 
 /** The recording settings from the command line: on by default into recordings/. */
 function recordingSettings(values: Record<string, string | boolean | string[] | undefined>): RecordingSettings {

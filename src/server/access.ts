@@ -309,6 +309,33 @@ export class AccessControl {
     return origin !== 'null' && (this.anyOrigin || this.origins.has(origin));
   }
 
+  /**
+   * The checks of a WebSocket upgrade that does not pass through fastify (the Foxglove port): Host, Origin,
+   * and a viewer token. Null to accept, else [HTTP status, reason].
+   */
+  checkUpgrade(req: { headers: Record<string, string | string[] | undefined>; url?: string; socket: { remoteAddress?: string } }): [number, string] | null {
+    const host = req.headers.host as string | undefined;
+    if (!this.hostAllowed(host)) {
+      this.refused.host++;
+      return [403, `this server does not answer to the host name "${String(host).slice(0, 100)}"`];
+    }
+    const origin = req.headers.origin as string | undefined;
+    if (origin !== undefined && !this.originAllowed(origin, host)) {
+      this.refused.origin++;
+      return [403, `origin ${origin.slice(0, 100)} is not allowed`];
+    }
+    try {
+      const q = new URL(req.url ?? '/', 'http://x').searchParams.get('token') ?? undefined;
+      this.require(this.identify(req.headers.authorization as string | undefined, q, req.socket.remoteAddress ?? '?'), 'viewer', 'the Foxglove WebSocket');
+    } catch (err) {
+      if (!(err instanceof AccessError)) throw err;
+      if (err.statusCode === 401) this.refused.unauthenticated++;
+      else this.refused.forbidden++;
+      return [err.statusCode, err.message];
+    }
+    return null;
+  }
+
   /** A new WebSocket connection's input limiter, or an error when the client has too many connections open. */
   connect(peer: Peer): InputLimiter {
     let c = this.clients.get(peer.key);

@@ -164,7 +164,16 @@ export async function createServer(opts: ServerOptions = {}): Promise<VilsServer
     },
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
-  await app.register(websocket, { options: { maxPayload: MAX_MESSAGE_BYTES, handleProtocols } });
+  await app.register(websocket, {
+    options: { maxPayload: MAX_MESSAGE_BYTES, handleProtocols },
+    // a client's broken frame or lost connection is the client's problem (the stream logs it as a warning);
+    // only a failure of the server's own code is an error
+    errorHandler: (err: Error & { code?: string }, socket, req) => {
+      if (err.code?.startsWith('WS_ERR_') || err.code === 'ECONNRESET' || err.code === 'EPIPE') req.log.debug({ code: err.code }, `WebSocket client error: ${err.message}`);
+      else req.log.error({ err }, 'WebSocket handler failed');
+      socket.terminate();
+    },
+  });
   await app.register(metricsPlugin, { hosts });
 
   app.get('/api/health', { schema: { tags: ['status'], response: { 200: { type: 'object', properties: { status: { type: 'string' }, version: { type: 'string' }, uptime_s: { type: 'number' }, scenes: { type: 'array', items: { type: 'string' } } } } } } }, async () => ({
@@ -190,9 +199,19 @@ export async function createServer(opts: ServerOptions = {}): Promise<VilsServer
   }
   const stopWatching = watchLoops(hosts, app.log);
 
-  const foxPort = opts.foxglove?.port !== undefined
-    ? await listenFoxglove(hosts.map((h) => ({ name: h.name, channels: h.attachments.get('foxglove') as FoxgloveChannels })), opts.foxglove.port, opts.foxglove.host ?? '0.0.0.0')
-    : null;
+  let foxPort: Awaited<ReturnType<typeof listenFoxglove>> | null = null;
+  try {
+    foxPort = opts.foxglove?.port !== undefined
+      ? await listenFoxglove(hosts.map((h) => ({ name: h.name, channels: h.attachments.get('foxglove') as FoxgloveChannels })), opts.foxglove.port, opts.foxglove.host ?? '0.0.0.0', (req) => access.checkUpgrade(req))
+      : null;
+  } catch (err) {
+    // (a port in use): nothing started may keep the process alive
+    stopWatching();
+    for (const h of hosts) await h.close();
+    await app.close();
+    const e = err as NodeJS.ErrnoException;
+    throw Object.assign(new Error(`Foxglove port ${opts.foxglove?.port}: ${e.code === 'EADDRINUSE' ? 'the port is in use (EADDRINUSE); choose another --foxglove-port' : e.message}`), { code: e.code });
+  }
 
   return {
     app, hosts, host: hosts[0], foxglovePort: foxPort?.port,

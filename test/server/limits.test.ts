@@ -87,12 +87,12 @@ describe('WebSocket input limits', () => {
 
   it('REST: over the limit a client gets 429 with the reason; counted', async () => {
     await new Promise((r) => setTimeout(r, 1100));
-    const codes = await Promise.all(Array.from({ length: 30 }, () => fetch(`${url}/api/npcs`).then(async (r) => ({ status: r.status, body: await r.json() }))));
+    const codes = await Promise.all(Array.from({ length: 30 }, () => fetch(`${url}/api/npcs`).then(async (r) => ({ status: r.status, body: (await r.json()) as any }))));
     const refused = codes.filter((c) => c.status === 429);
     expect(refused.length).toBeGreaterThanOrEqual(10);
     expect(refused[0].body.message).toMatch(/rate limit: at most 20 reads a second from one client/);
     await new Promise((r) => setTimeout(r, 1100));
-    const st = await fetch(`${url}/api/status`).then((r) => r.json());
+    const st = await fetch(`${url}/api/status`).then((r) => r.json() as Promise<any>);
     expect(st.access.refused.rate_limited_rest).toBeGreaterThanOrEqual(10);
   });
 });
@@ -191,7 +191,7 @@ describe('fixes judged on the server clock', () => {
   it('a configured clock offset (GPS time is 18 s ahead of UTC) makes such clients fresh', async () => {
     const put = await fetch(`${url}/api/config`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ clock_offset_s: 18 }) });
     expect(put.status).toBe(200);
-    expect((await put.json()).clock_offset_s).toBe(18);
+    expect(((await put.json()) as any).clock_offset_s).toBe(18);
     const gps = await open(wsUrl);
     gps.send({ type: 'ego_state', ego_id: 'gps', timestamp: now() + 18, data: FIX });
     await gps.next((m) => m.type === 'npc_states' && m.egos?.some((e: { ego_id: string; stale: boolean }) => e.ego_id === 'gps' && !e.stale));

@@ -216,8 +216,19 @@ export async function foxglovePlugin(app: FastifyInstance, opts: { channels: Fox
  * The Foxglove endpoints on a port of their own: `/` is the first scene, `/scenes/<name>` the others.
  * Resolves when listening; `close()` stops it.
  */
-export async function listenFoxglove(scenes: ReadonlyArray<{ name: string; channels: FoxgloveChannels }>, port: number, host: string): Promise<{ port: number; close(): Promise<void> }> {
-  const wss = new WebSocketServer({ port, host, handleProtocols: (p) => handleProtocols(p), maxPayload: 64 * 1024 });
+export async function listenFoxglove(
+  scenes: ReadonlyArray<{ name: string; channels: FoxgloveChannels }>, port: number, host: string,
+  /** the access check of a connection: null to accept, else [HTTP status, reason] */
+  verify?: (req: IncomingMessage) => [number, string] | null,
+): Promise<{ port: number; close(): Promise<void> }> {
+  const wss = new WebSocketServer({
+    port, host, handleProtocols: (p) => handleProtocols(p), maxPayload: 64 * 1024,
+    ...(verify ? { verifyClient: (info: { req: IncomingMessage }, done: (ok: boolean, code?: number, reason?: string) => void) => {
+      const refusal = verify(info.req);
+      if (refusal) done(false, refusal[0], refusal[1]);
+      else done(true);
+    } } : {}),
+  });
   await new Promise<void>((resolve, reject) => {
     wss.once('listening', resolve);
     wss.once('error', reject);

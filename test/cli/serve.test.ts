@@ -1,0 +1,158 @@
+/**
+ * `vils serve` as a user runs it, in a real process (the sources as Node runs them in production): a fresh
+ * clone with no shared data folder builds its model from the shipped checkpoint and drives NPCs; a port in
+ * use is said and exits non-zero; logs are JSON when piped and one readable line per event on a terminal,
+ * and tell what happened (clients, egos, an oversized frame as a warning without a stack trace).
+ */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { createServer as createTcpServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { transpile, type Transpiled } from '../cosim/helpers/transpile.js';
+import { PROJECT_ROOT } from '../helpers/shared.js';
+import { testModel } from '../helpers/server-fixture.js';
+
+let tx: Transpiled;
+let vils: string;
+beforeAll(() => {
+  tx = transpile(['src/cli/vils.ts', 'converters/ensure-default-model.ts']);
+  vils = join(tx.dir, 'src', 'cli', 'vils.js');
+}, 60_000);
+afterAll(() => tx?.remove());
+
+interface Run {
+  child: ChildProcess;
+  out: string[];
+  err: string[];
+  exit: Promise<number | null>;
+}
+
+function launch(args: string[], env: Record<string, string> = {}, viaTerminal = false): Run {
+  const cmd = [process.execPath, vils, ...args];
+  // `script` gives the process a terminal (stdout.isTTY), as when a user starts it by hand
+  const child = viaTerminal
+    ? spawn('script', ['-qefc', cmd.map((a) => `'${a}'`).join(' '), '/dev/null'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } })
+    : spawn(cmd[0], cmd.slice(1), { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  const out: string[] = [];
+  const err: string[] = [];
+  child.stdout!.on('data', (d: Buffer) => out.push(...d.toString().split(/\r?\n/).filter(Boolean)));
+  child.stderr!.on('data', (d: Buffer) => err.push(...d.toString().split(/\r?\n/).filter(Boolean)));
+  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, out, err, exit };
+}
+
+async function waitFor(run: Run, re: RegExp, ms = 30_000): Promise<string> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const line = run.out.find((l) => re.test(l)) ?? run.err.find((l) => re.test(l));
+    if (line) return line;
+    if (Date.now() > end) throw new Error(`no line matching ${re} within ${ms} ms:\n${[...run.out, ...run.err].join('\n')}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createTcpServer();
+    s.listen(0, '127.0.0.1', () => {
+      const p = (s.address() as { port: number }).port;
+      s.close(() => resolve(p));
+    });
+  });
+}
+
+const common = ['--host', '127.0.0.1', '--no-record'];
+
+describe('a fresh clone', () => {
+  it('ships the S75 checkpoint and its licence in git (not ignored)', () => {
+    const tracked = execFileSync('git', ['ls-files', 'models/checkpoints'], { cwd: PROJECT_ROOT, encoding: 'utf8' }).split('\n');
+    expect(tracked).toEqual(expect.arrayContaining(['models/checkpoints/policy_S75_2025-05-21_u4800.pt', 'models/checkpoints/LICENSE-gpudrive.txt']));
+  });
+
+  it('with no shared data folder, builds its model from the shipped checkpoint and drives NPCs', async () => {
+    const empty = mkdtempSync(join(tmpdir(), 'vils-no-shared-'));
+    const model = join(mkdtempSync(join(tmpdir(), 'vils-fresh-')), 'gpudrive-policy.onnx');
+    const port = await freePort();
+    // the install step first (npm ci runs it), then the server
+    const env = { VILS_SHARED: empty, VILS_MODEL: model, VILS_CHECKPOINT: '' };
+    const install = execFileSync(process.execPath, [join(tx.dir, 'converters', 'ensure-default-model.js')], { env: { ...process.env, ...env }, encoding: 'utf8' });
+    expect(install).toMatch(/built .*gpudrive-policy\.onnx from policy_S75_2025-05-21_u4800\.pt/);
+    expect(existsSync(model)).toBe(true);
+    const run = launch(['serve', '--port', String(port), ...common], env);
+    try {
+      await waitFor(run, /VILS ready/);
+      const npcs = async () => ((await (await fetch(`http://127.0.0.1:${port}/api/npcs`)).json()) as { npcs: Array<{ id: number; x: number; y: number }> }).npcs;
+      const a = await npcs();
+      expect(a.length).toBe(20);
+      await new Promise((r) => setTimeout(r, 1500));
+      const b = await npcs();
+      const moved = b.filter((n) => {
+        const o = a.find((m) => m.id === n.id);
+        return o && Math.hypot(o.x - n.x, o.y - n.y) > 1;
+      });
+      expect(moved.length).toBeGreaterThanOrEqual(10);
+      const st = (await (await fetch(`http://127.0.0.1:${port}/api/status`)).json()) as { policy: string };
+      expect(st.policy).toBe('policy_S75_2025-05-21_u4800.pt');
+    } finally {
+      run.child.kill('SIGTERM');
+      expect(await run.exit).toBe(0);
+    }
+  }, 90_000);
+});
+
+describe('vils serve operations', () => {
+  let blocker: Server;
+  afterAll(() => blocker?.close());
+
+  it('a port in use: says why and exits non-zero (it used to print EADDRINUSE and hang)', async () => {
+    blocker = createTcpServer();
+    const port = await new Promise<number>((resolve) => blocker.listen(0, '127.0.0.1', () => resolve((blocker.address() as { port: number }).port)));
+    const run = launch(['serve', '--port', String(port), ...common, '--log-format', 'json'], { VILS_MODEL: testModel() });
+    const timer = setTimeout(() => run.child.kill('SIGKILL'), 30_000);
+    const code = await run.exit;
+    clearTimeout(timer);
+    expect(code).toBe(1);
+    expect(run.err.join('\n')).toMatch(new RegExp(`vils serve: cannot listen on 127\\.0\\.0\\.1:${port}: the port is in use \\(EADDRINUSE\\)`));
+  }, 40_000);
+
+  it('logs JSON when piped, and what happened: clients, egos, an oversized frame as a warning', async () => {
+    const port = await freePort();
+    const run = launch(['serve', '--port', String(port), ...common], { VILS_MODEL: testModel() });
+    try {
+      const ready = JSON.parse(await waitFor(run, /VILS ready/)) as { level: number; msg: string };
+      expect(ready.level).toBe(30);
+      const ws = new WebSocket(`ws://127.0.0.1:${port}/ws/vils/stream`);
+      await new Promise((r) => ws.once('open', r));
+      ws.send(JSON.stringify({ type: 'ego_state', ego_id: 'car-7', timestamp: Date.now() / 1000, data: { lat: 37.3645, lon: 126.7239, heading: 0, speed: 1 } }));
+      await waitFor(run, /ego car-7 connected/);
+      ws.send(JSON.stringify({ type: 'ping', pad: 'x'.repeat(70 * 1024) }));
+      const big = JSON.parse(await waitFor(run, /message over 65536 bytes/)) as { level: number; msg: string; err?: unknown; stack?: unknown };
+      expect(big.level).toBe(40); // warn
+      expect(big.err).toBeUndefined();
+      await waitFor(run, /client 1 \(127\.0\.0\.1, operator\) disconnected/);
+      expect(run.out.some((l) => /client 1 \(127\.0\.0\.1, operator\) connected to the stream/.test(l))).toBe(true);
+      expect(run.out.join('\n')).not.toMatch(/"stack"/);
+      for (const l of run.out) expect(() => JSON.parse(l)).not.toThrow();
+    } finally {
+      run.child.kill('SIGTERM');
+      await run.exit;
+    }
+  }, 60_000);
+
+  it('logs one readable line per event on a terminal', async () => {
+    const port = await freePort();
+    const run = launch(['serve', '--port', String(port), ...common], { VILS_MODEL: testModel() }, true);
+    try {
+      // eslint-disable-next-line no-control-regex
+      const ready = (await waitFor(run, /VILS ready/)).replace(/\x1b\[[0-9;]*m/g, '');
+      expect(ready).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] .*INFO.*: VILS ready in [\d.]+ s on http:\/\/127\.0\.0\.1:\d+/);
+      expect(() => JSON.parse(ready)).toThrow();
+    } finally {
+      run.child.kill('SIGTERM');
+      await run.exit;
+    }
+  }, 60_000);
+});
