@@ -11,6 +11,9 @@ import { configSchema } from '../server/schemas.js';
 import { DEFAULT_RECORDING, recordingDir, type RecordingSettings } from '../server/recording.js';
 import { UsageError, type Command } from './commands.js';
 import { loadAccessFile } from '../server/access.js';
+import { loadScenario } from '../scenario/config.js';
+import { attachSimEgos } from '../server/sim-egos.js';
+import { ioPlugin } from '../server/io-plugin.js';
 
 interface ServeFileConfig extends Partial<SessionConfig> {
   origin?: { lat: number; lon: number };
@@ -37,7 +40,7 @@ function readConfigFile(path: string): ServeFileConfig {
 export const serveCommand: Command = {
   name: 'serve',
   summary: 'run the VILS server (WebSocket /ws/vils/stream, REST /api, docs /docs)',
-  usage: 'vils serve [--port 8000] [--host 0.0.0.0] [--map <file>] [--config <file.json>] [--model <onnx>] [--paused] [--scene <name>=<map.json>]... [--no-record] [--record-dir recordings] [--record-max-file-mb 512] [--record-max-total-mb 8192] [--record-foxglove-hz 10] [--foxglove-port <port>]',
+  usage: 'vils serve [--port 8000] [--host 0.0.0.0] [--map <file>] [--config <file.json>] [--model <onnx>] [--paused] [--scene <name>=<map.json>]... [--no-record] [--record-dir recordings] [--record-max-file-mb 512] [--record-max-total-mb 8192] [--record-foxglove-hz 10] [--foxglove-port <port>] [--scenario <scenario.yaml>]',
   async run(argv) {
     const { values } = parseArgs({
       args: argv,
@@ -46,7 +49,7 @@ export const serveCommand: Command = {
         model: { type: 'string' }, paused: { type: 'boolean' }, 'log-level': { type: 'string' }, scene: { type: 'string', multiple: true },
         'no-record': { type: 'boolean' }, 'record-dir': { type: 'string' }, 'record-max-file-mb': { type: 'string' },
         'record-max-total-mb': { type: 'string' }, 'record-foxglove-hz': { type: 'string' }, 'foxglove-port': { type: 'string' },
-        access: { type: 'string' }, 'log-format': { type: 'string' },
+        access: { type: 'string' }, 'log-format': { type: 'string' }, scenario: { type: 'string' },
       },
     });
     const recording = recordingSettings(values);
@@ -62,16 +65,24 @@ export const serveCommand: Command = {
     }
     const port = Number(values.port ?? filePort ?? 8000);
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be 0..65535, got ${values.port}`);
+    // --scenario: its road map, NPCs and scene settings, and its simulated egos (src/server/sim-egos.ts)
+    const scenario = values.scenario ? await loadScenario(values.scenario) : null;
+    if (scenario && !scenario.map.roadMapPath) throw new UsageError(`--scenario ${values.scenario}: its map ${scenario.map.file} has no road_map for the NPCs and the web map`);
     const logFormat = values['log-format'] ?? (process.stdout.isTTY ? 'pretty' : 'json');
     if (logFormat !== 'pretty' && logFormat !== 'json') throw new UsageError(`--log-format must be pretty or json, got ${logFormat}`);
     // tokens, origins, hosts and limits: --access <file.json> (or VILS_ACCESS_FILE) and VILS_*_TOKENS
     const access = loadAccessFile(values.access ?? process.env.VILS_ACCESS_FILE);
     const t0 = performance.now();
     const server = await createServer({
-      mapPath: values.map ?? map, modelPath: values.model ?? model, origin, config: session, scenes,
+      mapPath: scenario?.map.roadMapPath ?? values.map ?? map, modelPath: values.model ?? model, origin, config: { ...session, ...scenario?.scene }, scenes,
       autostart: !values.paused, logLevel: values['log-level'] ?? 'info', logFormat, access,
       recording, foxglove: { port: foxglovePort, host: values.host ?? fileHost ?? '0.0.0.0' },
     });
+    if (scenario) {
+      const sim = await attachSimEgos(server.host, scenario, { bindAddress: values.host ?? fileHost });
+      await server.app.register(ioPlugin, { ports: sim.link.dataPort });
+      server.app.log.info(`scenario ${scenario.name}: simulated egos ${sim.egos.map((e) => `${e.id} (${e.spec.level}, ${e.spec.driver.kind})`).join(', ')}${sim.link.cmdPorts.length ? `; VDS1 CMD on ${sim.link.cmdPorts.join(', ')}` : ''}; JSON data port /api/io`);
+    }
     const bind = values.host ?? fileHost ?? '0.0.0.0';
     let address: string;
     try {

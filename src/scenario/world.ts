@@ -74,6 +74,19 @@ export async function advanceEgos(scene: SteppedScene | null, egos: readonly Sim
   return targetUs;
 }
 
+/**
+ * After a scene reset: the scene spawned its NPCs before it knew the egos, so those on an ego's start are
+ * removed (auto-spawn refills them elsewhere, spawn_clearance_m away, at the first step), and each ego is
+ * reported where it starts.
+ */
+export function placeEgos(scene: { config: { spawn_clearance_m: number }; snapshot(t?: number): SceneSnapshot }, egos: readonly SimEgo[], removeNpc: (id: number) => void, report: (r: EgoReport) => void): void {
+  const clear = scene.config.spawn_clearance_m;
+  for (const n of scene.snapshot(0).npcs) {
+    if (egos.some((e) => Math.hypot(n.x - e.spec.start.x, n.y - e.spec.start.y) < clear)) removeNpc(n.id);
+  }
+  for (const e of egos) report(e.report());
+}
+
 export interface WorldOptions {
   /** share a loaded policy (each world forks it) */
   policy?: PolicySession;
@@ -119,15 +132,7 @@ export class ScenarioWorld {
     this.scene?.reset();
     this.timeUs = 0;
     const scene = this.scene;
-    if (scene) {
-      // the scene spawns its NPCs at reset before it knows the egos: clear their starts (auto-spawn refills
-      // the NPCs elsewhere, spawn_clearance_m away, at the first step)
-      const clear = scene.config.spawn_clearance_m;
-      for (const n of scene.snapshot(0).npcs) {
-        if (this.egos.some((e) => Math.hypot(n.x - e.spec.start.x, n.y - e.spec.start.y) < clear)) scene.removeNpc(n.id);
-      }
-      for (const e of this.egos) scene.updateEgo(e.report(), 0);
-    }
+    if (scene) placeEgos(scene, this.egos, (id) => scene.removeNpc(id), (r) => scene.updateEgo(r, 0));
   }
 
   async advanceTo(tS: number): Promise<void> {

@@ -41,6 +41,16 @@ interface Held {
 
 const epochNow = () => (performance.timeOrigin + performance.now()) / 1000;
 
+/**
+ * Something that drives the runner's steps itself (the simulated egos of a scenario, src/server/sim-egos.ts):
+ * the runner's advanceTo(t) goes to it, with the logged advance to call for the scene's own steps, and it hears
+ * of every reset. Its ego reports go through `updateEgo` like any other input, so they are logged in order.
+ */
+export interface StepDriver {
+  advanceTo(t: number, advance: (t: number) => Promise<number>): Promise<number>;
+  afterReset?(): void;
+}
+
 export class SceneInputs {
   private advancing = false;
   private held: Held[] = [];
@@ -51,6 +61,8 @@ export class SceneInputs {
   /** inputs that had to wait for a policy step to finish */
   heldInputs = 0;
   private view: LiveScene | null = null;
+  /** set by a scenario with simulated egos */
+  driver: StepDriver | null = null;
 
   constructor(readonly scene: LiveScene, private readonly onListenerError: (err: unknown) => void = () => {}) {}
 
@@ -121,10 +133,12 @@ export class SceneInputs {
       if (this.advancing) throw new Error('reset during a policy step: wait for advanceTo to finish');
       scene.reset();
       this.log({ kind: 'reset' }, null, null);
+      this.driver?.afterReset?.();
     };
+    const driven = (t: number): Promise<number> => (this.driver ? this.driver.advanceTo(t, advanceTo) : advanceTo(t));
     this.view = new Proxy(scene, {
       get(target, prop) {
-        if (prop === 'advanceTo') return advanceTo;
+        if (prop === 'advanceTo') return driven;
         if (prop === 'reset') return reset;
         const v = Reflect.get(target, prop, target) as unknown;
         return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
