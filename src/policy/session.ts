@@ -1,22 +1,44 @@
 /**
- * The policy in onnxruntime-node: one batched `run` for N observations of 2984 floats.
- * Output buffers are allocated once (for the largest batch seen) and bound as pre-allocated fetches,
- * so the 10 Hz step allocates no tensors of its own.
+ * The policy in onnxruntime-node: one batched run for N observations of 2984 floats.
+ *
+ * The graph run by default is the 'rows' graph (onnx-export.ts, buildRowsOnnx), derived at load time from
+ * the model file's own weights: it embeds each agent's real partner and road rows and one padding row per
+ * model instead of all 63 + 200 rows, with the same result (the max-pool sees the padding embedding whenever
+ * a block has padding). How many rows are real comes from the ObservationBuilder (`RowCounts`), or is found
+ * by looking for the trailing padding rows. 'full' runs the model file's graph on the whole observation.
+ *
+ * Inference is synchronous by default: the native session's run is called directly, so a step never yields
+ * to the event loop (onnxruntime-node's own `run()` defers through setImmediate, letting socket I/O run in
+ * the middle of a step). 'async' keeps onnxruntime-node's deferred run.
+ *
+ * Every input and output buffer is allocated once (for the largest batch seen) and bound as is: a step
+ * allocates no tensors of its own. `fork()` gives another scene its own buffers on the same loaded model.
  */
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import * as ort from 'onnxruntime-node';
 import { ACTION_COUNT, OBS_SIZE } from './checkpoint/late-fusion.js';
 import { readModelMetadata } from './model-metadata.js';
-import { SeededRandom, argmax, sampleSoftmax } from './sampling.js';
+import { buildRowsOnnx, readLateFusionOnnxWeights } from './onnx-export.js';
+import { ObservationRows, type BoundTensor, type RowCounts } from './rows.js';
+import { SeededRandom, sampleSoftmax } from './sampling.js';
 import { DEFAULT_SIZE_SCALE } from './convert.js';
 
 export type ActionMode = { readonly kind: 'deterministic' } | { readonly kind: 'sample'; readonly seed: number };
+/** 'rows': the real rows and one padding row per block (default); 'full': all 2984 floats (the model file's graph). */
+export type PolicyGraph = 'rows' | 'full';
+/** 'sync': run() computes before it returns (default); 'async': onnxruntime-node's run, deferred through setImmediate. */
+export type InferenceMode = 'sync' | 'async';
 
 export interface PolicySessionOptions {
   /** onnxruntime intra-op threads (default 1: the 10 Hz step of ≤ 63 agents gains little from more). */
   readonly intraOpThreads?: number;
   /** argmax (default) or seeded multinomial sampling from softmax(logits). */
   readonly mode?: ActionMode;
+  /** default 'rows' ('full' for a model this project did not write, whose weights it cannot read back) */
+  readonly graph?: PolicyGraph;
+  /** default 'sync' (or VILS_INFERENCE=async|sync, for benchmarks) */
+  readonly inference?: InferenceMode;
 }
 
 export interface PolicyResult {
@@ -26,36 +48,92 @@ export interface PolicyResult {
   readonly actions: Int32Array;
 }
 
-interface Binding {
-  readonly input: ort.Tensor;
-  readonly source: Float32Array;
-  readonly logits: ort.Tensor;
-  readonly action: ort.Tensor;
-  readonly fetches: { logits: ort.Tensor; action: ort.Tensor };
-  readonly feeds: { obs: ort.Tensor };
-  readonly result: PolicyResult;
+type Feeds = Readonly<Record<string, BoundTensor>>;
+
+interface NativeSession {
+  run(feeds: Feeds, fetches: Feeds, options: object): unknown;
+  dispose(): void;
 }
+
+interface NativeBinding {
+  InferenceSession: new () => NativeSession & {
+    loadModel(buffer: ArrayBuffer, byteOffset: number, byteLength: number, options: object): void;
+  };
+}
+
+let nativeBinding: NativeBinding | null | undefined;
+/**
+ * onnxruntime-node's native binding, whose run() is synchronous (the package wraps it in a setImmediate);
+ * null if this onnxruntime-node does not have it where 1.2x and 1.30 have it: sessions then run asynchronously.
+ */
+function loadNativeBinding(): NativeBinding | null {
+  if (nativeBinding !== undefined) return nativeBinding;
+  try {
+    const require = createRequire(import.meta.url);
+    const m = require('onnxruntime-node/dist/binding.js') as { binding: NativeBinding; initOrt: () => void };
+    m.initOrt();
+    nativeBinding = typeof m.binding?.InferenceSession === 'function' ? m.binding : null;
+  } catch {
+    nativeBinding = null;
+  }
+  return nativeBinding;
+}
+
+/** The loaded model, shared by a session and its forks. */
+interface SharedModel {
+  readonly graph: PolicyGraph;
+  readonly inference: InferenceMode;
+  readonly native: NativeSession | null;
+  readonly ort: ort.InferenceSession | null;
+  users: number;
+}
+
+const SESSION_OPTIONS = (threads: number, memPattern: boolean) => ({
+  intraOpNumThreads: threads,
+  interOpNumThreads: 1,
+  executionMode: 'sequential' as const,
+  graphOptimizationLevel: 'all' as const,
+  // memory patterns are planned per input shape: the rows graph's shapes change every step
+  enableMemPattern: memPattern,
+});
 
 export class PolicySession {
   private logitsBuffer = new Float32Array(0);
   private actionBuffer = new BigInt64Array(0);
+  /** low 32-bit words of actionBuffer (little-endian): the action index without making a BigInt */
+  private actionLow = new Int32Array(0);
   private actions = new Int32Array(0);
-  private readonly bindings = new Map<number, Binding>();
+  /** this session's own rows, for run() on the 2984-float layout */
+  private rows: ObservationRows | null = null;
+  private readonly fullFeeds: { obs: { type: 'float32'; dims: number[]; data: Float32Array; location: 'cpu' } } = {
+    obs: { type: 'float32', dims: [0, OBS_SIZE], data: new Float32Array(0), location: 'cpu' },
+  };
+  private fetches: Record<'logits' | 'action', BoundTensor> = {
+    logits: { type: 'float32', dims: [0, ACTION_COUNT], data: this.logitsBuffer, location: 'cpu' },
+    action: { type: 'int64', dims: [0], data: this.actionBuffer, location: 'cpu' },
+  };
+  private readonly results = new Map<number, PolicyResult>();
   private rng: SeededRandom | null;
-  /** sessions sharing one loaded model (fork) release it when the last one is released */
-  private readonly shared: { users: number };
   private released = false;
 
   private constructor(
-    private readonly session: ort.InferenceSession,
+    private readonly model: SharedModel,
     readonly metadata: Readonly<Record<string, string>>,
     readonly mode: ActionMode,
     readonly modelPath: string,
-    shared?: { users: number },
   ) {
     this.rng = mode.kind === 'sample' ? new SeededRandom(mode.seed) : null;
-    this.shared = shared ?? { users: 0 };
-    this.shared.users++;
+    this.model.users++;
+  }
+
+  /** The graph this session runs: 'rows' takes ObservationRows (runRows), 'full' only the 2984-float layout. */
+  get graph(): PolicyGraph {
+    return this.model.graph;
+  }
+
+  /** How run() computes: synchronously (runSync and runRowsSync work too), or deferred by onnxruntime-node. */
+  get inference(): InferenceMode {
+    return this.model.inference;
   }
 
   /**
@@ -64,18 +142,30 @@ export class PolicySession {
    */
   fork(mode: ActionMode = this.mode): PolicySession {
     if (this.released) throw new Error('policy session already released');
-    return new PolicySession(this.session, this.metadata, mode, this.modelPath, this.shared);
+    return new PolicySession(this.model, this.metadata, mode, this.modelPath);
   }
 
   static async load(modelPath: string, options: PolicySessionOptions = {}): Promise<PolicySession> {
     const bytes = readFileSync(modelPath);
-    const session = await ort.InferenceSession.create(bytes, {
-      intraOpNumThreads: options.intraOpThreads ?? 1,
-      interOpNumThreads: 1,
-      executionMode: 'sequential',
-      graphOptimizationLevel: 'all',
-    });
-    return new PolicySession(session, readModelMetadata(bytes), options.mode ?? { kind: 'deterministic' }, modelPath);
+    const metadata = readModelMetadata(bytes);
+    const weights = options.graph === 'full' ? null : readLateFusionOnnxWeights(bytes);
+    if (options.graph === 'rows' && !weights) throw new Error(`${modelPath}: not a late-fusion model written by VILS, so its rows graph cannot be built (use graph 'full')`);
+    const graph: PolicyGraph = weights ? 'rows' : 'full';
+    const graphBytes = weights ? buildRowsOnnx(weights) : bytes;
+    const fromEnv = process.env.VILS_INFERENCE;
+    const wanted: InferenceMode = options.inference ?? (fromEnv === 'async' || fromEnv === 'sync' ? fromEnv : 'sync');
+    const binding = wanted === 'sync' ? loadNativeBinding() : null;
+    const sessionOptions = SESSION_OPTIONS(options.intraOpThreads ?? 1, graph === 'full');
+    let model: SharedModel;
+    if (binding) {
+      const native = new binding.InferenceSession();
+      native.loadModel(graphBytes.buffer as ArrayBuffer, graphBytes.byteOffset, graphBytes.byteLength, sessionOptions);
+      model = { graph, inference: 'sync', native, ort: null, users: 0 };
+    } else {
+      const session = await ort.InferenceSession.create(graphBytes, sessionOptions);
+      model = { graph, inference: 'async', native: null, ort: session, users: 0 };
+    }
+    return new PolicySession(model, metadata, options.mode ?? { kind: 'deterministic' }, modelPath);
   }
 
   /** Size scale s applied to agent length/width in observations (a property of the policy, spec §0). */
@@ -89,55 +179,129 @@ export class PolicySession {
     if (this.mode.kind === 'sample') this.rng = new SeededRandom(seed);
   }
 
-  /** Runs the first `n` observations of `obs` (row-major n×2984). */
-  async run(obs: Float32Array, n: number): Promise<PolicyResult> {
-    if (!Number.isInteger(n) || n < 0) throw new RangeError(`batch size must be a non-negative integer, got ${n}`);
-    if (obs.length < n * OBS_SIZE) throw new RangeError(`obs holds ${obs.length} floats, ${n}×${OBS_SIZE} needed`);
-    if (n === 0) return { logits: this.logitsBuffer.subarray(0, 0), actions: this.actions.subarray(0, 0) };
-    const b = this.binding(obs, n);
-    await this.session.run(b.feeds, b.fetches);
-    const { logits, actions } = b.result;
-    if (this.rng) {
-      for (let i = 0; i < n; i++) actions[i] = sampleSoftmax(logits, i * ACTION_COUNT, ACTION_COUNT, this.rng.next());
-    } else {
-      for (let i = 0; i < n; i++) actions[i] = Number(this.actionBuffer[i]);
-    }
-    return b.result;
+  /**
+   * Runs the first `n` observations of `obs` (row-major n×2984); `counts` says how many of each agent's partner
+   * and road rows are real (else they are found). A synchronous session has computed when this returns.
+   */
+  async run(obs: Float32Array, n: number, counts?: RowCounts): Promise<PolicyResult> {
+    if (this.model.native) return this.runSync(obs, n, counts);
+    if (!this.bindObservations(obs, n, counts)) return this.result(0);
+    return this.runOrt(n, this.model.graph === 'rows' ? this.rows!.feeds : this.fullFeeds);
+  }
+
+  /** run() without the promise (synchronous sessions only). */
+  runSync(obs: Float32Array, n: number, counts?: RowCounts): PolicyResult {
+    const native = this.nativeSession();
+    if (!this.bindObservations(obs, n, counts)) return this.result(0);
+    return this.runNative(native, n, this.model.graph === 'rows' ? this.rows!.feeds : this.fullFeeds);
+  }
+
+  /** Runs a batch of rows (an ObservationRows after finish(); rows graph only). */
+  async runRows(rows: ObservationRows): Promise<PolicyResult> {
+    if (this.model.native) return this.runRowsSync(rows);
+    if (!this.bindRows(rows)) return this.result(0);
+    return this.runOrt(rows.n, rows.feeds);
+  }
+
+  /** runRows() without the promise (synchronous sessions only). */
+  runRowsSync(rows: ObservationRows): PolicyResult {
+    const native = this.nativeSession();
+    if (!this.bindRows(rows)) return this.result(0);
+    return this.runNative(native, rows.n, rows.feeds);
   }
 
   /** Releases this session; the model itself when no fork of it is left. */
   async release(): Promise<void> {
     if (this.released) return;
     this.released = true;
-    if (--this.shared.users === 0) await this.session.release();
+    if (--this.model.users > 0) return;
+    if (this.model.native) this.model.native.dispose();
+    else await this.model.ort!.release();
   }
 
-  private binding(obs: Float32Array, n: number): Binding {
-    if (n * ACTION_COUNT > this.logitsBuffer.length) {
-      const capacity = Math.max(n, 64);
-      this.logitsBuffer = new Float32Array(capacity * ACTION_COUNT);
-      this.actionBuffer = new BigInt64Array(capacity);
-      this.actions = new Int32Array(capacity);
-      this.bindings.clear();
+  private nativeSession(): NativeSession {
+    if (!this.model.native) throw new Error('this policy session runs asynchronously (onnxruntime-node without its native binding): use run()');
+    return this.model.native;
+  }
+
+  private check(n: number): boolean {
+    if (this.released) throw new Error('policy session already released');
+    if (!Number.isInteger(n) || n < 0) throw new RangeError(`batch size must be a non-negative integer, got ${n}`);
+    if (n > this.actions.length) this.grow(n);
+    return n > 0;
+  }
+
+  /** Binds n observations of the 2984-float layout; false for an empty batch. */
+  private bindObservations(obs: Float32Array, n: number, counts: RowCounts | undefined): boolean {
+    if (obs.length < n * OBS_SIZE) throw new RangeError(`obs holds ${obs.length} floats, ${n}×${OBS_SIZE} needed`);
+    if (!this.check(n)) return false;
+    if (this.model.graph === 'rows') {
+      if (!this.rows || this.rows.capacity < n) this.rows = new ObservationRows(this.actions.length);
+      this.rows.packObservations(obs, n, counts);
+    } else {
+      const t = this.fullFeeds.obs;
+      t.data = obs;
+      t.dims[0] = n;
     }
-    let b = this.bindings.get(n);
-    if (!b || b.source !== obs) {
-      const input = new ort.Tensor('float32', obs.subarray(0, n * OBS_SIZE), [n, OBS_SIZE]);
-      const logits = new ort.Tensor('float32', this.logitsBuffer.subarray(0, n * ACTION_COUNT), [n, ACTION_COUNT]);
-      const action = new ort.Tensor('int64', this.actionBuffer.subarray(0, n), [n]);
-      b = {
-        source: obs,
-        input,
-        logits,
-        action,
-        feeds: { obs: input },
-        fetches: { logits, action },
-        result: { logits: this.logitsBuffer.subarray(0, n * ACTION_COUNT), actions: this.actions.subarray(0, n) },
-      };
-      this.bindings.set(n, b);
+    return true;
+  }
+
+  private bindRows(rows: ObservationRows): boolean {
+    if (this.model.graph !== 'rows') throw new Error(`this policy session runs the ${this.model.graph} graph: use run() with 2984-float observations`);
+    return this.check(rows.n);
+  }
+
+  private runNative(native: NativeSession, n: number, feeds: Feeds): PolicyResult {
+    this.fetches.logits.dims[0] = n;
+    this.fetches.action.dims[0] = n;
+    native.run(feeds, this.fetches, {});
+    return this.finish(n);
+  }
+
+  /** onnxruntime-node's own path (inference 'async'): tensors are made for each run. */
+  private async runOrt(n: number, feeds: Feeds): Promise<PolicyResult> {
+    const Tensor = ort.Tensor as unknown as new (type: string, data: unknown, dims: readonly number[]) => ort.Tensor;
+    const tensors: Record<string, ort.Tensor> = {};
+    for (const [name, t] of Object.entries(feeds)) tensors[name] = new Tensor(t.type, t.data.subarray(0, t.dims.reduce((a, b) => a * b, 1)), t.dims.slice());
+    const fetches = {
+      logits: new ort.Tensor('float32', this.logitsBuffer.subarray(0, n * ACTION_COUNT), [n, ACTION_COUNT]),
+      action: new ort.Tensor('int64', this.actionBuffer.subarray(0, n), [n]),
+    };
+    await this.model.ort!.run(tensors, fetches);
+    return this.finish(n);
+  }
+
+  private grow(n: number): void {
+    const capacity = Math.max(n, 64);
+    this.logitsBuffer = new Float32Array(capacity * ACTION_COUNT);
+    this.actionBuffer = new BigInt64Array(capacity);
+    this.actionLow = new Int32Array(this.actionBuffer.buffer);
+    this.actions = new Int32Array(capacity);
+    this.results.clear();
+    this.fetches = {
+      logits: { type: 'float32', dims: [0, ACTION_COUNT], data: this.logitsBuffer, location: 'cpu' },
+      action: { type: 'int64', dims: [0], data: this.actionBuffer, location: 'cpu' },
+    };
+  }
+
+  private finish(n: number): PolicyResult {
+    const r = this.result(n);
+    const { logits, actions } = r;
+    if (this.rng) {
+      for (let i = 0; i < n; i++) actions[i] = sampleSoftmax(logits, i * ACTION_COUNT, ACTION_COUNT, this.rng.next());
+    } else {
+      for (let i = 0; i < n; i++) actions[i] = this.actionLow[2 * i];
     }
-    return b;
+    return r;
+  }
+
+  /** The result views for a batch of n (made once per n). */
+  private result(n: number): PolicyResult {
+    let r = this.results.get(n);
+    if (!r) {
+      r = { logits: this.logitsBuffer.subarray(0, n * ACTION_COUNT), actions: this.actions.subarray(0, n) };
+      this.results.set(n, r);
+    }
+    return r;
   }
 }
-
-

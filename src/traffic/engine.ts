@@ -8,7 +8,8 @@
  */
 import { ACCEL_VALUES, NEUTRAL_ACTION, STEER_VALUES } from '../policy/actions.js';
 import { ACTION_COUNT, OBS_SIZE, PARTNER_ROWS } from '../policy/layout.js';
-import type { PolicySession } from '../policy/session.js';
+import { ObservationRows } from '../policy/rows.js';
+import type { PolicyResult, PolicySession } from '../policy/session.js';
 import { buildRoadEntities } from '../map/road-entities.js';
 import { RoadIndex } from '../map/spatial-index.js';
 import type { LaneGraphJson } from '../map/scene-json.js';
@@ -112,7 +113,9 @@ export class TrafficEngine {
   /** the shield's continuous controls per slot */
   private readonly controls: ContinuousControls;
   private readonly control = { accel: 0, steer: 0 };
-  private readonly obs: Float32Array;
+  /** the NPCs' observations: as the policy's rows, or in the 2984-float layout for a 'full' graph */
+  private readonly rows: ObservationRows | null;
+  private readonly obs: Float32Array | null;
   /** Live-traffic speed governor (not part of GPUDrive; `vils eval` never uses it): per-slot limit, m/s. */
   private readonly maxSpeed: Float32Array;
   private readonly active: Int32Array;
@@ -142,7 +145,9 @@ export class TrafficEngine {
     this.lanes = new LaneNetwork(roads.entities, opts.laneGraph);
     this.shield = opts.shield ? new SafetyShield(capacity, roads, this.lanes, opts.shield) : null;
     this.shieldEnabled = this.shield !== null;
-    this.obs = new Float32Array(this.maxNpcs * OBS_SIZE);
+    const rowsGraph = policy.graph === 'rows';
+    this.rows = rowsGraph ? new ObservationRows(this.maxNpcs) : null;
+    this.obs = rowsGraph ? null : new Float32Array(this.maxNpcs * OBS_SIZE);
     this.active = new Int32Array(capacity);
     this.actions = new Int32Array(capacity);
     this.registered = new Uint8Array(capacity);
@@ -308,14 +313,28 @@ export class TrafficEngine {
   /**
    * One 10 Hz step: observations → one batched inference → movement, collisions, goals. NPCs that
    * reached their goal are reported by `npcs()` with reachedGoal and leave the world on the next step.
+   * With a synchronous policy (the default) nothing in the step yields to the event loop: no socket or timer
+   * callback runs in the middle of it.
    */
   async step(): Promise<StepTimings> {
     const t0 = performance.now();
     const n = this.sim.activeControlled(this.active);
     for (let k = 0; k < n; k++) this.activeGeneration[k] = this.generation[this.active[k]];
-    this.sim.observe(this.active, n, this.obs, this.policy.sizeScale);
-    const t1 = performance.now();
-    const { actions, logits } = await this.policy.run(this.obs, n);
+    const policy = this.policy;
+    const sync = policy.inference === 'sync';
+    let result: PolicyResult;
+    let t1: number;
+    if (this.rows) {
+      this.sim.observeRows(this.active, n, this.rows, policy.sizeScale);
+      t1 = performance.now();
+      result = sync ? policy.runRowsSync(this.rows) : await policy.runRows(this.rows);
+    } else {
+      this.sim.observe(this.active, n, this.obs!, policy.sizeScale);
+      t1 = performance.now();
+      const counts = this.sim.observations.rows;
+      result = sync ? policy.runSync(this.obs!, n, counts) : await policy.run(this.obs!, n, counts);
+    }
+    const { actions, logits } = result;
     const t2 = performance.now();
     // NPCs added or removed while the inference ran drive straight on this once (they were not observed)
     this.actions.fill(NEUTRAL_ACTION);

@@ -48,7 +48,7 @@ export async function evaluateScene(scene: SceneJson, policy: PolicySession, opt
   for (let t = 0; t < EPISODE_STEPS; t++) {
     const m = sim.activeControlled(active);
     sim.observe(active, m, obs, policy.sizeScale);
-    const { actions: chosen } = await policy.run(obs, m);
+    const { actions: chosen } = await policy.run(obs, m, sim.observations.rows);
     for (let k = 0; k < m; k++) actions[active[k]] = chosen[k];
     sim.step(actions);
     const stepTrace: TraceAgent[] = [];

@@ -1,9 +1,12 @@
 /**
  * Builds GPUDrive observations (spec §2–§5) for a batch of agents into one reused Float32Array:
  * per agent [ego(6) | 63 partners × 6 | 200 road rows × 13] = 2984 floats, all in the ego frame
- * x' = cos(yaw)·dx + sin(yaw)·dy (forward), y' = −sin(yaw)·dx + cos(yaw)·dy (left).
+ * x' = cos(yaw)·dx + sin(yaw)·dy (forward), y' = −sin(yaw)·dx + cos(yaw)·dy (left). Visible partners and
+ * roads are written compactly from row 0 and the rest are padding rows; the builder reports how many are real.
+ * `buildRows` writes the same values as the policy's rows (ego and real rows only, src/policy/rows.ts).
  */
-import { OBS_SIZE, PARTNER_FEATURES, PARTNER_OFFSET, PARTNER_ROWS, ROAD_FEATURES, ROAD_OFFSET, ROAD_ROWS } from '../policy/layout.js';
+import { EGO_FEATURES, OBS_SIZE, PARTNER_FEATURES, PARTNER_OFFSET, PARTNER_ROWS, ROAD_FEATURES, ROAD_OFFSET, ROAD_ROWS } from '../policy/layout.js';
+import { ROAD_PADDING_TYPE_COLUMN, type ObservationRows, type RowCounts } from '../policy/rows.js';
 import type { RoadIndex } from '../map/spatial-index.js';
 import { AgentKind, type World } from './world.js';
 
@@ -31,9 +34,22 @@ export class ObservationBuilder {
   private readonly roadIds = new Int32Array(ROAD_ROWS);
   private readonly order: Int32Array;
   private orderCount = 0;
+  /**
+   * Real partner and road rows of observer k in the latest `build` (written from slot 0; the rest of the
+   * 63 and 200 rows are padding). `rows` is the same pair as RowCounts.
+   */
+  readonly partnerCount: Uint8Array;
+  readonly roadCount: Uint8Array;
+  readonly rows: RowCounts;
+  /** real rows of the agent buildOne wrote last */
+  private partnersWritten = 0;
+  private roadsWritten = 0;
 
   constructor(capacity: number, readonly radius = OBS_RADIUS) {
     this.order = new Int32Array(capacity);
+    this.partnerCount = new Uint8Array(capacity);
+    this.roadCount = new Uint8Array(capacity);
+    this.rows = { partners: this.partnerCount, roads: this.roadCount };
   }
 
   /** Partner candidate order: injected external agents first (never dropped), then creation order. */
@@ -45,15 +61,48 @@ export class ObservationBuilder {
   }
 
   /**
-   * Writes observations of `observers[0..n)` into `out` (agent k at k·2984). `sizeScale` is the policy's
-   * factor on length/width (0.7 for the shipped checkpoints). `roads` may be null (no map).
+   * Writes observations of `observers[0..n)` into `out` (agent k at k·2984), padding rows included, and
+   * their real row counts into partnerCount/roadCount. `sizeScale` is the policy's factor on length/width
+   * (0.7 for the shipped checkpoints). `roads` may be null (no map).
    */
   build(world: World, roads: RoadIndex | null, observers: ArrayLike<number>, n: number, out: Float32Array, sizeScale: number): void {
     this.prepareOrder(world);
-    for (let k = 0; k < n; k++) this.buildOne(world, roads, observers[k], out, k * OBS_SIZE, sizeScale);
+    for (let k = 0; k < n; k++) {
+      const base = k * OBS_SIZE;
+      this.buildOne(world, roads, observers[k], out, base, out, base + PARTNER_OFFSET, out, base + ROAD_OFFSET, sizeScale);
+      const p = this.partnersWritten;
+      const r = this.roadsWritten;
+      this.partnerCount[k] = p;
+      this.roadCount[k] = r;
+      // padding rows: six zeros for partners (§4.6), type None for roads (§5.9)
+      out.fill(0, base + PARTNER_OFFSET + p * PARTNER_FEATURES, base + ROAD_OFFSET);
+      let row = base + ROAD_OFFSET + r * ROAD_FEATURES;
+      const end = base + OBS_SIZE;
+      if (row < end) {
+        out.fill(0, row, end);
+        for (; row < end; row += ROAD_FEATURES) out[row + ROAD_PADDING_TYPE_COLUMN] = 1;
+      }
+    }
   }
 
-  private buildOne(world: World, roads: RoadIndex | null, i: number, out: Float32Array, base: number, s: number): void {
+  /**
+   * The same observations as `build`, written as the policy's rows (ego row and real rows only, no padding):
+   * what the rows graph runs on, without writing or reading a padding row.
+   */
+  buildRows(world: World, roads: RoadIndex | null, observers: ArrayLike<number>, n: number, rows: ObservationRows, sizeScale: number): void {
+    this.prepareOrder(world);
+    rows.clear();
+    for (let k = 0; k < n; k++) {
+      this.buildOne(world, roads, observers[k], rows.ego, k * EGO_FEATURES, rows.partners, rows.partnerRowsUsed * PARTNER_FEATURES, rows.roads, rows.roadRowsUsed * ROAD_FEATURES, sizeScale);
+      this.partnerCount[k] = this.partnersWritten;
+      this.roadCount[k] = this.roadsWritten;
+      rows.addAgent(this.partnersWritten, this.roadsWritten);
+    }
+    rows.finish();
+  }
+
+  /** The ego row of agent i at ego[e], its real partner rows from p and real road rows from r (no padding). */
+  private buildOne(world: World, roads: RoadIndex | null, i: number, ego: Float32Array, e: number, partners: Float32Array, p: number, road: Float32Array, r: number, s: number): void {
     const ex = world.x[i];
     const ey = world.y[i];
     const yaw = world.yaw[i];
@@ -64,58 +113,53 @@ export class ObservationBuilder {
     // ego (§3)
     const gdx = world.goalX[i] - ex;
     const gdy = world.goalY[i] - ey;
-    out[base] = world.speed(i) / MAX_SPEED;
-    out[base + 1] = (world.length[i] * s) / MAX_VEH_LEN;
-    out[base + 2] = (world.width[i] * s) / MAX_VEH_WIDTH;
-    out[base + 3] = (c * gdx + sn * gdy) / POSITION_NORM;
-    out[base + 4] = (-sn * gdx + c * gdy) / POSITION_NORM;
-    out[base + 5] = world.collided[i] ? 1 : 0;
+    ego[e] = world.speed(i) / MAX_SPEED;
+    ego[e + 1] = (world.length[i] * s) / MAX_VEH_LEN;
+    ego[e + 2] = (world.width[i] * s) / MAX_VEH_WIDTH;
+    ego[e + 3] = (c * gdx + sn * gdy) / POSITION_NORM;
+    ego[e + 4] = (-sn * gdx + c * gdy) / POSITION_NORM;
+    ego[e + 5] = world.collided[i] ? 1 : 0;
 
-    // partners (§4): visible agents written compactly from slot 0, the rest zero rows
-    let p = 0;
-    let row = base + PARTNER_OFFSET;
-    for (let k = 0; k < this.orderCount && p < PARTNER_ROWS; k++) {
+    // partners (§4): visible agents written compactly from slot 0
+    let count = 0;
+    let row = p;
+    for (let k = 0; k < this.orderCount && count < PARTNER_ROWS; k++) {
       const j = this.order[k];
       if (j === i) continue;
       const dx = world.x[j] - ex;
       const dy = world.y[j] - ey;
       if (dx * dx + dy * dy > r2) continue;
-      out[row] = world.speed(j) / MAX_SPEED;
-      out[row + 1] = (c * dx + sn * dy) / POSITION_NORM;
-      out[row + 2] = (-sn * dx + c * dy) / POSITION_NORM;
-      out[row + 3] = relativeHeading(world.yaw[j], yaw) / TWO_PI;
-      out[row + 4] = (world.length[j] * s) / MAX_VEH_LEN;
-      out[row + 5] = (world.width[j] * s) / MAX_VEH_WIDTH;
+      partners[row] = world.speed(j) / MAX_SPEED;
+      partners[row + 1] = (c * dx + sn * dy) / POSITION_NORM;
+      partners[row + 2] = (-sn * dx + c * dy) / POSITION_NORM;
+      partners[row + 3] = relativeHeading(world.yaw[j], yaw) / TWO_PI;
+      partners[row + 4] = (world.length[j] * s) / MAX_VEH_LEN;
+      partners[row + 5] = (world.width[j] * s) / MAX_VEH_WIDTH;
       row += PARTNER_FEATURES;
-      p++;
+      count++;
     }
-    out.fill(0, row, base + ROAD_OFFSET);
+    this.partnersWritten = count;
 
     // road graph (§5): the first 200 entities within the radius, in creation order
     const m = roads ? roads.firstInRadius(ex, ey, this.radius, ROAD_ROWS, this.roadIds) : 0;
-    row = base + ROAD_OFFSET;
+    row = r;
     if (roads) {
-      const e = roads.entities;
+      const ent = roads.entities;
       for (let k = 0; k < m; k++, row += ROAD_FEATURES) {
         const id = this.roadIds[k];
-        const dx = e.x[id] - ex;
-        const dy = e.y[id] - ey;
-        out[row] = (c * dx + sn * dy) / POSITION_NORM;
-        out[row + 1] = (-sn * dx + c * dy) / POSITION_NORM;
-        out[row + 2] = e.halfLength[id] / MAX_ROAD_SCALE;
-        out[row + 3] = e.halfWidth[id] / MAX_ROAD_SCALE;
-        out[row + 4] = e.halfHeight[id] / MAX_ROAD_SCALE;
-        out[row + 5] = relativeHeading(e.heading[id], yaw) / TWO_PI;
-        out[row + 6] = 0; out[row + 7] = 0; out[row + 8] = 0; out[row + 9] = 0;
-        out[row + 10] = 0; out[row + 11] = 0; out[row + 12] = 0;
-        out[row + 6 + e.type[id]] = 1;
+        const dx = ent.x[id] - ex;
+        const dy = ent.y[id] - ey;
+        road[row] = (c * dx + sn * dy) / POSITION_NORM;
+        road[row + 1] = (-sn * dx + c * dy) / POSITION_NORM;
+        road[row + 2] = ent.halfLength[id] / MAX_ROAD_SCALE;
+        road[row + 3] = ent.halfWidth[id] / MAX_ROAD_SCALE;
+        road[row + 4] = ent.halfHeight[id] / MAX_ROAD_SCALE;
+        road[row + 5] = relativeHeading(ent.heading[id], yaw) / TWO_PI;
+        road[row + 6] = 0; road[row + 7] = 0; road[row + 8] = 0; road[row + 9] = 0;
+        road[row + 10] = 0; road[row + 11] = 0; road[row + 12] = 0;
+        road[row + 6 + ent.type[id]] = 1;
       }
     }
-    // padding rows: type None one-hot
-    const end = base + OBS_SIZE;
-    if (row < end) {
-      out.fill(0, row, end);
-      for (; row < end; row += ROAD_FEATURES) out[row + 6] = 1;
-    }
+    this.roadsWritten = m;
   }
 }

@@ -3,6 +3,7 @@
  * check → observations. Pure: no clock, no I/O, no policy; actions come in, state goes out.
  */
 import { RoadIndex } from '../map/spatial-index.js';
+import type { ObservationRows } from '../policy/rows.js';
 import { CollisionDetector } from './collisions.js';
 import { checkGoals } from './goals.js';
 import { moveAgents, type ContinuousControls } from './movement.js';
@@ -52,7 +53,13 @@ export class Sim {
     return n;
   }
 
+  /** Observations in the 2984-float layout; the real row counts are in `observations.rows`. */
   observe(observers: ArrayLike<number>, n: number, out: Float32Array, sizeScale: number): void {
     this.observations.build(this.world, this.roads, observers, n, out, sizeScale);
+  }
+
+  /** The same observations as the policy's rows (real rows only). */
+  observeRows(observers: ArrayLike<number>, n: number, rows: ObservationRows, sizeScale: number): void {
+    this.observations.buildRows(this.world, this.roads, observers, n, rows, sizeScale);
   }
 }

@@ -17,6 +17,11 @@ import { randomLateFusionTensors } from '../helpers/policy-fixtures.js';
 import { startServer } from '../helpers/server-fixture.js';
 import { writeTorchZip } from '../helpers/torch-writer.js';
 
+// onnxruntime-node's own deferred run, so that inputs arrive during policy steps and are held: what replay
+// must make again exactly. (The default synchronous inference lets no input in during a step at all:
+// test/server/atomic-steps.test.ts.) This file runs in a process of its own (vitest pool 'forks').
+process.env.VILS_INFERENCE = 'async';
+
 const SIM_SECONDS = 60;
 let dir: string;
 let file: string;
