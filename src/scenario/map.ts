@@ -14,7 +14,7 @@
  * A VILS road JSON can also be named directly as a scenario's map (lanes, no driving line, μ 1). VDSim's
  * `xodr`/`rd5` lines and random-road surfaces are refused with the file and key.
  */
-import { dirname, join } from 'node:path';
+import { dirname, isAbsolute, join } from 'node:path';
 import type { GroundSpec } from '../cosim/scene.js';
 import { loadMapFile, type LoadedMap } from '../map/scene-json.js';
 import { ConfigError } from '../plant/config/errors.js';
@@ -143,7 +143,7 @@ export function loadScenarioMap(path: string, opts: RefOptions = {}, muOverride?
   let roadMapPath: string | null = null;
   if (data.road_map !== undefined && data.road_map !== null) {
     if (typeof data.road_map !== 'string') throw new ConfigError(path, 'road_map', 'expected the path of a VILS road JSON');
-    roadMapPath = join(dirname(path), data.road_map);
+    roadMapPath = isAbsolute(data.road_map) ? data.road_map : join(dirname(path), data.road_map);
     try {
       roadMap(roadMapPath);
     } catch (err) {
