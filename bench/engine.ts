@@ -1,72 +1,94 @@
 /**
- * Engine benchmark: `npm run bench:engine [-- --json] [-- --steps 600] [-- --map <scene.json>]`.
- * 63 NPCs on a real map (default: the Waymo scene womd_00000-of-01000_402 from ../shared, the largest
- * shipped road graph), one inference thread, through the live scene (src/scene) on simulation time.
- * Per-step p50/p99 of observation building, inference, the safety shield, dynamics + collisions, the engine step and the whole
- * scene step (population and metrics included), and (engine − inference) / inference.
+ * Engine benchmark: `npm run bench:engine [-- --json] [-- --steps 600] [-- --map <scene.json>] [-- --npcs 63]`.
+ * 63 NPCs on a map (default: the demo track; `--map` takes any road or Waymo scene JSON) through the live
+ * scene on simulation time, one inference thread, shield on, along two paths in the same run:
+ *  - today: the full graph over all 2984 floats per NPC, onnxruntime-node's deferred (async) run;
+ *  - rows:  the rows graph (real rows and the padding row), observations written as rows, synchronous run.
+ * The two scenes start from the same seed and are stepped alternately (which goes first alternates too), so
+ * machine load falls on both alike; their NPC states must stay identical bit for bit. Per-step p50/p99 of
+ * observation building, inference, the shield, dynamics + collisions, the engine step (goal: p50 ≤ 2.5 ms on
+ * the demo track with 63 NPCs) and the whole scene step (population and metrics included).
  */
 import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { setupScene } from '../src/scene/index.js';
+import { PolicySession, resolvePolicyModel } from '../src/policy/index.js';
+import { defaultMapPath, setupScene, type SceneTimings } from '../src/scene/index.js';
 import { POLICY_DT } from '../src/traffic/engine.js';
-import { projectRoot } from '../src/util/project-root.js';
 import { summarise } from './stats.js';
+
+export const ENGINE_GOAL_MS = 2.5;
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
   options: { json: { type: 'boolean' }, steps: { type: 'string' }, map: { type: 'string' }, npcs: { type: 'string' }, model: { type: 'string' }, 'no-shield': { type: 'boolean' } },
 });
-const mapPath = values.map ?? resolve(projectRoot(), '..', 'shared', 'data', 'gpudrive', 'scenes', 'womd_00000-of-01000_402.json');
+const mapPath = values.map ?? defaultMapPath();
 if (!existsSync(mapPath)) {
   console.error(`bench:engine: map ${mapPath} not found; pass --map <scene or road JSON>`);
   process.exit(1);
 }
 const steps = Number(values.steps ?? 600);
 const npcCount = Number(values.npcs ?? 63);
-// the live scene as served (shield on unless --no-shield), kept full
 const shield = !values['no-shield'];
-const { scene, release } = await setupScene({ mapPath, modelPath: values.model, intraOpThreads: 1, config: { npc_target: npcCount, seed: 7, shield } });
-scene.reset();
-let k = 0;
-for (; k < 30; k++) await scene.advanceTo(k * POLICY_DT);
-const obs: number[] = [], inf: number[] = [], shi: number[] = [], dyn: number[] = [], eng: number[] = [], tot: number[] = [], active: number[] = [];
-const q0 = scene.quality.summary();
-for (let i = 0; i < steps; i++, k++) {
-  await scene.advanceTo(k * POLICY_DT);
-  const t = scene.timings!;
-  obs.push(t.obs_ms); inf.push(t.inference_ms); shi.push(t.shield_ms); dyn.push(t.dynamics_ms); eng.push(t.total_ms); tot.push(t.scene_ms); active.push(t.npcs);
-}
-const q = scene.quality.summary();
-await release();
-const s = { obs: summarise(obs), inference: summarise(inf), shield: summarise(shi), dynamics: summarise(dyn), engine: summarise(eng), scene: summarise(tot) };
-const ratio = (s.engine.p50 - s.inference.p50) / s.inference.p50;
-const meanActive = active.reduce((a, b) => a + b, 0) / active.length;
-const result = {
-  benchmark: 'engine', map: mapPath, steps, npcs_mean: meanActive, intra_op_threads: 1, shield,
-  obs_ms: { p50: s.obs.p50, p99: s.obs.p99 },
-  inference_ms: { p50: s.inference.p50, p99: s.inference.p99 },
-  shield_ms: { p50: s.shield.p50, p99: s.shield.p99 },
-  dynamics_collisions_ms: { p50: s.dynamics.p50, p99: s.dynamics.p99 },
-  total_ms: { p50: s.engine.p50, p99: s.engine.p99 },
-  scene_ms: { p50: s.scene.p50, p99: s.scene.p99 },
-  non_inference_over_inference: ratio,
-  goals_reached: q.reached_goal - q0.reached_goal,
-  collision_agent_steps: Math.round(q.vehicle_contact_step_share * q.npc_steps - q0.vehicle_contact_step_share * q0.npc_steps),
-  shield_override_share: q.shield_override_share,
+const modelPath = resolvePolicyModel({ model: values.model });
+const paths = {
+  today: await PolicySession.load(modelPath, { graph: 'full', inference: 'async', intraOpThreads: 1 }),
+  rows: await PolicySession.load(modelPath, { graph: 'rows', inference: 'sync', intraOpThreads: 1 }),
 };
+const config = { npc_target: npcCount, seed: 7, shield };
+const scenes = {
+  today: await setupScene({ mapPath, policy: paths.today, config }),
+  rows: await setupScene({ mapPath, policy: paths.rows, config }),
+};
+type Path = keyof typeof scenes;
+const order: Path[] = ['today', 'rows'];
+const samples: Record<Path, SceneTimings[]> = { today: [], rows: [] };
+for (const p of order) scenes[p].scene.reset();
+let differing = 0;
+let k = 0;
+for (; k < 30; k++) for (const p of order) await scenes[p].scene.advanceTo(k * POLICY_DT);
+for (let i = 0; i < steps; i++, k++) {
+  for (const p of i % 2 === 0 ? order : [...order].reverse()) {
+    await scenes[p].scene.advanceTo(k * POLICY_DT);
+    samples[p].push(scenes[p].scene.timings!);
+  }
+  if (JSON.stringify(scenes.today.scene.snapshot().npcs) !== JSON.stringify(scenes.rows.scene.snapshot().npcs)) differing++;
+}
+
+const fields = ['obs_ms', 'inference_ms', 'shield_ms', 'dynamics_ms', 'total_ms', 'scene_ms'] as const;
+const stats = (p: Path) => Object.fromEntries(fields.map((f) => {
+  const s = summarise(samples[p].map((t) => t[f]));
+  return [f, { p50: s.p50, p99: s.p99 }];
+})) as Record<(typeof fields)[number], { p50: number; p99: number }>;
+const today = stats('today');
+const rows = stats('rows');
+const meanNpcs = samples.rows.reduce((a, t) => a + t.npcs, 0) / samples.rows.length;
+const result = {
+  benchmark: 'engine', map: mapPath, steps, npcs_mean: meanNpcs, intra_op_threads: 1, shield,
+  goal_total_p50_ms: ENGINE_GOAL_MS,
+  today, rows,
+  speedup_inference_p50: today.inference_ms.p50 / rows.inference_ms.p50,
+  speedup_total_p50: today.total_ms.p50 / rows.total_ms.p50,
+  steps_with_differing_npc_states: differing,
+  quality: scenes.rows.scene.quality.summary(),
+};
+for (const p of order) await scenes[p].release();
+for (const p of order) await paths[p].release();
+
 if (values.json) {
   console.log(JSON.stringify(result));
 } else {
-  console.log(`engine step, ${meanActive.toFixed(1)} NPCs on ${mapPath}, ${steps} steps, 1 inference thread, shield ${shield ? 'on' : 'off'}`);
-  console.log('                          p50 ms    p99 ms');
-  const row = (name: string, v: { p50: number; p99: number }) => console.log(`${name.padEnd(24)}${v.p50.toFixed(3).padStart(8)}${v.p99.toFixed(3).padStart(10)}`);
-  row('observations', s.obs);
-  row('inference', s.inference);
-  row(shield ? 'shield (action choice)' : 'action choice', s.shield);
-  row('dynamics + collisions', s.dynamics);
-  row('engine total', s.engine);
-  row('scene step (all)', s.scene);
-  console.log(`(engine − inference) / inference = ${(100 * ratio).toFixed(1)} %`);
-  console.log(`goals reached ${result.goals_reached}, NPC-steps in collision ${result.collision_agent_steps}`);
+  console.log(`engine step, ${meanNpcs.toFixed(1)} NPCs on ${mapPath}, ${steps} steps each path, 1 inference thread, shield ${shield ? 'on' : 'off'}`);
+  console.log('today: full graph, async run; rows: real rows only, synchronous run (same run, steps alternated)');
+  console.log('                          today p50   p99     rows p50    p99');
+  const names: Record<(typeof fields)[number], string> = {
+    obs_ms: 'observations', inference_ms: 'inference', shield_ms: shield ? 'shield (action choice)' : 'action choice',
+    dynamics_ms: 'dynamics + collisions', total_ms: 'engine step (total)', scene_ms: 'scene step (all)',
+  };
+  for (const f of fields) {
+    const a = today[f], b = rows[f];
+    console.log(`${names[f].padEnd(24)}${a.p50.toFixed(3).padStart(10)}${a.p99.toFixed(3).padStart(8)}${b.p50.toFixed(3).padStart(12)}${b.p99.toFixed(3).padStart(8)}`);
+  }
+  console.log(`inference ×${result.speedup_inference_p50.toFixed(2)} faster, engine step ×${result.speedup_total_p50.toFixed(2)}; engine step p50 ${rows.total_ms.p50.toFixed(2)} ms (goal ≤ ${ENGINE_GOAL_MS} ms)`);
+  console.log(`steps whose NPC states differ between the two paths: ${differing} (of ${steps})`);
 }

@@ -14,6 +14,10 @@ export const MAX_REPLIES = 4;
 
 export class ClientChannel {
   private readonly queue: Array<string | Buffer> = [];
+  /** per queued frame: send it as a binary message */
+  private readonly queueBinary: boolean[] = [];
+  /** npc_states as binary frames (wire-binary.ts; the client asked with ?format=binary), else JSON text */
+  binary = false;
   private readonly replies: string[] = [];
   private sending = false;
   /** the last frame written was a reply: a frame goes next if one waits */
@@ -69,14 +73,16 @@ export class ClientChannel {
     return JSON.stringify({ type: 'error', error: `${n} more error${n === 1 ? '' : 's'} (the last: ${this.lastCoalesced.slice(0, 300)})`, more_errors: n });
   }
 
-  /** Queues a text frame (a Buffer holds UTF-8 JSON, encoded once for all clients). */
-  send(frame: string | Buffer): void {
+  /** Queues a frame: text (a Buffer holds UTF-8 JSON, encoded once for all clients), or binary. */
+  send(frame: string | Buffer, binary = false): void {
     if (this.socket.readyState !== this.socket.OPEN) return;
     if (this.queue.length >= this.maxQueue()) {
       this.queue.shift();
+      this.queueBinary.shift();
       this.dropped++;
     }
     this.queue.push(frame);
+    this.queueBinary.push(binary);
     this.flush();
   }
 
@@ -84,10 +90,15 @@ export class ClientChannel {
     if (this.sending) return;
     let frame: string | Buffer | undefined = this.lastWasReply ? undefined : this.nextReply();
     this.lastWasReply = frame !== undefined;
-    frame ??= this.queue.shift() ?? this.nextReply();
+    let binary = false;
+    if (frame === undefined && this.queue.length > 0) {
+      frame = this.queue.shift();
+      binary = this.queueBinary.shift() ?? false;
+    }
+    frame ??= this.nextReply();
     if (frame === undefined) return;
     this.sending = true;
-    this.socket.send(frame, { binary: false }, (err) => {
+    this.socket.send(frame, { binary }, (err) => {
       this.sending = false;
       if (!err) this.sent++;
       if (this.socket.readyState === this.socket.OPEN) this.flush();
@@ -113,11 +124,18 @@ export class ClientRegistry {
     this.clients.delete(c.id);
   }
 
-  /** Sends one frame to every client, encoded to UTF-8 once. */
-  broadcast(frame: string): void {
+  /**
+   * Sends one frame to every client, encoded to UTF-8 once; clients that asked for binary frames get
+   * `binary()` instead (made once, when one of them is connected) where it is given.
+   */
+  broadcast(frame: string, binary?: () => Buffer): void {
     if (this.clients.size === 0) return;
-    const bytes = Buffer.from(frame, 'utf8');
-    for (const c of this.clients.values()) c.send(bytes);
+    let bytes: Buffer | null = null;
+    let bin: Buffer | null = null;
+    for (const c of this.clients.values()) {
+      if (c.binary && binary) c.send((bin ??= binary()), true);
+      else c.send((bytes ??= Buffer.from(frame, 'utf8')));
+    }
   }
 
   get size(): number {

@@ -11,7 +11,8 @@ import { ClientRegistry } from './clients.js';
 import { SceneInputs } from './inputs.js';
 import { RollingStats } from './rolling-stats.js';
 import { MAX_PUBLISH_HZ, MIN_PUBLISH_HZ, SceneRunner, type FrameSink, type PublishedFrame } from './runner.js';
-import { buildNpcStatesFrame, egoEntry } from './wire.js';
+import { buildNpcStatesFrame, egoEntry, type NpcStatesFrame } from './wire.js';
+import { encodeNpcStatesBinary } from './wire-binary.js';
 
 /** Settings of the server side of a scene (the rest are the scene's own). */
 export interface ServingConfig {
@@ -73,6 +74,10 @@ export class SceneHost implements FrameSink {
   readonly counters: WsCounters = { messages: 0, errors: 0 };
   readonly encodeMs = new RollingStats(600);
   readonly broadcastMs = new RollingStats(600);
+  /** per policy step (from the frames; a batch of steps shows its last): inference and the whole step [ms] */
+  readonly inferenceMs = new RollingStats(600);
+  readonly stepMs = new RollingStats(600);
+  private lastTimings: unknown = null;
   lastFrame: PublishedFrame | null = null;
   /** every input that changes the scene goes through here (logged for recording and exact replay) */
   readonly inputs: SceneInputs;
@@ -81,6 +86,10 @@ export class SceneHost implements FrameSink {
   private readonly logger?: Logger;
   private textFrame: PublishedFrame | null = null;
   private text = '';
+  private wireFrame: PublishedFrame | null = null;
+  private wire: NpcStatesFrame | null = null;
+  private binaryFrame: PublishedFrame | null = null;
+  private binary: Buffer = Buffer.alloc(0);
 
   constructor(private readonly setup: SceneSetup, opts: HostOptions) {
     this.name = opts.name;
@@ -102,14 +111,20 @@ export class SceneHost implements FrameSink {
     this.scene.on((e) => this.logEvent(e));
   }
 
-  /** The WebSocket sink: one JSON encoding per frame for every client. */
+  /** The WebSocket sink: one JSON encoding per frame for every client (one binary one for those that asked). */
   publish(frame: PublishedFrame): void {
     this.lastFrame = frame;
+    const timings = frame.snapshot.timings;
+    if (timings && timings !== this.lastTimings) {
+      this.lastTimings = timings;
+      this.inferenceMs.push(timings.inference_ms);
+      this.stepMs.push(timings.scene_ms);
+    }
     if (this.clients.size === 0) return;
     const t0 = performance.now();
     const text = this.frameText(frame);
     const t1 = performance.now();
-    this.clients.broadcast(text);
+    this.clients.broadcast(text, () => this.frameBinary(frame));
     this.encodeMs.push(t1 - t0);
     this.broadcastMs.push(performance.now() - t0);
   }
@@ -117,10 +132,27 @@ export class SceneHost implements FrameSink {
   /** The npc_states JSON of a frame, encoded once for every consumer (clients, recorder, Foxglove). */
   frameText(frame: PublishedFrame): string {
     if (this.textFrame !== frame) {
-      this.text = JSON.stringify(buildNpcStatesFrame(this.geo, frame.snapshot, frame.state, frame.wallTimeS));
+      this.text = JSON.stringify(this.wireFrameOf(frame));
       this.textFrame = frame;
     }
     return this.text;
+  }
+
+  /** The binary npc_states of a frame (wire-binary.ts), encoded once for every client that asked for it. */
+  frameBinary(frame: PublishedFrame): Buffer {
+    if (this.binaryFrame !== frame) {
+      this.binary = encodeNpcStatesBinary(this.wireFrameOf(frame));
+      this.binaryFrame = frame;
+    }
+    return this.binary;
+  }
+
+  private wireFrameOf(frame: PublishedFrame): NpcStatesFrame {
+    if (this.wireFrame !== frame || !this.wire) {
+      this.wire = buildNpcStatesFrame(this.geo, frame.snapshot, frame.state, frame.wallTimeS);
+      this.wireFrame = frame;
+    }
+    return this.wire;
   }
 
   /** A settings change as an input (logged; made between policy steps), all or nothing. */
@@ -176,6 +208,8 @@ export class SceneHost implements FrameSink {
       dropped_frames: this.clients.dropped(),
       encode_ms: this.encodeMs.summary(),
       broadcast_ms: this.broadcastMs.summary(),
+      inference_ms: this.inferenceMs.summary(),
+      step_ms: this.stepMs.summary(),
       ws_messages: this.counters.messages,
       ws_errors: this.counters.errors,
       ego_collision_steps: scene.egoCollisionSteps,

@@ -61,6 +61,12 @@ export async function streamPlugin(app: FastifyInstance, opts: { host: SceneHost
   app.get(WS_PATH, { websocket: true }, (socket: WebSocket, req) => {
     const address = req.ip;
     const peer: Peer = req.vilsPeer ?? access.identify(undefined, undefined, address);
+    // npc_states as JSON text (the default) or as binary frames (wire-binary.ts): ?format=binary
+    const format = (req.query as { format?: unknown } | undefined)?.format ?? 'json';
+    if (format !== 'json' && format !== 'binary') {
+      socket.close(1008, `unknown format "${String(format).slice(0, 40)}": use json or binary`);
+      return;
+    }
     let limiter: ReturnType<AccessControl['connect']>;
     try {
       limiter = access.connect(peer);
@@ -72,6 +78,7 @@ export async function streamPlugin(app: FastifyInstance, opts: { host: SceneHost
       return;
     }
     const channel = clients.add(socket);
+    channel.binary = format === 'binary';
     const who = `client ${channel.id} (${peer.label}, ${peer.role ?? 'no role'})`;
     log.info({ scene: host.name, client: channel.id, peer: peer.label, role: peer.role }, `${who} connected to the stream${host.name === 'default' ? '' : ` of scene ${host.name}`}`);
     const reply = (c: ClientChannel, obj: unknown) => c.sendReply(JSON.stringify(obj));

@@ -1,0 +1,111 @@
+/**
+ * Compact frames: a stream client that connects with ?format=binary gets npc_states as binary messages
+ * (src/server/wire-binary.ts) that decode to exactly the JSON frame other clients get; everything else it
+ * receives stays JSON text, and JSON stays the default.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import type { VilsServer } from '../../src/server/app.js';
+import { BINARY_HEADER_BYTES, BINARY_NPC_BYTES, decodeNpcStatesBinary, encodeNpcStatesBinary } from '../../src/server/wire-binary.js';
+import type { NpcStatesFrame } from '../../src/server/wire.js';
+import { startServer } from '../helpers/server-fixture.js';
+
+let server: VilsServer;
+let wsUrl: string;
+const sockets: WebSocket[] = [];
+
+beforeAll(async () => {
+  ({ server, wsUrl } = await startServer({ config: { npc_target: 40, publish_hz: 20 } }));
+});
+afterAll(async () => {
+  for (const s of sockets) s.close();
+  await server?.close();
+});
+
+interface Received {
+  text: Array<Record<string, any>>;
+  binary: Buffer[];
+  bytes: number[];
+}
+
+async function connect(query = ''): Promise<{ ws: WebSocket; got: Received }> {
+  const ws = new WebSocket(wsUrl + query);
+  sockets.push(ws);
+  const got: Received = { text: [], binary: [], bytes: [] };
+  ws.on('message', (data: Buffer, isBinary) => {
+    got.bytes.push(data.length);
+    if (isBinary) got.binary.push(data);
+    else got.text.push(JSON.parse(data.toString()) as Record<string, any>);
+  });
+  await new Promise((resolve, reject) => {
+    ws.once('open', resolve);
+    ws.once('error', reject);
+  });
+  return { ws, got };
+}
+
+const until = async (cond: () => boolean, ms = 5000) => {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+};
+
+describe('binary npc_states', () => {
+  it('decodes to exactly the JSON frame of the same instant; replies stay JSON text', async () => {
+    const json = await connect();
+    const bin = await connect('?format=binary');
+    await until(() => bin.got.binary.length >= 10 && json.got.text.length >= 10);
+    // an ego, so frames carry one (with its client timestamp)
+    bin.ws.send(JSON.stringify({ type: 'ego_state', ego_id: 'car-é', timestamp: Date.now() / 1000, data: { lat: 37.3645, lon: 126.7239, heading: 30, speed: 4 } }));
+    bin.ws.send(JSON.stringify({ type: 'ping' }));
+    bin.ws.send('not json');
+    await until(() => bin.got.text.some((m) => m.type === 'pong') && bin.got.text.some((m) => m.type === 'error'));
+    await until(() => bin.got.binary.some((b) => decodeNpcStatesBinary(b).egos.length > 0));
+    expect(bin.got.text.every((m) => m.type !== 'npc_states')).toBe(true);
+    expect(json.got.binary).toHaveLength(0);
+    const decoded = bin.got.binary.map(decodeNpcStatesBinary);
+    let matched = 0;
+    for (const f of decoded) {
+      const same = json.got.text.find((m) => m.type === 'npc_states' && m.timestamp === f.timestamp);
+      if (!same) continue;
+      expect(JSON.stringify(f)).toBe(JSON.stringify(same));
+      matched++;
+    }
+    expect(matched).toBeGreaterThan(5);
+    expect(decoded.some((f) => f.egos.some((e) => e.ego_id === 'car-é' && e.timestamp !== null))).toBe(true);
+    // about a fifth of the bytes
+    const last = decoded[decoded.length - 1];
+    const binBytes = bin.got.binary[bin.got.binary.length - 1].length;
+    expect(binBytes).toBe(BINARY_HEADER_BYTES + last.npcs.length * BINARY_NPC_BYTES + last.egos.reduce((a, e) => a + 29 + Buffer.byteLength(e.ego_id), 0));
+    expect(binBytes * 4).toBeLessThan(JSON.stringify(last).length);
+  });
+
+  it('refuses an unknown format with 1008', async () => {
+    const ws = new WebSocket(`${wsUrl}?format=xml`);
+    sockets.push(ws);
+    const code = await new Promise<number>((resolve) => ws.once('close', (c) => resolve(c)));
+    expect(code).toBe(1008);
+  });
+
+  it('round-trips the JSON rounding of every field, signs and limits included', () => {
+    const frame: NpcStatesFrame = {
+      type: 'npc_states', timestamp: 1712345678.123456, sim_time_s: 12.3, step: 123, state: 'paused',
+      npcs: [
+        { id: 1, x: -1234.567, y: 0.001, lat: 37.3645123, lon: 126.7239876, yaw: -3.141, heading: 359.999, speed: 0, vx: -0.001, vy: 13.9, length: 4.5, width: 2, collided: true, offroad: false },
+        { id: 63, x: 2000000.5, y: -0.5, lat: -33.8688, lon: -179.9999999, yaw: 3.142, heading: -0.001, speed: 40.123, vx: 40.123, vy: 0, length: 30, width: 10, collided: false, offroad: true },
+      ],
+      metrics: { sim_time_ms: 1.234, policy_time_ms: 0, total_time_ms: 1234.567, num_active_npcs: 2 },
+      egos: [
+        { ego_id: 'ego', x: 1.5, y: -2.25, yaw: 0.785, speed: 5.5, length: 4.5, width: 2, stale: false, collided: true, timestamp: 1712345678.1 },
+        { ego_id: '車', x: 0, y: 0, yaw: 0, speed: 0, length: 4.5, width: 2, stale: true, collided: false, timestamp: null },
+      ],
+    };
+    expect(JSON.stringify(decodeNpcStatesBinary(encodeNpcStatesBinary(frame)))).toBe(JSON.stringify(frame));
+    const empty: NpcStatesFrame = { ...frame, state: 'running', npcs: [], egos: [], metrics: { ...frame.metrics, num_active_npcs: 0 } };
+    expect(encodeNpcStatesBinary(empty)).toHaveLength(BINARY_HEADER_BYTES);
+    expect(decodeNpcStatesBinary(encodeNpcStatesBinary(empty))).toEqual(empty);
+    expect(() => decodeNpcStatesBinary(Buffer.from('{"type":"npc_states"}'))).toThrow(/not a binary/);
+  });
+});
