@@ -17,6 +17,9 @@ export interface TrafficObject {
   vx: number;
   vy: number;
   length: number;
+  /** heading [rad] and width [m], when known: a vehicle across the line blocks it with its length */
+  yaw?: number;
+  width?: number;
 }
 
 export interface TrafficView {
@@ -46,8 +49,13 @@ export function pursuitSteer(vp: Readonly<VehicleParams>, s: Readonly<VehicleSta
 }
 
 const FOLLOW_PERIOD_S = 0.02;
-const LANE_HALF_WIDTH_M = 2.2;
+/** a vehicle whose body comes within this of the line is in the way [m] */
+const CORRIDOR_HALF_WIDTH_M = 1.5;
 const FOLLOW_RANGE_M = 120;
+/** crossing vehicles are also checked where they will be this much later [s] */
+const PREDICT_S = 2;
+/** standing this long for a crossing vehicle that stands too is a deadlock [s] */
+const DEADLOCK_S = 5;
 
 export class Autopilot {
   private readonly proj: LineProjection = { seg: 0, s: 0, cte: 0, heading: 0, x: 0, y: 0 };
@@ -58,6 +66,8 @@ export class Autopilot {
   private followV = Infinity;
   /** the gap to the vehicle followed at the last check [m] (Infinity: none) */
   gap = Infinity;
+  /** since when the vehicle has stood (slower than 0.3 m/s) [s] */
+  private stoppedSince = 0;
 
   constructor(
     readonly spec: AutopilotSpec,
@@ -74,6 +84,7 @@ export class Autopilot {
     this.followT = -Infinity;
     this.followV = Infinity;
     this.gap = Infinity;
+    this.stoppedSince = 0;
   }
 
   /** The vehicles around, as of t (the NPCs after a policy step, other egos). */
@@ -116,15 +127,24 @@ export class Autopilot {
     let leadV = 0;
     let leadLen = 0;
     for (const o of view.objects) {
-      const ox = o.x + o.vx * dtv, oy = o.y + o.vy * dtv;
-      if (Math.abs(ox - s.x) > FOLLOW_RANGE_M || Math.abs(oy - s.y) > FOLLOW_RANGE_M) continue;
-      project(this.line, ox, oy, this.other, this.proj.seg, FOLLOW_RANGE_M, 0);
-      if (Math.abs(this.other.cte) > LANE_HALF_WIDTH_M) continue;
-      const d = alongDistance(this.line, this.proj.s, this.other.s);
-      if (!(d > 0 && d < FOLLOW_RANGE_M) || d >= best) continue;
-      best = d;
-      leadV = o.vx * Math.cos(this.other.heading) + o.vy * Math.sin(this.other.heading);
-      leadLen = o.length;
+      // where it is, and — for a vehicle crossing the line — where it will be in PREDICT_S: yield before the crossing
+      for (const ahead of [0, PREDICT_S]) {
+        const ox = o.x + o.vx * (dtv + ahead), oy = o.y + o.vy * (dtv + ahead);
+        if (Math.abs(ox - s.x) > FOLLOW_RANGE_M || Math.abs(oy - s.y) > FOLLOW_RANGE_M) continue;
+        project(this.line, ox, oy, this.other, this.proj.seg, FOLLOW_RANGE_M, 0);
+        const rel = o.yaw === undefined ? 0 : o.yaw - this.other.heading;
+        const crossing = Math.abs(Math.cos(rel)) <= 0.7;
+        if (ahead > 0 && !crossing) continue;
+        // a deadlock at a crossing (both waiting, DEADLOCK_S): go, and let the crossing vehicle yield
+        if (crossing && t - this.stoppedSince > DEADLOCK_S) continue;
+        const extent = (o.length / 2) * Math.abs(Math.sin(rel)) + ((o.width ?? 1.8) / 2) * Math.abs(Math.cos(rel));
+        if (Math.abs(this.other.cte) - extent > CORRIDOR_HALF_WIDTH_M) continue;
+        const d = alongDistance(this.line, this.proj.s, this.other.s);
+        if (!(d > 0 && d < FOLLOW_RANGE_M) || d >= best) continue;
+        best = d;
+        leadV = ahead > 0 ? 0 : o.vx * Math.cos(this.other.heading) + o.vy * Math.sin(this.other.heading);
+        leadLen = o.length;
+      }
     }
     if (!Number.isFinite(best)) return Infinity;
     const gap = best - (this.length + leadLen) / 2;
@@ -138,6 +158,7 @@ export class Autopilot {
   }
 
   update(s: Readonly<VehicleState>, t: number, out: DriverCommand): DriverCommand {
+    if (s.vx > 0.3) this.stoppedSince = t;
     const p = project(this.line, s.x, s.y, this.proj, this.hint, 40, 20);
     this.hint = p.seg;
     const ld = this.spec.lookaheadM + this.spec.lookaheadGainS * Math.max(0, s.vx);

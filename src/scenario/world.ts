@@ -28,9 +28,9 @@ export interface SteppedScene {
 
 /** The traffic each ego sees in a snapshot: every NPC and every other ego. */
 export function observeSnapshot(egos: readonly SimEgo[], snap: SceneSnapshot): void {
-  const npcs: TrafficObject[] = snap.npcs.map((n) => ({ x: n.x, y: n.y, vx: n.vx, vy: n.vy, length: n.length }));
+  const npcs: TrafficObject[] = snap.npcs.map((n) => ({ x: n.x, y: n.y, vx: n.vx, vy: n.vy, length: n.length, width: n.width, yaw: n.yaw }));
   for (const e of egos) {
-    const others = snap.egos.filter((o) => o.egoId !== e.id && !o.stale).map((o) => ({ x: o.x, y: o.y, vx: o.speed * Math.cos(o.yaw), vy: o.speed * Math.sin(o.yaw), length: o.length }));
+    const others = snap.egos.filter((o) => o.egoId !== e.id && !o.stale).map((o) => ({ x: o.x, y: o.y, vx: o.speed * Math.cos(o.yaw), vy: o.speed * Math.sin(o.yaw), length: o.length, width: o.width, yaw: o.yaw }));
     e.observe({ t: snap.time, objects: others.length ? [...npcs, ...others] : npcs });
     const me = snap.egos.find((o) => o.egoId === e.id);
     if (me && !me.stale) {
@@ -46,7 +46,7 @@ function observeEachOther(egos: readonly SimEgo[], tS: number): void {
       t: tS,
       objects: egos.filter((o) => o !== e).map((o) => {
         const s = o.session.truth;
-        return { x: s.x, y: s.y, vx: s.velocityEast(), vy: s.velocityNorth(), length: o.spec.length };
+        return { x: s.x, y: s.y, vx: s.velocityEast(), vy: s.velocityNorth(), length: o.spec.length, width: o.spec.width, yaw: s.yaw };
       }),
     });
   }
