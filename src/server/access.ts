@@ -53,6 +53,8 @@ export interface LimitSettings {
   ws_close_after_dropped: number;
   /** open WebSocket connections per client */
   max_connections_per_client: number;
+  /** a client one of whose connections was closed for flooding may not open another for this long [s] */
+  ws_flood_ban_s: number;
 }
 
 export interface AccessSettings {
@@ -67,10 +69,11 @@ export interface AccessSettings {
 export const DEFAULT_LIMITS: Readonly<LimitSettings> = {
   rest_reads_per_s: 100,
   rest_commands_per_s: 50,
-  ws_connection: { messages_per_s: 500, messages_burst: 1000, bytes_per_s: 1_000_000, bytes_burst: 2_000_000 },
-  ws_client: { messages_per_s: 4000, messages_burst: 8000, bytes_per_s: 8_000_000, bytes_burst: 16_000_000 },
+  ws_connection: { messages_per_s: 500, messages_burst: 500, bytes_per_s: 1_000_000, bytes_burst: 1_000_000 },
+  ws_client: { messages_per_s: 4000, messages_burst: 4000, bytes_per_s: 8_000_000, bytes_burst: 8_000_000 },
   ws_close_after_dropped: 500,
   max_connections_per_client: 64,
+  ws_flood_ban_s: 10,
 };
 
 export const DEFAULT_ACCESS: Readonly<AccessSettings> = { tokens: [], allowed_origins: [], allowed_hosts: [], limits: DEFAULT_LIMITS };
@@ -216,9 +219,10 @@ export class AccessControl {
   private readonly anyHost: boolean;
   private readonly anyOrigin: boolean;
   private readonly origins: Set<string>;
-  private readonly clients = new Map<string, { bucket: TokenBucket; connections: number }>();
+  /** per client: its shared input bucket (kept a minute after its last connection, so reconnecting never refills it), its open connections, and until when it is shut out after a flood */
+  private readonly clients = new Map<string, { bucket: TokenBucket; connections: number; lastSeen: number; bannedUntil: number }>();
   /** refusals by reason (shown in the status) */
-  readonly refused = { unauthenticated: 0, forbidden: 0, host: 0, origin: 0, rate_limited_rest: 0, rate_limited_ws: 0, closed_1008: 0 };
+  readonly refused = { unauthenticated: 0, forbidden: 0, host: 0, origin: 0, rate_limited_rest: 0, rate_limited_ws: 0, closed_1008: 0, shut_out: 0 };
 
   constructor(settings: Partial<AccessSettings> = {}) {
     this.settings = { ...DEFAULT_ACCESS, ...settings, limits: { ...DEFAULT_LIMITS, ...settings.limits } };
@@ -337,22 +341,39 @@ export class AccessControl {
   }
 
   /** A new WebSocket connection's input limiter, or an error when the client has too many connections open. */
-  connect(peer: Peer): InputLimiter {
+  connect(peer: Peer, nowS = performance.now() / 1000): InputLimiter {
     let c = this.clients.get(peer.key);
     if (!c) {
+      if (this.clients.size >= 1000) this.sweep(nowS);
       const l = this.settings.limits.ws_client;
-      c = { bucket: new TokenBucket(l.messages_per_s, l.messages_burst, l.bytes_per_s, l.bytes_burst), connections: 0 };
+      c = { bucket: new TokenBucket(l.messages_per_s, l.messages_burst, l.bytes_per_s, l.bytes_burst), connections: 0, lastSeen: nowS, bannedUntil: 0 };
       this.clients.set(peer.key, c);
     }
+    const wait = this.shutOut(peer, nowS);
+    if (wait > 0) throw new AccessError(403, `${peer.label} was closed for flooding: reconnect in ${Math.ceil(wait)} s`);
     if (c.connections >= this.settings.limits.max_connections_per_client) {
       throw new AccessError(403, `too many connections from ${peer.label} (at most ${this.settings.limits.max_connections_per_client})`);
     }
     c.connections++;
+    c.lastSeen = nowS;
     const client = c;
     return new InputLimiter(this.settings.limits, client.bucket, () => {
       client.connections--;
-      if (client.connections === 0) this.clients.delete(peer.key);
-    }, this.refused);
+      client.lastSeen = performance.now() / 1000;
+    }, this.refused, () => {
+      // closed for flooding: the client may not reconnect for a while (its other connections stay)
+      client.bannedUntil = performance.now() / 1000 + this.settings.limits.ws_flood_ban_s;
+    });
+  }
+
+  /** Seconds a client must still wait after a flood (0: it may connect). */
+  shutOut(peer: Pick<Peer, 'key'>, nowS = performance.now() / 1000): number {
+    const c = this.clients.get(peer.key);
+    return c ? Math.max(0, c.bannedUntil - nowS) : 0;
+  }
+
+  private sweep(nowS: number): void {
+    for (const [k, c] of this.clients) if (c.connections === 0 && nowS - c.lastSeen > 60 && c.bannedUntil < nowS) this.clients.delete(k);
   }
 
   /** What /api/status shows; `addresses` are those the server listens on. */
@@ -391,7 +412,10 @@ export class InputLimiter {
   private windowDrops = 0;
   private released = false;
 
-  constructor(private readonly limits: LimitSettings, private readonly client: TokenBucket, private readonly onRelease: () => void, private readonly refused: AccessControl['refused']) {
+  constructor(
+    private readonly limits: LimitSettings, private readonly client: TokenBucket, private readonly onRelease: () => void,
+    private readonly refused: AccessControl['refused'], private readonly onFlood: () => void = () => {},
+  ) {
     const l = limits.ws_connection;
     this.own = new TokenBucket(l.messages_per_s, l.messages_burst, l.bytes_per_s, l.bytes_burst);
   }
@@ -409,7 +433,9 @@ export class InputLimiter {
       this.windowStart = nowS;
       this.windowDrops = 0;
     }
-    return ++this.windowDrops >= this.limits.ws_close_after_dropped ? 'close' : 'drop';
+    if (++this.windowDrops < this.limits.ws_close_after_dropped) return 'drop';
+    this.onFlood();
+    return 'close';
   }
 
   release(): void {

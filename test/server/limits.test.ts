@@ -37,6 +37,7 @@ describe('WebSocket input limits', () => {
         ws_connection: { messages_per_s: 50, messages_burst: 50 },
         ws_client: { messages_per_s: 80, messages_burst: 80 },
         ws_close_after_dropped: 400,
+        ws_flood_ban_s: 1,
         rest_reads_per_s: 20,
       },
     }, {});
@@ -70,6 +71,11 @@ describe('WebSocket input limits', () => {
     for (let i = 0; i < 1000; i++) flood.send('x');
     expect(await flood.closed()).toBe(1008);
     await other.next((m) => m.type === 'npc_states');
+    // the flooding client is turned away at the door for ws_flood_ban_s (its other connection stays)
+    const again = new TestClient(wsUrl);
+    const refused = await new Promise<number>((resolve) => again.ws.once('unexpected-response', (_q, res) => resolve(res.statusCode ?? 0)));
+    expect(refused).toBe(429);
+    expect(other.closeCode).toBeNull();
     expect(((server.host.status().access as { refused: { closed_1008: number } }).refused.closed_1008)).toBeGreaterThanOrEqual(1);
   });
 

@@ -92,6 +92,16 @@ export async function installAccess(app: FastifyInstance, access: AccessControl,
     }
     let peer: Peer;
     try {
+      // a client closed for flooding is turned away at the door for a while, before any WebSocket work
+      if (upgrade) {
+        const q0 = (req.query as Record<string, unknown> | undefined)?.token;
+        const who = access.identify(req.headers.authorization, typeof q0 === 'string' ? q0 : undefined, req.ip);
+        const wait = access.shutOut(who);
+        if (wait > 0) {
+          access.refused.shut_out++;
+          return refuse(req, reply, 429, `closed for flooding: reconnect in ${Math.ceil(wait)} s`, who.label);
+        }
+      }
       const q = (req.query as Record<string, unknown> | undefined)?.token;
       peer = access.identify(req.headers.authorization, typeof q === 'string' ? q : undefined, req.ip);
       req.vilsPeer = peer;

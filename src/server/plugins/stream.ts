@@ -110,8 +110,10 @@ export async function streamPlugin(app: FastifyInstance, opts: { host: SceneHost
           closing = true;
           access.refused.closed_1008++;
           log.warn({ scene: host.name, client: channel.id, peer: peer.label, dropped: limiter.dropped }, `${who} closed (1008): flooding, ${limiter.dropped} messages over the rate limit dropped`);
-          socket.close(1008, 'rate limit exceeded: too many messages');
-          setTimeout(() => socket.terminate(), 1000).unref();
+          socket.close(1008, `rate limit exceeded: too many messages; reconnect in ${limits.ws_flood_ban_s} s`);
+          // read nothing more from it (the close frame still goes out); gone for good shortly after
+          (socket as unknown as { _socket?: { pause(): void } })._socket?.pause();
+          setTimeout(() => socket.terminate(), 250).unref();
           return;
         }
         const now = performance.now();
