@@ -23,11 +23,13 @@ export const convertMapCommand: Command = {
     if (positionals.length !== 1) throw new UsageError('give the folder holding the shapefiles');
     if (!values.out) throw new UsageError('--out <file.json> is required');
     const t0 = performance.now();
+    // a progress line rewritten in place (\r) only on a terminal: a log or a pipe gets the summary alone
+    const tty = process.stderr.isTTY && !values.json;
     const progress = (layer: string, n: number) => {
-      if (!values.json) process.stderr.write(`\r  reading ${layer}: ${n} features…`);
+      if (tty) process.stderr.write(`\r  reading ${layer}: ${n} features…`);
     };
     const { map, summary } = await convertNgii(positionals[0], { origin: values.origin ? parseOrigin(values.origin) : undefined, onProgress: progress });
-    if (!values.json) process.stderr.write('\r\x1b[K');
+    if (tty) process.stderr.write('\r\x1b[K');
     mkdirSync(dirname(values.out), { recursive: true });
     writeFileSync(values.out, `${JSON.stringify(map)}\n`);
     const seconds = (performance.now() - t0) / 1000;

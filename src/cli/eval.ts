@@ -67,7 +67,7 @@ export function totals(results: readonly SceneResult[]) {
 export const evalCommand: Command = {
   name: 'eval',
   summary: 'run scenes as GPUDrive self-play evaluation and print goal / collision / off-road rates',
-  usage: 'vils eval --scenes <files...> [--checkpoint <pt> | --model <onnx>] [--deterministic | --seed N] [--json] [--trace <file.json>]',
+  usage: 'vils eval --scenes <files...> [--checkpoint <pt> [--model-out <onnx>] | --model <onnx>] [--deterministic | --seed N] [--threads 1] [--json] [--trace <file.json>]',
   async run(argv) {
     const args = parseEvalArgs(argv);
     const modelPath = resolvePolicyModel({ model: args.model, checkpoint: args.checkpoint, out: args.modelOut });

@@ -138,7 +138,7 @@ export const plantCommand: Command = {
     if (values.json) {
       const vdsimDefaultCar = isVdsimDefaultCar(vehicle.params, tire.params);
       console.log(JSON.stringify({ procedure, level, vehicle: values.vehicle, tire: values.tire, vdsim_default_car: vdsimDefaultCar, metrics: procedureMetrics(result), warnings, elapsed_ms: elapsedMs, plot: values.plot ?? null }));
-      return 0;
+      return exitCode(result);
     }
     for (const w of warnings) console.error(`warning: ${w}`);
     const reference = level === 'L2' && isVdsimDefaultCar(vehicle.params, tire.params) && speedKmh === undefined && steerDeg === undefined && mu === undefined;
@@ -146,6 +146,11 @@ export const plantCommand: Command = {
     if (reference) console.log('  (VDSim figures: its published sedan-L2 results for this car, spec §8.3/8.4)');
     console.log(`  (${vehicle.params.mass} kg, wheelbase ${vehicle.params.wheelbase} m; ${elapsedMs.toFixed(0)} ms)`);
     if (values.plot) console.log(`  plot written to ${values.plot}`);
-    return 0;
+    return exitCode(result);
   },
 };
+
+/** 1 when the procedure has a pass/fail verdict (ISO 3888-2) and failed, so scripts and CI see it. */
+export function exitCode(r: ProcedureResult): number {
+  return r.procedure === 'iso3888' && !(r as Iso3888Result).pass ? 1 : 0;
+}

@@ -40,7 +40,7 @@ function readConfigFile(path: string): ServeFileConfig {
 export const serveCommand: Command = {
   name: 'serve',
   summary: 'run the VILS server (WebSocket /ws/vils/stream, REST /api, docs /docs)',
-  usage: 'vils serve [--port 8000] [--host 0.0.0.0] [--map <file>] [--config <file.json>] [--model <onnx>] [--paused] [--scene <name>=<map.json>]... [--no-record] [--record-dir recordings] [--record-max-file-mb 512] [--record-max-total-mb 8192] [--record-foxglove-hz 10] [--foxglove-port <port>] [--scenario <scenario.yaml>]',
+  usage: 'vils serve [--port 8000] [--host 0.0.0.0] [--map <file>] [--config <file.json>] [--model <onnx>] [--paused] [--scene <name>=<map.json>]... [--no-record] [--record-dir recordings] [--record-max-file-mb 512] [--record-max-total-mb 8192] [--record-foxglove-hz 10] [--foxglove-port <port>] [--access <file.json>] [--log-level info] [--log-format pretty|json] [--scenario <scenario.yaml>]',
   async run(argv) {
     const { values } = parseArgs({
       args: argv,

@@ -15,6 +15,7 @@ import { plantCommand } from './plant.js';
 import { realtimeCommand } from './realtime.js';
 import { timeGridCommand } from './time-grid.js';
 import { replayCommand } from './replay.js';
+import { COMMAND_HELP } from './help.js';
 import { runCommand } from './run.js';
 import { batchCommand } from './batch.js';
 import { workerCommand } from './worker.js';
@@ -27,6 +28,12 @@ const startCommand: Command = {
 };
 
 export const COMMANDS: readonly Command[] = [startCommand, serveCommand, geoCommand, convertMapCommand, renderMapCommand, driveCommand, evalCommand, plantCommand, realtimeCommand, runCommand, batchCommand, workerCommand, replayCommand, timeGridCommand, demoCommand, buildPolicyCommand];
+
+/** The flags of a command with their defaults (`vils start` takes those of `vils serve`). */
+export function commandHelp(name: string): string {
+  const h = COMMAND_HELP[name === 'start' ? 'serve' : name];
+  return h ? `\n${h}` : '';
+}
 
 function help(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
@@ -52,7 +59,7 @@ export async function runCli(argv: string[]): Promise<number> {
     return 2;
   }
   if (rest.includes('--help') || rest.includes('-h')) {
-    console.log(`usage: ${cmd.usage}\n\n${cmd.summary}`);
+    console.log(`usage: ${cmd.usage}\n\n${cmd.summary}${commandHelp(cmd.name)}`);
     return 0;
   }
   try {

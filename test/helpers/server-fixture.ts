@@ -20,10 +20,10 @@ export function testModel(): string {
   return modelPath;
 }
 
-export async function startServer(opts: ServerOptions & { listenHost?: string } = {}): Promise<{ server: VilsServer; url: string; wsUrl: string }> {
-  const { listenHost, ...rest } = opts;
+export async function startServer(opts: ServerOptions & { listenHost?: string; listenPort?: number } = {}): Promise<{ server: VilsServer; url: string; wsUrl: string }> {
+  const { listenHost, listenPort, ...rest } = opts;
   const server = await createServer({ modelPath: testModel(), logLevel: false, ...rest });
-  await server.app.listen({ port: 0, host: listenHost ?? '127.0.0.1' });
+  await server.app.listen({ port: listenPort ?? 0, host: listenHost ?? '127.0.0.1' });
   const port = (server.app.server.address() as { port: number }).port;
   const address = `http://127.0.0.1:${port}`;
   return { server, url: address, wsUrl: `${address.replace(/^http/, 'ws')}/ws/vils/stream` };
