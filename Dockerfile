@@ -1,6 +1,9 @@
-# VILS server image. Build from the project folder; mount GPUDrive checkpoints at /shared to build the
-# default policy model at install time, or mount a ready model at /app/models/gpudrive-policy.onnx.
-FROM node:20-slim
+# VILS server image. Build from the project folder: `docker build -t vils .`
+# The image is complete: `npm ci` builds the default policy model (models/gpudrive-policy.onnx) from the
+# GPUDrive checkpoint the repository ships (models/checkpoints/, MIT), so nothing needs mounting to run it.
+# (A build cannot mount volumes; to run another model, mount it when running the container and set VILS_MODEL.)
+#   docker run -p 8000:8000 -e VILS_OPERATOR_TOKENS=<token> vils
+FROM node:22-slim
 WORKDIR /app
 ENV NODE_ENV=production
 COPY package.json package-lock.json .npmrc tsconfig.json tsconfig.build.json ./
@@ -9,6 +12,14 @@ COPY src ./src
 COPY converters ./converters
 COPY bench ./bench
 COPY maps ./maps
-RUN npm ci --include=dev && npm prune --omit=dev
+COPY configs ./configs
+COPY models/checkpoints ./models/checkpoints
+RUN npm ci --include=dev && npm prune --omit=dev \
+  && test -s models/gpudrive-policy.onnx \
+  && mkdir -p recordings && chown node:node recordings
+# not root: the server needs to write nothing but its recordings
+USER node
 EXPOSE 8000
-CMD ["npm", "start"]
+HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:8000/api/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+CMD ["node", "dist/src/cli/vils.js", "start"]

@@ -5,7 +5,7 @@
  * and tell what happened (clients, egos, an oversized frame as a warning without a stack trace).
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { createServer as createTcpServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -70,6 +70,24 @@ describe('a fresh clone', () => {
   it('ships the S75 checkpoint and its licence in git (not ignored)', () => {
     const tracked = execFileSync('git', ['ls-files', 'models/checkpoints'], { cwd: PROJECT_ROOT, encoding: 'utf8' }).split('\n');
     expect(tracked).toEqual(expect.arrayContaining(['models/checkpoints/policy_S75_2025-05-21_u4800.pt', 'models/checkpoints/LICENSE-gpudrive.txt']));
+  });
+
+  it('the Docker image (no engine here to build it): node 22, the checkpoint copied in, the model built and checked, not root, a health check', () => {
+    const text = readFileSync(join(PROJECT_ROOT, 'Dockerfile'), 'utf8');
+    const lines = text.split('\n').filter((l) => !l.startsWith('#'));
+    expect(lines.find((l) => l.startsWith('FROM '))).toBe('FROM node:22-slim');
+    expect(text).toMatch(/^COPY models\/checkpoints \.\/models\/checkpoints$/m);
+    expect(text).toMatch(/npm ci --include=dev && npm prune --omit=dev[^\n]*\\\n\s*&& test -s models\/gpudrive-policy\.onnx/);
+    const user = lines.find((l) => l.startsWith('USER '));
+    expect(user).toBeDefined();
+    expect(user).not.toMatch(/root|\b0\b/);
+    expect(lines.indexOf(user!)).toBeLessThan(lines.findIndex((l) => l.startsWith('CMD ')));
+    expect(text).toMatch(/^HEALTHCHECK .*\\\n\s*CMD .*\/api\/health/m);
+    // every file the image copies is in the repository (a build gets the repository, not ../shared)
+    const tracked = new Set(execFileSync('git', ['ls-files'], { cwd: PROJECT_ROOT, encoding: 'utf8' }).split('\n'));
+    for (const m of text.matchAll(/^COPY (.+) \S+$/gm)) {
+      for (const src of m[1].split(' ')) expect([...tracked].some((f) => f === src || f.startsWith(`${src}/`)), `${src} is in git`).toBe(true);
+    }
   });
 
   it('with no shared data folder, builds its model from the shipped checkpoint and drives NPCs', async () => {
