@@ -72,6 +72,23 @@ describe('a fresh clone', () => {
     expect(tracked).toEqual(expect.arrayContaining(['models/checkpoints/policy_S75_2025-05-21_u4800.pt', 'models/checkpoints/LICENSE-gpudrive.txt']));
   });
 
+  it('npm ci accepts the lock: every optional dependency a package declares has an entry, and none asks for Node 22 only', () => {
+    const lock = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { optionalDependencies?: Record<string, string>; engines?: { node?: string } }> };
+    const missing: string[] = [];
+    const node22: string[] = [];
+    for (const [key, pkg] of Object.entries(lock.packages)) {
+      for (const dep of Object.keys(pkg.optionalDependencies ?? {})) {
+        // npm resolves a dependency next to its dependant, then up the tree
+        const parts = key.split('node_modules/');
+        const found = parts.some((_, i) => lock.packages[`${parts.slice(0, parts.length - i).join('node_modules/')}node_modules/${dep}`]) || lock.packages[`node_modules/${dep}`];
+        if (!found) missing.push(`${dep} (of ${key})`);
+      }
+      if (/^>=\s*2[2-9]/.test(pkg.engines?.node ?? '')) node22.push(`${key} (${pkg.engines!.node})`);
+    }
+    expect(missing).toEqual([]);
+    expect(node22).toEqual([]); // EBADENGINE on Node 20
+  });
+
   it('the Docker image (no engine here to build it): node 22, the checkpoint copied in, the model built and checked, not root, a health check', () => {
     const text = readFileSync(join(PROJECT_ROOT, 'Dockerfile'), 'utf8');
     const lines = text.split('\n').filter((l) => !l.startsWith('#'));
