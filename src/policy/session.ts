@@ -35,7 +35,10 @@ export interface PolicySessionOptions {
   readonly intraOpThreads?: number;
   /** argmax (default) or seeded multinomial sampling from softmax(logits). */
   readonly mode?: ActionMode;
-  /** default 'rows' ('full' for a model this project did not write, whose weights it cannot read back) */
+  /**
+   * default 'rows' ('full' for a model this project did not write, whose weights it cannot read back);
+   * VILS_POLICY_GRAPH=full|rows sets it where no option does (for benchmarks)
+   */
   readonly graph?: PolicyGraph;
   /** default 'sync' (or VILS_INFERENCE=async|sync, for benchmarks) */
   readonly inference?: InferenceMode;
@@ -148,8 +151,10 @@ export class PolicySession {
   static async load(modelPath: string, options: PolicySessionOptions = {}): Promise<PolicySession> {
     const bytes = readFileSync(modelPath);
     const metadata = readModelMetadata(bytes);
-    const weights = options.graph === 'full' ? null : readLateFusionOnnxWeights(bytes);
-    if (options.graph === 'rows' && !weights) throw new Error(`${modelPath}: not a late-fusion model written by VILS, so its rows graph cannot be built (use graph 'full')`);
+    const envGraph = process.env.VILS_POLICY_GRAPH;
+    const asked = options.graph ?? (envGraph === 'full' || envGraph === 'rows' ? envGraph : undefined);
+    const weights = asked === 'full' ? null : readLateFusionOnnxWeights(bytes);
+    if (asked === 'rows' && !weights) throw new Error(`${modelPath}: not a late-fusion model written by VILS, so its rows graph cannot be built (use graph 'full')`);
     const graph: PolicyGraph = weights ? 'rows' : 'full';
     const graphBytes = weights ? buildRowsOnnx(weights) : bytes;
     const fromEnv = process.env.VILS_INFERENCE;

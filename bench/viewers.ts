@@ -1,0 +1,176 @@
+/**
+ * Big audiences: `npm run bench:viewers [-- --json] [-- --seconds 15] [-- --viewers 1,200,800]`.
+ * Starts `vils serve` (63 NPCs on the demo track, publish_hz 10, not recording) for each configuration and
+ * connects that many listen-only WebSocket viewers from this process:
+ *  - inference: `async` (onnxruntime-node's deferred run: socket I/O runs in the middle of a step, today's
+ *    path) or `sync` (the default now: atomic steps);
+ *  - format: `json` (the default) or `binary` (?format=binary, src/server/wire-binary.ts).
+ * Per configuration: the inference time each step reports in its frame (metrics.policy_time_ms, read by one
+ * of the viewers), p50/p99 over the measured seconds; bytes per frame; the server process's CPU (all its
+ * threads, from /proc) as a share of one core, and what handing a frame to every socket takes on the loop
+ * (broadcast_ms in /api/status). Goal: with 800 viewers the inference p99 within 20 % of the 1-viewer one.
+ * The viewers run on the same 2-core machine as the server, so the server shares it with them.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { parseArgs } from 'node:util';
+import WebSocket from 'ws';
+import { projectRoot } from '../src/util/project-root.js';
+import { summarise } from './stats.js';
+
+export const VIEWERS_P99_GOAL = 1.2; // p99 with 800 viewers ≤ 1.2 × p99 with 1
+
+const { values } = parseArgs({
+  args: process.argv.slice(2),
+  options: { json: { type: 'boolean' }, seconds: { type: 'string' }, viewers: { type: 'string' }, npcs: { type: 'string' }, only: { type: 'string' } },
+});
+const seconds = Number(values.seconds ?? 15);
+const viewerCounts = (values.viewers ?? '1,200,800').split(',').map(Number);
+const npcs = Number(values.npcs ?? 63);
+const dir = mkdtempSync(join(tmpdir(), 'vils-viewers-'));
+const cfg = join(dir, 'config.json');
+writeFileSync(cfg, JSON.stringify({ npc_target: npcs, publish_hz: 10 }));
+const accessFile = join(dir, 'access.json');
+// every viewer connects from 127.0.0.1: room for them all (connections, and upgrade requests per second)
+writeFileSync(accessFile, JSON.stringify({ limits: { max_connections_per_client: 5000, rest_reads_per_s: 100000 } }));
+const TICK_S = 0.01; // /proc clock ticks (USER_HZ 100)
+
+async function startServer(inference: string): Promise<{ child: ChildProcess; base: string }> {
+  const child = spawn(process.execPath, [join(projectRoot(), 'dist', 'src', 'cli', 'vils.js'), 'serve', '--port', '0', '--host', '127.0.0.1', '--config', cfg, '--access', accessFile, '--no-record', '--log-format', 'json'], {
+    stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, VILS_INFERENCE: inference },
+  });
+  const base: string = await new Promise((resolve, reject) => {
+    const rl = createInterface({ input: child.stdout! });
+    rl.on('line', (line) => {
+      const m = /VILS ready in [0-9.]+ s on (http:\/\/[0-9.]+:[0-9]+)/.exec(line);
+      if (m) resolve(m[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
+    setTimeout(() => reject(new Error('server did not start within 30 s')), 30000);
+  });
+  return { child, base };
+}
+
+function cpuSeconds(pid: number): number {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(f[11]) + Number(f[12])) * TICK_S; // utime, stime
+}
+
+interface Run {
+  inference: string;
+  format: 'json' | 'binary';
+  viewers: number;
+  inference_ms: { p50: number; p99: number; steps: number };
+  bytes_per_frame: number;
+  server_cpu_share: number;
+  broadcast_ms: { p50: number; p99: number };
+  frames_per_viewer_per_s: number;
+  dropped_frames: number;
+}
+
+async function run(inference: string, format: 'json' | 'binary', viewers: number): Promise<Run> {
+  const { child, base } = await startServer(inference);
+  try {
+    return await measure(child, base, inference, format, viewers);
+  } finally {
+    const exited = new Promise((r) => child.once('exit', r));
+    if (child.exitCode === null) child.kill('SIGTERM');
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+    if (child.exitCode === null) child.kill('SIGKILL');
+  }
+}
+
+async function measure(child: ChildProcess, base: string, inference: string, format: 'json' | 'binary', viewers: number): Promise<Run> {
+  const url = `${base.replace('http', 'ws')}/ws/vils/stream${format === 'binary' ? '?format=binary' : ''}`;
+  const sockets: WebSocket[] = [];
+  let measuring = false;
+  let probeBytes = 0, probeFrames = 0, allFrames = 0;
+  const policyMs = new Map<number, number>();
+  for (let i = 0; i < viewers; i += 50) {
+    const batch: Array<Promise<unknown>> = [];
+    for (let k = i; k < Math.min(viewers, i + 50); k++) {
+      const ws = new WebSocket(url, { perMessageDeflate: false });
+      sockets.push(ws);
+      const probe = k === 0;
+      ws.on('message', (data: Buffer, isBinary) => {
+        if (!measuring) return;
+        allFrames++;
+        if (!probe) return;
+        probeBytes += data.length;
+        probeFrames++;
+        // the step and the inference time it reports, without decoding the whole frame
+        if (isBinary) policyMs.set(data.readUInt32LE(12), data.readInt32LE(36) / 1000);
+        else {
+          const text = data.toString();
+          const step = /"step":(\d+)/.exec(text);
+          const ms = /"policy_time_ms":([0-9.]+)/.exec(text);
+          if (step && ms) policyMs.set(Number(step[1]), Number(ms[1]));
+        }
+      });
+      batch.push(new Promise((resolve, reject) => {
+        ws.once('open', resolve);
+        ws.once('error', reject);
+      }));
+    }
+    await Promise.all(batch);
+  }
+  await new Promise((r) => setTimeout(r, 3000));
+  const status = async () => (await (await fetch(`${base}/api/status`)).json()) as { broadcast_ms: { p50: number; p99: number }; dropped_frames: number; clients: number };
+  const cpu0 = cpuSeconds(child.pid!);
+  const t0 = performance.now();
+  measuring = true;
+  await new Promise((r) => setTimeout(r, seconds * 1000));
+  measuring = false;
+  const wall = (performance.now() - t0) / 1000;
+  const cpu1 = cpuSeconds(child.pid!);
+  const st = await status();
+  for (const s of sockets) s.terminate();
+  const inf = summarise([...policyMs.values()]);
+  return {
+    inference, format, viewers,
+    inference_ms: { p50: inf.p50, p99: inf.p99, steps: inf.n },
+    bytes_per_frame: probeFrames ? probeBytes / probeFrames : 0,
+    server_cpu_share: (cpu1 - cpu0) / wall,
+    broadcast_ms: { p50: st.broadcast_ms.p50, p99: st.broadcast_ms.p99 },
+    frames_per_viewer_per_s: allFrames / viewers / wall,
+    dropped_frames: st.dropped_frames,
+  };
+}
+
+const configs: Array<[string, 'json' | 'binary']> = [['async', 'json'], ['sync', 'json'], ['sync', 'binary']];
+const runs: Run[] = [];
+for (const [inference, format] of configs) {
+  if (values.only && values.only !== `${inference}-${format}`) continue;
+  for (const v of viewerCounts) {
+    const r = await run(inference, format, v);
+    runs.push(r);
+    if (!values.json) {
+      console.error(`${inference.padEnd(5)} ${format.padEnd(6)} ${String(v).padStart(4)} viewers: inference p50 ${r.inference_ms.p50.toFixed(2)} p99 ${r.inference_ms.p99.toFixed(2)} ms (${r.inference_ms.steps} steps), ${Math.round(r.bytes_per_frame)} B/frame, server CPU ${(100 * r.server_cpu_share).toFixed(1)} % of a core, broadcast p50 ${r.broadcast_ms.p50} p99 ${r.broadcast_ms.p99} ms, ${r.frames_per_viewer_per_s.toFixed(1)} frames/s per viewer, dropped ${r.dropped_frames}`);
+    }
+  }
+}
+
+const ratio = (inference: string, format: string) => {
+  const one = runs.find((r) => r.inference === inference && r.format === format && r.viewers === Math.min(...viewerCounts));
+  const many = runs.find((r) => r.inference === inference && r.format === format && r.viewers === Math.max(...viewerCounts));
+  return one && many ? many.inference_ms.p99 / one.inference_ms.p99 : NaN;
+};
+const result = {
+  benchmark: 'viewers', seconds, npcs, publish_hz: 10, viewers: viewerCounts, goal_p99_ratio: VIEWERS_P99_GOAL,
+  p99_ratio: Object.fromEntries(configs.map(([i, f]) => [`${i}-${f}`, ratio(i, f)])),
+  runs,
+};
+if (values.json) {
+  console.log(JSON.stringify(result));
+} else {
+  console.log(`viewers: ${npcs} NPCs on the demo track, publish_hz 10, ${seconds} s per configuration`);
+  console.log('inference  format  viewers  infer p50  infer p99   B/frame  server CPU  broadcast p50/p99 ms');
+  for (const r of runs) {
+    console.log(`${r.inference.padEnd(11)}${r.format.padEnd(8)}${String(r.viewers).padStart(7)}${r.inference_ms.p50.toFixed(2).padStart(11)}${r.inference_ms.p99.toFixed(2).padStart(11)}${Math.round(r.bytes_per_frame).toString().padStart(10)}${(100 * r.server_cpu_share).toFixed(1).padStart(10)} %${`${r.broadcast_ms.p50}/${r.broadcast_ms.p99}`.padStart(18)}`);
+  }
+  for (const [k, v] of Object.entries(result.p99_ratio)) console.log(`${k}: inference p99 at ${Math.max(...viewerCounts)} viewers / at ${Math.min(...viewerCounts)} = ${v.toFixed(2)} (goal ≤ ${VIEWERS_P99_GOAL})`);
+}
+process.exit(0);
