@@ -39,6 +39,8 @@ export interface SceneConfig {
   spawn_min_gap_m: number;
   /** auto NPCs stopped this long with nothing ahead of them are recycled [s] */
   stuck_recycle_s: number;
+  /** auto NPCs stopped this long in a ring of NPCs each waiting for the next (a gridlock) are recycled [s] */
+  gridlock_recycle_s: number;
   map_margin_m: number;
   /** egos a scene tracks at once; fixes the world's size, so it only takes effect on restart */
   max_egos: number;
@@ -68,6 +70,7 @@ export const DEFAULT_SCENE_CONFIG: Readonly<SceneConfig> = {
   despawn_radius_m: 300,
   spawn_min_gap_m: 15,
   stuck_recycle_s: 10,
+  gridlock_recycle_s: 10,
   map_margin_m: 2000,
   max_egos: 32,
   seed: 1,

@@ -17,6 +17,7 @@ import { SeededRandom } from '../util/random.js';
 import type { SceneConfig } from './config.js';
 import { InputError } from './errors.js';
 import type { QualityMetrics } from './quality.js';
+import { gridlockedNpcs } from './gridlock.js';
 
 export interface SpawnRequest {
   x: number;
@@ -50,6 +51,8 @@ interface Plan {
   final: boolean;
   /** step since which the NPC has been off its route with no lane near (−1: not lost) */
   lostSince: number;
+  /** step since which the NPC has been below GRIDLOCK_SPEED (−1: moving) */
+  slowSince: number;
 }
 
 const r1 = (v: number) => Math.round(v * 10) / 10;
@@ -57,6 +60,8 @@ const r3 = (v: number) => Math.round(v * 1000) / 1000;
 const deg = (rad: number) => Math.round((((rad * 180) / Math.PI) % 360 + 360) % 360);
 /** an NPC further than this from its route is re-routed from where it is [m] */
 const OFF_ROUTE_M = 6;
+/** below this an NPC counts as stopped for gridlock detection [m/s] */
+const GRIDLOCK_SPEED = 0.5;
 /** a new route shorter than this means the end of the road [m] */
 const MIN_ROUTE_M = 30;
 /** an auto NPC off the lanes this long is recycled [s] */
@@ -115,7 +120,7 @@ export class NpcPopulation {
     const route = !req.goal && located ? this.newRoute(located.lane, located.s) : null;
     const goal = req.goal ?? route!.goal(this.config.goal_min_lead_m, this.config.goal_lead_m, this.config.goal_max_deviation_m, this.config.goal_lateral_gain);
     const id = engine.addNpc({ x: req.x, y: req.y, yaw, speed: req.speed, goalX: goal.x, goalY: goal.y, length, width, maxSpeed: this.speedLimitAt(located?.lane) });
-    this.plans.set(id, { auto: false, keepDriving: req.keepDriving ?? true, route, final: req.goal !== undefined || (route?.remaining ?? 0) <= this.config.goal_lead_m, lostSince: -1 });
+    this.plans.set(id, { auto: false, keepDriving: req.keepDriving ?? true, route, final: req.goal !== undefined || (route?.remaining ?? 0) <= this.config.goal_lead_m, lostSince: -1, slowSince: -1 });
     this.quality.startTrip(id, step);
     return id;
   }
@@ -185,7 +190,7 @@ export class NpcPopulation {
       const speed = Math.min(cruise, Math.sqrt(Math.max(0, gap - c.spawn_min_gap_m) * 2));
       const goal = route.goal(c.goal_min_lead_m, c.goal_lead_m, c.goal_max_deviation_m, c.goal_lateral_gain);
       const id = engine.addNpc({ x: p.x, y: p.y, yaw: p.yaw, speed, goalX: goal.x, goalY: goal.y, maxSpeed: limit });
-      this.plans.set(id, { auto: true, keepDriving: true, route, final: goal.final, lostSince: -1 });
+      this.plans.set(id, { auto: true, keepDriving: true, route, final: goal.final, lostSince: -1, slowSince: -1 });
       this.quality.startTrip(id, step);
       avoid.push({ x: p.x, y: p.y, yaw: p.yaw, length: 4.5, width: 2 });
       auto++;
@@ -194,6 +199,40 @@ export class NpcPopulation {
     return added;
   }
 
+  /** Recycles one auto NPC per gridlock ring that has stood for gridlock_recycle_s (see gridlock.ts). */
+  private recycleGridlocks(step: number, views: readonly NpcView[]): void {
+    const byId = this.viewById;
+    byId.clear();
+    for (const n of views) {
+      byId.set(n.id, n);
+      const plan = this.plans.get(n.id);
+      if (!plan) continue;
+      if (n.speed >= GRIDLOCK_SPEED) plan.slowSince = -1;
+      else if (plan.slowSince < 0) plan.slowSince = step;
+    }
+    const minSteps = this.config.gridlock_recycle_s / POLICY_DT;
+    const ids = gridlockedNpcs({
+      ids: views.map((n) => n.id),
+      // what a stopped NPC waits for: the vehicle its shield holds it back for, else the one in front of it
+      heldBy: (id) => {
+        const n = byId.get(id);
+        if (!n) return -1;
+        return n.waitingFor !== -1 ? n.waitingFor : this.quality.blockerOf(id);
+      },
+      stoppedLongEnough: (id) => {
+        const since = this.plans.get(id)?.slowSince ?? -1;
+        return since >= 0 && step - since > minSteps;
+      },
+      recyclable: (id) => this.plans.get(id)?.auto ?? false,
+    });
+    for (const id of ids) {
+      this.quality.noteGridlockRecycle();
+      this.remove(id);
+    }
+  }
+
+  private readonly viewById = new Map<number, NpcView>();
+
   /**
    * After a policy step: trips that ended, goals moved on along the routes, NPCs re-routed; auto NPCs that
    * have been stuck (`isStuck`) for stuck_recycle_s are recycled, as traffic simulators do.
@@ -201,6 +240,7 @@ export class NpcPopulation {
   update(step: number, views: readonly NpcView[], stuckSince: (id: number) => number): void {
     const engine = this.engine;
     const c = this.config;
+    this.recycleGridlocks(step, views);
     for (const n of views) {
       const plan = this.plans.get(n.id);
       if (!plan) continue;

@@ -9,11 +9,13 @@
  * - heading jitter: the heading changed by more than 10° in one 0.1 s step;
  * - wrong way: no lane within 2.5 m runs the NPC's way, but one runs against it;
  * - stuck: an NPC below 0.5 m/s for more than 10 s with no vehicle within 15 m ahead (counted once per NPC);
+ *   "ahead" is a centre within ±35° of its heading, a body reaching into its path, or the vehicle its shield
+ *   holds it back for (a car crossing in front);
  * - speed share: the mean speed over the mean speed limit where the NPCs are;
  * - shield: the step's action was overridden by the safety shield (or it braked in an emergency).
  */
 import { wrapPi } from '../geo/frame.js';
-import { POLICY_DT, type NpcView } from '../traffic/engine.js';
+import { POLICY_DT, WAITING_FOR_EGO, type NpcView } from '../traffic/engine.js';
 import type { LaneNetwork, LanePosition } from '../traffic/lanes.js';
 import { ShieldOutcome } from '../traffic/shield.js';
 
@@ -46,6 +48,8 @@ export interface QualitySummary {
   /** share of the NPCs seen that got stuck */
   stuck_npc_share: number;
   stuck_npcs: number;
+  /** auto NPCs recycled because they stood in a ring of NPCs waiting for one another */
+  gridlock_recycles: number;
   mean_speed_mps: number;
   /** mean speed over the mean lane speed limit where the NPCs drove */
   speed_share_of_limit: number;
@@ -100,6 +104,9 @@ export interface VehiclePoint {
   yaw?: number;
   /** an NPC's id (egos have none) */
   id?: number;
+  /** its size, when known [m]: then a vehicle counts as ahead when its body reaches into the path ahead */
+  length?: number;
+  width?: number;
 }
 
 interface OpenTrip {
@@ -117,7 +124,12 @@ interface NpcTrack {
   /** step since which it has been stopped nose to nose with an NPC coming the other way (−1: not) */
   deadlockSince: number;
   stuck: boolean;
+  /** the vehicle ahead of it after the last step while it was slow: an NPC's id, BLOCKED_BY_EGO, or −1 */
+  blocker: number;
 }
+
+/** blockerOf(): the vehicle ahead is an ego */
+export const BLOCKED_BY_EGO = -2;
 
 const JITTER_RAD = (10 * Math.PI) / 180;
 const STUCK_SPEED = 0.5;
@@ -125,6 +137,8 @@ const STUCK_SPEED = 0.5;
 const DEADLOCK_SPEED = 1;
 const STUCK_STEPS = Math.round(10 / POLICY_DT);
 const AHEAD_M = 15;
+/** the path ahead of an NPC is this much wider than the NPC on each side [m] */
+const PATH_MARGIN_M = 0.3;
 const WRONG_WAY_M = 2.5;
 const share = (part: number, whole: number) => (whole === 0 ? 0 : part / whole);
 
@@ -143,6 +157,7 @@ export class QualityMetrics {
   private shieldEmergencies = 0;
   private smoothed = 0;
   private stuckCount = 0;
+  private gridlockRecycles = 0;
   private offsetSum = 0;
   private offsetN = 0;
   private readonly at: LanePosition = { lane: 0, s: 0, offset: 0 };
@@ -161,7 +176,7 @@ export class QualityMetrics {
     this.npcSteps = this.vehicleContactSteps = this.roadEdgeSteps = 0;
     this.contactEvents = this.offroadEvents = this.jitterSteps = this.wrongWaySteps = 0;
     this.speedSum = this.limitSum = this.limitSpeedSum = 0;
-    this.shieldOverrides = this.shieldEmergencies = this.smoothed = this.stuckCount = 0;
+    this.shieldOverrides = this.shieldEmergencies = this.smoothed = this.stuckCount = this.gridlockRecycles = 0;
     this.tripDistance = 0;
     this.offsetSum = this.offsetN = 0;
     this.egoContactSteps = 0;
@@ -194,6 +209,16 @@ export class QualityMetrics {
     this.tracks.delete(id);
   }
 
+  /** An NPC was recycled out of a gridlock (see Population). */
+  noteGridlockRecycle(): void {
+    this.gridlockRecycles++;
+  }
+
+  /** The vehicle in front of a slow NPC after the last step (an NPC's id, BLOCKED_BY_EGO), or −1. */
+  blockerOf(id: number): number {
+    return this.tracks.get(id)?.blocker ?? -1;
+  }
+
   /** The step since which an NPC has been stuck: slow with nothing ahead, or nose to nose with an NPC; −1 if not. */
   slowSince(id: number): number {
     const t = this.tracks.get(id);
@@ -220,7 +245,7 @@ export class QualityMetrics {
       this.seen.add(n.id);
       let tr = this.tracks.get(n.id);
       if (!tr) {
-        tr = { collided: false, offroad: false, slowSince: -1, deadlockSince: -1, stuck: false };
+        tr = { collided: false, offroad: false, slowSince: -1, deadlockSince: -1, stuck: false, blocker: -1 };
         this.tracks.set(n.id, tr);
       }
       const trip = this.openTrips.get(n.id);
@@ -259,7 +284,8 @@ export class QualityMetrics {
       }
       // stuck: slow for long with nothing ahead; deadlocked: slow, facing an NPC that faces it
       const ahead = speed < DEADLOCK_SPEED ? vehicleAhead(n, vehicles) : null;
-      if (speed < STUCK_SPEED && !ahead) {
+      tr.blocker = ahead === null ? -1 : ahead.id ?? BLOCKED_BY_EGO;
+      if (speed < STUCK_SPEED && !ahead && !heldBackNear(n, vehicles)) {
         if (tr.slowSince < 0) tr.slowSince = step;
         if (!tr.stuck && step - tr.slowSince > STUCK_STEPS) {
           tr.stuck = true;
@@ -306,6 +332,7 @@ export class QualityMetrics {
       wrong_way_step_share: share(this.wrongWaySteps, this.npcSteps),
       stuck_npc_share: share(this.stuckCount, this.seen.size),
       stuck_npcs: this.stuckCount,
+      gridlock_recycles: this.gridlockRecycles,
       mean_speed_mps: share(this.speedSum, this.npcSteps),
       speed_share_of_limit: share(this.limitSpeedSum, this.limitSum),
       shield_override_share: share(this.shieldOverrides, this.npcSteps),
@@ -324,17 +351,43 @@ export class QualityMetrics {
   }
 }
 
-/** The nearest vehicle within 15 m ahead of the NPC (within ±35° of its heading), or null. */
+/**
+ * Is the NPC held back by its shield for a vehicle within 15 m (a car crossing or merging in front of it that
+ * the ±35° cone misses)? Waiting for an ego always counts.
+ */
+function heldBackNear(n: NpcView, vehicles: readonly VehiclePoint[]): boolean {
+  if (n.waitingFor === WAITING_FOR_EGO) return true;
+  if (n.waitingFor < 0) return false;
+  for (const v of vehicles) {
+    if (v.id === n.waitingFor) return Math.hypot(v.x - n.x, v.y - n.y) <= AHEAD_M + n.length;
+  }
+  return false;
+}
+
+/**
+ * The nearest vehicle within 15 m ahead of the NPC, or null: its centre within ±35° of the NPC's heading, or
+ * (its size known) its body reaching into the NPC's path ahead (a car across the junction in front of it).
+ */
 function vehicleAhead(n: NpcView, vehicles: readonly VehiclePoint[]): VehiclePoint | null {
   const c = Math.cos(n.yaw), s = Math.sin(n.yaw);
+  const hl = 0.5 * n.length, hw = 0.5 * n.width;
   let best: VehiclePoint | null = null;
   let bestAlong = Infinity;
   for (const v of vehicles) {
     if (v.id === n.id) continue;
     const dx = v.x - n.x, dy = v.y - n.y;
     const along = dx * c + dy * s;
-    if (along <= 0.5 || along > AHEAD_M + n.length || along >= bestAlong) continue;
-    if (Math.abs(-dx * s + dy * c) <= along * 0.7) {
+    const lat = Math.abs(-dx * s + dy * c);
+    if (along >= bestAlong) continue;
+    let ahead = along > 0.5 && along <= AHEAD_M + n.length && lat <= along * 0.7;
+    if (!ahead && v.length !== undefined && v.width !== undefined && v.yaw !== undefined) {
+      // its box in the NPC's frame: how far it reaches along and across the NPC's heading
+      const cr = Math.abs(Math.cos(v.yaw - n.yaw)), sr = Math.abs(Math.sin(v.yaw - n.yaw));
+      const reachAlong = 0.5 * (cr * v.length + sr * v.width);
+      const reachAcross = 0.5 * (sr * v.length + cr * v.width);
+      ahead = along + reachAlong > hl && along - reachAlong < hl + AHEAD_M && lat - reachAcross < hw + PATH_MARGIN_M;
+    }
+    if (ahead) {
       best = v;
       bestAlong = along;
     }

@@ -144,6 +144,7 @@ export const configSchema = {
     despawn_radius_m: { type: 'number', minimum: 10, maximum: 100000, description: 'with egos, auto NPCs further than this from every ego are recycled' },
     spawn_min_gap_m: { type: 'number', minimum: 0, maximum: 500, description: 'auto NPCs start with at least this much free road ahead' },
     stuck_recycle_s: { type: 'number', minimum: 1, maximum: 86400, description: 'auto NPCs stopped this long with nothing ahead are recycled' },
+    gridlock_recycle_s: { type: 'number', minimum: 1, maximum: 86400, description: 'auto NPCs stopped this long in a ring of NPCs each waiting for the next (a gridlock) are recycled' },
     map_margin_m: { type: 'number', minimum: 0, maximum: 100000, description: 'ego positions further than this outside the map are rejected' },
     max_queue: { type: 'integer', minimum: 1, maximum: 100, description: 'frames queued per slow client before the oldest is dropped' },
     clock_offset_s: { type: 'number', minimum: -86400, maximum: 86400, description: "the clients' clock minus the server's, s (e.g. 18 for GPS time against UTC): ego_state timestamps are judged against the server clock plus this" },

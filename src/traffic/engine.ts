@@ -86,7 +86,12 @@ export interface NpcView {
   shield: number;
   /** speed-governor limit, m/s (Infinity: none) */
   maxSpeed: number;
+  /** the NPC the shield held this one back for in the last step (its id), WAITING_FOR_EGO, or −1 */
+  waitingFor: number;
 }
+
+/** NpcView.waitingFor: held back for an ego (or another vehicle that is not an NPC) */
+export const WAITING_FOR_EGO = -2;
 
 export interface EngineOptions {
   readonly maxNpcs?: number;
@@ -422,13 +427,17 @@ export class TrafficEngine {
   npcs(): NpcView[] {
     const w = this.world;
     const out: NpcView[] = [];
+    const idBySlot = new Map<number, number>();
+    for (const [id, s] of this.slotById) idBySlot.set(s, id);
     for (const [id, s] of this.slotById) {
       if (!w.present[s]) continue;
+      const held = this.shield && this.shieldEnabled ? this.shield.waitingFor[s] : -1;
       out.push({
         id, x: w.x[s], y: w.y[s], yaw: w.yaw[s], prevX: this.prevX[s], prevY: this.prevY[s], prevYaw: this.prevYaw[s], speed: w.speed(s),
         length: w.length[s], width: w.width[s], goalX: w.goalX[s], goalY: w.goalY[s],
         collided: w.hitVehicle[s] === 1, offroad: w.hitRoad[s] === 1, reachedGoal: w.reachedGoal[s] === 1,
         shield: this.shield ? this.shield.outcome[s] : 0, maxSpeed: this.maxSpeed[s],
+        waitingFor: held < 0 ? -1 : idBySlot.get(held) ?? WAITING_FOR_EGO,
       });
     }
     return out;

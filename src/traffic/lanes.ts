@@ -77,6 +77,7 @@ export class LaneNetwork {
         this.lanes[li].next = (l.next ?? []).map((n) => byId.get(String(n))).filter((n): n is number => n !== undefined);
         if (typeof l.speed_limit === 'number' && l.speed_limit > 0) this.lanes[li].speedLimit = l.speed_limit;
       }
+      this.dropReversals();
     } else {
       this.linkByGeometry();
     }
@@ -99,6 +100,22 @@ export class LaneNetwork {
     this.index = pl.length > 0 ? new KDBush(pl.length, 32, Float64Array) : null;
     for (let i = 0; i < pl.length; i++) this.index!.add(px[i], py[i]);
     this.index?.finish();
+  }
+
+  /**
+   * Some HD maps link a lane to one that leaves its end in the opposite direction (FMTC draws a two-way
+   * connector as two lanes on one centreline, each the other's successor): no vehicle turns on the spot, so
+   * a route never takes a successor that starts more than 90° off the lane's last heading.
+   */
+  private dropReversals(): void {
+    for (const A of this.lanes) {
+      const n = A.xs.length;
+      const ah = Math.atan2(A.ys[n - 1] - A.ys[n - 2], A.xs[n - 1] - A.xs[n - 2]);
+      A.next = A.next.filter((b) => {
+        const B = this.lanes[b];
+        return Math.cos(Math.atan2(B.ys[1] - B.ys[0], B.xs[1] - B.xs[0]) - ah) > 0;
+      });
+    }
   }
 
   private linkByGeometry(): void {

@@ -122,6 +122,8 @@ export class SafetyShield {
   private readonly yields: Uint8Array;
   /** right of way decided in the last step, per pair (i·capacity + j): 1 when i went first (hysteresis) */
   private readonly priorityMemo: Uint8Array;
+  /** per slot: the vehicle (slot) whose predicted motion first failed one of its candidates this step, or −1 */
+  readonly waitingFor: Int32Array;
   private readonly capacity: number;
   readonly predictor: MotionPredictor;
   private othersN = 0;
@@ -145,6 +147,7 @@ export class SafetyShield {
     this.otherBox = new Float32Array(capacity * 5);
     this.yields = new Uint8Array(capacity);
     this.priorityMemo = new Uint8Array(capacity * capacity);
+    this.waitingFor = new Int32Array(capacity).fill(-1);
     this.capacity = capacity;
     this.steps = Math.max(1, Math.round(options.horizonS / STEP_DT));
     this.edgeSteps = Math.max(1, Math.round(options.edgeHorizonS / STEP_DT));
@@ -206,6 +209,7 @@ export class SafetyShield {
     const o = this.options;
     this.gather(world, i);
     this.fallbackStep = 0;
+    this.waitingFor[i] = -1;
     const speed = world.speed(i);
     const len = world.length[i];
     const accel = ACTION_ACCEL[best];
@@ -494,7 +498,10 @@ export class SafetyShield {
       const reach = ob[m * 5 + 4] + jhl + hwj;
       const dx = jx - x, dy = jy - y;
       if (dx * dx + dy * dy > reach * reach) continue;
-      if (obbOverlap(x, y, yaw, hl, hw, jx, jy, jyaw, jhl, hwj)) return true;
+      if (obbOverlap(x, y, yaw, hl, hw, jx, jy, jyaw, jhl, hwj)) {
+        if (this.waitingFor[i] < 0) this.waitingFor[i] = j;
+        return true;
+      }
     }
     return false;
   }

@@ -49,6 +49,8 @@ describe('examples/node-client.mjs', () => {
     await start();
     await waitFor(/connected to ws:/);
     await waitFor(/step \d+: 3 NPCs/);
+    const egoBy = Date.now() + 5000;
+    while (!server!.host.scene.hasEgo('example-car') && Date.now() < egoBy) await new Promise((r) => setTimeout(r, 20));
     expect(server!.host.scene.hasEgo('example-car')).toBe(true);
     // the server goes away and comes back: the client says so and drives on
     await server!.close();
