@@ -3,7 +3,8 @@
  * Starts `vils serve` (63 NPCs on the demo track, publish_hz 10, not recording) for each configuration and
  * connects that many listen-only WebSocket viewers from this process:
  *  - inference: `async` (onnxruntime-node's deferred run: socket I/O runs in the middle of a step, today's
- *    path) or `sync` (the default now: atomic steps);
+ *    path), `worker` (the rows graph in a worker thread, awaited: the main thread does I/O meanwhile) or
+ *    `sync` (the default now: atomic steps);
  *  - format: `json` (the default) or `binary` (?format=binary, src/server/wire-binary.ts).
  * Per configuration: the inference time each step reports in its frame (metrics.policy_time_ms, read by one
  * of the viewers), p50/p99 over the measured seconds; bytes per frame; the server process's CPU (all its
@@ -140,7 +141,7 @@ async function measure(child: ChildProcess, base: string, inference: string, for
   };
 }
 
-const configs: Array<[string, 'json' | 'binary']> = [['async', 'json'], ['sync', 'json'], ['sync', 'binary']];
+const configs: Array<[string, 'json' | 'binary']> = [['async', 'json'], ['worker', 'json'], ['sync', 'json'], ['sync', 'binary']];
 const runs: Run[] = [];
 for (const [inference, format] of configs) {
   if (values.only && values.only !== `${inference}-${format}`) continue;

@@ -60,20 +60,24 @@ export class ObservationRows {
   /** the feeds of the rows graph, bound to the buffers above */
   readonly feeds: Readonly<Record<string, BoundTensor>>;
 
-  constructor(readonly capacity: number) {
+  /** `shared`: the buffers are SharedArrayBuffers (for a policy that runs in a worker thread) */
+  constructor(readonly capacity: number, readonly shared = false) {
+    const mem = (bytes: number) => (shared ? new SharedArrayBuffer(bytes) : new ArrayBuffer(bytes));
+    const f32 = (n: number) => new Float32Array(mem(4 * n));
+    const i64 = (n: number) => new BigInt64Array(mem(8 * n));
     // two more rows per block: the padding row, and a second one when no agent has a real row in the block
-    this.ego = new Float32Array(capacity * EGO_FEATURES);
-    this.partners = new Float32Array((capacity * PARTNER_ROWS + 2) * PARTNER_FEATURES);
-    this.roads = new Float32Array((capacity * ROAD_ROWS + 2) * ROAD_FEATURES);
+    this.ego = f32(capacity * EGO_FEATURES);
+    this.partners = f32((capacity * PARTNER_ROWS + 2) * PARTNER_FEATURES);
+    this.roads = f32((capacity * ROAD_ROWS + 2) * ROAD_FEATURES);
     this.roads[ROAD_PADDING_TYPE_COLUMN] = 1; // row 0: the padding rows (§4.6: six zeros; §5.9: type None)
     this.partnerCount = new Uint8Array(capacity);
     this.roadCount = new Uint8Array(capacity);
-    this.partnerAgent = new BigInt64Array(capacity * PARTNER_ROWS + 2);
+    this.partnerAgent = i64(capacity * PARTNER_ROWS + 2);
     this.partnerAgent32 = new Int32Array(this.partnerAgent.buffer);
-    this.partnerPad = new Uint8Array(capacity);
-    this.roadAgent = new BigInt64Array(capacity * ROAD_ROWS + 2);
+    this.partnerPad = new Uint8Array(mem(capacity));
+    this.roadAgent = i64(capacity * ROAD_ROWS + 2);
     this.roadAgent32 = new Int32Array(this.roadAgent.buffer);
-    this.roadPad = new Uint8Array(capacity);
+    this.roadPad = new Uint8Array(mem(capacity));
     const t = (type: BoundTensor['type'], data: BoundTensor['data'], width: number): BoundTensor => ({ type, dims: [0, width], data, location: 'cpu' });
     this.feeds = {
       [ROWS_INPUTS.ego]: t('float32', this.ego, EGO_FEATURES),
@@ -83,6 +87,16 @@ export class ObservationRows {
       [ROWS_INPUTS.roads]: t('float32', this.roads, ROAD_FEATURES),
       [ROWS_INPUTS.roadAgent]: t('int64', this.roadAgent, 1),
       [ROWS_INPUTS.roadPad]: t('bool', this.roadPad, 1),
+    };
+  }
+
+  /** The buffers a worker thread binds (shared rows only). */
+  sharedBuffers(): Record<'ego' | 'partners' | 'partnerAgent' | 'partnerPad' | 'roads' | 'roadAgent' | 'roadPad', SharedArrayBuffer> {
+    if (!this.shared) throw new Error('these observation rows are not in shared memory (make them with policy.createRows)');
+    const sab = (a: { buffer: ArrayBufferLike }) => a.buffer as SharedArrayBuffer;
+    return {
+      ego: sab(this.ego), partners: sab(this.partners), partnerAgent: sab(this.partnerAgent), partnerPad: sab(this.partnerPad),
+      roads: sab(this.roads), roadAgent: sab(this.roadAgent), roadPad: sab(this.roadPad),
     };
   }
 

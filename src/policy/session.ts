@@ -20,15 +20,20 @@ import * as ort from 'onnxruntime-node';
 import { ACTION_COUNT, OBS_SIZE } from './checkpoint/late-fusion.js';
 import { readModelMetadata } from './model-metadata.js';
 import { buildRowsOnnx, readLateFusionOnnxWeights } from './onnx-export.js';
-import { ObservationRows, type BoundTensor, type RowCounts } from './rows.js';
+import { InferenceThread } from './inference-thread.js';
+import { ObservationRows, ROWS_INPUTS, type BoundTensor, type RowCounts } from './rows.js';
 import { SeededRandom, sampleSoftmax } from './sampling.js';
 import { DEFAULT_SIZE_SCALE } from './convert.js';
 
 export type ActionMode = { readonly kind: 'deterministic' } | { readonly kind: 'sample'; readonly seed: number };
 /** 'rows': the real rows and one padding row per block (default); 'full': all 2984 floats (the model file's graph). */
 export type PolicyGraph = 'rows' | 'full';
-/** 'sync': run() computes before it returns (default); 'async': onnxruntime-node's run, deferred through setImmediate. */
-export type InferenceMode = 'sync' | 'async';
+/**
+ * 'sync': run() computes before it returns (default); 'async': onnxruntime-node's run, deferred through
+ * setImmediate; 'worker': the rows graph in a worker thread (inference-thread.ts), awaited — measured by
+ * bench:viewers as the alternative to 'sync', not the default.
+ */
+export type InferenceMode = 'sync' | 'async' | 'worker';
 
 export interface PolicySessionOptions {
   /** onnxruntime intra-op threads (default 1: the 10 Hz step of ≤ 63 agents gains little from more). */
@@ -40,7 +45,7 @@ export interface PolicySessionOptions {
    * VILS_POLICY_GRAPH=full|rows sets it where no option does (for benchmarks)
    */
   readonly graph?: PolicyGraph;
-  /** default 'sync' (or VILS_INFERENCE=async|sync, for benchmarks) */
+  /** default 'sync' (or VILS_INFERENCE=async|sync|worker, for benchmarks) */
   readonly inference?: InferenceMode;
 }
 
@@ -88,6 +93,7 @@ interface SharedModel {
   readonly inference: InferenceMode;
   readonly native: NativeSession | null;
   readonly ort: ort.InferenceSession | null;
+  readonly thread: InferenceThread | null;
   users: number;
 }
 
@@ -101,10 +107,10 @@ const SESSION_OPTIONS = (threads: number, memPattern: boolean) => ({
 });
 
 export class PolicySession {
-  private logitsBuffer = new Float32Array(0);
-  private actionBuffer = new BigInt64Array(0);
+  private logitsBuffer: Float32Array<ArrayBufferLike> = new Float32Array(0);
+  private actionBuffer: BigInt64Array<ArrayBufferLike> = new BigInt64Array(0);
   /** low 32-bit words of actionBuffer (little-endian): the action index without making a BigInt */
-  private actionLow = new Int32Array(0);
+  private actionLow: Int32Array<ArrayBufferLike> = new Int32Array(0);
   private actions = new Int32Array(0);
   /** this session's own rows, for run() on the 2984-float layout */
   private rows: ObservationRows | null = null;
@@ -118,6 +124,12 @@ export class PolicySession {
   private readonly results = new Map<number, PolicyResult>();
   private rng: SeededRandom | null;
   private released = false;
+  /** 'worker' inference: this session's id in the thread, and the rows and outputs bound there */
+  private threadId = 0;
+  private boundRows: ObservationRows | null = null;
+  private boundLogits: Float32Array | null = null;
+  /** 'worker' inference: compute time of the last run in the worker [ms] */
+  lastWorkerMs = 0;
 
   private constructor(
     private readonly model: SharedModel,
@@ -127,6 +139,7 @@ export class PolicySession {
   ) {
     this.rng = mode.kind === 'sample' ? new SeededRandom(mode.seed) : null;
     this.model.users++;
+    if (this.model.thread) this.threadId = this.model.thread.open();
   }
 
   /** The graph this session runs: 'rows' takes ObservationRows (runRows), 'full' only the 2984-float layout. */
@@ -134,7 +147,7 @@ export class PolicySession {
     return this.model.graph;
   }
 
-  /** How run() computes: synchronously (runSync and runRowsSync work too), or deferred by onnxruntime-node. */
+  /** How run() computes: synchronously (runSync and runRowsSync work too), deferred by onnxruntime-node, or in a worker. */
   get inference(): InferenceMode {
     return this.model.inference;
   }
@@ -158,17 +171,19 @@ export class PolicySession {
     const graph: PolicyGraph = weights ? 'rows' : 'full';
     const graphBytes = weights ? buildRowsOnnx(weights) : bytes;
     const fromEnv = process.env.VILS_INFERENCE;
-    const wanted: InferenceMode = options.inference ?? (fromEnv === 'async' || fromEnv === 'sync' ? fromEnv : 'sync');
-    const binding = wanted === 'sync' ? loadNativeBinding() : null;
+    const wanted: InferenceMode = options.inference ?? (fromEnv === 'async' || fromEnv === 'sync' || fromEnv === 'worker' ? fromEnv : 'sync');
+    const binding = wanted === 'sync' || (wanted === 'worker' && graph === 'full') ? loadNativeBinding() : null;
     const sessionOptions = SESSION_OPTIONS(options.intraOpThreads ?? 1, graph === 'full');
     let model: SharedModel;
-    if (binding) {
+    if (wanted === 'worker' && graph === 'rows') {
+      model = { graph, inference: 'worker', native: null, ort: null, thread: new InferenceThread(graphBytes, sessionOptions), users: 0 };
+    } else if (binding) {
       const native = new binding.InferenceSession();
       native.loadModel(graphBytes.buffer as ArrayBuffer, graphBytes.byteOffset, graphBytes.byteLength, sessionOptions);
-      model = { graph, inference: 'sync', native, ort: null, users: 0 };
+      model = { graph, inference: 'sync', native, ort: null, thread: null, users: 0 };
     } else {
       const session = await ort.InferenceSession.create(graphBytes, sessionOptions);
-      model = { graph, inference: 'async', native: null, ort: session, users: 0 };
+      model = { graph, inference: 'async', native: null, ort: session, thread: null, users: 0 };
     }
     return new PolicySession(model, metadata, options.mode ?? { kind: 'deterministic' }, modelPath);
   }
@@ -191,7 +206,13 @@ export class PolicySession {
   async run(obs: Float32Array, n: number, counts?: RowCounts): Promise<PolicyResult> {
     if (this.model.native) return this.runSync(obs, n, counts);
     if (!this.bindObservations(obs, n, counts)) return this.result(0);
+    if (this.model.thread) return this.runThread(this.model.thread, this.rows!);
     return this.runOrt(n, this.model.graph === 'rows' ? this.rows!.feeds : this.fullFeeds);
+  }
+
+  /** Observation rows for runRows (in shared memory when the policy runs in a worker thread). */
+  createRows(capacity: number): ObservationRows {
+    return new ObservationRows(capacity, this.model.thread !== null);
   }
 
   /** run() without the promise (synchronous sessions only). */
@@ -205,6 +226,7 @@ export class PolicySession {
   async runRows(rows: ObservationRows): Promise<PolicyResult> {
     if (this.model.native) return this.runRowsSync(rows);
     if (!this.bindRows(rows)) return this.result(0);
+    if (this.model.thread) return this.runThread(this.model.thread, rows);
     return this.runOrt(rows.n, rows.feeds);
   }
 
@@ -219,8 +241,10 @@ export class PolicySession {
   async release(): Promise<void> {
     if (this.released) return;
     this.released = true;
+    this.model.thread?.forget(this.threadId);
     if (--this.model.users > 0) return;
     if (this.model.native) this.model.native.dispose();
+    else if (this.model.thread) await this.model.thread.close();
     else await this.model.ort!.release();
   }
 
@@ -241,7 +265,7 @@ export class PolicySession {
     if (obs.length < n * OBS_SIZE) throw new RangeError(`obs holds ${obs.length} floats, ${n}×${OBS_SIZE} needed`);
     if (!this.check(n)) return false;
     if (this.model.graph === 'rows') {
-      if (!this.rows || this.rows.capacity < n) this.rows = new ObservationRows(this.actions.length);
+      if (!this.rows || this.rows.capacity < n) this.rows = this.createRows(this.actions.length);
       this.rows.packObservations(obs, n, counts);
     } else {
       const t = this.fullFeeds.obs;
@@ -263,6 +287,20 @@ export class PolicySession {
     return this.finish(n);
   }
 
+  /** The rows graph in the worker thread (inference 'worker'): rows and outputs in shared memory. */
+  private async runThread(thread: InferenceThread, rows: ObservationRows): Promise<PolicyResult> {
+    if (this.boundRows !== rows || this.boundLogits !== this.logitsBuffer) {
+      thread.bind(this.threadId, { ...rows.sharedBuffers(), logits: this.logitsBuffer.buffer as unknown as SharedArrayBuffer, action: this.actionBuffer.buffer as unknown as SharedArrayBuffer });
+      this.boundRows = rows;
+      this.boundLogits = this.logitsBuffer;
+    }
+    const f = rows.feeds;
+    const answer = await thread.run(this.threadId, rows.n, f[ROWS_INPUTS.partners].dims[0], f[ROWS_INPUTS.roads].dims[0]);
+    if (answer.error) throw new Error(`policy inference in the worker thread failed: ${answer.error}`);
+    this.lastWorkerMs = answer.ms;
+    return this.finish(rows.n);
+  }
+
   /** onnxruntime-node's own path (inference 'async'): tensors are made for each run. */
   private async runOrt(n: number, feeds: Feeds): Promise<PolicyResult> {
     const Tensor = ort.Tensor as unknown as new (type: string, data: unknown, dims: readonly number[]) => ort.Tensor;
@@ -278,8 +316,9 @@ export class PolicySession {
 
   private grow(n: number): void {
     const capacity = Math.max(n, 64);
-    this.logitsBuffer = new Float32Array(capacity * ACTION_COUNT);
-    this.actionBuffer = new BigInt64Array(capacity);
+    const mem = (bytes: number) => (this.model.thread ? new SharedArrayBuffer(bytes) : new ArrayBuffer(bytes));
+    this.logitsBuffer = new Float32Array(mem(4 * capacity * ACTION_COUNT));
+    this.actionBuffer = new BigInt64Array(mem(8 * capacity));
     this.actionLow = new Int32Array(this.actionBuffer.buffer);
     this.actions = new Int32Array(capacity);
     this.results.clear();

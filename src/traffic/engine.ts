@@ -8,7 +8,7 @@
  */
 import { ACCEL_VALUES, NEUTRAL_ACTION, STEER_VALUES } from '../policy/actions.js';
 import { ACTION_COUNT, OBS_SIZE, PARTNER_ROWS } from '../policy/layout.js';
-import { ObservationRows } from '../policy/rows.js';
+import type { ObservationRows } from '../policy/rows.js';
 import type { PolicyResult, PolicySession } from '../policy/session.js';
 import { buildRoadEntities } from '../map/road-entities.js';
 import { RoadIndex } from '../map/spatial-index.js';
@@ -151,7 +151,7 @@ export class TrafficEngine {
     this.shield = opts.shield ? new SafetyShield(capacity, roads, this.lanes, opts.shield) : null;
     this.shieldEnabled = this.shield !== null;
     const rowsGraph = policy.graph === 'rows';
-    this.rows = rowsGraph ? new ObservationRows(this.maxNpcs) : null;
+    this.rows = rowsGraph ? policy.createRows(this.maxNpcs) : null;
     this.obs = rowsGraph ? null : new Float32Array(this.maxNpcs * OBS_SIZE);
     this.active = new Int32Array(capacity);
     this.actions = new Int32Array(capacity);

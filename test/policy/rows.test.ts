@@ -118,6 +118,23 @@ describe('rows graph vs full graph (random weights)', () => {
     await slow.release();
   });
 
+  it("the rows graph in a worker thread ('worker' inference) computes the same, forks included", async () => {
+    const w = await PolicySession.load(model, { inference: 'worker' });
+    expect(w.inference).toBe('worker');
+    const fork = w.fork();
+    for (const [n, partners, roads] of [[7, 5, 37], [1, 0, 0], [63, 9, 137]]) {
+      const obs = randomObservations(n, 40 + n, partners, roads);
+      const want = p.rows.runSync(obs, n).logits.slice();
+      expect(Array.from((await w.run(obs, n)).logits)).toEqual(Array.from(want));
+      const rows = fork.createRows(n);
+      rows.packObservations(obs, n);
+      expect(Array.from((await fork.runRows(rows)).logits)).toEqual(Array.from(want));
+    }
+    expect(() => w.runSync(randomObservations(1, 1), 1)).toThrow(/asynchronously/);
+    await fork.release();
+    await w.release();
+  });
+
   it('a real row equal to the padding row may be counted as real: same result', () => {
     const obs = randomObservations(2, 9, 4, 10);
     const lessCounted = p.rows.runSync(obs, 2, { partners: [4, 4], roads: [10, 10] }).logits.slice();
