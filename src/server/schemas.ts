@@ -102,7 +102,11 @@ export const errorSchema = {
   title: 'error (server → client)',
   type: 'object',
   required: ['type', 'error'],
-  properties: { type: { const: 'error' }, error: str },
+  properties: {
+    type: { const: 'error' },
+    error: str,
+    more_errors: { type: 'integer', description: 'extension: in a burst, this reply stands for this many errors not sent one by one ("N more errors (the last: …)")' },
+  },
 } as const;
 
 export const pongSchema = {
