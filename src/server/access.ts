@@ -453,9 +453,13 @@ export class InputLimiter {
 export class EgoOwners {
   private readonly owners = new Map<string, { token: string | null; connection: number; address: string }>();
 
-  /** Claims `egoId` for a peer on a connection; returns null, or who owns it. Second value: newly claimed. */
-  claim(egoId: string, peer: Peer, connection: number): { refused: string | null; fresh: boolean } {
+  /**
+   * Claims `egoId` for a peer on a connection: `refused` says who owns it, `fresh` that it was free. An ego
+   * the scene has (`exists`) that no client owns is the server's own (a simulated ego): never a client's.
+   */
+  claim(egoId: string, peer: Peer, connection: number, exists = false): { refused: string | null; fresh: boolean } {
     const o = this.owners.get(egoId);
+    if (!o && exists) return { refused: `ego "${egoId}" is driven by the server itself (a simulated ego)`, fresh: false };
     if (!o) {
       this.owners.set(egoId, { token: peer.token?.name ?? null, connection, address: peer.address });
       return { refused: null, fresh: true };

@@ -270,6 +270,17 @@ describe('without tokens (a closed track LAN)', () => {
     await back.next((m) => m.type === 'npc_states' && m.egos?.some((e: { ego_id: string; speed: number }) => e.ego_id === 'ego' && e.speed === 3));
   });
 
+  it("an ego the server drives itself (a simulated ego) is no client's to move", async () => {
+    const { scene, geo } = server.host;
+    const p = geo.toLocal(FIX.lat, FIX.lon);
+    await server.host.inputs.updateEgo({ egoId: 'sim-1', x: p.x, y: p.y, yaw: 0, speed: 2 }, server.host.runner.simNow());
+    const c = await open(wsUrl);
+    clients.push(c);
+    c.send(egoMsg('sim-1', { data: { ...FIX, speed: 9 } }));
+    expect((await c.next((m) => m.type === 'error')).error).toMatch(/ego "sim-1" is driven by the server itself \(a simulated ego\)/);
+    expect(scene.snapshot().egos.find((e) => e.egoId === 'sim-1')?.speed).toBe(2);
+  });
+
   it('still refuses cross-site commands and foreign WebSocket origins', async () => {
     expect((await call(url, 'POST', '/api/reset', { headers: { origin: 'https://evil.example' } })).status).toBe(403);
     expect(await connect(wsUrl, { origin: 'https://evil.example' })).toBe(403);

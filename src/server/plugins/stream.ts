@@ -156,7 +156,7 @@ export async function streamPlugin(app: FastifyInstance, opts: { host: SceneHost
           }
           if (age > host.scene.config.ego_timeout_s) return fail(`ego_state: stale fix: its timestamp is ${age.toFixed(age > 100 ? 0 : 2)} s old on the server clock (more than ego_timeout_s ${host.scene.config.ego_timeout_s}); not used`);
         }
-        const claim = owners.claim(egoId, peer, channel.id);
+        const claim = owners.claim(egoId, peer, channel.id, host.scene.hasEgo(egoId));
         if (claim.refused) return fail(`ego_state: ${claim.refused}; use another ego_id`);
         const a = arrival;
         const failed = (err: unknown) => {
