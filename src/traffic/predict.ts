@@ -49,6 +49,8 @@ export class MotionPredictor {
   /** per slot: the lane path ahead, every SPACING m (for the NPC's own continuation) */
   readonly pathX: Float32Array;
   readonly pathY: Float32Array;
+  /** per slot: the direction of each segment of its lane path, atan2 of its ends (computed once per step) */
+  readonly pathYaw: Float64Array;
   readonly pathN: Int32Array;
   readonly maxPath: number;
   /** per slot: the speed from which it can still slow down for every bend of its lane path ahead [m/s] */
@@ -82,6 +84,7 @@ export class MotionPredictor {
     this.maxPath = Math.ceil(Math.max(maxSpeed * steps * STEP_DT + 20, PATH_MIN_M) / SPACING) + 2;
     this.pathX = new Float32Array(capacity * this.maxPath);
     this.pathY = new Float32Array(capacity * this.maxPath);
+    this.pathYaw = new Float64Array(capacity * this.maxPath);
     this.pathN = new Int32Array(capacity);
     this.curveLimit = new Float32Array(capacity).fill(Infinity);
     this.envX = new Float32Array(capacity * steps);
@@ -102,8 +105,8 @@ export class MotionPredictor {
     const w = 4; // curvature = heading change over 4 m of path
     let limit = Infinity;
     for (let k = 0; k + w + 1 < n; k++) {
-      const h0 = Math.atan2(this.pathY[b + k + 1] - this.pathY[b + k], this.pathX[b + k + 1] - this.pathX[b + k]);
-      const h1 = Math.atan2(this.pathY[b + k + w + 1] - this.pathY[b + k + w], this.pathX[b + k + w + 1] - this.pathX[b + k + w]);
+      const h0 = this.pathYaw[b + k];
+      const h1 = this.pathYaw[b + k + w];
       let dh = h1 - h0;
       dh -= 2 * Math.PI * Math.round(dh / (2 * Math.PI));
       const kappa = Math.abs(dh) / (w * SPACING);
@@ -208,6 +211,8 @@ export class MotionPredictor {
         if (n >= 2) {
           this.pathN[j] = n;
           this.onLane[j] = 1;
+          const b = j * this.maxPath;
+          for (let i = 0; i + 1 < n; i++) this.pathYaw[b + i] = Math.atan2(this.pathY[b + i + 1] - this.pathY[b + i], this.pathX[b + i + 1] - this.pathX[b + i]);
           ox = x0 - this.pathX[j * this.maxPath];
           oy = y0 - this.pathY[j * this.maxPath];
         }
@@ -299,6 +304,6 @@ export class MotionPredictor {
     const ax = this.pathX[b + i], ay = this.pathY[b + i], bx = this.pathX[b + i + 1], by = this.pathY[b + i + 1];
     out.x = ax + t * (bx - ax);
     out.y = ay + t * (by - ay);
-    out.yaw = Math.atan2(by - ay, bx - ax);
+    out.yaw = this.pathYaw[b + i]; // Math.atan2(by - ay, bx - ax), once per step
   }
 }
