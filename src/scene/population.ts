@@ -249,8 +249,12 @@ export class NpcPopulation {
         this.remove(n.id);
         continue;
       }
-      if (n.reachedGoal && plan.final) {
-        this.quality.endTrip(n.id, true);
+      // a final goal passed by (the route's end behind the NPC, not within reach): the trip ends unreached, and
+      // the NPC goes on like one that reached it rather than turning back for it
+      const missed = plan.final && !n.reachedGoal && plan.route !== null && plan.route.remaining < 1 &&
+        (n.goalX - n.x) * Math.cos(n.yaw) + (n.goalY - n.y) * Math.sin(n.yaw) < 0;
+      if ((n.reachedGoal || missed) && plan.final) {
+        this.quality.endTrip(n.id, !missed);
         const driveOn = plan.auto ? c.respawn : plan.keepDriving;
         const at = driveOn ? this.lanes.locate(n.x, n.y, n.yaw, 6) : null;
         const next = at ? this.newRoute(at.lane, at.s) : null;
@@ -273,6 +277,8 @@ export class NpcPopulation {
         if (at) {
           plan.route = new Route(this.lanes, at.lane, at.s, Math.max(40, route.remaining), this.rng);
           plan.lostSince = -1;
+          // the goal follows the new route (a final goal on the old one would stay behind, far off)
+          plan.final = false;
         } else if (plan.lostSince < 0) {
           plan.lostSince = step;
         } else if (plan.auto && (step - plan.lostSince) * POLICY_DT > LOST_S) {

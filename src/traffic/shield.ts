@@ -99,6 +99,9 @@ const CURVE_DECEL = 2;
 const SAME_TURN = 0.01;
 /** GPUDrive's collision box scale (spec §7.9) */
 const COLLISION_BOX = 0.7;
+/** a vehicle behind within 25° of our heading and about in our track follows us: keeping clear is its job */
+const FOLLOW_COS = Math.cos((25 * Math.PI) / 180);
+const FOLLOW_LAT_M = 1;
 /** vehicle check levels (see boxes()): share of the margins, and box scale */
 const LEVEL_MARGIN = [1, 0.5, 0, 0, 0, 0.04];
 const LEVEL_SCALE = [1, 1, 1, 0.85, 0.75, COLLISION_BOX];
@@ -315,8 +318,10 @@ export class SafetyShield {
       const dx = world.x[j] - world.x[i], dy = world.y[j] - world.y[i];
       // a vehicle behind going the same way follows us: it is its job to keep clear
       const along = dx * ci + dy * si;
-      const sameWay = Math.cos(world.yaw[j] - world.yaw[i]) > 0.5;
-      if (sameWay && along < -0.5 * world.length[i]) continue;
+      // (a car converging from behind at an angle, as at a merge, is not following: it is considered)
+      const lat = Math.abs(-dx * si + dy * ci);
+      const follows = Math.cos(world.yaw[j] - world.yaw[i]) > FOLLOW_COS && lat < 0.5 * (world.width[i] + world.width[j]) + FOLLOW_LAT_M;
+      if (follows && along < -0.5 * world.length[i]) continue;
       // the largest box that is still clear of it now (already touching even at 0.7: it does not hold us back)
       let level = 0;
       while (level < LEVELS && this.overlapsNow(world, i, j, level)) level++;
