@@ -45,6 +45,10 @@ export interface Pose2 {
 }
 
 const JOIN_DISTANCE = 1.5;
+/** how far a lane that shares its centre line with a lane the other way keeps right of that line [m] */
+const TWIN_KEEP_RIGHT_M = 1.3;
+/** the keep-right offset eases in over this distance from each end of the lane [m] */
+const TWIN_TAPER_M = 8;
 /** Spacing of the indexed points along each lane [m]. */
 const INDEX_SPACING = 2;
 
@@ -81,6 +85,7 @@ export class LaneNetwork {
     } else {
       this.linkByGeometry();
     }
+    this.keepRightOfTwins();
     const pl: number[] = [], ps: number[] = [], px: number[] = [], py: number[] = [];
     this.lanes.forEach((L, li) => {
       for (let i = 1; i < L.xs.length; i++) {
@@ -117,6 +122,55 @@ export class LaneNetwork {
       });
     }
   }
+
+  /**
+   * Some maps draw a two-way road as one centre line carrying two lanes, one each way (FMTC's connectors and
+   * its circle): vehicles meeting there would meet head-on. Each such lane keeps TWIN_KEEP_RIGHT_M to the right
+   * of the shared line, easing in from its ends so it still joins its neighbours. Only this network (routes,
+   * goals, starts) moves; the map the policy observes is unchanged.
+   */
+  private keepRightOfTwins(): void {
+    const L = this.lanes;
+    const twins: number[] = [];
+    const moved: Array<[number, Lane]> = [];
+    for (let a = 0; a < L.length; a++) {
+      const A = L[a];
+      const na = A.xs.length;
+      for (let b = 0; b < L.length; b++) {
+        const B = L[b];
+        const nb = B.xs.length;
+        if (a === b || Math.abs(A.length - B.length) > 0.1 * A.length + 1) continue;
+        if (Math.hypot(B.xs[0] - A.xs[na - 1], B.ys[0] - A.ys[na - 1]) > JOIN_DISTANCE) continue;
+        if (Math.hypot(B.xs[nb - 1] - A.xs[0], B.ys[nb - 1] - A.ys[0]) > JOIN_DISTANCE) continue;
+        const mid = this.pose(a, 0.5 * A.length);
+        if (distanceToPolyline(mid.x, mid.y, B.xs, B.ys) > 0.5) continue;
+        twins.push(a);
+        break;
+      }
+    }
+    for (const a of twins) {
+      const A = L[a];
+      // resampled every metre or so (a straight lane may be just its two ends), then moved right
+      const n = Math.max(2, Math.ceil(A.length) + 1);
+      const xs = new Float32Array(n), ys = new Float32Array(n);
+      const step = A.length / (n - 1);
+      for (let k = 0; k < n; k++) {
+        const s = k * step;
+        const p = this.pose(a, s);
+        const off = TWIN_KEEP_RIGHT_M * Math.min(1, s / TWIN_TAPER_M, (A.length - s) / TWIN_TAPER_M);
+        xs[k] = p.x + off * Math.sin(p.yaw);
+        ys[k] = p.y - off * Math.cos(p.yaw);
+      }
+      const cum = new Float64Array(n);
+      for (let i = 1; i < n; i++) cum[i] = cum[i - 1] + Math.hypot(xs[i] - xs[i - 1], ys[i] - ys[i - 1]);
+      moved.push([a, { xs, ys, cum, length: cum[n - 1], next: A.next, speedLimit: A.speedLimit }]);
+    }
+    for (const [a, lane] of moved) L[a] = lane;
+    this.twinCount = twins.length;
+  }
+
+  /** lanes that share their centre line with a lane the other way (moved to keep right) */
+  twinCount = 0;
 
   private linkByGeometry(): void {
     for (let a = 0; a < this.lanes.length; a++) {
@@ -395,4 +449,15 @@ export class LaneNetwork {
     }
     return null;
   }
+}
+
+function distanceToPolyline(x: number, y: number, xs: Float32Array, ys: Float32Array): number {
+  let best = Infinity;
+  for (let i = 1; i < xs.length; i++) {
+    const dx = xs[i] - xs[i - 1], dy = ys[i] - ys[i - 1];
+    const len2 = dx * dx + dy * dy || 1;
+    const t = Math.min(1, Math.max(0, ((x - xs[i - 1]) * dx + (y - ys[i - 1]) * dy) / len2));
+    best = Math.min(best, Math.hypot(x - xs[i - 1] - t * dx, y - ys[i - 1] - t * dy));
+  }
+  return best;
 }

@@ -20,6 +20,23 @@ describe('lane links', () => {
     expect(net.lanes[0].next).toEqual([2, 3]);
     expect(net.lanes[1].next).toEqual([]); // b's end meets a's start head-on
   });
+
+  it('two lanes one each way on one centre line keep right of it, easing in from their ends', () => {
+    const line = Array.from({ length: 41 }, (_, i) => ({ x: i, y: 0 }));
+    const roads = [
+      { type: 'lane' as const, geometry: line },
+      { type: 'lane' as const, geometry: [...line].reverse() },
+      { type: 'lane' as const, geometry: [{ x: 0, y: 10 }, { x: 40, y: 10 }] }, // a one-way lane stays put
+    ];
+    const net = new LaneNetwork(buildRoadEntities(roads, { x: 0, y: 0 }, { gpudriveCaps: false }));
+    expect(net.twinCount).toBe(2);
+    const east = net.pose(0, 20), west = net.pose(1, 20);
+    expect(east.y).toBeCloseTo(-1.3, 5); // right of an eastbound car is south
+    expect(west.y).toBeCloseTo(1.3, 5);
+    expect(net.pose(0, 0).y).toBeCloseTo(0, 5); // joins its neighbours where the map has it
+    expect(net.pose(0, 4).y).toBeCloseTo(-0.65, 1);
+    expect(net.pose(2, 20).y).toBeCloseTo(10, 5);
+  });
 });
 
 const view = (id: number, x: number, y: number, yaw: number, speed = 0, waitingFor = -1): NpcView => ({
