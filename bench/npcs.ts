@@ -68,7 +68,7 @@ const ROWS: Array<[string, string, (v: number) => string, (v: number) => boolean
   ['contacts_per_npc_hour', 'vehicle contacts per NPC-hour', (v) => v.toFixed(2), () => true],
   ['offroad_events_per_npc_hour', 'road-edge events per NPC-hour', (v) => v.toFixed(2), () => true],
   ['heading_jitter_step_share', 'heading change > 10° in a step', pct, (v) => v <= 0.02],
-  ['wrong_way_steps', 'wrong-way NPC-steps', (v) => String(v), () => true],
+  ['wrong_way_steps', 'wrong-way NPC-steps (sum over seeds)', (v) => String(v), (v) => v === 0],
   ['stuck_npc_share', 'NPCs stuck (< 0.5 m/s > 10 s, nothing ahead)', pct, (v) => v <= 0.01],
   ['speed_share_of_limit', 'mean speed / lane limit', pct, (v) => v >= 0.6],
   ['shield_override_share', 'shield overrides', pct, (v) => v <= 0.1],
