@@ -10,11 +10,9 @@
  *    serialising and delivering the frame adds, p50/p99;
  *  - loop overruns and the server's RSS.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import WebSocket from 'ws';
 import { GeoFrame, FMTC_ORIGIN } from '../src/geo/frame.js';
@@ -22,6 +20,7 @@ import { buildRoadEntities } from '../src/map/road-entities.js';
 import { loadMapFile } from '../src/map/scene-json.js';
 import { projectRoot } from '../src/util/project-root.js';
 import { LaneNetwork } from '../src/traffic/lanes.js';
+import { startServe, stopServe } from './serve-child.js';
 import { summarise } from './stats.js';
 
 const { values } = parseArgs({
@@ -36,16 +35,7 @@ const wallMs = () => performance.timeOrigin + performance.now();
 const dir = mkdtempSync(join(tmpdir(), 'vils-bench-'));
 const cfg = join(dir, 'config.json');
 writeFileSync(cfg, JSON.stringify({ npc_target: npcs, max_egos: 32, spawn_clearance_m: 10 }));
-const child = spawn(process.execPath, [join(projectRoot(), 'dist', 'src', 'cli', 'vils.js'), 'serve', '--port', '0', '--host', '127.0.0.1', '--config', cfg], { stdio: ['ignore', 'pipe', 'inherit'] });
-const base: string = await new Promise((resolve, reject) => {
-  const rl = createInterface({ input: child.stdout! });
-  rl.on('line', (line) => {
-    const m = /VILS ready in [0-9.]+ s on (http:\/\/[0-9.]+:[0-9]+)/.exec(line);
-    if (m) resolve(m[1]);
-  });
-  child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
-  setTimeout(() => reject(new Error('server did not start within 20 s')), 20000);
-});
+const { child, base } = await startServe(['--config', cfg], process.env, 20000);
 const status = async () => (await (await fetch(`${base}/api/status`)).json()) as { loop: { overruns: number; ticks: number }; rss_mb: number; npcs: number; dropped_frames: number; broadcast_ms: { p50: number; p99: number } };
 
 // Egos drive along the demo track's lanes at 8 m/s, spread out.
@@ -112,10 +102,7 @@ for (let t = 0; t < seconds; t += 5) {
 const end = await status();
 for (const t of timers) clearInterval(t);
 for (const s of sockets) s.close();
-const exited = new Promise((r) => child.once('exit', r));
-child.kill('SIGTERM');
-await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
-if (child.exitCode === null) child.kill('SIGKILL');
+await stopServe(child);
 
 const L = summarise(latency);
 const O = summarise(overhead);

@@ -1,6 +1,6 @@
 /**
- * Big audiences: `npm run bench:viewers [-- --json] [-- --seconds 15] [-- --viewers 1,200,800]`.
- * Starts `vils serve` (63 NPCs on the demo track, publish_hz 10, not recording) for each configuration and
+ * Big audiences: `npm run bench:viewers [-- --json] [-- --seconds 15] [-- --viewers 1,200,800] [-- --hz 10]`.
+ * Starts `vils serve` (63 NPCs on the demo track, publish_hz 10 or --hz, not recording) for each configuration and
  * connects that many listen-only WebSocket viewers from this process:
  *  - inference: `async` (onnxruntime-node's deferred run: socket I/O runs in the middle of a step, today's
  *    path), `worker` (the rows graph in a worker thread, awaited: the main thread does I/O meanwhile) or
@@ -10,50 +10,37 @@
  * of the viewers), p50/p99 over the measured seconds; bytes per frame; the server process's CPU (all its
  * threads, from /proc) as a share of one core, and what handing a frame to every socket takes on the loop
  * (broadcast_ms in /api/status). Goal: with 800 viewers the inference p99 within 20 % of the 1-viewer one.
- * The viewers run on the same 2-core machine as the server, so the server shares it with them.
+ * The viewers run on the same 2-core machine as the server, so the server shares it with them (`--pin`: the
+ * server on CPU 1 and the viewers on CPU 0).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import WebSocket from 'ws';
-import { projectRoot } from '../src/util/project-root.js';
+import { startServe, stopServe } from './serve-child.js';
 import { summarise } from './stats.js';
 
 export const VIEWERS_P99_GOAL = 1.2; // p99 with 800 viewers ≤ 1.2 × p99 with 1
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
-  options: { json: { type: 'boolean' }, seconds: { type: 'string' }, viewers: { type: 'string' }, npcs: { type: 'string' }, only: { type: 'string' } },
+  options: { json: { type: 'boolean' }, seconds: { type: 'string' }, viewers: { type: 'string' }, npcs: { type: 'string' }, only: { type: 'string' }, hz: { type: 'string' }, pin: { type: 'boolean' } },
 });
 const seconds = Number(values.seconds ?? 15);
 const viewerCounts = (values.viewers ?? '1,200,800').split(',').map(Number);
 const npcs = Number(values.npcs ?? 63);
+const publishHz = Number(values.hz ?? 10);
 const dir = mkdtempSync(join(tmpdir(), 'vils-viewers-'));
 const cfg = join(dir, 'config.json');
-writeFileSync(cfg, JSON.stringify({ npc_target: npcs, publish_hz: 10 }));
+writeFileSync(cfg, JSON.stringify({ npc_target: npcs, publish_hz: publishHz }));
 const accessFile = join(dir, 'access.json');
 // every viewer connects from 127.0.0.1: room for them all (connections, and upgrade requests per second)
 writeFileSync(accessFile, JSON.stringify({ limits: { max_connections_per_client: 5000, rest_reads_per_s: 100000 } }));
 const TICK_S = 0.01; // /proc clock ticks (USER_HZ 100)
-
-async function startServer(inference: string): Promise<{ child: ChildProcess; base: string }> {
-  const child = spawn(process.execPath, [join(projectRoot(), 'dist', 'src', 'cli', 'vils.js'), 'serve', '--port', '0', '--host', '127.0.0.1', '--config', cfg, '--access', accessFile, '--no-record', '--log-format', 'json'], {
-    stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, VILS_INFERENCE: inference },
-  });
-  const base: string = await new Promise((resolve, reject) => {
-    const rl = createInterface({ input: child.stdout! });
-    rl.on('line', (line) => {
-      const m = /VILS ready in [0-9.]+ s on (http:\/\/[0-9.]+:[0-9]+)/.exec(line);
-      if (m) resolve(m[1]);
-    });
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
-    setTimeout(() => reject(new Error('server did not start within 30 s')), 30000);
-  });
-  return { child, base };
-}
+// --pin: the server on CPU 1, these viewers on CPU 0 (taskset), so that the viewers do not take the server's CPU
+if (values.pin) execFileSync('taskset', ['-a', '-p', '-c', '0', String(process.pid)], { stdio: 'ignore' });
 
 function cpuSeconds(pid: number): number {
   const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
@@ -73,14 +60,11 @@ interface Run {
 }
 
 async function run(inference: string, format: 'json' | 'binary', viewers: number): Promise<Run> {
-  const { child, base } = await startServer(inference);
+  const { child, base } = await startServe(['--config', cfg, '--access', accessFile, '--no-record', '--log-format', 'json'], { ...process.env, VILS_INFERENCE: inference }, 30000, values.pin ? '1' : undefined);
   try {
     return await measure(child, base, inference, format, viewers);
   } finally {
-    const exited = new Promise((r) => child.once('exit', r));
-    if (child.exitCode === null) child.kill('SIGTERM');
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
-    if (child.exitCode === null) child.kill('SIGKILL');
+    await stopServe(child);
   }
 }
 
@@ -160,14 +144,14 @@ const ratio = (inference: string, format: string) => {
   return one && many ? many.inference_ms.p99 / one.inference_ms.p99 : NaN;
 };
 const result = {
-  benchmark: 'viewers', seconds, npcs, publish_hz: 10, viewers: viewerCounts, goal_p99_ratio: VIEWERS_P99_GOAL,
+  benchmark: 'viewers', seconds, npcs, publish_hz: publishHz, viewers: viewerCounts, goal_p99_ratio: VIEWERS_P99_GOAL,
   p99_ratio: Object.fromEntries(configs.map(([i, f]) => [`${i}-${f}`, ratio(i, f)])),
   runs,
 };
 if (values.json) {
   console.log(JSON.stringify(result));
 } else {
-  console.log(`viewers: ${npcs} NPCs on the demo track, publish_hz 10, ${seconds} s per configuration`);
+  console.log(`viewers: ${npcs} NPCs on the demo track, publish_hz ${publishHz}, ${seconds} s per configuration`);
   console.log('inference  format  viewers  infer p50  infer p99   B/frame  server CPU  broadcast p50/p99 ms');
   for (const r of runs) {
     console.log(`${r.inference.padEnd(11)}${r.format.padEnd(8)}${String(r.viewers).padStart(7)}${r.inference_ms.p50.toFixed(2).padStart(11)}${r.inference_ms.p99.toFixed(2).padStart(11)}${Math.round(r.bytes_per_frame).toString().padStart(10)}${(100 * r.server_cpu_share).toFixed(1).padStart(10)} %${`${r.broadcast_ms.p50}/${r.broadcast_ms.p99}`.padStart(18)}`);

@@ -79,6 +79,38 @@ function valueInfo(name: string, elemType: number, dims: Array<number | string>)
   });
 }
 
+/** An embedder's initializers: Linear weights transposed so MatMul/Gemm take x·Wᵀ as x·W'. */
+function embedderInitializers(w: LateFusionWeights, prefix: EmbedderName, inDim: number): Tensor[] {
+  const get = (name: string) => {
+    const t = w.get(name);
+    if (!t) throw new Error(`missing tensor ${name}`);
+    return t.data;
+  };
+  return [
+    floatInit(`${prefix}.0.wT`, [inDim, 64], transpose(get(`${prefix}.0.weight`), 64, inDim)),
+    floatInit(`${prefix}.0.b`, [64], get(`${prefix}.0.bias`)),
+    floatInit(`${prefix}.1.g`, [64], get(`${prefix}.1.weight`)),
+    floatInit(`${prefix}.1.b`, [64], get(`${prefix}.1.bias`)),
+    floatInit(`${prefix}.4.wT`, [64, 64], transpose(get(`${prefix}.4.weight`), 64, 64)),
+    floatInit(`${prefix}.4.b`, [64], get(`${prefix}.4.bias`)),
+  ];
+}
+
+/** The model around a graph: IR 8, the opset, the producer, the provenance as metadata. */
+function encodeModel(graph: InstanceType<typeof onnx.GraphProto>, opset: number, docString: string, provenance: ModelProvenance): Uint8Array {
+  const model = onnx.ModelProto.create({
+    irVersion: IR_VERSION,
+    producerName: 'vils',
+    producerVersion: '0.1.0',
+    domain: 'org.vils',
+    docString,
+    opsetImport: [onnx.OperatorSetIdProto.create({ domain: '', version: opset })],
+    graph,
+    metadataProps: Object.entries(provenance).map(([key, value]) => onnx.StringStringEntryProto.create({ key, value })),
+  });
+  return onnx.ModelProto.encode(model).finish();
+}
+
 export interface OnnxExportOptions {
   /**
    * 'optimized' (default): rows flattened to 2-D Gemms, last bias added after the max.
@@ -115,12 +147,7 @@ export function buildLateFusionOnnx(w: LateFusionWeights, provenance: ModelProve
   const registerWeights = (prefix: EmbedderName, inDim: number) => {
     if (registered.has(prefix)) return;
     registered.add(prefix);
-    inits.push(floatInit(`${prefix}.0.wT`, [inDim, 64], transpose(get(`${prefix}.0.weight`).data, 64, inDim)));
-    inits.push(floatInit(`${prefix}.0.b`, [64], get(`${prefix}.0.bias`).data));
-    inits.push(floatInit(`${prefix}.1.g`, [64], get(`${prefix}.1.weight`).data));
-    inits.push(floatInit(`${prefix}.1.b`, [64], get(`${prefix}.1.bias`).data));
-    inits.push(floatInit(`${prefix}.4.wT`, [64, 64], transpose(get(`${prefix}.4.weight`).data, 64, 64)));
-    inits.push(floatInit(`${prefix}.4.b`, [64], get(`${prefix}.4.bias`).data));
+    inits.push(...embedderInitializers(w, prefix, inDim));
   };
 
   /**
@@ -210,17 +237,7 @@ export function buildLateFusionOnnx(w: LateFusionWeights, provenance: ModelProve
       valueInfo('action', onnx.TensorProto.DataType.INT64, ['N']),
     ],
   });
-  const model = onnx.ModelProto.create({
-    irVersion: IR_VERSION,
-    producerName: 'vils',
-    producerVersion: '0.1.0',
-    domain: 'org.vils',
-    docString: 'GPUDrive late-fusion self-play PPO policy (actor only): obs[N,2984] -> logits[N,91], action[N]',
-    opsetImport: [onnx.OperatorSetIdProto.create({ domain: '', version: OPSET })],
-    graph,
-    metadataProps: Object.entries(provenance).map(([key, value]) => onnx.StringStringEntryProto.create({ key, value })),
-  });
-  return onnx.ModelProto.encode(model).finish();
+  return encodeModel(graph, OPSET, 'GPUDrive late-fusion self-play PPO policy (actor only): obs[N,2984] -> logits[N,91], action[N]', provenance);
 }
 
 export const ROWS_OPSET = 18; // ScatterND with reduction "max"
@@ -253,14 +270,7 @@ export function buildRowsOnnx(w: LateFusionWeights, provenance: ModelProvenance 
   const node = (opType: string, inputs: string[], outputs: string[], attribute: ReturnType<typeof attrInt>[] = []) => {
     nodes.push(onnx.NodeProto.create({ opType, input: inputs, output: outputs, name: outputs[0], attribute }));
   };
-  const registerWeights = (prefix: EmbedderName, inDim: number) => {
-    inits.push(floatInit(`${prefix}.0.wT`, [inDim, 64], transpose(get(`${prefix}.0.weight`), 64, inDim)));
-    inits.push(floatInit(`${prefix}.0.b`, [64], get(`${prefix}.0.bias`)));
-    inits.push(floatInit(`${prefix}.1.g`, [64], get(`${prefix}.1.weight`)));
-    inits.push(floatInit(`${prefix}.1.b`, [64], get(`${prefix}.1.bias`)));
-    inits.push(floatInit(`${prefix}.4.wT`, [64, 64], transpose(get(`${prefix}.4.weight`), 64, 64)));
-    inits.push(floatInit(`${prefix}.4.b`, [64], get(`${prefix}.4.bias`)));
-  };
+  const registerWeights = (prefix: EmbedderName, inDim: number) => inits.push(...embedderInitializers(w, prefix, inDim));
   /** Linear → LayerNorm → tanh → Linear without its bias, over 2-D rows, as in the full graph. */
   const embed = (prefix: EmbedderName, input: string, tag: string): string => {
     node('Gemm', [input, `${prefix}.0.wT`, `${prefix}.0.b`], [`${tag}.lin0`]);
@@ -316,17 +326,7 @@ export function buildRowsOnnx(w: LateFusionWeights, provenance: ModelProvenance 
     ],
     output: [valueInfo('logits', F, ['N', ACTION_COUNT]), valueInfo('action', I64, ['N'])],
   });
-  const model = onnx.ModelProto.create({
-    irVersion: IR_VERSION,
-    producerName: 'vils',
-    producerVersion: '0.1.0',
-    domain: 'org.vils',
-    docString: 'GPUDrive late-fusion policy (actor only) on real observation rows: ego, partner and road rows with their agent and padding flags -> logits[N,91], action[N]',
-    opsetImport: [onnx.OperatorSetIdProto.create({ domain: '', version: ROWS_OPSET })],
-    graph,
-    metadataProps: Object.entries(provenance).map(([key, value]) => onnx.StringStringEntryProto.create({ key, value })),
-  });
-  return onnx.ModelProto.encode(model).finish();
+  return encodeModel(graph, ROWS_OPSET, 'GPUDrive late-fusion policy (actor only) on real observation rows: ego, partner and road rows with their agent and padding flags -> logits[N,91], action[N]', provenance);
 }
 
 function attrString(name: string, s: string) {

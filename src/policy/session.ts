@@ -2,14 +2,16 @@
  * The policy in onnxruntime-node: one batched run for N observations of 2984 floats.
  *
  * The graph run by default is the 'rows' graph (onnx-export.ts, buildRowsOnnx), derived at load time from
- * the model file's own weights: it embeds each agent's real partner and road rows and one padding row per
- * model instead of all 63 + 200 rows, with the same result (the max-pool sees the padding embedding whenever
- * a block has padding). How many rows are real comes from the ObservationBuilder (`RowCounts`), or is found
- * by looking for the trailing padding rows. 'full' runs the model file's graph on the whole observation.
+ * the model file's own weights: it embeds each agent's real partner and road rows, and per block one padding
+ * row for all agents, instead of all 63 + 200 rows; the logits are the full graph's bit for bit (the max-pool
+ * sees the padding embedding wherever a block has padding). The ObservationBuilder writes the rows directly
+ * (ObservationRows); for the 2984-float layout the real rows are taken from its counts (`RowCounts`) or found
+ * as the rows before the trailing padding. 'full' runs the model file's graph on the whole observation.
  *
  * Inference is synchronous by default: the native session's run is called directly, so a step never yields
  * to the event loop (onnxruntime-node's own `run()` defers through setImmediate, letting socket I/O run in
- * the middle of a step). 'async' keeps onnxruntime-node's deferred run.
+ * the middle of a step). 'async' keeps onnxruntime-node's deferred run; 'worker' runs the rows graph in a
+ * worker thread (the measured alternative).
  *
  * Every input and output buffer is allocated once (for the largest batch seen) and bound as is: a step
  * allocates no tensors of its own. `fork()` gives another scene its own buffers on the same loaded model.
@@ -249,7 +251,7 @@ export class PolicySession {
   }
 
   private nativeSession(): NativeSession {
-    if (!this.model.native) throw new Error('this policy session runs asynchronously (onnxruntime-node without its native binding): use run()');
+    if (!this.model.native) throw new Error(`this policy session runs its inference ${this.model.inference === 'worker' ? 'in a worker thread' : 'asynchronously'}: use run()`);
     return this.model.native;
   }
 
