@@ -22,7 +22,12 @@ arguments and flags [default]:
   --record-max-total-mb <n>   delete the oldest recordings past this total (0: never) [8192]
   --record-foxglove-hz <n>    rate of the recorded Foxglove views (0: none) [10]
   --foxglove-port <n>         also serve Foxglove on a port of its own [only at /foxglove]
-  --scenario <scenario.yaml>  run a scenario: its road map, NPCs, scene settings and simulated egos [none]`,
+  --scenario <scenario.yaml>  run a scenario: its road map, NPCs, scene settings and simulated egos [none]
+  --time-mode <mode>          time conductor: realtime (wall clock is the master), afap or lockstep (at most real
+                              time, held by slow assets) [the scenario's time.mode, else realtime]
+  --dmax-ms <ms>              largest skew allowed between assets (≥ the NPC world's 100 ms step) [100]
+  --time-step-ms <ms>         the core step; in lockstep every asset's step [1; lockstep 10]
+  --asset-port <port>         UDP port for external simulators (src/time/asset-protocol.ts; on 127.0.0.1) [none]`,
   geo: `
 arguments and flags [default]:
   <lat> <lon>                 the point, WGS84 degrees (latitude first); refused outside UTM zone 52N (± 3°)
@@ -98,7 +103,12 @@ arguments and flags [default] (VDSim's --name=value form; --name value works too
   --priority=<nice>           process niceness (lower needs CAP_SYS_NICE) [unchanged]
   --allow-duplicate-keys      accept a YAML with a key given twice [refused]
   --quiet                     no health line [one per second]
-  --json                      a JSON summary on exit [text]`,
+  --json                      a JSON summary on exit [text]
+  --time-mode=<mode>          time conductor: realtime (the wall clock is the master, the plant never held), afap
+                              or lockstep (the plant ticks only when the rule lets it; slow assets slow it) [realtime]
+  --dmax-ms=<ms>              largest skew allowed between the plant and external assets [100]
+  --time-step-ms=<ms>         the core step; in lockstep every asset's step (a multiple of 1/--rate) [1; lockstep 10]
+  --asset-port=<n>            UDP port for external simulators (src/time/asset-protocol.ts; on 127.0.0.1) [none]`,
   replay: `
 arguments and flags [default]:
   <file.mcap>                 any segment of a recorded session
@@ -141,7 +151,9 @@ arguments and flags [default]:
   --set <key>=<value>         override a scenario setting by its dotted key (repeatable) [none]
   --model <file.onnx>         policy model for the NPCs [the default model]
   --json                      one JSON object instead of text [text]
-  --quiet                     no progress [progress on stderr]`,
+  --quiet                     no progress [progress on stderr]
+time conductor (the scenario's time: block, or --set): time.mode=afap|lockstep|realtime [api: afap, rt_comms:
+  realtime], time.dmax_ms [100], time.step_ms [1; lockstep 10], time.asset_port [none], time.expect_assets [none]`,
   batch: `
 arguments and flags [default]:
   <campaign.yaml>             a campaign: scenario lists, grids, Monte-Carlo draws

@@ -9,7 +9,8 @@
  * Flags are written `--name=value` as VDSim parses them; `--name value` works too. Extensions: --protocol=1..5
  * (VDS1 version, default 5), --failsafe=straight|hold-steer and --failsafe-brake=, --http-port= (the JSON data
  * port, with OpenAPI at /docs), --io-timeout=, --catalog=<dir> (blueprints), --t-end=, --bind=, --spin-us= (the
- * clock's final busy-wait), --priority=<nice> (e.g. −10 on a loaded machine), --quiet, --json.
+ * clock's final busy-wait), --priority=<nice> (e.g. −10 on a loaded machine), --quiet, --json; the time conductor:
+ * --time-mode=realtime|afap|lockstep, --dmax-ms=, --time-step-ms=, --asset-port= (external simulators over UDP).
  * Prints a health line per second (rx/tx rates, drops by reason, fail-safe state) and stops cleanly on SIGINT
  * and SIGTERM.
  */
@@ -36,6 +37,7 @@ import {
 import { LEVELS, type Level } from '../plant/types.js';
 import type { FailsafeSteer } from '../plant/runners/real-time.js';
 import { createSystemClock } from '../time/clock.js';
+import { TimeSettingsError, openAssetPort, parseTimeSettings, type TimeJson, type TimeSettings } from '../time/index.js';
 import { ioPlugin } from '../server/io-plugin.js';
 import { type Command, UsageError } from './commands.js';
 
@@ -43,6 +45,7 @@ const USAGE = [
   'vils realtime <vehicle.yaml> <tire.yaml> [--level=L1|L2|L3] [--cmd-port=7001] [--state-ip=127.0.0.1] [--state-port=7002] [--rate=200] [--vx0=0] [--cmd-timeout=0.1]',
   '       vils realtime --scene=<world|scene.yaml> [--cmd-port=] [--state-ip=] [--state-port=] [--rate=] [--time-scale=] [--cmd-timeout=] [--lugre|--no-lugre] [--catalog=<dir>]',
   '       common: [--protocol=1..5] [--failsafe=straight|hold-steer] [--failsafe-brake=0.3] [--http-port=N [--http-host=127.0.0.1]] [--io-timeout=0] [--t-end=S] [--bind=0.0.0.0] [--spin-us=1500] [--priority=<nice>] [--allow-duplicate-keys] [--quiet] [--json]',
+  '       time: [--time-mode=realtime|afap|lockstep] [--dmax-ms=100] [--time-step-ms=1] [--asset-port=N]',
 ].join('\n');
 
 export interface RealtimeIo {
@@ -56,6 +59,8 @@ export interface RealtimeHandle {
   /** Bound ports: command ports and the HTTP port (when served). */
   cmdPorts: number[];
   httpPort?: number;
+  /** the external time-asset port (--asset-port) */
+  assetPort?: number;
   /** Resolves with the exit code once stopped (stop(), t_end, or a signal). */
   done: Promise<number>;
   stop(): Promise<void>;
@@ -86,12 +91,21 @@ function takeLugre(argv: string[]): { rest: string[]; lugre?: boolean } {
   return { rest, lugre };
 }
 
-function formatHealth(c: RealtimeCounters, prev: RealtimeCounters, dtS: number, cpu: number, elapsedS: number): string {
+const TIME_FLAGS: Record<string, string> = { mode: '--time-mode', dmax_ms: '--dmax-ms', step_ms: '--time-step-ms', asset_port: '--asset-port' };
+
+/** The conductor in a few words: the plant's skew to Tc, and each external asset's. */
+function formatTime(t: TimeJson): string {
+  const parts = t.assets.filter((a) => a.kind === 'simulated').map((a) => `${a.name} ${a.skew_ms.toFixed(0)} ms${a.lagging ? ' LAGGING' : ''}${a.held ? ` held ${a.held}` : ''}`);
+  return `time ${t.mode}: ${parts.join(', ')}`;
+}
+
+function formatHealth(c: RealtimeCounters, prev: RealtimeCounters, dtS: number, cpu: number, elapsedS: number, time: TimeJson): string {
   const rate = (a: number, b: number) => Math.round((a - b) / dtS);
   const drops = REJECT_REASONS.filter((r) => c.drops[r] > 0).map((r) => `${r} ${c.drops[r]}`);
   const veh = c.vehicles.map((v) => `v${v.id} ${v.failsafe ? 'FAILSAFE' : 'ok'}${v.failsafeEntries ? ` (${v.failsafeEntries}×)` : ''}`);
   return [
     `[vils realtime] ${elapsedS.toFixed(0)} s`,
+    formatTime(time),
     `rx ${rate(c.rx, prev.rx)}/s (ok ${rate(c.accepted, prev.accepted)}/s)`,
     `tx ${rate(c.txDatagrams, prev.txDatagrams)}/s`,
     `drops ${drops.length ? drops.join(', ') : '0'}`,
@@ -103,6 +117,7 @@ function formatHealth(c: RealtimeCounters, prev: RealtimeCounters, dtS: number, 
 
 interface Parsed {
   config: RealtimeConfig;
+  time: TimeSettings;
   http?: { port: number; host: string };
   quiet: boolean;
   json: boolean;
@@ -140,8 +155,20 @@ async function parse(argv: string[]): Promise<Parsed> {
       'allow-duplicate-keys': { type: 'boolean' },
       quiet: { type: 'boolean' },
       json: { type: 'boolean' },
+      'time-mode': { type: 'string' },
+      'dmax-ms': { type: 'string' },
+      'time-step-ms': { type: 'string' },
+      'asset-port': { type: 'string' },
     },
   });
+  const timeRaw: Record<string, unknown> = {};
+  if (values['time-mode'] !== undefined) timeRaw.mode = values['time-mode'];
+  const dmaxMs = numberOpt(values['dmax-ms'], 'dmax-ms', 0.001, 3_600_000);
+  const stepMs = numberOpt(values['time-step-ms'], 'time-step-ms', 0.001, 1000);
+  const assetPort = numberOpt(values['asset-port'], 'asset-port', 0, 65535, true);
+  if (dmaxMs !== undefined) timeRaw.dmax_ms = dmaxMs;
+  if (stepMs !== undefined) timeRaw.step_ms = stepMs;
+  if (assetPort !== undefined) timeRaw.asset_port = assetPort;
   const scene = values.scene ?? values.scenario;
   const warnings: string[] = [];
   if (values.scenario && !values.scene) warnings.push('--scenario= is deprecated; use --scene=');
@@ -206,6 +233,15 @@ async function parse(argv: string[]): Promise<Parsed> {
     cmdTimeoutS = cliTimeout ?? 0.1;
     banner = `${w.label} ${level} @ ${(1 / dt).toFixed(0)} Hz | cmd :${cmdPort ?? DEFAULT_CMD_PORT} | state ${stateIp}:${statePort ?? DEFAULT_STATE_PORT}`;
   }
+  // lockstep: the plant's step is the step every asset takes, unless given
+  if (timeRaw.mode === 'lockstep' && timeRaw.step_ms === undefined) timeRaw.step_ms = Math.round(dt * 1e6) / 1000;
+  let time: TimeSettings;
+  try {
+    time = parseTimeSettings(timeRaw, 'realtime');
+  } catch (err) {
+    if (err instanceof TimeSettingsError) throw new UsageError(`${TIME_FLAGS[err.key] ?? `time.${err.key}`}: ${err.message.replace(/^time\.[a-z_]*: /, '')}`);
+    throw err;
+  }
   return {
     config: {
       world,
@@ -223,7 +259,9 @@ async function parse(argv: string[]): Promise<Parsed> {
       statePort: statePort ?? DEFAULT_STATE_PORT,
       bindAddress: values.bind,
       clock: spinUs !== undefined ? createSystemClock({ spinS: spinUs / 1e6 }) : undefined,
+      time,
     },
+    time,
     http: httpPort !== undefined ? { port: httpPort, host: values['http-host'] ?? '127.0.0.1' } : undefined,
     quiet: values.quiet ?? false,
     json: values.json ?? false,
@@ -246,16 +284,25 @@ async function httpApp(server: RealtimeServer, host: string, port: number): Prom
 export async function startRealtime(argv: string[], io: RealtimeIo = { log: (l) => console.log(l), err: (l) => console.error(l) }): Promise<RealtimeHandle> {
   const p = await parse(argv);
   for (const w of p.warnings) io.err(`warning: ${w}`);
-  const server = await RealtimeServer.create(p.config);
+  let server: RealtimeServer;
+  try {
+    server = await RealtimeServer.create(p.config);
+  } catch (err) {
+    if (err instanceof TimeSettingsError) throw new UsageError(`${err.message} (the plant's step is 1/--rate)`);
+    throw err;
+  }
   for (const w of server.warnings) io.err(`warning: ${w}`);
   let http: { app: FastifyInstance; port: number } | undefined;
+  let assets: Awaited<ReturnType<typeof openAssetPort>> = null;
   try {
     if (p.http) http = await httpApp(server, p.http.host, p.http.port);
+    assets = await openAssetPort(server.time, p.time);
   } catch (err) {
+    await http?.app.close();
     await server.close();
     throw err;
   }
-  io.err(`[vils realtime] ${p.banner}${http ? ` | http :${http.port}` : ''}`);
+  io.err(`[vils realtime] ${p.banner}${http ? ` | http :${http.port}` : ''} | time ${p.time.mode} (dmax ${p.time.dmax_ms} ms)${assets ? ` | time assets udp ${p.time.asset_host}:${assets.port}` : ''}`);
   const t0 = performance.now();
   const cpu0 = process.cpuUsage();
   let prev = server.counters();
@@ -268,7 +315,7 @@ export async function startRealtime(argv: string[], io: RealtimeIo = { log: (l) 
         const t = performance.now();
         const cpu = process.cpuUsage();
         const cpuShare = (cpu.user - prevCpu.user + cpu.system - prevCpu.system) / 1000 / (t - prevT);
-        io.log(formatHealth(c, prev, (t - prevT) / 1000, cpuShare, (t - t0) / 1000));
+        io.log(formatHealth(c, prev, (t - prevT) / 1000, cpuShare, (t - t0) / 1000, server.timeStatus()));
         prev = c;
         prevT = t;
         prevCpu = cpu;
@@ -281,6 +328,7 @@ export async function startRealtime(argv: string[], io: RealtimeIo = { log: (l) 
       server.stop();
       await running.catch(() => undefined);
       if (timer) clearInterval(timer);
+      await assets?.server.close();
       await http?.app.close();
       await server.close();
     })();
@@ -292,7 +340,7 @@ export async function startRealtime(argv: string[], io: RealtimeIo = { log: (l) 
       const wallS = (performance.now() - t0) / 1000;
       const cpu = process.cpuUsage(cpu0);
       const c = server.counters();
-      const summary = { ...c, wall_s: wallS, cpu_s: (cpu.user + cpu.system) / 1e6, cpu_share: (cpu.user + cpu.system) / 1e6 / wallS, dt: p.config.dt, protocol: server.protocolVersion, mode: server.mode };
+      const summary = { ...c, wall_s: wallS, cpu_s: (cpu.user + cpu.system) / 1e6, cpu_share: (cpu.user + cpu.system) / 1e6 / wallS, dt: p.config.dt, protocol: server.protocolVersion, mode: server.mode, time: server.timeStatus() };
       if (p.json) io.log(JSON.stringify(summary));
       else io.err(`[vils realtime] stopped after ${wallS.toFixed(1)} s: ${c.ticks} ticks, ${c.overruns} overruns, ${c.accepted} cmds accepted, ${c.rx - c.accepted} dropped, ${c.txDatagrams} datagrams sent`);
       return 0;
@@ -303,7 +351,7 @@ export async function startRealtime(argv: string[], io: RealtimeIo = { log: (l) 
       return 1;
     },
   );
-  return { server, http: http?.app, cmdPorts: [...server.cmdPorts], httpPort: http?.port, done, stop };
+  return { server, http: http?.app, cmdPorts: [...server.cmdPorts], httpPort: http?.port, assetPort: assets?.port, done, stop };
 }
 
 export const realtimeCommand: Command = {

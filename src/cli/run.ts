@@ -3,6 +3,13 @@
  * VDSim experiment) headless and writes its results: `<out>/<ego>.csv` (VDSim's columns), `metrics.json` and
  * `resolved.yaml`. Mode api runs as fast as the machine allows (deterministic); mode rt_comms runs in real time
  * with the scenario's comms routing (VDS1 in and out) until its duration (0: until Ctrl-C).
+ *
+ * Time: the NPC world and every plant are assets of the scenario's time conductor (`time:`, src/time/settings.ts):
+ * afap (api's default: greedy, bounded by dmax), lockstep (every asset sees every step), realtime (rt_comms's
+ * default: the wall clock is the master). With `time.asset_port` external simulators join over UDP (and
+ * `time.expect_assets` waits for them before time starts); in rt_comms with afap or lockstep the wall clock
+ * paces the run at most at real time and a slow asset slows it down. The summary's `time` block shows every
+ * asset's time, skew and held counts, and the invariant checks made after every count-up.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,6 +17,7 @@ import { parseArgs } from 'node:util';
 import { parse as parseYaml, stringify } from 'yaml';
 import { EgoCommsLink, Simulation, listMetrics, loadScenario } from '../scenario/index.js';
 import { createSystemClock } from '../time/clock.js';
+import { openAssetPort, sessionStatusJson, waitForAssets, type TimeJson } from '../time/index.js';
 import { type Command, UsageError } from './commands.js';
 
 const USAGE = 'vils run <scenario.yaml> [--out <dir>] [--set <dotted.key>=<value>]... [--model <onnx>] [--json] [--quiet]';
@@ -27,6 +35,13 @@ export function parseSets(sets: readonly string[] | undefined): Record<string, u
 
 function fmt(v: number): string {
   return Number.isFinite(v) ? (Math.abs(v) >= 1000 || Number.isInteger(v) ? String(Math.round(v * 1000) / 1000) : v.toPrecision(5)) : '–';
+}
+
+/** One line on the conductor: mode, checks and violations, and each asset's skew and held counts. */
+export function timeLine(t: TimeJson): string {
+  const assets = t.assets.map((a) => `${a.name} ${a.step_ms} ms: skew max ${a.skew_max_ms} ms, held ${a.held}${a.lagging ? ', LAGGING' : ''}`);
+  const gone = t.departed.map((d) => `${d.name} left (${d.reason}) at ${d.at_s} s`);
+  return `  time ${t.mode}, dmax ${t.dmax_ms} ms: ${t.violations} violations in ${t.checks} checks; ${[...assets, ...gone].join('; ')}`;
 }
 
 export const runCommand: Command = {
@@ -47,10 +62,20 @@ export const runCommand: Command = {
     const tLoad = performance.now();
     const sim = await Simulation.load(scenario, { modelPath: values.model, cmdTimeoutS: scenario.run.mode === 'rt_comms' ? 0.1 : 0 });
     const loadS = (performance.now() - tLoad) / 1000;
-    log(`${scenario.name}: ${scenario.egos.length} simulated ego(s) on ${scenario.map.label}${scenario.npcs ? ` with ${scenario.npcs} NPCs` : ''}, ${scenario.duration || '∞'} s, mode ${scenario.run.mode}`);
-    const t0 = performance.now();
+    const ts = scenario.time;
+    log(`${scenario.name}: ${scenario.egos.length} simulated ego(s) on ${scenario.map.label}${scenario.npcs ? ` with ${scenario.npcs} NPCs` : ''}, ${scenario.duration || '∞'} s, mode ${scenario.run.mode}, time ${ts.mode} (dmax ${ts.dmax_ms} ms)`);
     let link: EgoCommsLink | null = null;
+    let assetPort: Awaited<ReturnType<typeof openAssetPort>> = null;
+    let t0 = performance.now();
     try {
+      assetPort = await openAssetPort(sim.world.session, ts);
+      if (assetPort) log(`external assets: UDP ${ts.asset_host}:${assetPort.port} (src/time/asset-protocol.ts; examples/time_asset.py)`);
+      if (ts.expect_assets.length) {
+        log(`waiting up to ${ts.expect_timeout_s} s for ${ts.expect_assets.join(', ')} to register`);
+        const missing = await waitForAssets(sim.world.session, ts.expect_assets, ts.expect_timeout_s);
+        if (missing.length) throw new Error(`time.expect_assets: ${missing.join(', ')} did not register on port ${assetPort?.port} within ${ts.expect_timeout_s} s`);
+      }
+      t0 = performance.now();
       if (scenario.run.mode === 'rt_comms') {
         link = await EgoCommsLink.open(sim.egos, scenario.run.comms, { now: () => sim.time() });
         log(`real time; comms ${scenario.run.comms?.name ?? '(none)'}: CMD on ${link.cmdPorts.join(', ') || 'no port'}`);
@@ -62,10 +87,13 @@ export const runCommand: Command = {
         };
         process.once('SIGINT', onSignal);
         process.once('SIGTERM', onSignal);
+        // realtime: the plants may use up to one period per advance (one left behind is reported lagging);
+        // afap / lockstep: an asset may hold the run for up to one period per advance (paced, at most real time)
+        const period = 0.01;
         while (!stop && !sim.done()) {
-          const next = sim.time() + 0.01;
+          const next = sim.time() + period;
           await clock.sleepUntil(start + next);
-          await sim.world.advanceTo(scenario.duration > 0 ? Math.min(next, scenario.duration) : next);
+          await sim.world.advanceTo(scenario.duration > 0 ? Math.min(next, scenario.duration) : next, { budgetS: period, maxWaitS: period });
         }
         process.off('SIGINT', onSignal);
         process.off('SIGTERM', onSignal);
@@ -85,6 +113,7 @@ export const runCommand: Command = {
       const summary = {
         scenario: scenario.file, name: scenario.name, mode: scenario.run.mode, sim_time_s: simS, wall_s: wallS, load_s: loadS, real_time_factor: simS / wallS,
         npcs: scenario.npcs, ego_npc_contact_steps: sim.world.scene?.egoCollisionSteps ?? null, metrics,
+        time: sessionStatusJson(sim.world.session),
       };
       if (values.out) {
         mkdirSync(values.out, { recursive: true });
@@ -97,10 +126,12 @@ export const runCommand: Command = {
         const units = new Map(listMetrics().map((m) => [m.name, m.unit]));
         console.log(`${scenario.name}: ${simS.toFixed(1)} s simulated in ${wallS.toFixed(2)} s (×${(simS / wallS).toFixed(1)} real time)${summary.ego_npc_contact_steps !== null ? `, ego–NPC contacts ${summary.ego_npc_contact_steps}` : ''}`);
         for (const [k, v] of Object.entries(metrics)) console.log(`  ${k.padEnd(22)} ${fmt(v)} ${units.get(k.split('.').pop()!) ?? ''}`);
+        console.log(timeLine(summary.time));
         if (values.out) console.log(`  results in ${values.out}/ (${sim.egos.map((e) => `${e.id}.csv`).join(', ')}, metrics.json, resolved.yaml)`);
       }
       return 0;
     } finally {
+      await assetPort?.server.close();
       await link?.close();
       await sim.close();
     }

@@ -14,6 +14,7 @@ import { loadAccessFile } from '../server/access.js';
 import { loadScenario } from '../scenario/config.js';
 import { attachSimEgos } from '../server/sim-egos.js';
 import { ioPlugin } from '../server/io-plugin.js';
+import { TimeSettingsError, parseTimeSettings, type TimeSettings } from '../time/settings.js';
 
 interface ServeFileConfig extends Partial<SessionConfig> {
   origin?: { lat: number; lon: number };
@@ -40,7 +41,7 @@ function readConfigFile(path: string): ServeFileConfig {
 export const serveCommand: Command = {
   name: 'serve',
   summary: 'run the VILS server (WebSocket /ws/vils/stream, REST /api, docs /docs)',
-  usage: 'vils serve [--port 8000] [--host 0.0.0.0] [--map <file>] [--config <file.json>] [--model <onnx>] [--paused] [--scene <name>=<map.json>]... [--no-record] [--record-dir recordings] [--record-max-file-mb 512] [--record-max-total-mb 8192] [--record-foxglove-hz 10] [--foxglove-port <port>] [--access <file.json>] [--log-level info] [--log-format pretty|json] [--scenario <scenario.yaml>]',
+  usage: 'vils serve [--port 8000] [--host 0.0.0.0] [--map <file>] [--config <file.json>] [--model <onnx>] [--paused] [--scene <name>=<map.json>]... [--no-record] [--record-dir recordings] [--record-max-file-mb 512] [--record-max-total-mb 8192] [--record-foxglove-hz 10] [--foxglove-port <port>] [--access <file.json>] [--log-level info] [--log-format pretty|json] [--scenario <scenario.yaml>] [--time-mode realtime|afap|lockstep] [--dmax-ms 100] [--time-step-ms 1] [--asset-port <port>]',
   async run(argv) {
     const { values } = parseArgs({
       args: argv,
@@ -50,6 +51,7 @@ export const serveCommand: Command = {
         'no-record': { type: 'boolean' }, 'record-dir': { type: 'string' }, 'record-max-file-mb': { type: 'string' },
         'record-max-total-mb': { type: 'string' }, 'record-foxglove-hz': { type: 'string' }, 'foxglove-port': { type: 'string' },
         access: { type: 'string' }, 'log-format': { type: 'string' }, scenario: { type: 'string' },
+        'time-mode': { type: 'string' }, 'dmax-ms': { type: 'string' }, 'time-step-ms': { type: 'string' }, 'asset-port': { type: 'string' },
       },
     });
     const recording = recordingSettings(values);
@@ -68,6 +70,7 @@ export const serveCommand: Command = {
     // --scenario: its road map, NPCs and scene settings, and its simulated egos (src/server/sim-egos.ts)
     const scenario = values.scenario ? await loadScenario(values.scenario) : null;
     if (scenario && !scenario.map.roadMapPath) throw new UsageError(`--scenario ${values.scenario}: its map ${scenario.map.file} has no road_map for the NPCs and the web map`);
+    const time = timeSettings(values, scenario?.resolved.time);
     const logFormat = values['log-format'] ?? (process.stdout.isTTY ? 'pretty' : 'json');
     if (logFormat !== 'pretty' && logFormat !== 'json') throw new UsageError(`--log-format must be pretty or json, got ${logFormat}`);
     // tokens, origins, hosts and limits: --access <file.json> (or VILS_ACCESS_FILE) and VILS_*_TOKENS
@@ -76,7 +79,7 @@ export const serveCommand: Command = {
     const server = await createServer({
       mapPath: scenario?.map.roadMapPath ?? values.map ?? map, modelPath: values.model ?? model, origin, config: { ...session, ...scenario?.scene }, scenes,
       autostart: !values.paused, logLevel: values['log-level'] ?? 'info', logFormat, access,
-      recording, foxglove: { port: foxglovePort, host: values.host ?? fileHost ?? '0.0.0.0' },
+      recording, foxglove: { port: foxglovePort, host: values.host ?? fileHost ?? '0.0.0.0' }, time,
     });
     if (scenario) {
       const sim = await attachSimEgos(server.host, scenario, { bindAddress: values.host ?? fileHost });
@@ -123,6 +126,34 @@ export function listenFailure(err: NodeJS.ErrnoException, host: string, port: nu
   if (err.code === 'EACCES') return `cannot listen on ${where}: permission denied (EACCES) — ports below 1024 need privileges; choose --port 1024 or above`;
   if (err.code === 'EADDRNOTAVAIL') return `cannot listen on ${where}: this machine has no address ${host} (EADDRNOTAVAIL) — check --host`;
   return `cannot listen on ${where}: ${err.message}`;
+}
+
+/**
+ * The default scene's time conductor: the scenario's `time:` block (a served scenario is realtime unless the
+ * block names another mode), then the flags on top.
+ */
+function timeSettings(values: Record<string, string | boolean | string[] | undefined>, block: unknown): TimeSettings {
+  const raw: Record<string, unknown> = block !== null && typeof block === 'object' && !Array.isArray(block) ? { ...(block as Record<string, unknown>) } : {};
+  const num = (flag: string) => {
+    const v = values[flag];
+    if (v === undefined) return undefined;
+    const n = Number(v);
+    if (typeof v !== 'string' || v.trim() === '' || !Number.isFinite(n)) throw new UsageError(`--${flag} must be a number, got ${String(v)}`);
+    return n;
+  };
+  if (values['time-mode'] !== undefined) raw.mode = values['time-mode'];
+  const dmax = num('dmax-ms');
+  const step = num('time-step-ms');
+  const port = num('asset-port');
+  if (dmax !== undefined) raw.dmax_ms = dmax;
+  if (step !== undefined) raw.step_ms = step;
+  if (port !== undefined) raw.asset_port = port;
+  try {
+    return parseTimeSettings(raw, 'realtime');
+  } catch (err) {
+    if (err instanceof TimeSettingsError) throw new UsageError(err.message);
+    throw err;
+  }
 }
 
 /** The recording settings from the command line: on by default into recordings/. */

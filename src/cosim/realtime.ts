@@ -11,6 +11,13 @@
  *    (§2.3); STATE is sent from the CMD socket.
  *  - comms: the CommsRouter's listen ports (fan-in) and TX channels (fan-out, templates).
  * The JSON data port (§4) is served by src/server/io-plugin.ts over `dataPort`.
+ *
+ * Time: the fleet is one asset (`plant`, step dt) of a time conductor (src/time/session.ts) that external
+ * simulators may join over the asset protocol. realtime (default): the wall clock is the master — the loop's
+ * schedule, including the ticks an overrun skipped — and the plant is never held; a plant more than dmax
+ * behind it (after overruns) is reported lagging. afap / lockstep: before each tick the core counts up to the
+ * schedule as far as the rule lets it, and the plant ticks only if the rule lets it (a held tick is skipped,
+ * never made up in a burst), so a slow asset slows the plant down: lockstep keeps every asset within one step.
  */
 import type { RemoteInfo, Socket } from 'node:dgram';
 import { readFile } from 'node:fs/promises';
@@ -20,6 +27,7 @@ import { InclinedGround } from '../plant/ground/inclined.js';
 import { SplitMuGround } from '../plant/ground/split-mu.js';
 import { type FailsafeSteer, FAILSAFE_COMMAND, RealTimeLoop, type RealTimeLoopStats } from '../plant/runners/real-time.js';
 import { type Clock, systemClock } from '../time/clock.js';
+import { TimeSession, TimeSettingsError, defaultTimeSettings, planSession, sessionStatusJson, type TimeJson, type TimeSettings } from '../time/index.js';
 import { CommsRouter } from './comms/router.js';
 import { JsonDataPort } from './ports.js';
 import type { FleetWorld, GroundSpec } from './scene.js';
@@ -62,7 +70,12 @@ export interface RealtimeConfig {
   /** Legacy subscribers are dropped after this long without a CMD (default 2 s, VDSim's). */
   subscriberTimeoutS?: number;
   clock?: Clock;
+  /** the time conductor (default: realtime, dmax 100 ms) */
+  time?: TimeSettings;
 }
+
+/** The fleet's asset name in the conductor. */
+export const PLANT_ASSET = 'plant';
 
 interface Subscriber {
   address: string;
@@ -88,6 +101,8 @@ export interface RealtimeCounters {
   txOversize: number;
   handlerErrors: number;
   subscribers: number;
+  /** ticks the conductor held the plant (afap / lockstep) */
+  heldTicks: number;
   vehicles: { id: number; failsafe: boolean; failsafeEntries: number; failsafeTicks: number; accepted: number; lastEntryDelayS: number | null; maxEntryDelayS: number | null }[];
 }
 
@@ -110,6 +125,11 @@ export class RealtimeServer {
   readonly cmdPorts: number[] = [];
   readonly subscribers: Subscriber[] = [];
   readonly warnings: string[] = [];
+  /** the time conductor: the plant, and external simulators that join over the asset protocol */
+  readonly time: TimeSession;
+  readonly timeSettings: TimeSettings;
+  private readonly dtUs: number;
+  private heldTicks = 0;
   private readonly cfg: RealtimeConfig;
   private readonly rxSockets: Socket[] = [];
   private txSocket: Socket | undefined;
@@ -146,6 +166,13 @@ export class RealtimeServer {
     this.router = w.comms ? new CommsRouter(w.comms, this.vehicles, this.protocolVersion) : null;
     if (this.router) this.warnings.push(...this.router.warnings);
     this.loop = new RealTimeLoop({ dt: cfg.dt, timeScale: cfg.timeScale ?? 1, maxLagTicks: 1, clock: this.clock }, (t) => this.tick(t));
+    this.timeSettings = cfg.time ?? defaultTimeSettings('realtime');
+    this.dtUs = Math.round(cfg.dt * 1e6);
+    const plan = planSession(this.timeSettings, [{ name: PLANT_ASSET, stepUs: this.dtUs }]);
+    this.time = new TimeSession({ ...plan.options, clock: this.clock });
+    // the loop ticks the plant once per tick: in lockstep its step must be every asset's step
+    if (plan.options.mode === 'lockstep' && plan.options.coreStepUs !== this.dtUs) throw new TimeSettingsError('step_ms', `lockstep steps the plant by its own step ${this.dtUs / 1000} ms (1/rate); step_ms is ${this.timeSettings.step_ms}`);
+    this.time.track(PLANT_ASSET, this.dtUs);
     this.dataPort = new JsonDataPort({
       vehicles: this.vehicles,
       dt: cfg.dt,
@@ -244,6 +271,12 @@ export class RealtimeServer {
   }
 
   private tick(now: number): boolean {
+    // the loop's schedule in simulation time, ticks an overrun skipped included: this tick covers up to its end
+    const ls = this.loop.stats;
+    if (!this.time.mayStep(PLANT_ASSET, (ls.ticks + ls.skippedTicks) * this.dtUs)) {
+      this.heldTicks++;
+      return true;
+    }
     this.lastTick = now;
     const dt = this.cfg.dt;
     const ioTimeout = this.cfg.ioTimeoutS ?? 0;
@@ -254,6 +287,7 @@ export class RealtimeServer {
       vs[i].session.tick(dt);
     }
     for (let i = 0; i < vs.length; i++) vs[i].fillFrame();
+    this.time.stepped(PLANT_ASSET);
     const tEnd = this.cfg.tEndS ?? 0;
     const done = tEnd > 0 && vs[0].session.simTime >= tEnd - 1e-12;
     const sock = this.txSocket;
@@ -343,6 +377,7 @@ export class RealtimeServer {
       txOversize: r ? r.tx.reduce((a, c) => a + c.oversize, 0) : 0,
       handlerErrors: this.handlerErrors,
       subscribers: this.subscribers.length,
+      heldTicks: this.heldTicks,
       vehicles: this.vehicles.map((v) => ({
         id: v.id,
         failsafe: v.watchdog.active,
@@ -353,6 +388,11 @@ export class RealtimeServer {
         maxEntryDelayS: v.watchdog.entries > 0 ? v.maxEntryDelayS : null,
       })),
     };
+  }
+
+  /** The conductor's status (the plant and external assets: time, skew to Tc, held counts). */
+  timeStatus(): TimeJson {
+    return sessionStatusJson(this.time);
   }
 
   /** The comms section of the JSON snapshot. */

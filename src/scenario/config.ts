@@ -13,6 +13,7 @@
  *           autopilot: {speed, speed_factor, lookahead_m, lookahead_gain_s, follow, time_gap_s, min_gap_m, decel},
  *           maneuver: {...}}],
  *   run: {mode: api | rt_comms, comms: <comms file>}
+ *   time: {mode: afap | lockstep | realtime, dmax_ms, step_ms, asset_port, expect_assets, ...}   (src/time/settings.ts)
  *
  * Batch overrides (`_overrides: {dotted.key: value}`, spec §9.5) are applied before parsing: `vehicle.<key>` and
  * `tire.<key>` patch the parameter files of every ego (`egos.<i>.vehicle.<key>` of one), `mu` the road
@@ -32,6 +33,8 @@ import type { VehicleParams } from '../plant/params/vehicle.js';
 import { LEVELS, type Level } from '../plant/types.js';
 import { DEFAULT_SCENE_CONFIG, type SceneConfig } from '../scene/config.js';
 import { type CommsSpec, parseComms } from '../cosim/comms/config.js';
+import { type TimeSettings, TimeSettingsError, parseTimeSettings, planSession } from '../time/settings.js';
+import { STEP_US, egoAssetName } from './assets.js';
 import { loadTemplates } from '../cosim/comms/templates/registry.js';
 import { type DrivingLine, pointAt } from './line.js';
 import { type ScenarioMap, loadScenarioMap } from './map.js';
@@ -122,6 +125,8 @@ export interface Scenario {
   egos: EgoSpec[];
   infra: InfraSensor[];
   run: { mode: RunMode; comms: CommsSpec | null };
+  /** the time conductor: `time:` (default: afap for api, realtime for rt_comms; see src/time/settings.ts) */
+  time: TimeSettings;
   metrics: string[];
   /** the document after overrides, with every reference as an absolute path (loadable as it is) */
   resolved: Record<string, unknown>;
@@ -134,7 +139,7 @@ export interface ScenarioLoadOptions extends RefOptions {
   allowDuplicateKeys?: boolean;
 }
 
-const TOP_KEYS = ['name', 'label', 'description', 'map', 'npcs', 'seed', 'duration', 'dt', 'scene', 'sensors', 'metrics', 'egos', 'run', '_overrides',
+const TOP_KEYS = ['name', 'label', 'description', 'map', 'npcs', 'seed', 'duration', 'dt', 'scene', 'sensors', 'metrics', 'egos', 'run', 'time', '_overrides',
   'vehicle', 'tire', 'tire_rear', 'level', 'maneuver', 'kinematics', 'start', 'driver', 'autopilot'];
 const EGO_KEYS = ['id', 'vehicle_id', 'vehicle', 'tire', 'tire_rear', 'level', 'sensors', 'dt', 'size', 'start', 'driver', 'autopilot', 'maneuver', 'label'];
 const AUTOPILOT_KEYS = ['speed', 'speed_factor', 'lookahead_m', 'lookahead_gain_s', 'follow', 'time_gap_s', 'min_gap_m', 'decel'];
@@ -397,6 +402,16 @@ export async function scenarioFromDocument(data: Record<string, unknown>, path: 
     warnings.push(...comms.warnings);
   }
 
+  // the time conductor: its settings, and whether the world and these plants can run under them
+  let time: TimeSettings;
+  try {
+    time = parseTimeSettings(doc.time, mode === 'rt_comms' ? 'realtime' : 'afap');
+    planSession(time, [{ name: 'world', stepUs: STEP_US, coarse: true }, ...egos.map((e) => ({ name: egoAssetName(e.id), stepUs: Math.round(e.dt * 1e6) }))]);
+  } catch (err) {
+    if (err instanceof TimeSettingsError) throw new ConfigError(path, err.key ? `time.${err.key}` : 'time', err.message.replace(/^time\.[a-z_]*: /, ''));
+    throw err;
+  }
+
   const metrics = doc.metrics === undefined ? DEFAULT_METRICS : doc.metrics;
   if (!Array.isArray(metrics) || !metrics.every((m) => typeof m === 'string')) throw new ConfigError(path, 'metrics', 'expected a list of metric names');
 
@@ -425,6 +440,7 @@ export async function scenarioFromDocument(data: Record<string, unknown>, path: 
     name: typeof doc.name === 'string' ? doc.name : path.split('/').pop()!.replace(/\.ya?ml$/, ''),
     duration, seed, map, npcs, scene, egos, infra,
     run: { mode, comms },
+    time,
     metrics: metrics as string[],
     resolved,
     warnings,

@@ -1,56 +1,27 @@
 /**
  * A scenario's world: its simulated egos and, on a road map with NPCs, the live scene (src/scene), on one
- * simulation clock. `advanceEgos` is the one stepping rule, used headless (ScenarioWorld, the Simulation API,
- * `vils run`, the batch) and by the real-time server (src/server/sim-egos.ts): the plants tick at their own
- * steps up to each policy step time s·0.1; each ego is reported to the scene at exactly that time; the policy
- * step runs (NPCs see the egos where they are); the autopilots get the vehicles around from the scene's
- * snapshot; and so on up to the target time. Without a scene the plants still observe each other every 0.1 s.
- * Everything is a function of the scenario and its seed: the same scenario gives bit-identical results.
+ * simulation clock kept by the time conductor (src/time/session.ts): the NPC world and each ego's plant are
+ * assets of one TimeSession (src/scenario/assets.ts), in the scenario's `time:` mode — afap (default for
+ * `vils run` in api mode), lockstep, or realtime (rt_comms) — and external simulators may join it over the
+ * asset protocol (`vils run` opens the port). The plants tick at their own steps up to each policy step time
+ * s·0.1; each ego is reported to the scene at exactly that time; the policy step runs (NPCs see the egos where
+ * they are); the autopilots get the vehicles around from the scene's snapshot; and so on. Without a scene the
+ * plants still observe each other every 0.1 s. Everything is a function of the scenario and its seed: the
+ * same scenario gives bit-identical results, in any mode (`advanceEgos`, the sequential rule the assets were
+ * drawn from, is kept as the reference the tests hold them to).
  */
-import { POLICY_DT } from '../traffic/engine.js';
 import type { EgoReport } from '../scene/egos.js';
 import type { LiveScene, SceneSnapshot } from '../scene/scene.js';
 import { setupScene, type SceneSetup } from '../scene/setup.js';
 import type { PolicySession } from '../policy/session.js';
+import type { Clock } from '../time/clock.js';
+import { TimeSession, planSession, type SessionStatus, type TimeSettings } from '../time/index.js';
+import { ScenarioAssets, STEP_US, observeEachOther, observeSnapshot, type SteppedScene } from './assets.js';
 import type { Scenario } from './config.js';
-import type { TrafficObject } from './drivers.js';
 import { SimEgo, US, type SimEgoOptions } from './sim-ego.js';
 import type { WorldObject } from './sensors.js';
 
-export const STEP_US = Math.round(POLICY_DT * US);
-
-/** What the stepping rule needs of a scene (a LiveScene, or the server's logged view of one). */
-export interface SteppedScene {
-  readonly nextStepTime: number;
-  advanceTo(t: number): Promise<number>;
-  snapshot(t?: number): SceneSnapshot;
-}
-
-/** The traffic each ego sees in a snapshot: every NPC and every other ego. */
-export function observeSnapshot(egos: readonly SimEgo[], snap: SceneSnapshot): void {
-  const npcs: TrafficObject[] = snap.npcs.map((n) => ({ x: n.x, y: n.y, vx: n.vx, vy: n.vy, length: n.length, width: n.width, yaw: n.yaw }));
-  for (const e of egos) {
-    const others = snap.egos.filter((o) => o.egoId !== e.id && !o.stale).map((o) => ({ x: o.x, y: o.y, vx: o.speed * Math.cos(o.yaw), vy: o.speed * Math.sin(o.yaw), length: o.length, width: o.width, yaw: o.yaw }));
-    e.observe({ t: snap.time, objects: others.length ? [...npcs, ...others] : npcs });
-    const me = snap.egos.find((o) => o.egoId === e.id);
-    if (me && !me.stale) {
-      e.sceneSteps++;
-      if (me.collided) e.npcContacts++;
-    }
-  }
-}
-
-function observeEachOther(egos: readonly SimEgo[], tS: number): void {
-  for (const e of egos) {
-    e.observe({
-      t: tS,
-      objects: egos.filter((o) => o !== e).map((o) => {
-        const s = o.session.truth;
-        return { x: s.x, y: s.y, vx: s.velocityEast(), vy: s.velocityNorth(), length: o.spec.length, width: o.spec.width, yaw: s.yaw };
-      }),
-    });
-  }
-}
+export { STEP_US, observeSnapshot, type SteppedScene } from './assets.js';
 
 /**
  * Advances the egos and the scene (if any) to targetUs: see the header. `report` hands an ego report to the
@@ -96,18 +67,43 @@ export interface WorldOptions {
   record?: boolean;
   /** external egos: seconds without a command before the fail-safe (rt_comms: 0.1; api: none) */
   cmdTimeoutS?: number;
+  /** the time conductor's settings (default: the scenario's `time:` block) */
+  time?: TimeSettings;
+  /** the session's clock (external assets' timeouts, realtime budgets) */
+  clock?: Clock;
+}
+
+export interface AdvanceOptions {
+  /** afap / lockstep: wait at most this long for external assets [s] (default: until they report or time out) */
+  maxWaitS?: number;
+  /** realtime: wall time the plants may use in this advance [s] (default: unbounded) */
+  budgetS?: number;
 }
 
 export class ScenarioWorld {
   readonly egos: SimEgo[];
   /** the live scene, when the scenario has NPCs */
   readonly scene: LiveScene | null;
+  /** the conductor: the world and each plant are its assets; `vils run` attaches external assets to it */
+  readonly session: TimeSession;
+  /** the conductor's settings in force */
+  readonly timeSettings: TimeSettings;
+  /** simulation time reached [µs] */
   timeUs = 0;
+  private readonly assets: ScenarioAssets;
 
   private constructor(readonly scenario: Scenario, private readonly setup: SceneSetup | null, opts: WorldOptions) {
     this.scene = setup?.scene ?? null;
     const egoOpts: SimEgoOptions = { ground: scenario.map.ground, line: scenario.map.line, cmdTimeoutS: opts.cmdTimeoutS ?? 0, record: opts.record };
     this.egos = scenario.egos.map((s) => new SimEgo(s, egoOpts));
+    const scene = this.scene;
+    this.timeSettings = opts.time ?? scenario.time;
+    let session: TimeSession | undefined;
+    this.assets = new ScenarioAssets({ scene, egos: this.egos, report: (r, ts) => scene?.updateEgo(r, ts), waitsFor: (n) => session?.waitsFor(n) ?? true });
+    const plan = planSession(this.timeSettings, this.assets.nativeSteps());
+    session = new TimeSession({ ...plan.options, clock: opts.clock });
+    for (const a of this.assets.assets(plan.assetStepUs)) session.add(a);
+    this.session = session;
     this.reset();
   }
 
@@ -126,19 +122,34 @@ export class ScenarioWorld {
     return this.timeUs / US;
   }
 
-  /** Back to time 0: egos at their starts, the scene reset from its seed. */
+  /** Back to time 0: egos at their starts, the scene reset from its seed, the conductor at 0. */
   reset(): void {
     for (const e of this.egos) e.reset();
     this.scene?.reset();
     this.timeUs = 0;
+    this.assets.reset();
+    this.session.reset();
     const scene = this.scene;
     if (scene) placeEgos(scene, this.egos, (id) => scene.removeNpc(id), (r) => scene.updateEgo(r, 0));
   }
 
-  async advanceTo(tS: number): Promise<void> {
+  /**
+   * Advances to tS through the conductor. Returns false when external assets held it short of tS (afap /
+   * lockstep with maxWaitS); the world's time is then Tc.
+   */
+  async advanceTo(tS: number, opts: AdvanceOptions = {}): Promise<boolean> {
     const target = Math.round(tS * US);
-    if (target <= this.timeUs) return;
-    this.timeUs = await advanceEgos(this.scene, this.egos, this.timeUs, target, (r, ts) => this.scene!.updateEgo(r, ts));
+    if (target <= this.timeUs) return true;
+    await this.assets.prime();
+    const r = await this.session.advance(target, opts);
+    // Tc stops on the core grid; the world's time is the target asked for, as the plants' own stepping rule has it
+    this.timeUs = r.held ? Math.max(this.timeUs, r.tcUs) : target;
+    return !r.held;
+  }
+
+  /** The conductor's view: Tc, every asset's time, skew and held counts, checks and violations. */
+  timeStatus(): SessionStatus {
+    return this.session.status();
   }
 
   ego(id?: string): SimEgo {

@@ -17,6 +17,7 @@ import { SceneHost, type ServingConfig, type SessionConfig } from './host.js';
 import { restPlugin } from './plugins/rest.js';
 import { MAX_MESSAGE_BYTES, streamPlugin } from './plugins/stream.js';
 import type { Clock } from '../time/clock.js';
+import type { TimeSettings } from '../time/settings.js';
 import { FoxgloveChannels, foxglovePlugin, handleProtocols, listenFoxglove } from './plugins/foxglove.js';
 import { metricsPlugin } from './plugins/metrics.js';
 import { DEFAULT_RECORDING, SceneRecorder, type RecordingSettings } from './recording.js';
@@ -34,6 +35,8 @@ export interface SceneOptions {
   mapPath?: string;
   origin?: LatLon;
   config?: Partial<SessionConfig>;
+  /** its time conductor (default: realtime, dmax 100 ms, no external-asset port) */
+  time?: TimeSettings;
 }
 
 export interface ServerOptions extends Omit<SceneOptions, 'name'> {
@@ -108,7 +111,7 @@ export async function createServer(opts: ServerOptions = {}): Promise<VilsServer
   });
   const version = packageVersion();
   const startedAt = Date.now();
-  const specs: SceneOptions[] = [{ name: 'default', mapPath: opts.mapPath, origin: opts.origin, config: opts.config }, ...(opts.scenes ?? [])];
+  const specs: SceneOptions[] = [{ name: 'default', mapPath: opts.mapPath, origin: opts.origin, config: opts.config, time: opts.time }, ...(opts.scenes ?? [])];
   const names = new Set<string>();
   for (const s of specs) {
     const name = s.name ?? 'default';
@@ -124,8 +127,10 @@ export async function createServer(opts: ServerOptions = {}): Promise<VilsServer
       const { scene, serving } = splitConfig(s.config);
       const setup = await setupScene({ mapPath: s.mapPath, origin: s.origin, config: scene, modelPath: opts.modelPath, policy: shared, intraOpThreads: opts.intraOpThreads });
       shared ??= setup.policy;
-      const host = new SceneHost(setup, { name: s.name ?? 'default', serving, logger: app.log, version, clock: opts.clock, epochNow: opts.epochNow });
+      const host = new SceneHost(setup, { name: s.name ?? 'default', serving, logger: app.log, version, clock: opts.clock, epochNow: opts.epochNow, time: s.time });
       hosts.push(host);
+      const assetPort = await host.time.open();
+      if (assetPort !== null) app.log.info({ scene: host.name, port: assetPort }, `scene ${host.name}: external time assets on UDP ${host.time.settings.asset_host}:${assetPort} (${host.time.settings.mode}, dmax ${host.time.settings.dmax_ms} ms)`);
       const fox = new FoxgloveChannels(host, { onError: (err) => app.log.debug({ err, scene: host.name }, 'foxglove client message refused') });
       host.runner.addSink(fox);
       host.attachments.set('foxglove', fox);

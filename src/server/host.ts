@@ -7,10 +7,12 @@ import type { LoadedMap } from '../map/scene-json.js';
 import type { PolicySession } from '../policy/session.js';
 import { DEFAULT_SCENE_CONFIG, InputError, type LiveScene, type SceneConfig, type SceneEvent, type SceneSetup } from '../scene/index.js';
 import type { Clock } from '../time/clock.js';
+import { defaultTimeSettings, type RunnerEvent, type TimeSettings } from '../time/index.js';
 import { ClientRegistry } from './clients.js';
 import { SceneInputs } from './inputs.js';
 import { RollingStats } from './rolling-stats.js';
 import { MAX_PUBLISH_HZ, MIN_PUBLISH_HZ, SceneRunner, type FrameSink, type PublishedFrame } from './runner.js';
+import { SceneTime } from './scene-time.js';
 import { buildNpcStatesFrame, egoEntry, type NpcStatesFrame } from './wire.js';
 import { encodeNpcStatesBinary } from './wire-binary.js';
 
@@ -54,6 +56,8 @@ export interface HostOptions {
   clock?: Clock;
   /** the runner's epoch time source, for a virtual clock */
   epochNow?: () => number;
+  /** the time conductor (default: realtime, dmax 100 ms, no external-asset port) */
+  time?: TimeSettings;
 }
 
 /** Something attached to a host that reports status and is closed with it (the recorder, the Foxglove channels). */
@@ -81,6 +85,8 @@ export class SceneHost implements FrameSink {
   lastFrame: PublishedFrame | null = null;
   /** every input that changes the scene goes through here (logged for recording and exact replay) */
   readonly inputs: SceneInputs;
+  /** the time conductor: the world, simulated egos and external simulators as assets (the runner's step driver) */
+  readonly time: SceneTime;
   /** the recorder, the Foxglove channels: shown in the status, closed with the host */
   readonly attachments = new Map<string, HostAttachment>();
   private readonly logger?: Logger;
@@ -101,6 +107,8 @@ export class SceneHost implements FrameSink {
     this.serving = { ...DEFAULT_SERVING_CONFIG, ...opts.serving };
     this.clients = new ClientRegistry(() => this.serving.max_queue);
     this.inputs = new SceneInputs(this.scene, (err) => this.logger?.error({ err, scene: this.name }, 'input listener failed'));
+    this.time = new SceneTime(this.scene, { settings: opts.time ?? defaultTimeSettings('realtime'), clock: opts.clock, periodS: () => 1 / this.serving.publish_hz, onEvent: (e) => this.logTime(e) });
+    this.inputs.driver = this.time;
     this.runner = new SceneRunner(this.inputs.runnerView(), {
       publishHz: this.serving.publish_hz,
       clock: opts.clock,
@@ -214,6 +222,7 @@ export class SceneHost implements FrameSink {
       ws_errors: this.counters.errors,
       ego_collision_steps: scene.egoCollisionSteps,
       quality: scene.quality.summary(),
+      time: this.time.status(),
       rss_mb: Math.round(process.memoryUsage().rss / 1e5) / 10,
       ...Object.fromEntries([...this.attachments].map(([k, a]) => [k, a.status()])),
     };
@@ -232,8 +241,23 @@ export class SceneHost implements FrameSink {
     }
   }
 
+  private logTime(e: RunnerEvent): void {
+    const log = this.logger;
+    if (!log) return;
+    const ctx = { scene: this.name, asset: 'name' in e ? e.name : undefined };
+    switch (e.type) {
+      case 'joined': return log.info({ ...ctx, step_ms: e.status.stepUs / 1000 }, `time asset ${e.name} joined (step ${e.status.stepUs / 1000} ms)`);
+      case 'left': return e.reason === 'replaced' ? undefined : log.info({ ...ctx, reason: e.reason }, `time asset ${e.name} left (${e.reason})`);
+      case 'lagging': return log.warn({ ...ctx, skew_ms: e.skewUs / 1000 }, `time asset ${e.name} is ${(e.skewUs / 1000).toFixed(0)} ms behind Tc (more than dmax): its outputs are stale; the scene does not wait for it`);
+      case 'in_sync': return log.info(ctx, `time asset ${e.name} is in sync again`);
+      case 'violation': return log.error({ scene: this.name, invariant: e.violation.invariant }, `time invariant ${e.violation.invariant} broken: ${e.violation.detail}`);
+      case 'refused': return; // counted per asset in the status; a burst of them would flood the log
+    }
+  }
+
   async close(): Promise<void> {
     await this.runner.close();
+    await this.time.close();
     for (const [name, a] of this.attachments) {
       try {
         await a.close();

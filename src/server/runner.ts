@@ -37,6 +37,8 @@ export const MAX_PUBLISH_HZ = 50;
 const IDLE_FRAME_PERIOD_S = 1;
 /** Behind by more than this, simulation time slips instead of running a burst of policy steps. */
 const MAX_CATCH_UP_S = 2 * POLICY_DT;
+/** A scene left further behind the tick's time than this was held by the time conductor [s]. */
+const HELD_EPS_S = 1e-5;
 
 export interface RunnerStats {
   ticks: number;
@@ -46,6 +48,10 @@ export interface RunnerStats {
   frames: number;
   /** simulation time given up after stalls, so the scene never runs a burst of steps [s] */
   slippedS: number;
+  /** simulation time given up because the time conductor held the scene (lockstep / afap with a slow asset) [s] */
+  heldS: number;
+  /** ticks at which it did */
+  heldTicks: number;
   stepErrors: number;
 }
 
@@ -60,6 +66,8 @@ export class SceneRunner {
   private closed = false;
   private readonly done: Promise<void>;
   private slippedS = 0;
+  private heldS = 0;
+  private heldTicks = 0;
   private frames = 0;
   private stepErrors = 0;
   private hz: number;
@@ -88,7 +96,7 @@ export class SceneRunner {
 
   get stats(): RunnerStats {
     const p = this.pacer.stats;
-    return { ticks: p.ticks, overruns: p.overruns, skippedTicks: p.skippedTicks, frames: this.frames, slippedS: this.slippedS, stepErrors: this.stepErrors };
+    return { ticks: p.ticks, overruns: p.overruns, skippedTicks: p.skippedTicks, frames: this.frames, slippedS: this.slippedS, heldS: this.heldS, heldTicks: this.heldTicks, stepErrors: this.stepErrors };
   }
 
   addSink(sink: FrameSink): void {
@@ -203,6 +211,15 @@ export class SceneRunner {
     }
     await this.scene.advanceTo(t);
     if (this.runState !== 'running') return; // paused or closed while the step ran
+    const held = t - this.scene.time;
+    if (held > HELD_EPS_S) {
+      // the time conductor stopped short (an asset held the core): the time is given up like a stall's, and
+      // the frame shows the scene where it is
+      this.heldS += held;
+      this.heldTicks++;
+      this.wallAnchor += held;
+      t = this.scene.time;
+    }
     // stamped with the wall-clock time at which simulation time was t (not when the step finished)
     this.publish(this.scene.snapshot(t), this.epochOffset + this.wallAnchor + (t - this.simAnchor));
   }

@@ -1,14 +1,16 @@
 /**
- * A scenario's simulated egos in a live, real-time scene (`vils serve --scenario`): the egos step with the
- * runner's simulation time (the scenario's one stepping rule, advanceEgos, through the scene inputs so every
- * ego report is logged in order and recordings replay), appear in npc_states.egos and on the web map like real
+ * A scenario's simulated egos in a live, real-time scene (`vils serve --scenario`): each ego's plant is an asset
+ * of the scene's time conductor (scene-time.ts, with the world asset of src/scenario/assets.ts: the scenario's
+ * own exchange rule), stepped through the scene inputs so every ego report is logged in order and recordings
+ * replay; in realtime an ego that cannot keep up within a tick's budget is left behind and reported, never
+ * waited for. They appear in npc_states.egos and on the web map like real
  * cars, and are driven by their autopilot or from outside — VDS1 CMD through the scenario's comms file, or the
  * JSON data port at /api/io — with the fail-safe after 0.1 s of silence. Real cars may join the same scene.
  */
 import { EgoCommsLink } from '../scenario/comms-link.js';
 import type { Scenario } from '../scenario/config.js';
-import { SimEgo, US } from '../scenario/sim-ego.js';
-import { advanceEgos, placeEgos } from '../scenario/world.js';
+import { SimEgo } from '../scenario/sim-ego.js';
+import { placeEgos } from '../scenario/world.js';
 import type { HostAttachment, SceneHost } from './host.js';
 
 export interface SimEgoSession {
@@ -20,24 +22,11 @@ export async function attachSimEgos(host: SceneHost, scenario: Scenario, opts: {
   const egos = scenario.egos.map((s) => new SimEgo(s, { ground: scenario.map.ground, line: scenario.map.line, cmdTimeoutS: 0.1, record: false }));
   const link = await EgoCommsLink.open(egos, scenario.run.mode === 'rt_comms' ? scenario.run.comms : null, { now: () => host.runner.simNow(), bindAddress: opts.bindAddress, running: () => host.runner.state === 'running' });
   const inputs = host.inputs;
-  let nowUs = 0;
   const report = (r: ReturnType<SimEgo['report']>, t: number) => void inputs.updateEgo(r, t).catch(() => undefined);
-  inputs.driver = {
-    async advanceTo(t, advance) {
-      const target = Math.round(t * US);
-      if (target > nowUs) {
-        const stepped = { get nextStepTime() { return host.scene.nextStepTime; }, advanceTo: advance, snapshot: (x?: number) => host.scene.snapshot(x) };
-        nowUs = await advanceEgos(stepped, egos, nowUs, target, report);
-        for (const e of egos) report(e.report(), t);
-      }
-      return advance(t);
-    },
-    afterReset() {
-      nowUs = 0;
-      for (const e of egos) e.reset();
-      placeEgos(host.scene, egos, (id) => void inputs.removeNpc(id).catch(() => undefined), (r) => report(r, 0));
-    },
-  };
+  host.time.attachEgos(egos, report, () => {
+    for (const e of egos) e.reset();
+    placeEgos(host.scene, egos, (id) => void inputs.removeNpc(id).catch(() => undefined), (r) => report(r, 0));
+  });
   const attachment: HostAttachment = {
     status: () => ({
       scenario: scenario.name,
@@ -47,7 +36,7 @@ export async function attachSimEgos(host: SceneHost, scenario: Scenario, opts: {
       egos: egos.map((e) => ({ ego_id: e.id, vehicle_id: e.vehicle.id, level: e.spec.level, driver: e.spec.driver.kind, dt: e.spec.dt, t: e.time, failsafe: e.vehicle.watchdog.active, cmds: e.vehicle.cmdsAccepted })),
     }),
     close: async () => {
-      inputs.driver = null;
+      host.time.detachEgos();
       await link.close();
     },
   };

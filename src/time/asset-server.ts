@@ -1,17 +1,19 @@
 /**
  * The UDP endpoint of the external-asset protocol (asset-protocol.ts): binds a socket, turns datagrams into
- * ConductorRunner.attach / report / remove calls, answers every report with Tc and pushes Tc to every asset when
- * it changes. It does not drive the core: the caller runs the runner (runner.run()). Bad datagrams are dropped
+ * attach / report / remove calls on an AssetHub (a ConductorRunner, or a session's TimeSession), answers every
+ * report with Tc and pushes Tc to every asset when it changes. It does not drive the core: the caller does
+ * (runner.run(), session.advance()). Bad datagrams are dropped
  * and counted by reason; nothing a peer sends can throw out of the socket handler.
  */
 import { createSocket, type RemoteInfo, type Socket } from 'node:dgram';
 import type { AddressInfo } from 'node:net';
 import { JoinError } from './conductor.js';
-import type { ConductorRunner, RunnerEvent } from './conductor-runner.js';
+import type { RunnerEvent } from './conductor-runner.js';
+import type { AssetHub } from './session.js';
 import { DEFAULT_ASSET_PORT, type DropReason, type ServerMessage, decodeClientMessage, encodeServerMessage } from './asset-protocol.js';
 
 export interface AssetServerOptions {
-  readonly runner: ConductorRunner;
+  readonly runner: AssetHub;
   /** Default 127.0.0.1: the protocol has no authentication, bind wider only on a trusted network. */
   readonly host?: string;
   /** Default DEFAULT_ASSET_PORT (47800); 0 picks a free port. */
@@ -40,7 +42,7 @@ interface Peer {
 }
 
 export class AssetServer {
-  private readonly runner: ConductorRunner;
+  private readonly runner: AssetHub;
   private readonly host: string;
   private readonly port: number;
   private readonly timeoutMs: number;

@@ -12,3 +12,7 @@ export * from './conductor-runner.js';
 export * from './asset-protocol.js';
 export * from './asset-server.js';
 export * from './asset-shm.js';
+export * from './session.js';
+export * from './settings.js';
+export * from './asset-port.js';
+export * from './status-json.js';

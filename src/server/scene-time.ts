@@ -1,0 +1,149 @@
+/**
+ * The time conductor of a hosted scene (src/time/session.ts): the NPC world, the simulated egos of a scenario
+ * (sim-egos.ts) and external simulators that register over the UDP asset protocol are assets of one
+ * TimeSession, and this object is the scene's StepDriver, so the runner's advanceTo(t) goes through it.
+ *
+ * Modes (`time:` of the scenario, or `vils serve --time-mode`):
+ *   - realtime (default): the runner's clock is the wall clock and the master: a wall-clock asset is dragged to
+ *     the tick's time, the world takes the policy steps due as it always did (the frame is its output), the
+ *     simulated egos step within half a publish period, and nothing — no ego, no external asset — can hold
+ *     the tick. An asset more than dmax behind is reported (status, log, web map); the world then uses its last
+ *     report, which the scene extrapolates along the ego's heading at its speed.
+ *   - afap / lockstep: the runner still paces the scene (at most real time), but the conductor's rule holds
+ *     it: an advance waits for the assets up to one publish period and then stops short; the runner gives the
+ *     time up (RunnerStats.heldS) and publishes the frame where the scene is. lockstep steps every asset by the
+ *     same step (every asset sees every step); afap lets them run up to dmax apart.
+ *
+ * The world joins at 0 having taken the policy step at 0, through the runner's logged advance, so a recording
+ * replays exactly as before. Between the world's steps the runner's last advance only moves the scene's time
+ * (never to a policy step the world asset has not taken: that would run a step behind the conductor's back).
+ */
+import { POLICY_DT } from '../traffic/engine.js';
+import { ScenarioAssets, STEP_US, WORLD_ASSET, type SteppedScene } from '../scenario/assets.js';
+import type { SimEgo } from '../scenario/sim-ego.js';
+import type { EgoReport } from '../scene/egos.js';
+import type { LiveScene } from '../scene/scene.js';
+import type { Clock } from '../time/clock.js';
+import { TimeSession, openAssetPort, planSession, sessionStatusJson, type AssetServer, type RunnerEvent, type TimeSettings } from '../time/index.js';
+import type { StepDriver } from './inputs.js';
+
+export interface SceneTimeOptions {
+  readonly settings: TimeSettings;
+  readonly clock?: Clock;
+  /** the runner's publish period [s] now (a realtime tick's budget, an afap/lockstep tick's wait) */
+  readonly periodS: () => number;
+  readonly onEvent?: (e: RunnerEvent) => void;
+}
+
+type Advance = (t: number) => Promise<number>;
+
+export class SceneTime implements StepDriver {
+  readonly session: TimeSession;
+  readonly settings: TimeSettings;
+  private assets: ScenarioAssets;
+  private egos: readonly SimEgo[] = [];
+  private onReset: (() => void) | null = null;
+  /** egos to attach at the next reset (between two ticks, never under one) */
+  private pending: { egos: readonly SimEgo[]; report: (r: EgoReport, tS: number) => void; onReset: () => void } | null = null;
+  private advanceFn: Advance | null = null;
+  private port: { server: AssetServer; port: number } | null = null;
+  private readonly stepped: SteppedScene;
+
+  constructor(private readonly scene: LiveScene, private readonly opts: SceneTimeOptions) {
+    this.settings = opts.settings;
+    // the world asset steps the scene through the runner's logged advance (given with every advanceTo)
+    this.stepped = {
+      get nextStepTime() {
+        return scene.nextStepTime;
+      },
+      advanceTo: (t) => {
+        if (!this.advanceFn) throw new Error('the world asset stepped outside the runner');
+        return this.advanceFn(t);
+      },
+      snapshot: (t) => scene.snapshot(t),
+    };
+    this.assets = this.build([], () => undefined);
+    const plan = planSession(this.settings, this.assets.nativeSteps());
+    this.session = new TimeSession({ ...plan.options, clock: opts.clock });
+    for (const a of this.assets.assets(plan.assetStepUs)) this.session.add(a);
+    if (opts.onEvent) this.session.onEvent(opts.onEvent);
+  }
+
+  private build(egos: readonly SimEgo[], report: (r: EgoReport, tS: number) => void): ScenarioAssets {
+    return new ScenarioAssets({ scene: this.stepped, egos, report, waitsFor: (n) => this.session.waitsFor(n) });
+  }
+
+  /**
+   * Simulated egos join the conductor at the next scene reset (the caller resets the runner next; the swap
+   * happens between two ticks, never under one): the world is replaced by one that waits for them. `report`
+   * hands an ego report to the scene inputs; `onReset` puts the egos back at their starts after every reset.
+   * Throws TimeSettingsError when their steps do not fit the settings.
+   */
+  attachEgos(egos: readonly SimEgo[], report: (r: EgoReport, tS: number) => void, onReset: () => void): void {
+    planSession(this.settings, this.build(egos, report).nativeSteps());
+    this.pending = { egos, report, onReset };
+  }
+
+  private swapIn(egos: readonly SimEgo[], report: (r: EgoReport, tS: number) => void, onReset: () => void): void {
+    const assets = this.build(egos, report);
+    const plan = planSession(this.settings, assets.nativeSteps());
+    this.session.remove(WORLD_ASSET, 'replaced');
+    for (const a of assets.assets(plan.assetStepUs)) this.session.add(a);
+    this.assets = assets;
+    this.egos = egos;
+    this.onReset = onReset;
+  }
+
+  /** Detaches the simulated egos (their assets leave; the world no longer waits for them). */
+  detachEgos(): void {
+    for (const name of this.assets.nativeSteps().map((n) => n.name)) this.session.remove(name, 'detached');
+    this.assets = this.build([], () => undefined);
+    const plan = planSession(this.settings, this.assets.nativeSteps());
+    for (const a of this.assets.assets(plan.assetStepUs)) this.session.add(a);
+    this.egos = [];
+    this.onReset = null;
+  }
+
+  /** Opens the external-asset port if the settings give one; returns its port. */
+  async open(): Promise<number | null> {
+    if (this.port || this.settings.asset_port === null) return this.port?.port ?? null;
+    this.port = await openAssetPort(this.session, this.settings);
+    return this.port?.port ?? null;
+  }
+
+  async close(): Promise<void> {
+    await this.port?.server.close();
+    this.port = null;
+  }
+
+  get assetPort(): number | null {
+    return this.port?.port ?? null;
+  }
+
+  async advanceTo(t: number, advance: Advance): Promise<number> {
+    this.advanceFn = advance;
+    const period = this.opts.periodS();
+    await this.assets.prime();
+    const r = await this.session.advance(Math.round(t * 1e6), { budgetS: period / 2, maxWaitS: period });
+    const reached = r.held ? r.tcUs / 1e6 : t;
+    // each ego as it is now, for the frame (one left behind at its own time: the scene moves it on)
+    for (const e of this.egos) this.assets.reportNow(e);
+    // the scene's time to `reached`, short of a policy step the world asset has not taken
+    const to = Math.min(reached, this.scene.nextStepTime - 2e-6);
+    return to > this.scene.time + 1e-9 ? advance(to) : 0;
+  }
+
+  afterReset(): void {
+    const p = this.pending;
+    this.pending = null;
+    if (p) this.swapIn(p.egos, p.report, p.onReset);
+    this.assets.reset();
+    this.session.reset();
+    this.onReset?.();
+  }
+
+  /** GET /api/status `time`. */
+  status(): Record<string, unknown> {
+    return { ...sessionStatusJson(this.session), asset_port: this.port?.port ?? null, policy_step_ms: Math.round(POLICY_DT * 1000) };
+  }
+}

@@ -1,0 +1,471 @@
+/**
+ * The conductor of one VILS session: a Conductor (conductor.ts) with the session's in-process assets (the NPC
+ * world, each simulated ego's plant, each plant of `vils realtime`), the external assets that join over the
+ * UDP protocol (asset-server.ts takes a session as its AssetHub), and a cooperative driver, advance(target),
+ * that the caller's own loop calls: the live scene runner once per tick, `vils run` once per chunk.
+ *
+ * Why not ConductorRunner (conductor-runner.ts)? That runner gives every in-process asset its own async loop
+ * and its own core loop on a Pacer: right for independent simulators, but the order in which the loops
+ * interleave is then up to the event loop, and the VILS loops already have a clock and a pacer of their own.
+ * Here the caller owns the loop, in-process assets step one after another in a fixed order, and the core
+ * counts up between them, by the same rules. Assets may add data dependencies (`ready`), which the rule alone
+ * does not express: the world's policy step at s needs every simulated ego's report at exactly s, and an ego
+ * needs the world's step at the last 0.1 s boundary before it ticks on (src/scenario/assets.ts). With them, a
+ * session's results do not depend on the order in which its assets happen to step, so a scenario stays
+ * bit-for-bit deterministic under the conductor.
+ *
+ * Modes (conductor.ts):
+ *   - afap / lockstep: advance(target) steps in-process assets and counts the core up to `target` as the rule
+ *     lets it; when only external assets can move the session on, it waits for their reports (up to maxWaitS,
+ *     then returns short of the target, `held`). A caller pacing by the wall clock passes the wall clock's time
+ *     as the target (at most real time, slower when an asset holds the core); a greedy one passes the end.
+ *   - realtime: a wall-clock asset (`wallName`) is dragged to the target first, so the core follows the caller's
+ *     clock and nothing ever holds it; in-process assets then step up to Tc. A `detachable` asset (a simulated
+ *     ego) steps only within the advance's wall-time budget; one left behind by more than dmax is lagging, and
+ *     `waitsFor(name)` tells its dependents not to wait for it but to use its last output (extrapolated). The
+ *     NPC world is not detachable: the frame is its output, so the tick runs its step as it always did.
+ *
+ * Held counts: a count-up an asset could not make because of the rule is counted once per value of Tc (an asset
+ * that waits through three changes of Tc was held three times), like ConductorRunner's asset loops.
+ */
+import type { Clock } from './clock.js';
+import { systemClock } from './clock.js';
+import { Conductor, type AssetKind, type AssetStatus, type ConductorMode, type ConductorStatus, type ReportResult, type Violation } from './conductor.js';
+import type { RunnerEvent } from './conductor-runner.js';
+
+/** What the external-asset server needs of whoever holds the conductor (ConductorRunner and TimeSession both are one). */
+export interface AssetHub {
+  readonly conductor: Conductor;
+  attach(name: string, opts: { stepUs: number; kind?: AssetKind }): AssetStatus;
+  report(name: string, timeUs: number, held?: number): ReportResult;
+  remove(name: string, reason?: string): void;
+  onTc(fn: (tcUs: number) => void): () => void;
+  onEvent(fn: (e: RunnerEvent) => void): () => void;
+}
+
+export interface SessionAsset {
+  readonly name: string;
+  /** ΔTi [µs]: a multiple of the core step, at most dmax (in lockstep: the core step). */
+  readonly stepUs: number;
+  /** Data dependencies beyond the rule: may the step from `fromUs` run now? (default: yes) */
+  ready?(fromUs: number): boolean;
+  /** Simulates (fromUs, toUs]. */
+  step(fromUs: number, toUs: number): void | Promise<void>;
+  /** realtime: may it be left behind when the advance's budget is spent? (default true) */
+  readonly detachable?: boolean;
+}
+
+export interface TimeSessionOptions {
+  readonly mode: ConductorMode;
+  /** ΔTc [µs] */
+  readonly coreStepUs: number;
+  /** dmax [µs] (lockstep: the core step, may be omitted) */
+  readonly dmaxUs?: number;
+  readonly clock?: Clock;
+  /** An external asset silent for longer than this is removed ('timeout'); default 2 s. */
+  readonly assetTimeoutS?: number;
+  /** realtime: the wall-clock asset the caller's clock drives (default 'wall-clock'); none in other modes. */
+  readonly wallName?: string;
+  /** Check the invariants after every count-up (default true); violations are counted and reported as events. */
+  readonly checkInvariants?: boolean;
+}
+
+export interface AdvanceOptions {
+  /** afap / lockstep: wait at most this long for external assets [s] (default Infinity). realtime never waits. */
+  readonly maxWaitS?: number;
+  /** realtime: wall time detachable in-process assets may use in this advance [s] (default Infinity). */
+  readonly budgetS?: number;
+}
+
+export interface AdvanceResult {
+  /** Tc after the advance [µs] */
+  readonly tcUs: number;
+  /** afap / lockstep: Tc stopped short of the target because assets held the core */
+  readonly held: boolean;
+  /** time spent waiting for external assets [s] */
+  readonly waitedS: number;
+}
+
+interface InProcess {
+  readonly asset: SessionAsset;
+  /** the Tc at which its last held count-up was counted */
+  heldAt: number;
+}
+
+interface External {
+  lastHeardS: number;
+}
+
+export class TimeSession implements AssetHub {
+  readonly mode: ConductorMode;
+  readonly wallName: string | null;
+  private c: Conductor;
+  private readonly opts: TimeSessionOptions;
+  private readonly clock: Clock;
+  private readonly timeoutS: number;
+  private readonly check: boolean;
+  private readonly inProcess: InProcess[] = [];
+  private readonly externals = new Map<string, External>();
+  private readonly tracked = new Map<string, number>();
+  private readonly trackedHeldAt = new Map<string, number>();
+  private readonly tcListeners = new Set<(tcUs: number) => void>();
+  private readonly eventListeners = new Set<(e: RunnerEvent) => void>();
+  private readonly laggingNow = new Set<string>();
+  private wake: (() => void) | undefined;
+  private budgetSpent = false;
+  private lastTc = 0;
+  private checks = 0;
+  private violationCount = 0;
+  private readonly firstViolations: Violation[] = [];
+  /** advances that ended short of their target (afap / lockstep) and their wait [s] */
+  private heldAdvances = 0;
+  private waitedS = 0;
+  private resets = 0;
+
+  constructor(opts: TimeSessionOptions) {
+    this.opts = opts;
+    this.mode = opts.mode;
+    this.clock = opts.clock ?? systemClock;
+    this.timeoutS = opts.assetTimeoutS ?? 2;
+    this.check = opts.checkInvariants ?? true;
+    this.wallName = opts.mode === 'realtime' ? (opts.wallName ?? 'wall-clock') : null;
+    this.c = this.fresh();
+  }
+
+  private fresh(): Conductor {
+    const o = this.opts;
+    const c = new Conductor({ mode: o.mode, coreStepUs: o.coreStepUs, dmaxUs: o.mode === 'lockstep' ? undefined : o.dmaxUs });
+    if (this.wallName) c.join(this.wallName, { stepUs: o.coreStepUs, kind: 'wallclock', atS: this.clock.now() });
+    return c;
+  }
+
+  get conductor(): Conductor {
+    return this.c;
+  }
+
+  /** Tc [µs] */
+  get timeUs(): number {
+    return this.c.timeUs;
+  }
+
+  /** Adds an in-process asset (stepped in the order added). Throws the conductor's JoinError if refused. */
+  add(asset: SessionAsset): AssetStatus {
+    const st = this.c.join(asset.name, { stepUs: asset.stepUs, atS: this.clock.now() });
+    this.inProcess.push({ asset, heldAt: -1 });
+    this.emit({ type: 'joined', name: asset.name, status: st });
+    return st;
+  }
+
+  /** Removes an in-process or external asset. */
+  remove(name: string, reason = 'left'): void {
+    const i = this.inProcess.findIndex((p) => p.asset.name === name);
+    if (i >= 0) this.inProcess.splice(i, 1);
+    this.externals.delete(name);
+    this.tracked.delete(name);
+    this.laggingNow.delete(name);
+    const st = this.c.leave(name, reason);
+    if (st) this.emit({ type: 'left', name, reason, status: st });
+    this.wake?.();
+  }
+
+  // ---- in-process assets the caller steps itself (a plant on its own real-time loop) ----
+
+  /** Adds an asset that the caller steps itself and tells the session about (mayStep, stepped). */
+  track(name: string, stepUs: number): AssetStatus {
+    const st = this.c.join(name, { stepUs, atS: this.clock.now() });
+    this.tracked.set(name, stepUs);
+    this.emit({ type: 'joined', name, status: st });
+    return st;
+  }
+
+  /**
+   * May the tracked asset take its next step now? First the core: realtime drags the wall clock to targetUs;
+   * afap / lockstep count the core up towards targetUs as far as the rule lets it. Then the asset rule; a
+   * refusal is counted as held (once per value of Tc). Synchronous, for a loop that cannot await.
+   */
+  mayStep(name: string, targetUs: number): boolean {
+    const c = this.c;
+    if (this.wallName) {
+      const to = Math.floor(targetUs / c.coreStepUs) * c.coreStepUs;
+      if (to > (c.assetTimeUs(this.wallName) ?? 0)) {
+        c.report(this.wallName, to, { atS: this.clock.now() });
+        this.afterChange();
+      }
+    } else {
+      while (c.timeUs + c.coreStepUs <= targetUs && c.countUpCore()) this.afterChange();
+    }
+    if (c.timeUs !== this.lastTc) this.notifyTc();
+    if (this.externals.size > 0) this.sweep();
+    if (c.mayProgress(name)) return true;
+    if (this.trackedHeldAt.get(name) !== c.timeUs) {
+      this.trackedHeldAt.set(name, c.timeUs);
+      c.countUp(name);
+    }
+    return false;
+  }
+
+  /** The tracked asset took the step mayStep allowed. */
+  stepped(name: string): void {
+    this.c.countUp(name, this.clock.now());
+    this.afterChange();
+    if (this.mode === 'realtime') this.trackLagging();
+  }
+
+  // ---- AssetHub: external assets ----
+
+  attach(name: string, opts: { stepUs: number; kind?: AssetKind }): AssetStatus {
+    const st = this.c.join(name, { stepUs: opts.stepUs, kind: opts.kind, atS: this.clock.now() });
+    this.externals.set(name, { lastHeardS: this.clock.now() });
+    this.emit({ type: 'joined', name, status: st });
+    this.afterChange();
+    return st;
+  }
+
+  report(name: string, timeUs: number, held?: number): ReportResult {
+    const e = this.externals.get(name);
+    if (!e) return { accepted: false, reason: 'unknown_asset', timeUs: NaN, steps: 0 };
+    e.lastHeardS = this.clock.now();
+    const r = this.c.report(name, timeUs, { atS: e.lastHeardS, held });
+    if (!r.accepted) this.emit({ type: 'refused', name, reason: r.reason ?? 'unknown_asset', timeUs });
+    else if (r.steps > 0) {
+      this.afterChange();
+      if (this.mode === 'realtime') this.trackLagging();
+      if (this.c.timeUs !== this.lastTc) this.notifyTc();
+      this.wake?.();
+    }
+    return r;
+  }
+
+  onTc(fn: (tcUs: number) => void): () => void {
+    this.tcListeners.add(fn);
+    return () => this.tcListeners.delete(fn);
+  }
+
+  onEvent(fn: (e: RunnerEvent) => void): () => void {
+    this.eventListeners.add(fn);
+    return () => this.eventListeners.delete(fn);
+  }
+
+  /** Names of the external assets. */
+  externalNames(): string[] {
+    return [...this.externals.keys()];
+  }
+
+  /**
+   * Should a dependent wait for this asset's output? Always outside realtime; in realtime not when the asset is
+   * lagging or the advance's budget is spent (the dependent then uses its last output, extrapolated).
+   */
+  waitsFor(name: string): boolean {
+    if (this.mode !== 'realtime') return true;
+    return !this.budgetSpent && !this.laggingNow.has(name);
+  }
+
+  /** realtime: the simulated assets more than dmax behind Tc (their outputs are stale). */
+  lagging(): string[] {
+    return [...this.laggingNow];
+  }
+
+  /**
+   * Back to time 0 (a scene reset): a fresh conductor with the same in-process assets; external assets are
+   * removed with reason 'reset' (the protocol tells them, and they register again at the new Tc).
+   */
+  reset(): void {
+    for (const name of [...this.externals.keys()]) this.remove(name, 'reset');
+    this.c = this.fresh();
+    for (const p of this.inProcess) {
+      this.c.join(p.asset.name, { stepUs: p.asset.stepUs, atS: this.clock.now() });
+      p.heldAt = -1;
+    }
+    for (const [name, stepUs] of this.tracked) this.c.join(name, { stepUs, atS: this.clock.now() });
+    this.trackedHeldAt.clear();
+    this.laggingNow.clear();
+    this.lastTc = 0;
+    this.resets++;
+    this.notifyTc();
+  }
+
+  /** Advances the session towards Tc = targetUs (see the header for what each mode does). */
+  async advance(targetUs: number, opts: AdvanceOptions = {}): Promise<AdvanceResult> {
+    this.sweep();
+    if (this.mode === 'realtime') return this.advanceRealtime(targetUs, opts.budgetS ?? Infinity);
+    const c = this.c;
+    const maxWaitS = opts.maxWaitS ?? Infinity;
+    let waited = 0;
+    for (;;) {
+      let moved = await this.stepInProcess(Infinity);
+      while (c.timeUs + c.coreStepUs <= targetUs && c.countUpCore()) {
+        moved = true;
+        this.afterChange();
+      }
+      if (c.timeUs !== this.lastTc) this.notifyTc();
+      if (moved) continue;
+      if (c.timeUs + c.coreStepUs > targetUs) return { tcUs: c.timeUs, held: false, waitedS: waited };
+      // the core is held and no in-process asset can move: only an external report (or a removal) helps
+      if (this.externals.size === 0) throw new Error(`time session stuck at Tc ${c.timeUs} µs: no asset can progress (${this.describe()})`);
+      const left = maxWaitS - waited;
+      if (left <= 1e-6) {
+        this.heldAdvances++;
+        return { tcUs: c.timeUs, held: true, waitedS: waited };
+      }
+      const t0 = this.clock.now();
+      await this.waitForExternal(Math.min(left, this.sweepPeriodS()));
+      const dt = this.clock.now() - t0;
+      waited += dt;
+      this.waitedS += dt;
+      this.sweep();
+    }
+  }
+
+  private async advanceRealtime(targetUs: number, budgetS: number): Promise<AdvanceResult> {
+    const c = this.c;
+    const wall = this.wallName as string;
+    const step = c.coreStepUs;
+    const to = Math.floor(targetUs / step) * step;
+    const at = c.assetTimeUs(wall) ?? 0;
+    // the wall clock jumps to the target in one report (= a run of count-ups, each legal): it drags Tc along
+    if (to > at) {
+      c.report(wall, to, { atS: this.clock.now() });
+      this.afterChange();
+    }
+    if (c.timeUs !== this.lastTc) this.notifyTc();
+    this.budgetSpent = false;
+    const deadline = Number.isFinite(budgetS) ? this.clock.now() + budgetS : Infinity;
+    while (await this.stepInProcess(deadline));
+    this.budgetSpent = false;
+    this.trackLagging();
+    return { tcUs: c.timeUs, held: false, waitedS: 0 };
+  }
+
+  /** One pass over the in-process assets, each stepping while the rule and its data let it. */
+  private async stepInProcess(deadline: number): Promise<boolean> {
+    const c = this.c;
+    let moved = false;
+    for (const p of [...this.inProcess]) {
+      const a = p.asset;
+      for (;;) {
+        if (!c.has(a.name)) break;
+        if ((a.detachable ?? true) && this.mode === 'realtime' && this.clock.now() >= deadline) {
+          this.budgetSpent = true;
+          break;
+        }
+        if (!c.mayProgress(a.name)) {
+          if (p.heldAt !== c.timeUs) {
+            p.heldAt = c.timeUs;
+            c.countUp(a.name); // retained: counted as held
+          }
+          break;
+        }
+        const from = c.assetTimeUs(a.name) ?? 0;
+        if (a.ready && !a.ready(from)) break;
+        const r = a.step(from, from + a.stepUs);
+        if (r) await r;
+        if (!c.has(a.name)) break;
+        c.countUp(a.name, this.clock.now());
+        moved = true;
+        this.afterChange();
+      }
+    }
+    return moved;
+  }
+
+  private waitForExternal(s: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      let done = false;
+      const finish = () => {
+        if (done) return;
+        done = true;
+        this.wake = undefined;
+        resolve();
+      };
+      this.wake = finish;
+      void this.clock.sleepUntil(this.clock.now() + s).then(finish);
+    });
+  }
+
+  private sweepPeriodS(): number {
+    return Number.isFinite(this.timeoutS) ? Math.max(0.01, this.timeoutS / 4) : 0.25;
+  }
+
+  /** Removes the external assets silent for longer than the timeout. */
+  sweep(): void {
+    if (!Number.isFinite(this.timeoutS) || this.externals.size === 0) return;
+    const now = this.clock.now();
+    for (const [name, e] of [...this.externals]) if (now - e.lastHeardS > this.timeoutS) this.remove(name, 'timeout');
+  }
+
+  private notifyTc(): void {
+    this.lastTc = this.c.timeUs;
+    for (const fn of this.tcListeners) fn(this.c.timeUs);
+  }
+
+  private afterChange(): void {
+    if (!this.check) return;
+    this.checks++;
+    const v = this.c.checkInvariants();
+    if (v.length === 0) return;
+    this.violationCount += v.length;
+    for (const x of v) {
+      if (this.firstViolations.length < 10) this.firstViolations.push(x);
+      this.emit({ type: 'violation', violation: x, coreTimeUs: this.c.timeUs });
+    }
+  }
+
+  private trackLagging(): void {
+    const now = new Set(this.c.lagging());
+    for (const name of now) {
+      if (!this.laggingNow.has(name)) {
+        this.laggingNow.add(name);
+        this.emit({ type: 'lagging', name, skewUs: this.c.timeUs - (this.c.assetTimeUs(name) ?? 0) });
+      }
+    }
+    for (const name of [...this.laggingNow]) {
+      if (!now.has(name)) {
+        this.laggingNow.delete(name);
+        this.emit({ type: 'in_sync', name });
+      }
+    }
+  }
+
+  private describe(): string {
+    return this.c.status().assets.map((a) => `${a.name} ${a.timeUs}`).join(', ');
+  }
+
+  private emit(e: RunnerEvent): void {
+    for (const fn of this.eventListeners) fn(e);
+  }
+
+  /** Which assets are external (attached over the protocol). */
+  isExternal(name: string): boolean {
+    return this.externals.has(name);
+  }
+
+  /** Seconds since an external asset was last heard from (NaN for an in-process one). */
+  silenceS(name: string): number {
+    const e = this.externals.get(name);
+    return e ? this.clock.now() - e.lastHeardS : NaN;
+  }
+
+  /** The conductor's status plus the session's own counters. */
+  status(): SessionStatus {
+    return {
+      ...this.c.status(),
+      checks: this.checks,
+      violations: this.violationCount,
+      firstViolations: [...this.firstViolations],
+      heldAdvances: this.heldAdvances,
+      waitedS: this.waitedS,
+      resets: this.resets,
+      external: this.externalNames(),
+    };
+  }
+}
+
+export interface SessionStatus extends ConductorStatus {
+  readonly checks: number;
+  readonly violations: number;
+  readonly firstViolations: Violation[];
+  readonly heldAdvances: number;
+  readonly waitedS: number;
+  readonly resets: number;
+  readonly external: string[];
+}
