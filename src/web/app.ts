@@ -11,6 +11,7 @@ import { SceneState } from './scene-state.js';
 import { StreamClient, type ConnectionState } from './stream.js';
 import type { MapReply, NpcDetail, NpcStatesFrame, RunState, ServerConfig, ServerStatus } from './types.js';
 import { View } from './view.js';
+import { timePanelHtml, timeSummary } from './time-panel.js';
 
 /** Spawn drags: this many screen pixels per m/s, up to MAX_SPAWN_SPEED; shorter than DEAD_ZONE_PX is a click. */
 export const PX_PER_MPS = 10;
@@ -339,6 +340,7 @@ export class WebMap {
     this.setText($('st-overruns'), st?.loop?.overruns !== undefined ? String(st.loop.overruns) : '–');
     this.setText($('st-clients'), st?.clients !== undefined ? String(st.clients) : '–');
     this.setText($('st-shield'), shieldText(st));
+    this.updateTimeSync(st);
     const ft = this.frameTimes.slice(-60);
     const mean = ft.length ? ft.reduce((a, b) => a + b, 0) / ft.length : 0;
     this.setText($('st-fps'), mean > 0 ? `${(1000 / mean).toFixed(0)} fps` : '–');
@@ -347,6 +349,28 @@ export class WebMap {
     $('btn-add').classList.toggle('active', this.mode !== 'idle');
     this.updateInspector();
     this.updateBanner();
+  }
+
+  /** The status bar's time-sync summary and, when open, the panel of assets (time, skew to Tc, held counts). */
+  private updateTimeSync(st: ServerStatus | null): void {
+    const sum = timeSummary(st?.time);
+    const el = $('st-sync');
+    this.setText(el, sum.text);
+    el.className = `v${sum.bad ? ' bad' : ''}`;
+    const panel = $('time-panel');
+    if (panel.hidden) return;
+    const body = $('time-body');
+    const html = timePanelHtml(st?.time);
+    if (this.text.get(body) !== html) {
+      this.text.set(body, html);
+      body.innerHTML = html;
+    }
+  }
+
+  toggleTimePanel(show?: boolean): void {
+    const panel = $('time-panel');
+    panel.hidden = !(show ?? panel.hidden);
+    this.updateTimeSync(this.status);
   }
 
   private updateBanner(): void {
@@ -583,6 +607,8 @@ export class WebMap {
     click('btn-fit', () => this.fit());
     click('btn-follow', () => this.toggleFollow());
     click('btn-help', () => this.toggleHelp());
+    click('st-time-sync', () => this.toggleTimePanel());
+    click('time-close', () => this.toggleTimePanel(false));
     click('insp-close', () => this.select(null));
     click('insp-delete', () => this.deleteSelected());
     click('insp-follow', () => {
@@ -643,6 +669,7 @@ export class WebMap {
       case 'r': case 'R': return handled(() => this.reset());
       case '0': return handled(() => this.fit());
       case 'h': case 'H': case '?': return handled(() => this.toggleHelp());
+      case 'y': case 'Y': return handled(() => this.toggleTimePanel());
       case 'f': case 'F': return handled(() => this.toggleFollow());
       case 'g': case 'G': return handled(() => {
         this.goals = !this.goals;

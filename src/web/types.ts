@@ -68,6 +68,34 @@ export interface ServerStatus {
   timings?: { scene_ms?: number; inference_ms?: number; engine_ms?: number } | null;
   quality?: { shield_overrides?: unknown; shield_override_share?: unknown } & Record<string, unknown>;
   dropped_frames?: number;
+  /** the scene's time conductor (src/time/status-json.ts) */
+  time?: TimeStatus;
+}
+
+/** One asset of the time conductor, as GET /api/status shows it. */
+export interface TimeAsset {
+  name: string;
+  kind: 'simulated' | 'wallclock';
+  external: boolean;
+  step_ms: number;
+  t_s: number;
+  skew_ms: number;
+  skew_max_ms: number;
+  held: number;
+  held_core: number;
+  lagging: boolean;
+}
+
+export interface TimeStatus {
+  mode: string;
+  tc_s: number;
+  dmax_ms: number;
+  core_step_ms: number;
+  asset_port?: number | null;
+  assets: TimeAsset[];
+  lagging: string[];
+  departed: { name: string; reason: string; at_s: number }[];
+  violations: number;
 }
 
 export interface ServerConfig {
