@@ -186,7 +186,7 @@ export async function shot(page: Page, name: string): Promise<string> {
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Polls `f` until it returns a truthy value or `timeoutMs` passes. */
-export async function until<T>(f: () => Promise<T> | T, what: string, timeoutMs = 5000): Promise<NonNullable<T>> {
+export async function until<T>(f: () => Promise<T> | T, what: string, timeoutMs = 15_000): Promise<NonNullable<T>> {
   const t0 = Date.now();
   for (;;) {
     const v = await f();
