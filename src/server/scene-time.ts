@@ -19,7 +19,7 @@
  * (never to a policy step the world asset has not taken: that would run a step behind the conductor's back).
  */
 import { POLICY_DT } from '../traffic/engine.js';
-import { ScenarioAssets, STEP_US, WORLD_ASSET, type SteppedScene } from '../scenario/assets.js';
+import { ScenarioAssets, WORLD_ASSET, type SteppedScene } from '../scenario/assets.js';
 import type { SimEgo } from '../scenario/sim-ego.js';
 import type { EgoReport } from '../scene/egos.js';
 import type { LiveScene } from '../scene/scene.js';

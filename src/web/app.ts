@@ -471,10 +471,19 @@ export class WebMap {
 
   // ---- actions ----
 
+  private toggling = false;
+
   async toggleRun(): Promise<void> {
-    const running = this.runState() === 'running';
-    const r = await this.act(running ? 'Pause' : 'Start', () => this.api.call<{ state: RunState }>('POST', running ? '/api/pause' : '/api/start'));
-    if (r && this.state.frame) this.state.frame = { ...this.state.frame, state: r.state };
+    // a second press before the server has answered the first would send the same command again
+    if (this.toggling) return;
+    this.toggling = true;
+    try {
+      const running = this.runState() === 'running';
+      const r = await this.act(running ? 'Pause' : 'Start', () => this.api.call<{ state: RunState }>('POST', running ? '/api/pause' : '/api/start'));
+      if (r && this.state.frame) this.state.frame = { ...this.state.frame, state: r.state };
+    } finally {
+      this.toggling = false;
+    }
   }
 
   async clearAll(): Promise<void> {

@@ -17,7 +17,7 @@ if (!ready) {
 
 describe.skipIf(!ready)('the ROS 2 bridge (pytest)', () => {
   it('passes its pytest suite against a live server', () => {
-    const env = { ...process.env, VILS_SOAK: '0' };
+    const env: NodeJS.ProcessEnv = { ...process.env, VILS_SOAK: '0' };
     delete env.CI; // the soak runs on request only
     const r = spawnSync(PYTHON, ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', join('ros2', 'vils_bridge', 'test')], { cwd: PROJECT_ROOT, env, encoding: 'utf8', timeout: 240_000 });
     if (r.status !== 0) console.error(r.stdout, r.stderr);

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { runCommand } from '../../src/cli/run.js';
-import { Simulation, advanceEgos } from '../../src/scenario/index.js';
+import { Simulation, advanceEgos, loadScenario } from '../../src/scenario/index.js';
 import type { TimeJson } from '../../src/time/index.js';
 import { PROJECT_ROOT } from '../helpers/shared.js';
 
@@ -60,6 +60,19 @@ describe('a scenario under the time conductor', () => {
       expect(Math.max(...st.assets.map((a) => a.skewMaxUs))).toBeLessThanOrEqual(st.dmaxUs);
     }
   }, 60_000);
+});
+
+describe('the time: block', () => {
+  it('defaults by run mode; refusals name the key and say why', async () => {
+    expect((await loadScenario(SCENARIO)).time).toMatchObject({ mode: 'afap', dmax_ms: 100, step_ms: 1, asset_port: null });
+    expect((await loadScenario(SCENARIO, { overrides: { 'time.mode': 'lockstep' } })).time).toMatchObject({ mode: 'lockstep', dmax_ms: 10, step_ms: 10 });
+    const refused = async (o: Record<string, unknown>) => loadScenario(SCENARIO, { overrides: o }).then(() => 'loaded', (e: Error) => e.message);
+    expect(await refused({ 'time.dmax_ms': 50 })).toMatch(/time\.dmax_ms.*at least every asset's step: world steps by 100 ms/);
+    expect(await refused({ 'time.mode': 'lockstep', 'time.step_ms': 7 })).toMatch(/time\.step_ms.*must divide world's step 100 ms/);
+    expect(await refused({ 'time.mode': 'lockstep', 'time.step_ms': 4 })).toMatch(/time\.step_ms.*multiple of ego:sim1's own step 5 ms/);
+    expect(await refused({ 'time.mode': 'realtime', 'time.asset_port': 47800, 'time.expect_assets': ['x'] })).toMatch(/time\.expect_assets.*realtime never waits/);
+    expect(await refused({ 'time.modus': 'afap' })).toMatch(/time\.modus.*unknown key/);
+  });
 });
 
 describe('vils run with an external asset over UDP', () => {

@@ -44,7 +44,7 @@ describe.skipIf(!CHROMIUM)('web map: time-sync panel', () => {
     expect(Number(by.get('sensor-sim')!.cells[6])).toBeGreaterThan(0); // held: it waits for Tc
     expect(await page.textContent('#time-body .time-head')).toMatch(/realtime · Tc [\d.]+ s · dmax 100\.0 ms · step 1 ms · UDP \d+ · 0 violations/);
     // the colour of a lagging row is the page's "bad" red
-    const colour = await page.$eval('#time-body tr.lagging td', (td) => getComputedStyle(td).color);
+    const colour = await page.evaluate("getComputedStyle(document.querySelector('#time-body tr.lagging td')).color");
     expect(colour).toBe('rgb(255, 90, 90)');
     await shot(page, 'time-sync-panel.png');
     await page.click('#time-close');

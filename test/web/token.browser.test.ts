@@ -36,6 +36,8 @@ describe.skipIf(!CHROMIUM)('web map with access tokens', () => {
     expect(server.host.runner.state).toBe('running');
     await page.keyboard.press('Space');
     await until(() => server.host.runner.state === 'paused', 'the server to be paused by the page');
+    // the page learns the new state from the server's answer: press again only once it shows it
+    await until(async () => (await page.locator('#st-state').innerText()) === 'paused', 'the page to show paused');
     await page.keyboard.press('Space');
     await until(() => server.host.runner.state === 'running', 'the server to run again');
     expect(await vils<number>(page, 'mapCounts().lane')).toBeGreaterThan(0);
@@ -49,6 +51,8 @@ describe.skipIf(!CHROMIUM)('web map with access tokens', () => {
 
   it('with a viewer token: watches, and a command shows the server’s refusal', async () => {
     const { page } = await openPage(session.context, `${url}/?token=${VIEWER}`);
+    await until(async () => (await page.locator('#st-conn').innerText()) === 'live', 'the stream to be live');
+    expect(server.host.runner.state).toBe('running');
     await page.keyboard.press('Space');
     await until(async () => /needs a operator token; wall is a viewer/.test((await page.locator('#toasts').allInnerTexts()).join('\n')), 'the refusal shown');
     expect(server.host.runner.state).toBe('running');
