@@ -37,7 +37,7 @@ describe.skipIf(!CHROMIUM)('web map with access tokens', () => {
     await page.keyboard.press('Space');
     await until(() => server.host.runner.state === 'paused', 'the server to be paused by the page');
     // the page learns the new state from the server's answer: press again only once it shows it
-    await until(async () => (await page.locator('#st-state').innerText()) === 'paused', 'the page to show paused');
+    await until(async () => (await page.locator('#st-state').textContent()) === 'paused', 'the page to show paused');
     await page.keyboard.press('Space');
     await until(() => server.host.runner.state === 'running', 'the server to run again');
     expect(await vils<number>(page, 'mapCounts().lane')).toBeGreaterThan(0);
