@@ -17,7 +17,11 @@ describe('playback', () => {
     const dir = mkdtempSync(join(tmpdir(), 'vils-play-'));
     const clock = new FastClock(0);
     const { server } = await startServer({ config: { npc_target: 6, publish_hz: 10 }, clock, epochNow: () => 1.7e9 + clock.now(), recording: { dir } });
-    while (server.host.runner.simNow() < 6) await new Promise((r) => setTimeout(r, 5));
+    const deadline = performance.now() + 60_000;
+    while (server.host.runner.simNow() < 6) {
+      if (performance.now() > deadline) throw new Error(`the recording server reached only ${server.host.runner.simNow()} s of simulated time in 60 s (runner ${server.host.runner.state})`);
+      await new Promise((r) => setTimeout(r, 5));
+    }
     await server.close();
     const file = join(dir, readdirSync(dir)[0]);
     const recorded: Array<{ sim_time_s: number; npcs: Array<{ id: number; x: number }> }> = [];
@@ -55,5 +59,5 @@ describe('playback', () => {
       expect(f.npcs.map((n) => [n.id, n.x])).toEqual(r.npcs.map((n) => [n.id, n.x]));
       expect(Math.abs(f.timestamp - Date.now() / 1000)).toBeLessThan(10);
     }
-  });
+  }, 150_000);
 });
