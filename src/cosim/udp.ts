@@ -2,7 +2,7 @@
  * UDP plumbing of the co-simulation: binding a socket (IPv4), and a small ring of reusable send buffers. Node
  * queues a datagram until it is handed to the kernel (a later event-loop turn for an unconnected socket), so a
  * frame must not be re-encoded into the buffer of one still queued: each stream rotates through a few
- * buffers, which are encoded in place and never reallocated.
+ * buffers, encoded in place, and skips those still queued (TxRing).
  */
 import { type Socket, createSocket } from 'node:dgram';
 
@@ -44,19 +44,95 @@ export function senderSocket(onError?: (err: Error) => void): Promise<Socket> {
   return bindUdp({ port: 0, onError });
 }
 
-/** A few send buffers used in turn. */
+/**
+ * A few send buffers used in turn. A user that tells the ring about its sends (`hold` after `next`, `sent` from
+ * each send's callback) never gets a buffer a queued send still holds: when a burst of frames within one
+ * event-loop turn (a simulated ego's plant ticking 20 steps for one 0.1 s scene step) has every buffer queued,
+ * the ring grows by one, and keeps it, so once it has the longest burst's size it allocates nothing more.
+ * Without `hold` it is the plain rotation (one frame per tick, as `vils realtime` sends).
+ */
 export class TxRing {
   private readonly bufs: Buffer[];
+  /** sends still queued on each buffer */
+  private readonly queued: number[];
   private i = 0;
+  private last = -1;
+  /** the buffers with sends queued, in the order they were queued (one entry per hold), and their sends */
+  private fifo = new Int32Array(16);
+  private fifoSends = new Int32Array(16);
+  private head = 0;
+  private len = 0;
+  /** buffers added because every one was held by a queued send */
+  grown = 0;
 
-  constructor(bytes: number, slots = 8) {
+  constructor(private readonly bytes: number, slots = 8) {
     this.bufs = Array.from({ length: slots }, () => Buffer.allocUnsafeSlow(bytes).fill(0));
+    this.queued = this.bufs.map(() => 0);
   }
 
+  get size(): number {
+    return this.bufs.length;
+  }
+
+  /** buffers with sends still queued (held and not yet `sent`) */
+  get pending(): number {
+    return this.len;
+  }
+
+  /** The next buffer no queued send holds (a new one when every buffer is held). */
   next(): Buffer {
-    const b = this.bufs[this.i];
-    this.i = (this.i + 1) % this.bufs.length;
-    return b;
+    const n = this.bufs.length;
+    let k = 0;
+    while (k < n && this.queued[this.i] > 0) {
+      this.i = (this.i + 1) % n;
+      k++;
+    }
+    if (k === n) {
+      this.bufs.push(Buffer.allocUnsafeSlow(this.bytes).fill(0));
+      this.queued.push(0);
+      this.i = n;
+      this.grown++;
+    }
+    const s = this.i;
+    this.last = s;
+    this.i = (s + 1) % this.bufs.length;
+    return this.bufs[s];
+  }
+
+  /** `n` sends of the buffer `next()` returned last are queued: it is not handed out again until they complete. */
+  hold(n = 1): void {
+    if (this.last < 0 || n <= 0) return;
+    this.queued[this.last] += n;
+    if (this.len === this.fifo.length) {
+      const cap = this.fifo.length;
+      const f = new Int32Array(cap * 2);
+      const c = new Int32Array(cap * 2);
+      for (let j = 0; j < this.len; j++) {
+        f[j] = this.fifo[(this.head + j) % cap];
+        c[j] = this.fifoSends[(this.head + j) % cap];
+      }
+      this.fifo = f;
+      this.fifoSends = c;
+      this.head = 0;
+    }
+    const at = (this.head + this.len) % this.fifo.length;
+    this.fifo[at] = this.last;
+    this.fifoSends[at] = n;
+    this.len++;
+  }
+
+  /**
+   * A send completed (its callback ran). Node hands one socket's datagrams to the kernel in the order they
+   * were queued, so a completion means the oldest queued send is out: that one is released.
+   */
+  sent(): void {
+    if (this.len === 0) return;
+    const h = this.head;
+    this.queued[this.fifo[h]]--;
+    if (--this.fifoSends[h] === 0) {
+      this.head = (h + 1) % this.fifo.length;
+      this.len--;
+    }
   }
 }
 

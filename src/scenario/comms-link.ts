@@ -92,6 +92,10 @@ export class EgoCommsLink {
 
   async close(): Promise<void> {
     for (const e of this.egos) e.onTick = null;
+    // the last ticks' frames are still queued in the socket (sent on a later event-loop turn): closing now
+    // dropped them, so a run's controller missed its final STATEs; let them out first (bounded)
+    const until = performance.now() + 250;
+    while (this.tx && this.router && this.router.pending() > 0 && performance.now() < until) await new Promise((r) => setImmediate(r));
     await Promise.all([...this.sockets.map((s) => closeSocket(s)), closeSocket(this.tx)]);
     this.sockets.length = 0;
     this.tx = undefined;

@@ -37,7 +37,8 @@ const router = new CommsRouter(parseComms({ channels: [
   { source: '0.cmd', template: 'vds1_cmd', to },
   { source: '0.sensor.imu', template: 'imu', to },
 ] }, 'probe'), [v], 5);
-const sock = { send() {} };
+// a socket completes every send (the router frees the buffer in the callback)
+const sock = { send(_b, _o, _l, _p, _a, cb) { cb(null); } };
 const cmdBuf = Buffer.alloc(76);
 const stateBuf = Buffer.alloc(512);
 const cmd = new CmdFields();

@@ -93,6 +93,7 @@ export class CommsRouter {
         datagrams: 0,
         sendErrors: 0,
         onSent: (err) => {
+          channel.ring.sent();
           if (err) channel.sendErrors++;
           else channel.datagrams++;
         },
@@ -100,6 +101,13 @@ export class CommsRouter {
       if (ch.to.length > 0) this.tx.push(channel);
     }
     this.ctx = { vehicle: vehicles[0], seq: 0, timestamp: 0, utcMs: 0, version, origin: { lat: 0, lon: 0, alt: 0 }, sensorType: '' };
+  }
+
+  /** Frames handed to the socket whose sends have not completed yet. */
+  pending(): number {
+    let n = 0;
+    for (const ch of this.tx) n += ch.ring.pending;
+    return n;
   }
 
   /**
@@ -125,6 +133,9 @@ export class CommsRouter {
         continue;
       }
       ch.frames++;
+      // the buffer stays out of the ring until every send of it completed (a burst of ticks emits more
+      // frames in one event-loop turn than the ring has buffers: see TxRing)
+      ch.ring.hold(ch.dests.length);
       for (const d of ch.dests) sock.send(buf, 0, len, d.port, d.ip, ch.onSent);
     }
     return seq;
