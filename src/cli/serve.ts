@@ -5,14 +5,14 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { createServer, type SceneOptions } from '../server/app.js';
+import { createServer, type SceneOptions, type VilsServer } from '../server/app.js';
 import type { SessionConfig } from '../server/host.js';
 import { configSchema } from '../server/schemas.js';
 import { DEFAULT_RECORDING, recordingDir, type RecordingSettings } from '../server/recording.js';
 import { UsageError, type Command } from './commands.js';
 import { loadAccessFile } from '../server/access.js';
 import { loadScenario } from '../scenario/config.js';
-import { attachSimEgos } from '../server/sim-egos.js';
+import { attachSimEgos, type SimEgoSession } from '../server/sim-egos.js';
 import { ioPlugin } from '../server/io-plugin.js';
 import { TimeSettingsError, parseTimeSettings, type TimeSettings } from '../time/settings.js';
 
@@ -43,66 +43,7 @@ export const serveCommand: Command = {
   summary: 'run the VILS server (WebSocket /ws/vils/stream, REST /api, docs /docs)',
   usage: 'vils serve [--port 8000] [--host 0.0.0.0] [--map <file>] [--config <file.json>] [--model <onnx>] [--paused] [--scene <name>=<map.json>]... [--no-record] [--record-dir recordings] [--record-max-file-mb 512] [--record-max-total-mb 8192] [--record-foxglove-hz 10] [--foxglove-port <port>] [--access <file.json>] [--log-level info] [--log-format pretty|json] [--scenario <scenario.yaml>] [--time-mode realtime|afap|lockstep] [--dmax-ms 100] [--time-step-ms 1] [--asset-port <port>]',
   async run(argv) {
-    const { values } = parseArgs({
-      args: argv,
-      options: {
-        port: { type: 'string' }, host: { type: 'string' }, map: { type: 'string' }, config: { type: 'string' },
-        model: { type: 'string' }, paused: { type: 'boolean' }, 'log-level': { type: 'string' }, scene: { type: 'string', multiple: true },
-        'no-record': { type: 'boolean' }, 'record-dir': { type: 'string' }, 'record-max-file-mb': { type: 'string' },
-        'record-max-total-mb': { type: 'string' }, 'record-foxglove-hz': { type: 'string' }, 'foxglove-port': { type: 'string' },
-        access: { type: 'string' }, 'log-format': { type: 'string' }, scenario: { type: 'string' },
-        'time-mode': { type: 'string' }, 'dmax-ms': { type: 'string' }, 'time-step-ms': { type: 'string' }, 'asset-port': { type: 'string' },
-      },
-    });
-    const recording = recordingSettings(values);
-    const foxglovePort = values['foxglove-port'] === undefined ? undefined : Number(values['foxglove-port']);
-    if (foxglovePort !== undefined && !(Number.isInteger(foxglovePort) && foxglovePort >= 0 && foxglovePort <= 65535)) throw new UsageError(`--foxglove-port must be 0..65535, got ${values['foxglove-port']}`);
-    const file = values.config ? readConfigFile(values.config) : {};
-    const { origin, map, model, port: filePort, host: fileHost, scenes: fileScenes, ...session } = file;
-    const scenes: SceneOptions[] = (fileScenes ?? []).map((s) => ({ name: s.name, mapPath: s.map, origin: s.origin, config: s.config }));
-    for (const spec of values.scene ?? []) {
-      const m = /^([^=]+)=(.+)$/.exec(spec);
-      if (!m) throw new UsageError(`--scene ${spec}: expected <name>=<map.json>`);
-      scenes.push({ name: m[1], mapPath: m[2] });
-    }
-    const port = Number(values.port ?? filePort ?? 8000);
-    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be 0..65535, got ${values.port}`);
-    // --scenario: its road map, NPCs and scene settings, and its simulated egos (src/server/sim-egos.ts)
-    const scenario = values.scenario ? await loadScenario(values.scenario) : null;
-    if (scenario && !scenario.map.roadMapPath) throw new UsageError(`--scenario ${values.scenario}: its map ${scenario.map.file} has no road_map for the NPCs and the web map`);
-    const time = timeSettings(values, scenario?.resolved.time);
-    const logFormat = values['log-format'] ?? (process.stdout.isTTY ? 'pretty' : 'json');
-    if (logFormat !== 'pretty' && logFormat !== 'json') throw new UsageError(`--log-format must be pretty or json, got ${logFormat}`);
-    // tokens, origins, hosts and limits: --access <file.json> (or VILS_ACCESS_FILE) and VILS_*_TOKENS
-    const access = loadAccessFile(values.access ?? process.env.VILS_ACCESS_FILE);
-    const t0 = performance.now();
-    const server = await createServer({
-      mapPath: scenario?.map.roadMapPath ?? values.map ?? map, modelPath: values.model ?? model, origin, config: { ...session, ...scenario?.scene }, scenes,
-      autostart: !values.paused, logLevel: values['log-level'] ?? 'info', logFormat, access,
-      recording, foxglove: { port: foxglovePort, host: values.host ?? fileHost ?? '0.0.0.0' }, time,
-    });
-    if (scenario) {
-      const sim = await attachSimEgos(server.host, scenario, { bindAddress: values.host ?? fileHost });
-      await server.app.register(ioPlugin, { ports: sim.link.dataPort });
-      server.app.log.info(`scenario ${scenario.name}: simulated egos ${sim.egos.map((e) => `${e.id} (${e.spec.level}, ${e.spec.driver.kind})`).join(', ')}${sim.link.cmdPorts.length ? `; VDS1 CMD on ${sim.link.cmdPorts.join(', ')}` : ''}; JSON data port /api/io`);
-    }
-    const bind = values.host ?? fileHost ?? '0.0.0.0';
-    let address: string;
-    try {
-      address = await server.app.listen({ port, host: bind });
-    } catch (err) {
-      // say why and stop everything started (the loops, the recorder), so the process exits instead of hanging
-      await server.close().catch(() => {});
-      throw new Error(listenFailure(err as NodeJS.ErrnoException, bind, port));
-    }
-    const h = server.host;
-    server.app.log.info(
-      `VILS ready in ${((performance.now() - t0) / 1000).toFixed(2)} s on ${address}: web map ${address}/${access.tokens.length ? '?token=<a viewer or operator token>' : ''}, map ${h.map.label}, ` +
-        `${h.scene.npcCount} NPCs, ${h.runner.state}; WebSocket ${address.replace(/^http/, 'ws')}/ws/vils/stream, docs ${address}/docs` +
-        server.hosts.slice(1).map((o) => `; scene ${o.name} (${o.map.label}): web map ${address}/scenes/${o.name}/`).join(''),
-    );
-    server.app.log.info(`Foxglove: ${address.replace(/^http/, 'ws')}/foxglove${server.foxglovePort !== undefined ? ` and ws://<host>:${server.foxglovePort}/` : ''}; metrics ${address}/metrics; ` +
-      (recording.enabled ? `recording into ${recordingDir(recording)} (segments of ${recording.maxFileMb} MB, folder capped at ${recording.maxTotalMb} MB)` : 'not recording (--no-record)'));
+    const { server } = await startServe(argv);
     const stop = async () => {
       // close cleanly, but never hang on a client that does not answer the close handshake
       setTimeout(() => process.exit(0), 2000).unref();
@@ -118,6 +59,84 @@ export const serveCommand: Command = {
     return 0;
   },
 };
+
+export interface ServeHandle {
+  server: VilsServer;
+  /** the address listened on (http://host:port) */
+  address: string;
+  /** --scenario's simulated egos, when given */
+  sim: SimEgoSession | null;
+}
+
+/**
+ * Everything `vils serve` does up to listening, from its arguments: the server, --scenario's simulated egos and
+ * the JSON data port over them, the listen, the ready lines (tests start the server in-process through it).
+ * The caller stops it with `server.close()`.
+ */
+export async function startServe(argv: string[]): Promise<ServeHandle> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      port: { type: 'string' }, host: { type: 'string' }, map: { type: 'string' }, config: { type: 'string' },
+      model: { type: 'string' }, paused: { type: 'boolean' }, 'log-level': { type: 'string' }, scene: { type: 'string', multiple: true },
+      'no-record': { type: 'boolean' }, 'record-dir': { type: 'string' }, 'record-max-file-mb': { type: 'string' },
+      'record-max-total-mb': { type: 'string' }, 'record-foxglove-hz': { type: 'string' }, 'foxglove-port': { type: 'string' },
+      access: { type: 'string' }, 'log-format': { type: 'string' }, scenario: { type: 'string' },
+      'time-mode': { type: 'string' }, 'dmax-ms': { type: 'string' }, 'time-step-ms': { type: 'string' }, 'asset-port': { type: 'string' },
+    },
+  });
+  const recording = recordingSettings(values);
+  const foxglovePort = values['foxglove-port'] === undefined ? undefined : Number(values['foxglove-port']);
+  if (foxglovePort !== undefined && !(Number.isInteger(foxglovePort) && foxglovePort >= 0 && foxglovePort <= 65535)) throw new UsageError(`--foxglove-port must be 0..65535, got ${values['foxglove-port']}`);
+  const file = values.config ? readConfigFile(values.config) : {};
+  const { origin, map, model, port: filePort, host: fileHost, scenes: fileScenes, ...session } = file;
+  const scenes: SceneOptions[] = (fileScenes ?? []).map((s) => ({ name: s.name, mapPath: s.map, origin: s.origin, config: s.config }));
+  for (const spec of values.scene ?? []) {
+    const m = /^([^=]+)=(.+)$/.exec(spec);
+    if (!m) throw new UsageError(`--scene ${spec}: expected <name>=<map.json>`);
+    scenes.push({ name: m[1], mapPath: m[2] });
+  }
+  const port = Number(values.port ?? filePort ?? 8000);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be 0..65535, got ${values.port}`);
+  // --scenario: its road map, NPCs and scene settings, and its simulated egos (src/server/sim-egos.ts)
+  const scenario = values.scenario ? await loadScenario(values.scenario) : null;
+  if (scenario && !scenario.map.roadMapPath) throw new UsageError(`--scenario ${values.scenario}: its map ${scenario.map.file} has no road_map for the NPCs and the web map`);
+  const time = timeSettings(values, scenario?.resolved.time);
+  const logFormat = values['log-format'] ?? (process.stdout.isTTY ? 'pretty' : 'json');
+  if (logFormat !== 'pretty' && logFormat !== 'json') throw new UsageError(`--log-format must be pretty or json, got ${logFormat}`);
+  // tokens, origins, hosts and limits: --access <file.json> (or VILS_ACCESS_FILE) and VILS_*_TOKENS
+  const access = loadAccessFile(values.access ?? process.env.VILS_ACCESS_FILE);
+  const t0 = performance.now();
+  const server = await createServer({
+    mapPath: scenario?.map.roadMapPath ?? values.map ?? map, modelPath: values.model ?? model, origin, config: { ...session, ...scenario?.scene }, scenes,
+    autostart: !values.paused, logLevel: values['log-level'] ?? 'info', logFormat, access,
+    recording, foxglove: { port: foxglovePort, host: values.host ?? fileHost ?? '0.0.0.0' }, time,
+  });
+  let sim: SimEgoSession | null = null;
+  if (scenario) {
+    sim = await attachSimEgos(server.host, scenario, { bindAddress: values.host ?? fileHost });
+    await server.app.register(ioPlugin, { ports: sim.link.dataPort });
+    server.app.log.info(`scenario ${scenario.name}: simulated egos ${sim.egos.map((e) => `${e.id} (${e.spec.level}, ${e.spec.driver.kind})`).join(', ')}${sim.link.cmdPorts.length ? `; VDS1 CMD on ${sim.link.cmdPorts.join(', ')}` : ''}; JSON data port /api/io`);
+  }
+  const bind = values.host ?? fileHost ?? '0.0.0.0';
+  let address: string;
+  try {
+    address = await server.app.listen({ port, host: bind });
+  } catch (err) {
+    // say why and stop everything started (the loops, the recorder), so the process exits instead of hanging
+    await server.close().catch(() => {});
+    throw new Error(listenFailure(err as NodeJS.ErrnoException, bind, port));
+  }
+  const h = server.host;
+  server.app.log.info(
+    `VILS ready in ${((performance.now() - t0) / 1000).toFixed(2)} s on ${address}: web map ${address}/${access.tokens.length ? '?token=<a viewer or operator token>' : ''}, map ${h.map.label}, ` +
+      `${h.scene.npcCount} NPCs, ${h.runner.state}; WebSocket ${address.replace(/^http/, 'ws')}/ws/vils/stream, docs ${address}/docs` +
+      server.hosts.slice(1).map((o) => `; scene ${o.name} (${o.map.label}): web map ${address}/scenes/${o.name}/`).join(''),
+  );
+  server.app.log.info(`Foxglove: ${address.replace(/^http/, 'ws')}/foxglove${server.foxglovePort !== undefined ? ` and ws://<host>:${server.foxglovePort}/` : ''}; metrics ${address}/metrics; ` +
+    (recording.enabled ? `recording into ${recordingDir(recording)} (segments of ${recording.maxFileMb} MB, folder capped at ${recording.maxTotalMb} MB)` : 'not recording (--no-record)'));
+  return { server, address, sim };
+}
 
 /** Why the server could not listen, in words a user can act on. */
 export function listenFailure(err: NodeJS.ErrnoException, host: string, port: number): string {

@@ -1,0 +1,113 @@
+/**
+ * `vils run` in rt_comms mode (issue 13): configs/scenarios/demo_lap_comms.yaml as a user runs it for a few
+ * seconds, `--set duration=3 --set run.comms=<its comms file on free ports>`, in real time, with a controller on
+ * real loopback sockets (CMD built from the spec's table, STATE read by it): STATE comes every plant tick with
+ * consecutive seq to the last tick (the final frames were once dropped by closing the socket under them), the
+ * controller's throttle drives the ego, the fail-safe brakes it once the controller falls silent, and the run
+ * ends at its duration and writes its results (CSV, metrics.json, resolved.yaml).
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { parse as parseYaml, stringify } from 'yaml';
+import { runCommand } from '../../src/cli/run.js';
+import { readSpecState, specCmd } from '../cosim/helpers/spec-vectors.js';
+import { UdpPeer, freePort } from '../cosim/helpers/udp.js';
+import { testModel } from '../helpers/server-fixture.js';
+import { PROJECT_ROOT } from '../helpers/shared.js';
+
+const CONFIGS = join(PROJECT_ROOT, 'configs');
+const dir = mkdtempSync(join(tmpdir(), 'vils-run-rt-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('vils run <scenario> with run: {mode: rt_comms}', () => {
+  it('demo_lap_comms for 3 s in real time: a controller drives the ego over VDS1, the fail-safe brakes it when the controller stops, results written', async () => {
+    const stateRx = await UdpPeer.open();
+    const cmdPort = await freePort();
+    // configs/comms/sim_ego.yaml on this test's ports (7001/7002 may be taken on a shared machine)
+    const comms = parseYaml(readFileSync(join(CONFIGS, 'comms', 'sim_ego.yaml'), 'utf8')) as { name: string; channels: Array<Record<string, any>> };
+    comms.channels = comms.channels.filter((ch) => ch.template !== 'nmea_gga');
+    for (const ch of comms.channels) {
+      if (ch.direction === 'in') ch.listen = { port: cmdPort };
+      else ch.to = [{ ip: '127.0.0.1', port: stateRx.port }];
+    }
+    const commsFile = join(dir, 'sim_ego_test.yaml');
+    writeFileSync(commsFile, stringify(comms));
+    const out = join(dir, 'out');
+
+    // the controller: answers the ego's STATE with throttle until 1.5 s of simulation time, then falls silent
+    const ctl = await UdpPeer.open();
+    let seq = 0;
+    let sent = 0;
+    let lastSimT = 0;
+    let stopped = false;
+    const silentAfter = 1.5;
+    const timer = setInterval(() => {
+      const m = stateRx.messages[stateRx.messages.length - 1];
+      if (!m) return;
+      lastSimT = readSpecState(m.buf).header.timestamp;
+      if (lastSimT >= silentAfter) {
+        stopped = true;
+        return;
+      }
+      sent++;
+      void ctl.send(specCmd({ seq: ++seq, vehicleId: 0, timestamp: Date.now() / 1000 }, { steer: 0, throttle: 0.6, brake: 0 }), cmdPort).catch(() => undefined);
+    }, 20);
+
+    const lines: string[] = [];
+    vi.spyOn(console, 'log').mockImplementation((s: string) => void lines.push(s));
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    let code: number;
+    try {
+      code = await runCommand.run([join(CONFIGS, 'scenarios', 'demo_lap_comms.yaml'), '--set', 'duration=3', '--set', `run.comms=${commsFile}`, '--out', out, '--json', '--model', testModel()]);
+    } finally {
+      vi.restoreAllMocks();
+      clearInterval(timer);
+      await ctl.close();
+    }
+    // the last tick's STATE too (the link lets its queued frames out before it closes)
+    await stateRx.waitFor(() => stateRx.messages.length > 0 && readSpecState(stateRx.messages[stateRx.messages.length - 1].buf).header.timestamp > 3 - 1e-9, 5000, 'the STATE of t = 3 s');
+    await stateRx.close();
+    expect(code).toBe(0);
+    expect(stopped).toBe(true);
+    expect(sent).toBeGreaterThan(10);
+
+    // it finished at its duration, in real time, and said so
+    const summary = JSON.parse(lines[lines.length - 1]) as Record<string, any>;
+    expect(summary).toMatchObject({ name: 'demo_lap_comms', mode: 'rt_comms', npcs: 20 });
+    expect(summary.sim_time_s).toBeCloseTo(3, 6);
+    expect(summary.wall_s).toBeGreaterThan(2.5); // real time, not as fast as possible (no upper bound: a loaded machine)
+    expect(summary.time.mode).toBe('realtime');
+
+    // STATE: one per 5 ms tick, seq increasing, the throttle applied while commanded, then the fail-safe
+    const states = stateRx.messages.map((m) => readSpecState(m.buf));
+    expect(states.length).toBe(600);
+    states.forEach((s, i) => {
+      expect(s.header.seq).toBe(states[0].header.seq + i);
+      expect(s.header.timestamp).toBeCloseTo((i + 1) * 0.005, 9); // simulation time of the tick
+    });
+    const at = (t: number) => states.find((s) => s.header.timestamp >= t - 1e-9)!.fields;
+    expect(at(1.4).throttle_applied).toBeGreaterThan(0.4);
+    const end = states[states.length - 1].fields;
+    expect(end.throttle_applied).toBeLessThan(0.01);
+    expect(end.brake_applied).toBeCloseTo(0.3, 2); // VDSim's fail-safe: brake 0.3, straight
+
+    // results: the ego's CSV in VDSim's columns (sped up, then slowed), metrics.json, resolved.yaml
+    const csv = readFileSync(join(out, 'sim1.csv'), 'utf8').trim().split('\n');
+    const cols = csv[0].split(',');
+    expect(cols.slice(0, 5)).toEqual(['t', 'x', 'y', 'yaw', 'vx']);
+    const rows = csv.slice(1).map((l) => l.split(',').map(Number));
+    expect(rows.length).toBe(600); // 3 s at 5 ms
+    const vx = (t: number) => rows.find((r) => r[0] >= t - 1e-9)![4];
+    expect(vx(1.6)).toBeGreaterThan(vx(0.2) + 1);
+    expect(rows[rows.length - 1][4]).toBeLessThan(vx(1.6));
+    const metrics = JSON.parse(readFileSync(join(out, 'metrics.json'), 'utf8')) as Record<string, any>;
+    expect(metrics.sim_time_s).toBeCloseTo(3, 6);
+    expect(metrics.metrics['sim1.dist'] ?? metrics.metrics.dist).toBeGreaterThan(1);
+    const resolved = parseYaml(readFileSync(join(out, 'resolved.yaml'), 'utf8')) as Record<string, any>;
+    expect(resolved.run).toEqual({ mode: 'rt_comms', comms: commsFile });
+    expect(resolved.duration).toBe(3);
+    expect(existsSync(join(out, 'resolved.yaml'))).toBe(true);
+  }, 60_000);
+});
