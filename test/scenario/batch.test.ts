@@ -125,10 +125,15 @@ describe.skipIf(!REDIS && !process.env.CI)('batch beyond one machine: BullMQ on 
         w.stderr!.on('data', check);
       });
     }
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => void warnings.push(`${w.name}: ${w.message}`);
+    process.on('warning', onWarning);
     const queue = await QueueExecutor.connect(url, campaign);
     const outcome = await runCampaign(campaign, join(dir, 'queue'), queue);
     await queue.close();
+    process.off('warning', onWarning);
     expect(outcome).toMatchObject({ total: 20, ran: 20, failed: 0 });
+    expect(warnings.filter((w) => /MaxListeners/.test(w))).toEqual([]); // 20 runs awaited at once: no listener-leak warning
     const files = (sub: string) => readdirSync(join(dir, 'local', sub)).sort();
     expect(readFileSync(join(dir, 'queue', 'summary.csv'), 'utf8')).toBe(readFileSync(join(dir, 'local', 'summary.csv'), 'utf8'));
     for (const sub of ['runs', 'resolved']) {

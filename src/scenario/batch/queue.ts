@@ -65,7 +65,11 @@ export class QueueExecutor implements Executor {
     const queue = new Queue(name, { connection });
     const events = new QueueEvents(name, { connection });
     await Promise.all([queue.waitUntilReady(), events.waitUntilReady()]);
-    return new QueueExecutor(queue, events, campaignKey(campaign), opts.size ?? campaign.jobs.length);
+    const size = opts.size ?? campaign.jobs.length;
+    // every run awaited (Job.waitUntilFinished) listens for the queue's 'closing' until it finishes: `size` at
+    // once, which printed a MaxListenersExceededWarning for any campaign of more than 10 runs
+    queue.setMaxListeners(size + 10);
+    return new QueueExecutor(queue, events, campaignKey(campaign), size);
   }
 
   async run(job: RunJob): Promise<RunResult> {
