@@ -7,7 +7,10 @@
  *  1. Preference: the policy's logits, smoothed. Among the near-best actions (logit within `smoothingMargin`
  *     of the best) the one that turns the NPC least comes first, the rest follow by logit. The policy
  *     alternates hard steering (±1.047 rad is a 17° heading change in 0.1 s at 10 m/s) where a small one does
- *     nearly as well; a perception stack sees that as a vehicle shaking on the spot.
+ *     nearly as well; a perception stack sees that as a vehicle shaking on the spot. Steering back along the
+ *     lane is near-best too where the policy rates it so: it comes first for an NPC more than `LANE_RETURN_M`
+ *     off its lane path (a drift of a few centimetres a step would otherwise take it into the opposite
+ *     lane), and right after the preferred steering for the others.
  *  2. Check (a short rollout of GPUDrive's bicycle model): the action for one step, then a continuation that
  *     brakes at `brakeDecel` and steers along the NPC's lane path (pure pursuit), for up to `horizonS` or
  *     until stopped. Every other vehicle (NPCs and egos) is predicted along its lane (MotionPredictor), both
@@ -73,7 +76,8 @@ export const DEFAULT_SHIELD_OPTIONS: ShieldOptions = {
 export const ShieldOutcome = {
   /** took the policy's first choice */
   Policy: 0,
-  /** took a smoother near-best action instead of the first choice */
+  /** took a near-best action (logit within smoothingMargin of the first choice) instead of it: a smoother
+   * steering, or one back along its lane */
   Smoothed: 1,
   /** overrode the preferred action with a later candidate or a braking action */
   Overridden: 2,
@@ -95,6 +99,8 @@ const SAFE = 0x7fffffff;
 const LANE_FAIL = 100000;
 /** slowing down for a bend ahead at this deceleration [m/s²] */
 const CURVE_DECEL = 2;
+/** an NPC further than this from its lane path steers back towards it where the policy rates that near-best [m] */
+const LANE_RETURN_M = 0.5;
 /** heading changes closer than this are the same steering [rad] */
 const SAME_TURN = 0.01;
 /** GPUDrive's collision box scale (spec §7.9) */
@@ -225,14 +231,28 @@ export class SafetyShield {
     const steerPref = o.smoothingMargin > 0 ? steerFor(turnPref, vPol, len) : ACTION_STEER[best];
     const policyTurn = turnSigned(best, speed, len);
     const smoothed = Math.abs(turnPref - policyTurn) > SAME_TURN;
+    // steering back along the lane (pure pursuit towards the lane path), where the policy rates it nearly as
+    // high as its first choice (the steering of its accel row closest to it is within smoothingMargin)
+    const laneTurn = this.laneTurn(world, i, speed);
+    const laneNear = o.smoothingMargin > 0 && !Number.isNaN(laneTurn) && this.nearBest(logits, base, best, clamp(laneTurn, maxTurn), speed, len);
+    // 0. drifting off its lane: back towards it (a slow drift, a little each step, would otherwise take the
+    // NPC across into the opposite lane: the corridor check lets an NPC already off-centre stay where it is)
+    if (laneNear && this.predictor.offsetFromPath(i, 0, world.x[i], world.y[i]) > LANE_RETURN_M && this.tryControl(world, i, govern(i, accel), steerFor(clamp(laneTurn, maxTurn), vPol, len), out)) {
+      this.outcome[i] = ShieldOutcome.Smoothed;
+      return;
+    }
     // 1. the policy's acceleration with its smoothed steering
     if (this.tryControl(world, i, govern(i, accel), steerPref, out)) {
       this.outcome[i] = smoothed ? ShieldOutcome.Smoothed : ShieldOutcome.Policy;
       return;
     }
+    // 1b. the policy's acceleration along its lane, where the policy rates that nearly as high
+    if (laneNear && this.tryControl(world, i, govern(i, accel), steerFor(clamp(laneTurn, maxTurn), vPol, len), out)) {
+      this.outcome[i] = ShieldOutcome.Smoothed;
+      return;
+    }
     // 2. gentler accelerations, then braking, each with the smoothed steering and then steering back along
-    // the lane (pure pursuit towards the lane path)
-    const laneTurn = this.laneTurn(world, i, speed);
+    // the lane
     for (let ai = ACCEL_VALUES.indexOf(accel) - 1; ai >= 0; ai--) {
       const a = govern(i, ACCEL_VALUES[ai]);
       const v = speed + 0.5 * a * STEP_DT;
@@ -264,6 +284,21 @@ export class SafetyShield {
     out.accel = ACCEL_VALUES[0];
     out.steer = Number.isNaN(laneTurn) ? 0 : steerFor(clamp(laneTurn, maxTurn), speed + 0.5 * out.accel * STEP_DT, len);
     this.outcome[i] = ShieldOutcome.Emergency;
+  }
+
+  /** Is the steering of the policy's accel row closest to this heading change within smoothingMargin of the best? */
+  private nearBest(logits: Float32Array, base: number, best: number, turn: number, speed: number, len: number): boolean {
+    const row = best - (best % STEER_COUNT);
+    let pick = -1, gap = Infinity;
+    for (let st = 0; st < STEER_COUNT; st++) {
+      if (SIDEWAYS[st]) continue;
+      const d = Math.abs(turnSigned(row + st, speed, len) - turn);
+      if (d < gap) {
+        gap = d;
+        pick = st;
+      }
+    }
+    return pick >= 0 && logits[base + row + pick] >= logits[base + best] - this.options.smoothingMargin;
   }
 
   private tryControl(world: World, i: number, accel: number, steer: number, out: { accel: number; steer: number }): boolean {
