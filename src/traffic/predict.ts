@@ -29,6 +29,8 @@ const IDM_A = 2;
 const IDM_B = 2.5;
 const IDM_S0 = 2.5;
 const IDM_T = 1.2;
+/** car-following looks this far along the path beyond where the rollout reaches [m] (IDM at rest: 1 % of a at 25 m) */
+const FOLLOW_REACH_M = 25;
 /** the lane path is looked at at least this far ahead (for the curve speed limit) [m] */
 const PATH_MIN_M = 60;
 /** the sideways offset fades out over this much travel (a stopped car does not slide sideways) [m] */
@@ -143,8 +145,19 @@ export class MotionPredictor {
   private follow(world: World, j: number): number {
     const n = this.pathN[j];
     const b = j * this.maxPath;
-    const bx0 = this.bounds[j * 4] - 3, by0 = this.bounds[j * 4 + 1] - 3, bx1 = this.bounds[j * 4 + 2] + 3, by1 = this.bounds[j * 4 + 3] + 3;
     const v = world.speed(j);
+    // where a leader can matter: the path as far as the rollout reaches and FOLLOW_REACH_M beyond (a stopped
+    // NPC's predicted bounds are its own spot: its queue's leader lies outside them)
+    const reach = Math.min(n, Math.ceil((v * this.steps * STEP_DT + FOLLOW_REACH_M) / SPACING) + 1);
+    let bx0 = Infinity, by0 = Infinity, bx1 = -Infinity, by1 = -Infinity;
+    for (let k = 0; k < reach; k++) {
+      const px = this.pathX[b + k], py = this.pathY[b + k];
+      if (px < bx0) bx0 = px;
+      if (px > bx1) bx1 = px;
+      if (py < by0) by0 = py;
+      if (py > by1) by1 = py;
+    }
+    bx0 -= 3; by0 -= 3; bx1 += 3; by1 += 3;
     let gapBest = Infinity, dvBest = 0;
     for (let o = 0; o < world.count; o++) {
       if (o === j || !world.present[o] || (world.done[o] && world.kind[o] !== AgentKind.External)) continue;
