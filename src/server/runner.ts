@@ -3,7 +3,10 @@
  * paused. Every 1/publish_hz s the runner advances the scene to the current simulation time (running the
  * 0.1 s policy steps due) and hands a frame to its sinks; while paused or stopped, sinks get a frame saying
  * so once a second. One loop, one Pacer on one Clock (src/time): changing the rate re-anchors the schedule
- * and never restarts or starves it.
+ * and never restarts or starves it. Simulated egos that tick faster than frames are published (a plant at
+ * 200 Hz talking VDS1 to a control stack) ask for a tick rate of their own (setMinTickHz): the runner then
+ * advances the scene several times per frame, on a grid the publish grid is part of, and publishes on every
+ * n-th tick, so their STATE leaves paced instead of in a burst per frame.
  */
 import type { LiveScene, SceneSnapshot } from '../scene/index.js';
 import { POLICY_DT } from '../traffic/engine.js';
@@ -33,6 +36,8 @@ export interface RunnerOptions {
 
 export const MIN_PUBLISH_HZ = 10;
 export const MAX_PUBLISH_HZ = 50;
+/** the fastest the runner advances a scene (simulated egos at 1 kHz) */
+export const MAX_TICK_HZ = 1000;
 /** While paused or stopped, a frame saying so this often [s]. */
 const IDLE_FRAME_PERIOD_S = 1;
 /** Behind by more than this, simulation time slips instead of running a burst of policy steps. */
@@ -71,6 +76,11 @@ export class SceneRunner {
   private frames = 0;
   private stepErrors = 0;
   private hz: number;
+  /** ticks per published frame (1 unless setMinTickHz asked for more) */
+  private ticksPerFrame = 1;
+  private minTickHz: number | null = null;
+  /** index on the tick grid (multiples of the tick period since time 0) of the next tick */
+  private tickIndex = 0;
   private ticking: Promise<void> = Promise.resolve();
   private wake: () => void = () => {};
   /** epoch seconds − clock seconds */
@@ -119,7 +129,20 @@ export class SceneRunner {
 
   setPublishHz(hz: number): void {
     this.hz = checkHz(hz);
+    this.ticksPerFrame = this.minTickHz === null ? 1 : Math.max(1, Math.ceil(this.minTickHz / this.hz - 1e-9));
     this.align();
+  }
+
+  /** Ticks at least this often (several ticks per frame; null: one tick per frame). */
+  setMinTickHz(hz: number | null): void {
+    if (hz !== null && !(hz > 0 && hz <= MAX_TICK_HZ)) throw new RangeError(`tick rate must be within 0–${MAX_TICK_HZ} Hz, got ${hz}`);
+    this.minTickHz = hz;
+    this.setPublishHz(this.hz);
+  }
+
+  /** The rate at which the scene is advanced [Hz] (publish_hz unless simulated egos asked for more). */
+  get tickHz(): number {
+    return this.hz * this.ticksPerFrame;
   }
 
   start(): void {
@@ -134,10 +157,11 @@ export class SceneRunner {
    * a rate that divides 10 Hz every policy step runs on a tick, at the moment it is due.
    */
   private align(): void {
-    const period = 1 / this.hz;
+    const period = 1 / (this.hz * this.ticksPerFrame);
     const now = this.clock.now();
     const sim = this.runState === 'running' ? this.simAnchor + (now - this.wallAnchor) : this.simAnchor;
-    const next = Math.ceil(sim / period - 1e-6) * period;
+    this.tickIndex = Math.ceil(sim / period - 1e-6);
+    const next = this.tickIndex * period;
     this.pacer.setPeriod(period);
     this.pacer.start(now + (this.runState === 'running' ? next - sim : 0));
     this.wake();
@@ -180,8 +204,13 @@ export class SceneRunner {
       if (this.clock.now() < this.pacer.due) continue;
       const due = this.pacer.due;
       const periods = this.pacer.begin(this.clock.now());
+      // a frame when the ticks this one stands for include one of the publish grid
+      const n = this.ticksPerFrame;
+      const first = this.tickIndex;
+      this.tickIndex += periods;
+      const frame = n === 1 || Math.floor((first + periods - 1) / n) > Math.floor((first - 1) / n);
       // the tick stands for the latest point of the schedule's grid it has reached
-      this.ticking = this.tick(due + (periods - 1) * this.pacer.period).catch((err: unknown) => {
+      this.ticking = this.tick(due + (periods - 1) * this.pacer.period, frame).catch((err: unknown) => {
         this.stepErrors++;
         this.opts.onError?.(err);
       });
@@ -189,7 +218,7 @@ export class SceneRunner {
     }
   }
 
-  private async tick(gridWall: number): Promise<void> {
+  private async tick(gridWall: number, frame: boolean): Promise<void> {
     if (this.runState !== 'running') {
       const now = this.clock.now();
       if (now - this.lastIdleFrame >= IDLE_FRAME_PERIOD_S) {
@@ -199,7 +228,8 @@ export class SceneRunner {
       return;
     }
     let t = this.simAnchor + (gridWall - this.wallAnchor);
-    const onGrid = Math.round(t * this.hz) / this.hz;
+    const rate = this.hz * this.ticksPerFrame;
+    const onGrid = Math.round(t * rate) / rate;
     if (Math.abs(onGrid - t) < 1e-6) t = onGrid; // the grid point itself, free of clock rounding
     const behind = t - this.scene.nextStepTime;
     if (behind > MAX_CATCH_UP_S) {
@@ -220,6 +250,7 @@ export class SceneRunner {
       this.wallAnchor += held;
       t = this.scene.time;
     }
+    if (!frame) return;
     // stamped with the wall-clock time at which simulation time was t (not when the step finished)
     this.publish(this.scene.snapshot(t), this.epochOffset + this.wallAnchor + (t - this.simAnchor));
   }

@@ -12,6 +12,7 @@ import type { Scenario } from '../scenario/config.js';
 import { SimEgo } from '../scenario/sim-ego.js';
 import { placeEgos } from '../scenario/world.js';
 import type { HostAttachment, SceneHost } from './host.js';
+import { MAX_TICK_HZ } from './runner.js';
 
 export interface SimEgoSession {
   egos: SimEgo[];
@@ -36,11 +37,17 @@ export async function attachSimEgos(host: SceneHost, scenario: Scenario, opts: {
       egos: egos.map((e) => ({ ego_id: e.id, vehicle_id: e.vehicle.id, level: e.spec.level, driver: e.spec.driver.kind, dt: e.spec.dt, t: e.time, failsafe: e.vehicle.watchdog.active, cmds: e.vehicle.cmdsAccepted })),
     }),
     close: async () => {
+      host.runner.setMinTickHz(null);
       host.time.detachEgos();
       await link.close();
     },
   };
   host.attachments.set('sim_egos', attachment);
+  // egos that talk to the outside (STATE over the comms file, commands from a control stack or /api/io) tick
+  // on the runner at their own rate, so STATE leaves paced and a command acts within one plant step, not in a
+  // burst per published frame
+  const outside = egos.filter((e) => scenario.run.mode === 'rt_comms' || e.spec.driver.kind === 'external');
+  if (outside.length > 0) host.runner.setMinTickHz(Math.min(MAX_TICK_HZ, Math.max(...outside.map((e) => 1 / e.spec.dt))));
   await host.runner.reset();
   return { egos, link };
 }

@@ -47,6 +47,32 @@ describe('scene runner on a virtual clock', () => {
     expect(runner.stats.overruns).toBe(0);
   });
 
+  it('with a faster tick rate asked for (a 200 Hz plant), advances the scene every 5 ms and still publishes at publish_hz on its grid', async () => {
+    const clock = new VirtualClock(1000);
+    const scene = new LiveScene(TRACK, policy.fork(), { npc_target: 4 });
+    scene.reset();
+    const runner = new SceneRunner(scene, { clock, publishHz: 10, epochNow: () => clock.now() });
+    runner.setMinTickHz(200);
+    expect(runner.tickHz).toBe(200);
+    const advanced: number[] = [];
+    const advanceTo = scene.advanceTo.bind(scene);
+    scene.advanceTo = (t: number) => {
+      advanced.push(t);
+      return advanceTo(t);
+    };
+    runner.start();
+    const frames = await collect(runner, (f) => f.length >= 21);
+    await runner.close();
+    const times = frames.slice(0, 21).map((f) => f.snapshot.time);
+    for (let i = 1; i < 21; i++) expect(times[i] - times[i - 1]).toBeCloseTo(0.1, 9);
+    for (const t of times) expect(Math.abs(t * 10 - Math.round(t * 10))).toBeLessThan(1e-6);
+    const inside = advanced.filter((t) => t > times[0] && t <= times[20]);
+    expect(inside.length).toBe(400);
+    for (let i = 1; i < inside.length; i++) expect(inside[i] - inside[i - 1]).toBeCloseTo(0.005, 9);
+    runner.setMinTickHz(null);
+    expect(runner.tickHz).toBe(10);
+  });
+
   it('while paused simulation time stands still and a frame says so once a second', async () => {
     const clock = new VirtualClock(0);
     const scene = new LiveScene(TRACK, policy.fork(), { npc_target: 2 });
