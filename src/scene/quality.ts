@@ -18,6 +18,7 @@ import { wrapPi } from '../geo/frame.js';
 import { POLICY_DT, WAITING_FOR_EGO, type NpcView } from '../traffic/engine.js';
 import type { LaneNetwork, LanePosition } from '../traffic/lanes.js';
 import { ShieldOutcome } from '../traffic/shield.js';
+import { hypot } from '../util/hypot.js';
 
 export interface TripStats {
   started: number;
@@ -249,7 +250,7 @@ export class QualityMetrics {
         this.tracks.set(n.id, tr);
       }
       const trip = this.openTrips.get(n.id);
-      const moved = Math.hypot(n.x - n.prevX, n.y - n.prevY);
+      const moved = hypot(n.x - n.prevX, n.y - n.prevY);
       if (trip) trip.distance += moved;
       if (n.collided) {
         this.vehicleContactSteps++;
@@ -359,7 +360,7 @@ function heldBackNear(n: NpcView, vehicles: readonly VehiclePoint[]): boolean {
   if (n.waitingFor === WAITING_FOR_EGO) return true;
   if (n.waitingFor < 0) return false;
   for (const v of vehicles) {
-    if (v.id === n.waitingFor) return Math.hypot(v.x - n.x, v.y - n.y) <= AHEAD_M + n.length;
+    if (v.id === n.waitingFor) return hypot(v.x - n.x, v.y - n.y) <= AHEAD_M + n.length;
   }
   return false;
 }

@@ -9,7 +9,8 @@ const TWO_PI = 2 * Math.PI;
 
 /** Wraps an angle to [−π, π] (fmod-style, as the C++ code does). */
 export function wrapAngle(a: number): number {
-  let r = a % TWO_PI;
+  // |a| < 2π: a % 2π is a itself (fmod is exact), without the library call
+  let r = a > -TWO_PI && a < TWO_PI ? a : a % TWO_PI;
   if (r > Math.PI) r -= TWO_PI;
   else if (r < -Math.PI) r += TWO_PI;
   return r;

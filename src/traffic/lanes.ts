@@ -10,6 +10,7 @@ import type { RoadEntities } from '../map/road-entities.js';
 import type { LaneGraphJson } from '../map/scene-json.js';
 import { EntityType } from '../map/types.js';
 import type { SeededRandom } from '../util/random.js';
+import { hypot } from '../util/hypot.js';
 
 interface Lane {
   readonly xs: Float32Array;
@@ -217,7 +218,7 @@ export class LaneNetwork {
       const dx = xs[i] - xs[i - 1], dy = ys[i] - ys[i - 1];
       const len2 = dx * dx + dy * dy || 1;
       const t = Math.min(1, Math.max(0, ((x - xs[i - 1]) * dx + (y - ys[i - 1]) * dy) / len2));
-      const d = Math.hypot(x - (xs[i - 1] + t * dx), y - (ys[i - 1] + t * dy));
+      const d = hypot(x - (xs[i - 1] + t * dx), y - (ys[i - 1] + t * dy));
       if (d >= bestD) continue;
       if (yaw !== undefined && (Math.cos(yaw) * dx + Math.sin(yaw) * dy) / Math.sqrt(len2) < cosMax) continue;
       bestD = d;
@@ -242,11 +243,11 @@ export class LaneNetwork {
       const { xs, ys } = this.lanes[this.pointLane[p]];
       const i = this.pointSeg[p];
       const dx = xs[i] - xs[i - 1], dy = ys[i] - ys[i - 1];
-      const len = Math.hypot(dx, dy) || 1;
+      const len = hypot(dx, dy) || 1;
       if ((c * dx + sn * dy) / len > -0.5) continue;
       const len2 = len * len;
       const t = Math.min(1, Math.max(0, ((x - xs[i - 1]) * dx + (y - ys[i - 1]) * dy) / len2));
-      if (Math.hypot(x - (xs[i - 1] + t * dx), y - (ys[i - 1] + t * dy)) <= maxDistance) return true;
+      if (hypot(x - (xs[i - 1] + t * dx), y - (ys[i - 1] + t * dy)) <= maxDistance) return true;
     }
     return false;
   }

@@ -8,6 +8,7 @@
 import { STEP_DT } from './bicycle.js';
 import type { LaneNetwork, LanePosition, PlannedLanes } from './lanes.js';
 import { AgentKind, type World } from './world.js';
+import { hypot } from '../util/hypot.js';
 
 /** lanes of an NPC's plan kept per slot (the current one first) */
 export const MAX_PLAN = 16;
@@ -178,7 +179,7 @@ export class MotionPredictor {
       // its speed along our path
       const k1 = Math.min(n - 1, bestK + 1), k0 = k1 - 1;
       const tx = this.pathX[b + k1] - this.pathX[b + k0], ty = this.pathY[b + k1] - this.pathY[b + k0];
-      const tl = Math.hypot(tx, ty) || 1;
+      const tl = hypot(tx, ty) || 1;
       const vAlong = (world.vx[o] * tx + world.vy[o] * ty) / tl;
       gapBest = gap;
       dvBest = v - vAlong;
@@ -268,7 +269,7 @@ export class MotionPredictor {
       const b = (j * 2 + BRAKE) * K + k, c = (j * 2 + KEEP_SPEED) * K + k, e = j * K + k;
       const bx = this.px[b], by = this.py[b], cx = this.px[c], cy = this.py[c];
       const ex = cx - bx, ey = cy - by;
-      const span = Math.hypot(ex, ey);
+      const span = hypot(ex, ey);
       if (span > 0.05) {
         this.envX[e] = bx + 0.5 * ex;
         this.envY[e] = by + 0.5 * ey;
@@ -301,7 +302,7 @@ export class MotionPredictor {
       const dx = this.pathX[b + i + 1] - ax, dy = this.pathY[b + i + 1] - ay;
       const len2 = dx * dx + dy * dy || 1;
       const t = Math.min(1, Math.max(0, ((x - ax) * dx + (y - ay) * dy) / len2));
-      const e = Math.hypot(x - ax - t * dx, y - ay - t * dy);
+      const e = hypot(x - ax - t * dx, y - ay - t * dy);
       if (e < best) best = e;
     }
     return best;

@@ -6,6 +6,7 @@
  */
 import type { SeededRandom } from '../util/random.js';
 import type { LaneNetwork, Pose2 } from './lanes.js';
+import { hypot } from '../util/hypot.js';
 
 export interface RouteGoal extends Pose2 {
   /** the goal is the route's end */
@@ -86,7 +87,7 @@ export class Route {
         const dx = xs[i] - xs[i - 1], dy = ys[i] - ys[i - 1];
         const len2 = dx * dx + dy * dy || 1;
         const t = Math.min(1, Math.max(0, ((x - xs[i - 1]) * dx + (y - ys[i - 1]) * dy) / len2));
-        const d = Math.hypot(x - (xs[i - 1] + t * dx), y - (ys[i - 1] + t * dy));
+        const d = hypot(x - (xs[i - 1] + t * dx), y - (ys[i - 1] + t * dy));
         if (d < bestD) {
           bestD = d;
           bestP = s0 + t * (s1 - s0);
@@ -121,7 +122,7 @@ export class Route {
       const d = k === samples.length - 1 ? last : (k + 1) * step;
       const end = samples[k];
       const dx = end.x - start.x, dy = end.y - start.y;
-      const len = Math.hypot(dx, dy) || 1;
+      const len = hypot(dx, dy) || 1;
       let dev = 0;
       for (let j = 0; j < k; j++) dev = Math.max(dev, Math.abs((samples[j].x - start.x) * dy - (samples[j].y - start.y) * dx) / len);
       if (d > minLead && dev > maxDeviation) break;

@@ -30,6 +30,7 @@ import type { LaneNetwork } from './lanes.js';
 import { obbOverlap } from './obb.js';
 import { BRAKE, KEEP_SPEED, MotionPredictor, type Plans } from './predict.js';
 import { AgentKind, type World } from './world.js';
+import { hypot } from '../util/hypot.js';
 
 export interface ShieldOptions {
   /** logit margin within which the steering closest to the policy's intent is preferred (0: no smoothing) */
@@ -112,6 +113,12 @@ const FOLLOW_LAT_M = 1;
 const LEVEL_MARGIN = [1, 0.5, 0, 0, 0, 0.04];
 const LEVEL_SCALE = [1, 1, 1, 0.85, 0.75, COLLISION_BOX];
 const LEVELS = LEVEL_MARGIN.length;
+/** box scales tried against edges the NPC is already close to (the first is options.edgeBoxScale) */
+const EDGE_SCALES = [NaN, COLLISION_BOX, 0.5, 0.3];
+/** candidates remembered per NPC and step (chooseFor tries at most 14) */
+const MAX_TRIED = 16;
+/** slack on the reach bound of a rollout when leaving out edges it cannot touch [m] */
+const REACH_SLACK_M = 0.5;
 
 export class SafetyShield {
   /** per slot: ShieldOutcome of the last step */
@@ -121,6 +128,8 @@ export class SafetyShield {
   private readonly used = new Uint8Array(ACTION_COUNT);
   private readonly near = new Int32Array(ACTION_COUNT);
   private readonly marked = new Uint8Array(ACTION_COUNT);
+  /** collidable entities near NPC i (the spatial index's answer), and those of them its rollouts can reach */
+  private readonly edgeIdsNear: Int32Array;
   private readonly edgeIds: Int32Array;
   private readonly others: Int32Array;
   /** per other: the check level (see boxes()) */
@@ -137,6 +146,20 @@ export class SafetyShield {
   readonly predictor: MotionPredictor;
   private othersN = 0;
   private edgesN = 0;
+  private edgesNearN = 0;
+  /** the edge list touchesEdge reads: edgeIds (reachable) or edgeIdsNear (all near; see check) */
+  private edgeList: Int32Array;
+  private edgeListN = 0;
+  /** the largest |acceleration| a rollout takes after its first step, and that edgeIds assumes for the first */
+  private readonly accelBound: number;
+  /** a stopped rollout stays where it is (a braking deceleration that is not negative): see check */
+  private readonly parkable: boolean;
+  /** some vehicle in `others` is moving (> 0.1 m/s) */
+  private othersMove = false;
+  /** candidates checked for the NPC being chosen for: acceleration, steering and check() result */
+  private readonly triedAccel = new Float64Array(MAX_TRIED);
+  private readonly triedSteer = new Float64Array(MAX_TRIED);
+  private triedN = 0;
   private fallbackStep = 0;
   private fallbackAccel = 0;
   private fallbackSteer = 0;
@@ -151,6 +174,12 @@ export class SafetyShield {
     this.outcome = new Uint8Array(capacity);
     this.intent = new Float32Array(capacity);
     this.edgeIds = new Int32Array(Math.max(1, roads?.collidable.length ?? 1));
+    this.edgeIdsNear = new Int32Array(this.edgeIds.length);
+    this.edgeList = this.edgeIds;
+    let maxAccel = options.brakeDecel;
+    for (const a of ACCEL_VALUES) maxAccel = Math.max(maxAccel, Math.abs(a));
+    this.accelBound = maxAccel;
+    this.parkable = options.brakeDecel >= 0;
     this.others = new Int32Array(capacity);
     this.tight = new Uint8Array(capacity);
     this.otherBox = new Float32Array(capacity * 5);
@@ -218,6 +247,7 @@ export class SafetyShield {
     const o = this.options;
     this.gather(world, i);
     this.fallbackStep = 0;
+    this.triedN = 0;
     this.waitingFor[i] = -1;
     const speed = world.speed(i);
     const len = world.length[i];
@@ -302,7 +332,17 @@ export class SafetyShield {
   }
 
   private tryControl(world: World, i: number, accel: number, steer: number, out: { accel: number; steer: number }): boolean {
+    // a candidate tried before for this NPC in this step (the governor maps several accelerations to one, and
+    // the lane's steering may equal the smoothed one) fails again: check() depends on nothing else, and its one
+    // side effect (waitingFor) was had the first time
+    for (let t = 0; t < this.triedN; t++) {
+      if (Object.is(this.triedAccel[t], accel) && Object.is(this.triedSteer[t], steer)) return false;
+    }
     const r = this.check(world, i, accel, steer);
+    if (this.triedN < MAX_TRIED) {
+      this.triedAccel[this.triedN] = accel;
+      this.triedSteer[this.triedN++] = steer;
+    }
     if (r === SAFE) {
       out.accel = accel;
       out.steer = steer;
@@ -367,25 +407,58 @@ export class SafetyShield {
       this.yields[j] = first ? 1 : 0;
       const [hl, hw, hlj, hwj] = this.boxes(world, i, j, level);
       const ob = this.otherBox;
-      ob[m * 5] = hl; ob[m * 5 + 1] = hw; ob[m * 5 + 2] = hlj; ob[m * 5 + 3] = hwj; ob[m * 5 + 4] = Math.hypot(hl, hw);
+      ob[m * 5] = hl; ob[m * 5 + 1] = hw; ob[m * 5 + 2] = hlj; ob[m * 5 + 3] = hwj; ob[m * 5 + 4] = hypot(hl, hw);
       this.others[m++] = j;
     }
     this.othersN = m;
+    let moving = false;
+    for (let k = 0; k < m && !moving; k++) moving = world.speed(this.others[k]) > 0.1;
+    this.othersMove = moving;
     const roads = this.roads;
-    this.edgesN = roads ? roads.collidableNear(world.x[i], world.y[i], vi * this.options.edgeHorizonS + world.length[i] + roads.collidableReach, this.edgeIds) : 0;
+    this.edgesNearN = roads ? roads.collidableNear(world.x[i], world.y[i], vi * this.options.edgeHorizonS + world.length[i] + roads.collidableReach, this.edgeIdsNear) : 0;
+    this.edgesN = this.reachableEdges(world, i, vi);
+    this.edgeList = this.edgeIds;
+    this.edgeListN = this.edgesN;
     // close to an edge already: check with the largest box that is clear of it now, so the NPC can only
     // move away from it (never further in, never through it)
     const hl = 0.5 * world.length[i], hw = 0.5 * world.width[i];
     this.edgeScale = 0;
-    if (this.edgesN > 0) {
-      for (const scale of [this.options.edgeBoxScale, COLLISION_BOX, 0.5, 0.3]) {
+    if (this.edgesNearN > 0) {
+      for (let q = 0; q < 4; q++) {
+        const scale = q === 0 ? this.options.edgeBoxScale : EDGE_SCALES[q];
         if (!this.touchesEdge(world.x[i], world.y[i], world.yaw[i], hl * scale, hw * scale)) {
           this.edgeScale = scale;
           break;
         }
       }
-      if (this.edgeScale === 0) this.edgesN = 0;
+      if (this.edgeScale === 0) this.edgesN = this.edgesNearN = 0;
     }
+  }
+
+  /**
+   * Of the edges near NPC i (edgeIdsNear), those its rollouts can touch, into edgeIds in the same order;
+   * returns how many. A rollout's edge checks come within edgeSteps steps; with no acceleration larger than
+   * accelBound in size, the speed after k steps is at most v0 + k·A·dt and the distance covered in K steps at
+   * most K·dt·v0 + A·(K·dt)²/2 (each step moves the car by its mid-step speed × dt, whatever the steering). An
+   * edge whose centre is further than that, plus the NPC's box (at its largest scale) and the edge's reach,
+   * plus a slack, fails touchesEdge's distance test at every pose checked: leaving it out changes nothing.
+   */
+  private reachableEdges(world: World, i: number, v0: number): number {
+    const roads = this.roads;
+    if (!roads) return 0;
+    const e = roads.entities;
+    const T = this.edgeSteps * STEP_DT;
+    const travel = (T * v0 + 0.5 * this.accelBound * T * T) * 1.001;
+    const r = hypot(0.5 * world.length[i], 0.5 * world.width[i]) * Math.max(1, this.options.edgeBoxScale);
+    const x = world.x[i], y = world.y[i];
+    let n = 0;
+    for (let k = 0; k < this.edgesNearN; k++) {
+      const id = this.edgeIdsNear[k];
+      const dx = e.x[id] - x, dy = e.y[id] - y;
+      const reach = travel + r + e.halfLength[id] + e.halfWidth[id] + REACH_SLACK_M;
+      if (dx * dx + dy * dy <= reach * reach) this.edgeIds[n++] = id;
+    }
+    return n;
   }
 
   /**
@@ -454,25 +527,40 @@ export class SafetyShield {
     const len = world.length[i];
     const hl = 0.5 * len, hw = 0.5 * world.width[i];
     const ehl = hl * this.edgeScale, ehw = hw * this.edgeScale;
-    const v0 = Math.hypot(s.vx, s.vy);
+    // the reachable edges hold for a first step no harder than accelBound (every candidate chooseFor makes)
+    const anyAccel = !(Math.abs(accel) <= this.accelBound);
+    this.edgeList = anyAccel ? this.edgeIdsNear : this.edgeIds;
+    this.edgeListN = anyAccel ? this.edgesNearN : this.edgesN;
+    const v0 = hypot(s.vx, s.vy);
     stepBicycle(s, accel, steer, len);
-    let speed = Math.hypot(s.vx, s.vy);
+    let speed = hypot(s.vx, s.vy);
     // a reversing step (negative speed) keeps its direction of travel
     let dir = Math.cos(Math.atan2(s.vy, s.vx) - s.yaw) < 0 ? -1 : 1;
     const onLane = pred.onLane[i] === 1;
     let travelled = 0.5 * (v0 + speed) * STEP_DT;
     // its lane: the NPC keeps within laneCorridor of the centre line (or, already further out, gets no further)
     const corridor = onLane ? Math.max(o.laneCorridor, pred.offsetFromPath(i, 0, world.x[i], world.y[i]) + 0.05) : Infinity;
+    // parked: stopped (speed 0, velocity zeroed) at a pose no continuation step changes (see below); the pose
+    // has passed the edge and lane checks since
+    let parked = false;
+    let parkedClear = false;
     for (let k = 1; k <= this.steps; k++) {
       if (this.touchesVehicle(world, i, s.x, s.y, s.yaw, k)) return -k;
       // edges and the lane every other step: a car moves less than its (scaled) length in two steps, so a
       // line it would cross is met at one of the steps checked
-      if (k <= this.edgeSteps && (k & 1) === 1) {
+      if (k <= this.edgeSteps && (k & 1) === 1 && !parkedClear) {
         if (this.touchesEdge(s.x, s.y, s.yaw, ehl, ehw)) return k;
         if (pred.offsetFromPath(i, travelled, s.x, s.y) > corridor) return LANE_FAIL + k;
+        // the same pose and distance travelled pass these checks every time
+        parkedClear = parked;
       }
-      if (speed <= 0.05 && k > 1 && !this.othersMoving(world)) return SAFE;
+      if (speed <= 0.05 && k > 1 && !this.othersMove) return SAFE;
       if (k === this.steps) break;
+      // Parked, a continuation step is the identity: no deceleration (min(brakeDecel, 0)), no steering (steerFor
+      // gives 0 below 0.05 m/s), so stepBicycle moves by 0·cos·dt (x + ±0 = x for x ≠ 0), turns by 0 (yaw + 0 =
+      // yaw for yaw ≠ 0, and wrapAngle leaves [−π, π] as it is), speed stays 0, travelled gains 0 and the
+      // velocity is zeroed again. Only the other vehicles move on.
+      if (parked) continue;
       // continuation: brake, and steer along the lane path (pure pursuit) when there is one
       // (turning no harder than the NPC may: the same limit as its own steering)
       const decel = Math.min(o.brakeDecel, speed / STEP_DT);
@@ -489,24 +577,22 @@ export class SafetyShield {
       stepBicycle(s, -dir * decel, steer, len);
       speed = Math.max(0, before - decel * STEP_DT);
       travelled += 0.5 * (before + speed) * STEP_DT;
-      if (speed === 0) { s.vx = 0; s.vy = 0; dir = 1; }
+      if (speed === 0) {
+        s.vx = 0; s.vy = 0; dir = 1;
+        parked = this.parkable && s.x !== 0 && s.y !== 0 && s.yaw !== 0 && s.yaw >= -Math.PI && s.yaw <= Math.PI && len > 0;
+      }
     }
     return SAFE;
-  }
-
-  /** Once stopped, the check can end early unless something could still run into the stopped NPC. */
-  private othersMoving(world: World): boolean {
-    for (let m = 0; m < this.othersN; m++) if (world.speed(this.others[m]) > 0.1) return true;
-    return false;
   }
 
   private touchesEdge(x: number, y: number, yaw: number, hl: number, hw: number): boolean {
     const roads = this.roads;
     if (!roads) return false;
     const e = roads.entities;
-    const r = Math.hypot(hl, hw);
-    for (let k = 0; k < this.edgesN; k++) {
-      const id = this.edgeIds[k];
+    const r = hypot(hl, hw);
+    const ids = this.edgeList;
+    for (let k = 0; k < this.edgeListN; k++) {
+      const id = ids[k];
       const dx = e.x[id] - x, dy = e.y[id] - y;
       const reach = r + e.halfLength[id] + e.halfWidth[id];
       if (dx * dx + dy * dy > reach * reach) continue;
