@@ -16,6 +16,10 @@ export class RoadIndex {
   private readonly collidableIndex: KDBush | null;
   /** Largest distance from a collidable entity's centre to its box corner. */
   readonly collidableReach: number;
+  /** per entity: the cosine and sine of its heading, and the distance from its centre to a box corner */
+  readonly headingCos: Float64Array;
+  readonly headingSin: Float64Array;
+  readonly cornerReach: Float64Array;
 
   constructor(readonly entities: RoadEntities) {
     const n = entities.count;
@@ -33,6 +37,14 @@ export class RoadIndex {
         coll.push(i);
         reach = Math.max(reach, Math.hypot(entities.halfLength[i], entities.halfWidth[i]));
       }
+    }
+    this.headingCos = new Float64Array(n);
+    this.headingSin = new Float64Array(n);
+    this.cornerReach = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      this.headingCos[i] = Math.cos(entities.heading[i]);
+      this.headingSin[i] = Math.sin(entities.heading[i]);
+      this.cornerReach[i] = Math.hypot(entities.halfLength[i], entities.halfWidth[i]);
     }
     this.collidable = Int32Array.from(coll);
     this.collidableReach = reach;

@@ -192,8 +192,13 @@ export class LaneNetwork {
   pose(lane: number, s: number): Pose2 {
     const { xs, ys, cum } = this.lanes[lane];
     const sc = Math.min(Math.max(s, 0), cum[cum.length - 1]);
-    let i = 1;
-    while (i < cum.length - 1 && cum[i] < sc) i++;
+    // the first segment end at or past sc (cum never decreases: a binary search finds what a scan from 1 finds)
+    let i = 1, hi = cum.length - 1;
+    while (i < hi) {
+      const mid = (i + hi) >> 1;
+      if (cum[mid] < sc) i = mid + 1;
+      else hi = mid;
+    }
     const seg = cum[i] - cum[i - 1] || 1;
     const t = (sc - cum[i - 1]) / seg;
     return { x: xs[i - 1] + t * (xs[i] - xs[i - 1]), y: ys[i - 1] + t * (ys[i] - ys[i - 1]), yaw: Math.atan2(ys[i] - ys[i - 1], xs[i] - xs[i - 1]) };
@@ -210,6 +215,7 @@ export class LaneNetwork {
     let bestD = maxDistance;
     let bestLane = -1;
     let bestS = 0;
+    const cy = yaw === undefined ? 0 : Math.cos(yaw), sy = yaw === undefined ? 0 : Math.sin(yaw);
     for (let h = 0; h < n; h++) {
       const p = this.hits[h];
       const li = this.pointLane[p];
@@ -220,7 +226,7 @@ export class LaneNetwork {
       const t = Math.min(1, Math.max(0, ((x - xs[i - 1]) * dx + (y - ys[i - 1]) * dy) / len2));
       const d = hypot(x - (xs[i - 1] + t * dx), y - (ys[i - 1] + t * dy));
       if (d >= bestD) continue;
-      if (yaw !== undefined && (Math.cos(yaw) * dx + Math.sin(yaw) * dy) / Math.sqrt(len2) < cosMax) continue;
+      if (yaw !== undefined && (cy * dx + sy * dy) / Math.sqrt(len2) < cosMax) continue;
       bestD = d;
       bestLane = li;
       bestS = cum[i - 1] + t * Math.sqrt(len2);

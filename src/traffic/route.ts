@@ -15,6 +15,20 @@ export interface RouteGoal extends Pose2 {
   lead: number;
 }
 
+/** Route.goal's samples (distances and points), shared: goal() is synchronous and keeps nothing in them. */
+let goalDs = new Float64Array(64);
+let goalSx = new Float64Array(64);
+let goalSy = new Float64Array(64);
+
+function growGoalSamples(): void {
+  const n = goalDs.length * 2;
+  const ds = new Float64Array(n);
+  ds.set(goalDs);
+  goalDs = ds;
+  goalSx = new Float64Array(n);
+  goalSy = new Float64Array(n);
+}
+
 /** How far back and ahead of its progress an NPC is looked for on its route [m]. */
 const SEARCH_BACK = 10;
 const SEARCH_AHEAD = 40;
@@ -114,17 +128,25 @@ export class Route {
   goal(minLead: number, maxLead: number, maxDeviation: number, lateralGain = 0, step = 2): RouteGoal {
     const start = this.poseAt(this.progress);
     const last = Math.min(maxLead, this.remaining);
-    const samples: Pose2[] = [];
-    for (let d = step; d < last; d += step) samples.push(this.poseAt(this.progress + d));
-    samples.push(this.poseAt(this.progress + last));
+    // the sample distances (every `step` m, then `last`); the samples themselves are computed as the search
+    // reaches them, as it often stops before the last
+    let count = 0;
+    for (let d = step; d < last; d += step) {
+      if (count + 1 >= goalDs.length) growGoalSamples();
+      goalDs[count++] = d;
+    }
+    goalDs[count++] = last;
+    const ds = goalDs, sx = goalSx, sy = goalSy;
     let chosen = Math.min(minLead, last);
-    for (let k = 0; k < samples.length; k++) {
-      const d = k === samples.length - 1 ? last : (k + 1) * step;
-      const end = samples[k];
+    for (let k = 0; k < count; k++) {
+      const d = k === count - 1 ? last : (k + 1) * step;
+      const end = this.poseAt(this.progress + ds[k]);
+      sx[k] = end.x;
+      sy[k] = end.y;
       const dx = end.x - start.x, dy = end.y - start.y;
       const len = hypot(dx, dy) || 1;
       let dev = 0;
-      for (let j = 0; j < k; j++) dev = Math.max(dev, Math.abs((samples[j].x - start.x) * dy - (samples[j].y - start.y) * dx) / len);
+      for (let j = 0; j < k; j++) dev = Math.max(dev, Math.abs((sx[j] - start.x) * dy - (sy[j] - start.y) * dx) / len);
       if (d > minLead && dev > maxDeviation) break;
       chosen = Math.max(chosen, Math.min(d, last));
     }
@@ -135,6 +157,6 @@ export class Route {
       g.x += -Math.sin(g.yaw) * shift;
       g.y += Math.cos(g.yaw) * shift;
     }
-    return { ...g, final, lead: chosen };
+    return { x: g.x, y: g.y, yaw: g.yaw, final, lead: chosen };
   }
 }

@@ -27,7 +27,7 @@ import { ACTION_ACCEL, ACTION_STEER, ACTION_COUNT, ACCEL_VALUES, STEER_VALUES } 
 import type { RoadIndex } from '../map/spatial-index.js';
 import { stepBicycle, STEP_DT, type KinematicState } from './bicycle.js';
 import type { LaneNetwork } from './lanes.js';
-import { obbOverlap } from './obb.js';
+import { obbOverlapCS } from './obb.js';
 import { BRAKE, KEEP_SPEED, MotionPredictor, type Plans } from './predict.js';
 import { AgentKind, type World } from './world.js';
 import { hypot } from '../util/hypot.js';
@@ -154,6 +154,9 @@ export class SafetyShield {
   private readonly accelBound: number;
   /** a stopped rollout stays where it is (a braking deceleration that is not negative): see check */
   private readonly parkable: boolean;
+  /** per slot: the cosine and sine of its heading this step (set by prepare) */
+  private readonly cosYaw: Float64Array;
+  private readonly sinYaw: Float64Array;
   /** some vehicle in `others` is moving (> 0.1 m/s) */
   private othersMove = false;
   /** candidates checked for the NPC being chosen for: acceleration, steering and check() result */
@@ -175,6 +178,8 @@ export class SafetyShield {
     this.intent = new Float32Array(capacity);
     this.edgeIds = new Int32Array(Math.max(1, roads?.collidable.length ?? 1));
     this.edgeIdsNear = new Int32Array(this.edgeIds.length);
+    this.cosYaw = new Float64Array(capacity);
+    this.sinYaw = new Float64Array(capacity);
     this.edgeList = this.edgeIds;
     let maxAccel = options.brakeDecel;
     for (const a of ACCEL_VALUES) maxAccel = Math.max(maxAccel, Math.abs(a));
@@ -225,6 +230,10 @@ export class SafetyShield {
   /** Predicts every vehicle once per step, before any NPC's action is chosen. */
   prepare(world: World, plans?: Plans): void {
     this.predictor.prepare(world, this.options.maxLateralAccel, CURVE_DECEL, plans);
+    for (let j = 0; j < world.count; j++) {
+      this.cosYaw[j] = Math.cos(world.yaw[j]);
+      this.sinYaw[j] = Math.sin(world.yaw[j]);
+    }
   }
 
   /** The speed NPC i may drive at to take the bends of its lane ahead (see MotionPredictor) [m/s]. */
@@ -379,7 +388,7 @@ export class SafetyShield {
   /** The vehicles that matter to NPC i in this step, and the road edges within reach of its rollouts. */
   private gather(world: World, i: number): void {
     const vi = world.speed(i);
-    const ci = Math.cos(world.yaw[i]), si = Math.sin(world.yaw[i]);
+    const ci = this.cosYaw[i], si = this.sinYaw[i];
     // where NPC i's rollouts can go: its predicted bounds, widened by how far it may stray from them
     const pb = this.predictor.bounds;
     const spread = world.length[i] + this.options.laneCorridor + 2 + this.options.marginLon;
@@ -469,8 +478,8 @@ export class SafetyShield {
    * assumes the other brakes; the other assumes nothing. Egos never yield.
    */
   private hasPriority(world: World, i: number, j: number): boolean {
-    const ci = Math.cos(world.yaw[i]), si = Math.sin(world.yaw[i]);
-    const cj = Math.cos(world.yaw[j]), sj = Math.sin(world.yaw[j]);
+    const ci = this.cosYaw[i], si = this.sinYaw[i];
+    const cj = this.cosYaw[j], sj = this.sinYaw[j];
     const dx = world.x[j] - world.x[i], dy = world.y[j] - world.y[i];
     const jAheadOfI = dx * ci + dy * si > 0;
     const iAheadOfJ = -dx * cj - dy * sj > 0;
@@ -491,7 +500,7 @@ export class SafetyShield {
 
   private overlapsNow(world: World, i: number, j: number, level: number): boolean {
     const [hl, hw, hlj, hwj] = this.boxes(world, i, j, level);
-    return obbOverlap(world.x[i], world.y[i], world.yaw[i], hl, hw, world.x[j], world.y[j], world.yaw[j], hlj, hwj);
+    return obbOverlapCS(world.x[i], world.y[i], this.cosYaw[i], this.sinYaw[i], hl, hw, world.x[j], world.y[j], this.cosYaw[j], this.sinYaw[j], hlj, hwj);
   }
 
   private readonly box4: [number, number, number, number] = [0, 0, 0, 0];
@@ -591,12 +600,14 @@ export class SafetyShield {
     const e = roads.entities;
     const r = hypot(hl, hw);
     const ids = this.edgeList;
+    let c = NaN, sn = NaN;
     for (let k = 0; k < this.edgeListN; k++) {
       const id = ids[k];
       const dx = e.x[id] - x, dy = e.y[id] - y;
       const reach = r + e.halfLength[id] + e.halfWidth[id];
       if (dx * dx + dy * dy > reach * reach) continue;
-      if (obbOverlap(x, y, yaw, hl, hw, e.x[id], e.y[id], e.heading[id], e.halfLength[id], e.halfWidth[id])) return true;
+      if (c !== c) { c = Math.cos(yaw); sn = Math.sin(yaw); }
+      if (obbOverlapCS(x, y, c, sn, hl, hw, e.x[id], e.y[id], roads.headingCos[id], roads.headingSin[id], e.halfLength[id], e.halfWidth[id])) return true;
     }
     return false;
   }
@@ -610,6 +621,7 @@ export class SafetyShield {
     const pred = this.predictor;
     const K = pred.steps;
     const ob = this.otherBox;
+    let c = NaN, sn = NaN;
     for (let m = 0; m < this.othersN; m++) {
       const j = this.others[m];
       const hl = ob[m * 5], hw = ob[m * 5 + 1], hlj = ob[m * 5 + 2], hwj = ob[m * 5 + 3];
@@ -624,7 +636,8 @@ export class SafetyShield {
       const reach = ob[m * 5 + 4] + jhl + hwj;
       const dx = jx - x, dy = jy - y;
       if (dx * dx + dy * dy > reach * reach) continue;
-      if (obbOverlap(x, y, yaw, hl, hw, jx, jy, jyaw, jhl, hwj)) {
+      if (c !== c) { c = Math.cos(yaw); sn = Math.sin(yaw); }
+      if (obbOverlapCS(x, y, c, sn, hl, hw, jx, jy, Math.cos(jyaw), Math.sin(jyaw), jhl, hwj)) {
         if (this.waitingFor[i] < 0) this.waitingFor[i] = j;
         return true;
       }
