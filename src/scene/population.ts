@@ -203,14 +203,18 @@ export class NpcPopulation {
   private recycleGridlocks(step: number, views: readonly NpcView[]): void {
     const byId = this.viewById;
     byId.clear();
+    const minSteps = this.config.gridlock_recycle_s / POLICY_DT;
+    // a ring needs an auto NPC that has stood long enough: with none, there is nothing to look for
+    let candidate = false;
     for (const n of views) {
       byId.set(n.id, n);
       const plan = this.plans.get(n.id);
       if (!plan) continue;
       if (n.speed >= GRIDLOCK_SPEED) plan.slowSince = -1;
       else if (plan.slowSince < 0) plan.slowSince = step;
+      if (plan.auto && plan.slowSince >= 0 && step - plan.slowSince > minSteps) candidate = true;
     }
-    const minSteps = this.config.gridlock_recycle_s / POLICY_DT;
+    if (!candidate) return;
     const ids = gridlockedNpcs({
       ids: views.map((n) => n.id),
       // what a stopped NPC waits for: the vehicle its shield holds it back for, else the one in front of it

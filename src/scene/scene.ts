@@ -63,6 +63,9 @@ export interface MapBounds {
   maxY: number;
 }
 
+/** A vehicle of the scene: an NPC (its id) or a live ego (its egoId). */
+type SceneVehicle = Obstacle & { id?: number; egoId?: string };
+
 /** Steps due at t: a tolerance (1 µs) keeps 3·0.1 = 0.30000000000000004, or a time computed from the wall clock, from missing the step due at 0.3. */
 const TIME_EPS = 1e-6;
 
@@ -186,9 +189,9 @@ export class LiveScene {
   }
 
   /** Every vehicle in the scene at time t (NPCs and live egos), for keeping spawns clear. */
-  private obstacles(t: number): Obstacle[] {
-    const out: Array<Obstacle & ({ id: number } | { egoId: string })> = [];
-    for (const n of this.engine.npcs()) out.push({ id: n.id, x: n.x, y: n.y, yaw: n.yaw, length: n.length, width: n.width });
+  private obstacles(t: number, npcs: readonly NpcView[] = this.engine.npcs()): SceneVehicle[] {
+    const out: SceneVehicle[] = [];
+    for (const n of npcs) out.push({ id: n.id, x: n.x, y: n.y, yaw: n.yaw, length: n.length, width: n.width });
     for (const e of this.egos.list(t)) if (!e.stale) out.push({ egoId: e.egoId, x: e.x, y: e.y, yaw: e.yaw, length: e.length, width: e.width });
     return out;
   }
@@ -247,11 +250,15 @@ export class LiveScene {
     const npcs = this.engine.npcs();
     const contactsBefore = this.egos.collisionSteps;
     this.egos.afterStep(this.engine, after, (egoId) => this.npcsTouching(egoId, npcs));
-    const vehicles = this.obstacles(after);
+    // the views are the engine's NPCs as they are now (afterStep changes nothing in the engine)
+    const vehicles = this.obstacles(after, npcs);
     this.quality.observeStep(npcs, this.steps, vehicles, this.egos.collisionSteps - contactsBefore);
     this.population.update(this.steps, npcs, (id) => this.quality.slowSince(id));
     const live = this.egos.list(after).filter((e) => !e.stale);
-    this.population.fill(this.steps, this.obstacles(after), live.map((e) => ({ x: e.x, y: e.y, yaw: e.yaw, length: e.length, width: e.width })));
+    // every vehicle again: update only removes NPCs (moves, adds and reorders none), so these are the same
+    // vehicles less the NPCs it removed, in the same order
+    const remaining = vehicles.filter((v) => v.id === undefined || this.engine.hasNpc(v.id));
+    this.population.fill(this.steps, remaining, live.map((e) => ({ x: e.x, y: e.y, yaw: e.yaw, length: e.length, width: e.width })));
     this.timings = { ...t, scene_ms: performance.now() - t0 };
   }
 

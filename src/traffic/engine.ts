@@ -240,6 +240,12 @@ export class TrafficEngine {
     return true;
   }
 
+  /** Is this NPC in the world (as npcs() lists it)? */
+  hasNpc(id: number): boolean {
+    const s = this.slotById.get(id);
+    return s !== undefined && this.world.present[s] === 1;
+  }
+
   /** True for an NPC added since the last step (it has no committed motion yet). */
   isFresh(id: number): boolean {
     const s = this.slotById.get(id);
@@ -437,6 +443,7 @@ export class TrafficEngine {
         length: w.length[s], width: w.width[s], goalX: w.goalX[s], goalY: w.goalY[s],
         collided: w.hitVehicle[s] === 1, offroad: w.hitRoad[s] === 1, reachedGoal: w.reachedGoal[s] === 1,
         shield: this.shield ? this.shield.outcome[s] : 0, maxSpeed: this.maxSpeed[s],
+        // a slot in slotById is `registered` and holds its NPC's id in world.id (addNpc); any other is not an NPC
         waitingFor: held < 0 ? -1 : idBySlot.get(held) ?? WAITING_FOR_EGO,
       });
     }

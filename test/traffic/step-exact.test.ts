@@ -1,0 +1,213 @@
+/**
+ * The live step's shortcuts (issue #17) must not change any NPC's behaviour by a single bit. Each one is pinned
+ * against the computation it replaces:
+ *  - the shield: a candidate tried before for an NPC in a step is not rolled out again; edges no rollout can
+ *    reach are left out once per NPC; a rollout stopped at a pose no continuation step changes skips the no-op
+ *    steps; the vehicles' heading cosines are computed once per step (obbOverlapCS);
+ *  - collisions: road entities whose corner circle is more than 0.5 m away are not box-tested;
+ *  - Route.goal computes its samples as its search reaches them; LaneNetwork.pose finds its segment by bisection.
+ * The scene test runs a live scene with the shortcuts and one with each of them switched off (the original
+ * computation) side by side, and compares every NPC's state, every shield decision and the quality figures step
+ * for step: on the demo track, on FMTC converted from ../shared (its road edges and two-way lanes exercise
+ * the edge and lane checks the demo track hardly needs), and on any map VILS_EXACT_MAPS names
+ * (comma-separated paths, e.g. the converted K-City; converted maps are not in the repository).
+ */
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { setupScene, type LiveScene } from '../../src/scene/index.js';
+import { POLICY_DT, type TrafficEngine } from '../../src/traffic/engine.js';
+import type { LaneNetwork } from '../../src/traffic/lanes.js';
+import { obbOverlap, obbOverlapCS } from '../../src/traffic/obb.js';
+import { Route } from '../../src/traffic/route.js';
+import { SeededRandom } from '../../src/util/random.js';
+import { convertNgii } from '../../src/map/ngii/convert.js';
+import { HAVE_SHARED, PROJECT_ROOT, sharedPath } from '../helpers/shared.js';
+import { testModel } from '../helpers/server-fixture.js';
+
+/** The shield's internals the reference switches off (private in the source). */
+interface ShieldInternals {
+  parkable: boolean;
+  triedN: number;
+  edgesNearN: number;
+  edgeIds: Int32Array;
+  edgeIdsNear: Int32Array;
+  tryControl(...a: unknown[]): boolean;
+  reachableEdges(...a: unknown[]): number;
+  outcome: Uint8Array;
+  waitingFor: Int32Array;
+  intent: Float32Array;
+}
+
+const engineOf = (scene: LiveScene) => (scene as unknown as { engine: TrafficEngine }).engine;
+
+/** Switches every shortcut off in this scene: what is left is the computation as it was before them. */
+function asBefore(scene: LiveScene): void {
+  const engine = engineOf(scene);
+  const sh = engine.shield as unknown as ShieldInternals;
+  // no parked rollouts
+  sh.parkable = false;
+  // no remembered candidates: each tryControl starts with none
+  const tryControl = sh.tryControl;
+  sh.tryControl = function (this: ShieldInternals, ...a: unknown[]) {
+    this.triedN = 0;
+    return tryControl.apply(this, a);
+  };
+  // every edge near the NPC, reachable or not
+  sh.reachableEdges = function (this: ShieldInternals) {
+    for (let k = 0; k < this.edgesNearN; k++) this.edgeIds[k] = this.edgeIdsNear[k];
+    return this.edgesNearN;
+  };
+  // every collidable road entity the spatial index gives is box-tested (this scene's own index)
+  engine.roads.cornerReach.fill(Infinity);
+}
+
+function stateOf(scene: LiveScene): string {
+  const engine = engineOf(scene);
+  const w = engine.world;
+  const sh = engine.shield as unknown as ShieldInternals;
+  const parts: number[] = [];
+  for (let i = 0; i < w.count; i++) {
+    parts.push(w.present[i], w.id[i], w.x[i], w.y[i], w.yaw[i], w.vx[i], w.vy[i], w.goalX[i], w.goalY[i], w.hitVehicle[i], w.hitRoad[i], w.reachedGoal[i]);
+    parts.push(sh.outcome[i], sh.waitingFor[i], sh.intent[i]);
+  }
+  // Object.is-exact: the numbers' shortest round-trip strings
+  return parts.map((v) => (Object.is(v, -0) ? '-0' : String(v))).join(',');
+}
+
+async function compare(mapPath: string, npcs: number, steps: number, seed: number): Promise<{ differing: number; steps: number; npcSteps: number }> {
+  const model = testModel();
+  const a = await setupScene({ mapPath, modelPath: model, config: { npc_target: npcs, seed } });
+  const b = await setupScene({ mapPath, modelPath: model, config: { npc_target: npcs, seed } });
+  asBefore(b.scene);
+  a.scene.reset();
+  b.scene.reset();
+  let differing = 0;
+  for (let k = 0; k < steps; k++) {
+    await a.scene.advanceTo(k * POLICY_DT);
+    await b.scene.advanceTo(k * POLICY_DT);
+    if (stateOf(a.scene) !== stateOf(b.scene)) differing++;
+  }
+  if (JSON.stringify(a.scene.quality.summary()) !== JSON.stringify(b.scene.quality.summary())) differing++;
+  const npcSteps = a.scene.quality.summary().npc_steps;
+  await a.release();
+  await b.release();
+  return { differing, steps, npcSteps };
+}
+
+const extraMaps = (process.env.VILS_EXACT_MAPS ?? '').split(',').filter((p) => p && existsSync(p));
+
+describe('live step shortcuts: NPCs exactly as without them', () => {
+  it('demo track, 63 NPCs, 400 steps: every state, shield decision and quality figure equal', async () => {
+    const r = await compare(join(PROJECT_ROOT, 'maps', 'demo-track.json'), 63, 400, 3);
+    expect(r.npcSteps).toBeGreaterThan(20_000);
+    expect(r.differing).toBe(0);
+  });
+
+  it.skipIf(!HAVE_SHARED)('FMTC (converted from ../shared), 63 NPCs, 300 steps', async () => {
+    const mapPath = join(mkdtempSync(join(tmpdir(), 'vils-exact-')), 'fmtc.json');
+    writeFileSync(mapPath, JSON.stringify((await convertNgii(sharedPath('data', 'ngii', 'fmtc'))).map));
+    const r = await compare(mapPath, 63, 300, 1);
+    expect(r.differing).toBe(0);
+  });
+
+  it.skipIf(extraMaps.length === 0)('maps named by VILS_EXACT_MAPS (K-City, FMTC), 63 NPCs, 300 steps', async () => {
+    for (const m of extraMaps) {
+      const r = await compare(m, 63, 300, 1);
+      expect(r.differing, m).toBe(0);
+    }
+  });
+});
+
+describe('exact stand-ins', () => {
+  it('obbOverlapCS is obbOverlap given the cosines and sines', () => {
+    const rng = new SeededRandom(11);
+    let overlaps = 0, mismatches = 0;
+    for (let k = 0; k < 200_000; k++) {
+      const ax = (rng.next() - 0.5) * 20, ay = (rng.next() - 0.5) * 20, ayaw = (rng.next() - 0.5) * 8;
+      const bx = (rng.next() - 0.5) * 20, by = (rng.next() - 0.5) * 20, byaw = (rng.next() - 0.5) * 8;
+      const al = rng.next() * 4, aw = rng.next() * 2, bl = rng.next() * 30, bw = rng.next() * 2;
+      const r = obbOverlap(ax, ay, ayaw, al, aw, bx, by, byaw, bl, bw);
+      if (r) overlaps++;
+      if (r !== obbOverlapCS(ax, ay, Math.cos(ayaw), Math.sin(ayaw), al, aw, bx, by, Math.cos(byaw), Math.sin(byaw), bl, bw)) mismatches++;
+    }
+    expect(overlaps).toBeGreaterThan(10_000);
+    expect(mismatches).toBe(0);
+  });
+
+  it('LaneNetwork.pose and Route.goal as they were, on the demo track', async () => {
+    const { scene, release } = await setupScene({ mapPath: join(PROJECT_ROOT, 'maps', 'demo-track.json'), modelPath: testModel(), config: { npc_target: 1 } });
+    const lanes = scene.lanes;
+    const rng = new SeededRandom(3);
+    let poses = 0, goals = 0, mismatches = 0;
+    const same = (p: Record<string, unknown>, q: Record<string, unknown>) => JSON.stringify(p) === JSON.stringify(q) && Object.keys(p).every((key) => Object.is(p[key], q[key]));
+    for (let li = 0; li < lanes.lanes.length; li++) {
+      const L = lanes.lanes[li];
+      for (const s of [-1, 0, L.length, L.length + 1, NaN, ...Array.from({ length: 200 }, () => rng.next() * L.length), ...Array.from(L.cum)]) {
+        if (!same(lanes.pose(li, s) as never, poseBefore(lanes, li, s) as never)) mismatches++;
+        poses++;
+      }
+      for (let k = 0; k < 40; k++) {
+        const route = new Route(lanes, li, rng.next() * L.length, 100 + rng.next() * 600, rng);
+        for (let p = 0; p < 30; p++) {
+          route.progress = rng.next() * route.length;
+          route.lateral = (rng.next() - 0.5) * 2;
+          const args: [number, number, number, number] = [6, 5 + rng.next() * 40, rng.next() * 1.5, rng.next() * 5];
+          if (!same(route.goal(...args) as never, goalBefore(route, lanes, ...args) as never)) mismatches++;
+          goals++;
+        }
+      }
+    }
+    await release();
+    expect(poses).toBeGreaterThan(1000);
+    expect(goals).toBeGreaterThan(10_000);
+    expect(mismatches).toBe(0);
+  });
+});
+
+/** LaneNetwork.pose as it was: the segment found by a scan from the start. */
+function poseBefore(net: LaneNetwork, lane: number, s: number) {
+  const { xs, ys, cum } = net.lanes[lane];
+  const sc = Math.min(Math.max(s, 0), cum[cum.length - 1]);
+  let i = 1;
+  while (i < cum.length - 1 && cum[i] < sc) i++;
+  const seg = cum[i] - cum[i - 1] || 1;
+  const t = (sc - cum[i - 1]) / seg;
+  return { x: xs[i - 1] + t * (xs[i] - xs[i - 1]), y: ys[i - 1] + t * (ys[i] - ys[i - 1]), yaw: Math.atan2(ys[i] - ys[i - 1], xs[i] - xs[i - 1]) };
+}
+
+/** Route.goal as it was: every sample computed first (poseAt through poseBefore). */
+function goalBefore(route: Route, net: LaneNetwork, minLead: number, maxLead: number, maxDeviation: number, lateralGain = 0, step = 2) {
+  const r = route as unknown as { lanes: number[]; offsets: number[]; length: number; progress: number; lateral: number };
+  const poseAt = (d: number) => {
+    const dc = Math.min(Math.max(d, 0), r.length);
+    let k = 0;
+    while (k + 1 < r.lanes.length && r.offsets[k + 1] <= dc) k++;
+    return poseBefore(net, r.lanes[k], dc - r.offsets[k]);
+  };
+  const start = poseAt(r.progress);
+  const last = Math.min(maxLead, r.length - r.progress);
+  const samples: Array<{ x: number; y: number }> = [];
+  for (let d = step; d < last; d += step) samples.push(poseAt(r.progress + d));
+  samples.push(poseAt(r.progress + last));
+  let chosen = Math.min(minLead, last);
+  for (let k = 0; k < samples.length; k++) {
+    const d = k === samples.length - 1 ? last : (k + 1) * step;
+    const end = samples[k];
+    const dx = end.x - start.x, dy = end.y - start.y;
+    const len = Math.hypot(dx, dy) || 1;
+    let dev = 0;
+    for (let j = 0; j < k; j++) dev = Math.max(dev, Math.abs((samples[j].x - start.x) * dy - (samples[j].y - start.y) * dx) / len);
+    if (d > minLead && dev > maxDeviation) break;
+    chosen = Math.max(chosen, Math.min(d, last));
+  }
+  const g = poseAt(r.progress + chosen);
+  const final = r.progress + chosen >= r.length - 1e-6;
+  if (lateralGain !== 0 && !final) {
+    const shift = -lateralGain * r.lateral;
+    g.x += -Math.sin(g.yaw) * shift;
+    g.y += Math.cos(g.yaw) * shift;
+  }
+  return { ...g, final, lead: chosen };
+}
