@@ -366,6 +366,17 @@ function heldBackNear(n: NpcView, vehicles: readonly VehiclePoint[]): boolean {
 }
 
 /**
+ * Can a vehicle of this size at (along, lat) in the NPC's frame reach into its path ahead, whatever its heading?
+ * Its reach along and across the NPC's heading, 0.5·(|cos|·length + |sin|·width) and the like, is at most
+ * 0.5·(length + width) as computed (rounding is monotone), so when this says no, vehicleAhead's test with the
+ * heading says no too: a shortcut past its two trigonometric calls, never a different answer.
+ */
+export function mayReachPath(along: number, lat: number, hl: number, hw: number, length: number, width: number): boolean {
+  const most = 0.5 * (length + width);
+  return along + most > hl && along - most < hl + AHEAD_M && lat - most < hw + PATH_MARGIN_M;
+}
+
+/**
  * The nearest vehicle within 15 m ahead of the NPC, or null: its centre within ±35° of the NPC's heading, or
  * (its size known) its body reaching into the NPC's path ahead (a car across the junction in front of it).
  */
@@ -381,7 +392,7 @@ function vehicleAhead(n: NpcView, vehicles: readonly VehiclePoint[]): VehiclePoi
     const lat = Math.abs(-dx * s + dy * c);
     if (along >= bestAlong) continue;
     let ahead = along > 0.5 && along <= AHEAD_M + n.length && lat <= along * 0.7;
-    if (!ahead && v.length !== undefined && v.width !== undefined && v.yaw !== undefined) {
+    if (!ahead && v.length !== undefined && v.width !== undefined && v.yaw !== undefined && mayReachPath(along, lat, hl, hw, v.length, v.width)) {
       // its box in the NPC's frame: how far it reaches along and across the NPC's heading
       const cr = Math.abs(Math.cos(v.yaw - n.yaw)), sr = Math.abs(Math.sin(v.yaw - n.yaw));
       const reachAlong = 0.5 * (cr * v.length + sr * v.width);

@@ -5,7 +5,9 @@
  *    reach are left out once per NPC; a rollout stopped at a pose no continuation step changes skips the no-op
  *    steps; the vehicles' heading cosines are computed once per step (obbOverlapCS);
  *  - collisions: road entities whose corner circle is more than 0.5 m away are not box-tested;
- *  - Route.goal computes its samples as its search reaches them; LaneNetwork.pose finds its segment by bisection.
+ *  - Route.goal computes its samples as its search reaches them; LaneNetwork.pose finds its segment by bisection;
+ *  - the quality figures' "vehicle ahead" skips the heading's trigonometry for vehicles too far to reach the
+ *    path whatever their heading (mayReachPath).
  * The scene test runs a live scene with the shortcuts and one with each of them switched off (the original
  * computation) side by side, and compares every NPC's state, every shield decision and the quality figures step
  * for step: on the demo track, on FMTC converted from ../shared (its road edges and two-way lanes exercise
@@ -17,6 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { setupScene, type LiveScene } from '../../src/scene/index.js';
+import { mayReachPath } from '../../src/scene/quality.js';
 import { POLICY_DT, type TrafficEngine } from '../../src/traffic/engine.js';
 import type { LaneNetwork } from '../../src/traffic/lanes.js';
 import { obbOverlap, obbOverlapCS } from '../../src/traffic/obb.js';
@@ -134,6 +137,25 @@ describe('exact stand-ins', () => {
     }
     expect(overlaps).toBeGreaterThan(10_000);
     expect(mismatches).toBe(0);
+  });
+
+  it('mayReachPath says no only where the test with the heading says no', () => {
+    const rng = new SeededRandom(23);
+    let no = 0, wrong = 0;
+    for (let k = 0; k < 500_000; k++) {
+      const along = (rng.next() - 0.4) * 50, lat = rng.next() * 20;
+      const hl = 1 + rng.next() * 2, hw = 0.5 + rng.next();
+      const length = rng.next() * 12, width = rng.next() * 3, dyaw = (rng.next() - 0.5) * 8;
+      if (mayReachPath(along, lat, hl, hw, length, width)) continue;
+      no++;
+      // quality.ts vehicleAhead's test with the heading (AHEAD_M 15, PATH_MARGIN_M 0.3)
+      const cr = Math.abs(Math.cos(dyaw)), sr = Math.abs(Math.sin(dyaw));
+      const reachAlong = 0.5 * (cr * length + sr * width);
+      const reachAcross = 0.5 * (sr * length + cr * width);
+      if (along + reachAlong > hl && along - reachAlong < hl + 15 && lat - reachAcross < hw + 0.3) wrong++;
+    }
+    expect(no).toBeGreaterThan(100_000);
+    expect(wrong).toBe(0);
   });
 
   it('LaneNetwork.pose and Route.goal as they were, on the demo track', async () => {
