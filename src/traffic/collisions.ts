@@ -64,7 +64,8 @@ export class CollisionDetector {
         const e = roads.entities;
         const xi = world.x[i], yi = world.y[i];
         const m = roads.collidableNear(xi, yi, ri + roads.collidableReach, this.candidates);
-        let ci = NaN, si = NaN;
+        // its heading's cosines when first needed (2: not yet; a NaN start would box them in optimised code)
+        let ci = 2, si = 2;
         for (let k = 0; k < m; k++) {
           const id = this.candidates[k];
           // boxes whose corner circles are more than EDGE_SLACK_M apart cannot overlap (obbOverlap's separating
@@ -72,7 +73,7 @@ export class CollisionDetector {
           const dx = e.x[id] - xi, dy = e.y[id] - yi;
           const reach = ri + roads.cornerReach[id] + EDGE_SLACK_M;
           if (dx * dx + dy * dy > reach * reach) continue;
-          if (ci !== ci) { ci = Math.cos(world.yaw[i]); si = Math.sin(world.yaw[i]); }
+          if (ci === 2) { ci = Math.cos(world.yaw[i]); si = Math.sin(world.yaw[i]); }
           if (obbOverlapCS(xi, yi, ci, si, hli, hwi, e.x[id], e.y[id], roads.headingCos[id], roads.headingSin[id], e.halfLength[id], e.halfWidth[id])) {
             world.hitRoad[i] = 1;
             world.collided[i] = 1;

@@ -264,7 +264,8 @@ export class MotionPredictor {
   /** The stretch between the braking and the keep-speed predictions at each step, and the slot's bounds. */
   private envelope(j: number, x0: number, y0: number): void {
     const K = this.steps;
-    let minX = x0, minY = y0, maxX = x0, maxY = y0;
+    // (· 1: doubles from the start, so the optimised loop keeps them unboxed: the same values)
+    let minX = x0 * 1, minY = y0 * 1, maxX = x0 * 1, maxY = y0 * 1;
     for (let k = 0; k < K; k++) {
       const b = (j * 2 + BRAKE) * K + k, c = (j * 2 + KEEP_SPEED) * K + k, e = j * K + k;
       const bx = this.px[b], by = this.py[b], cx = this.px[c], cy = this.py[c];

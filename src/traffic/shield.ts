@@ -169,6 +169,11 @@ export class SafetyShield {
   /** the box scale used against edges in this NPC's checks (smaller when it is already close to one) */
   private edgeScale = 1;
   private readonly st: KinematicState = { x: 0, y: 0, yaw: 0, vx: 0, vy: 0 };
+  /** the NPC's present pose (gather's edge checks) */
+  private readonly here = { x: 0, y: 0, yaw: 0 };
+  /** half extents of the box touchesEdge checks */
+  private edgeHL = 0;
+  private edgeHW = 0;
   private readonly target = { x: 0, y: 0, yaw: 0 };
   private readonly steps: number;
   private readonly edgeSteps: number;
@@ -435,7 +440,10 @@ export class SafetyShield {
     if (this.edgesNearN > 0) {
       for (let q = 0; q < 4; q++) {
         const scale = q === 0 ? this.options.edgeBoxScale : EDGE_SCALES[q];
-        if (!this.touchesEdge(world.x[i], world.y[i], world.yaw[i], hl * scale, hw * scale)) {
+        const here = this.here;
+        here.x = world.x[i]; here.y = world.y[i]; here.yaw = world.yaw[i];
+        this.edgeHL = hl * scale; this.edgeHW = hw * scale;
+        if (!this.touchesEdge(here)) {
           this.edgeScale = scale;
           break;
         }
@@ -535,7 +543,8 @@ export class SafetyShield {
     s.x = world.x[i]; s.y = world.y[i]; s.yaw = world.yaw[i]; s.vx = world.vx[i]; s.vy = world.vy[i];
     const len = world.length[i];
     const hl = 0.5 * len, hw = 0.5 * world.width[i];
-    const ehl = hl * this.edgeScale, ehw = hw * this.edgeScale;
+    this.edgeHL = hl * this.edgeScale;
+    this.edgeHW = hw * this.edgeScale;
     // the reachable edges hold for a first step no harder than accelBound (every candidate chooseFor makes)
     const anyAccel = !(Math.abs(accel) <= this.accelBound);
     this.edgeList = anyAccel ? this.edgeIdsNear : this.edgeIds;
@@ -554,11 +563,11 @@ export class SafetyShield {
     let parked = false;
     let parkedClear = false;
     for (let k = 1; k <= this.steps; k++) {
-      if (this.touchesVehicle(world, i, s.x, s.y, s.yaw, k)) return -k;
+      if (this.touchesVehicle(world, i, k)) return -k;
       // edges and the lane every other step: a car moves less than its (scaled) length in two steps, so a
       // line it would cross is met at one of the steps checked
       if (k <= this.edgeSteps && (k & 1) === 1 && !parkedClear) {
-        if (this.touchesEdge(s.x, s.y, s.yaw, ehl, ehw)) return k;
+        if (this.touchesEdge(s)) return k;
         if (pred.offsetFromPath(i, travelled, s.x, s.y) > corridor) return LANE_FAIL + k;
         // the same pose and distance travelled pass these checks every time
         parkedClear = parked;
@@ -594,19 +603,25 @@ export class SafetyShield {
     return SAFE;
   }
 
-  private touchesEdge(x: number, y: number, yaw: number, hl: number, hw: number): boolean {
+  /**
+   * Does a box of half extents (edgeHL, edgeHW) at pose p touch a road edge or stop sign of the current list?
+   * (The pose comes in an object and the box in fields: doubles passed to a call that is not inlined are boxed.)
+   */
+  private touchesEdge(p: { x: number; y: number; yaw: number }): boolean {
+    const x = p.x, y = p.y, yaw = p.yaw, hl = this.edgeHL, hw = this.edgeHW;
     const roads = this.roads;
     if (!roads) return false;
     const e = roads.entities;
     const r = hypot(hl, hw);
     const ids = this.edgeList;
-    let c = NaN, sn = NaN;
+    // cosines of the NPC's heading, when first needed (2: not yet; a NaN start would box them in optimised code)
+    let c = 2, sn = 2;
     for (let k = 0; k < this.edgeListN; k++) {
       const id = ids[k];
       const dx = e.x[id] - x, dy = e.y[id] - y;
       const reach = r + e.halfLength[id] + e.halfWidth[id];
       if (dx * dx + dy * dy > reach * reach) continue;
-      if (c !== c) { c = Math.cos(yaw); sn = Math.sin(yaw); }
+      if (c === 2) { c = Math.cos(yaw); sn = Math.sin(yaw); }
       if (obbOverlapCS(x, y, c, sn, hl, hw, e.x[id], e.y[id], roads.headingCos[id], roads.headingSin[id], e.halfLength[id], e.halfWidth[id])) return true;
     }
     return false;
@@ -617,11 +632,14 @@ export class SafetyShield {
    * yield to NPC i may be anywhere between braking to a stop and keeping its speed, so it is checked as one
    * box stretched over that stretch of its path; one that yields, at its braking position only.
    */
-  private touchesVehicle(world: World, i: number, x: number, y: number, yaw: number, k: number): boolean {
+  private touchesVehicle(world: World, i: number, k: number): boolean {
+    // NPC i's pose from the rollout's state (doubles passed to a call that is not inlined are boxed)
+    const x = this.st.x, y = this.st.y, yaw = this.st.yaw;
     const pred = this.predictor;
     const K = pred.steps;
     const ob = this.otherBox;
-    let c = NaN, sn = NaN;
+    // cosines of the NPC's heading, when first needed (2: not yet; a NaN start would box them in optimised code)
+    let c = 2, sn = 2;
     for (let m = 0; m < this.othersN; m++) {
       const j = this.others[m];
       const hl = ob[m * 5], hw = ob[m * 5 + 1], hlj = ob[m * 5 + 2], hwj = ob[m * 5 + 3];
@@ -636,7 +654,7 @@ export class SafetyShield {
       const reach = ob[m * 5 + 4] + jhl + hwj;
       const dx = jx - x, dy = jy - y;
       if (dx * dx + dy * dy > reach * reach) continue;
-      if (c !== c) { c = Math.cos(yaw); sn = Math.sin(yaw); }
+      if (c === 2) { c = Math.cos(yaw); sn = Math.sin(yaw); }
       if (obbOverlapCS(x, y, c, sn, hl, hw, jx, jy, Math.cos(jyaw), Math.sin(jyaw), jhl, hwj)) {
         if (this.waitingFor[i] < 0) this.waitingFor[i] = j;
         return true;

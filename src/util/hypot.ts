@@ -10,9 +10,10 @@ export function hypot(x: number, y: number): number {
   const ax = Math.abs(x), ay = Math.abs(y);
   const max = ax > ay ? ax : ay;
   const min = ax > ay ? ay : ax;
-  // an infinite or NaN argument (NaN fails both comparisons)
-  if (!(max < Infinity) || min !== min) return Math.hypot(x, y);
-  if (max === 0) return 0;
+  // an infinite or NaN argument (NaN fails both comparisons); (· 1 and max · 0 = +0 keep every return a double
+  // in optimised code: a return merging an integer or a boxed number makes callers box their own doubles)
+  if (!(max < Infinity) || min !== min) return Math.hypot(x, y) * 1;
+  if (max === 0) return max * 0;
   const r = min / max;
   return Math.sqrt(1 + r * r) * max;
 }
