@@ -289,10 +289,12 @@ export class MotionPredictor {
   }
 
   /**
-   * Distance from (x, y) to slot j's lane path near `d` m along it (the stretch from d − 4 to d + 4 m);
+   * Distance from (at.x, at.y) to slot j's lane path near `at.d` m along it (the stretch from d − 4 to d + 4 m);
    * Infinity when it has no path.
    */
-  offsetFromPath(j: number, d: number, x: number, y: number): number {
+  offsetFromPath(j: number, at: { d: number; x: number; y: number }): number {
+    // (the point in an object: doubles passed to a call that is not inlined are boxed)
+    const d = at.d, x = at.x, y = at.y;
     const n = this.pathN[j];
     if (n < 2) return Infinity;
     const b = j * this.maxPath;

@@ -168,9 +168,10 @@ export class SafetyShield {
   private fallbackSteer = 0;
   /** the box scale used against edges in this NPC's checks (smaller when it is already close to one) */
   private edgeScale = 1;
-  private readonly st: KinematicState = { x: 0, y: 0, yaw: 0, vx: 0, vy: 0 };
-  /** the NPC's present pose (gather's edge checks) */
-  private readonly here = { x: 0, y: 0, yaw: 0 };
+  /** the rollout's state, and how far it has travelled (d) */
+  private readonly st: KinematicState & { d: number } = { x: 0, y: 0, yaw: 0, vx: 0, vy: 0, d: 0 };
+  /** the NPC's present pose (edge and lane checks from where it is) */
+  private readonly here = { x: 0, y: 0, yaw: 0, d: 0 };
   /** half extents of the box touchesEdge checks */
   private edgeHL = 0;
   private edgeHW = 0;
@@ -419,7 +420,8 @@ export class SafetyShield {
       const first = world.kind[j] === AgentKind.Controlled && this.hasPriority(world, i, j);
       this.priorityMemo[i * this.capacity + j] = first ? 1 : 0;
       this.yields[j] = first ? 1 : 0;
-      const [hl, hw, hlj, hwj] = this.boxes(world, i, j, level);
+      const box = this.boxes(world, i, j, level);
+      const hl = box[0], hw = box[1], hlj = box[2], hwj = box[3];
       const ob = this.otherBox;
       ob[m * 5] = hl; ob[m * 5 + 1] = hw; ob[m * 5 + 2] = hlj; ob[m * 5 + 3] = hwj; ob[m * 5 + 4] = hypot(hl, hw);
       this.others[m++] = j;
@@ -507,7 +509,8 @@ export class SafetyShield {
   }
 
   private overlapsNow(world: World, i: number, j: number, level: number): boolean {
-    const [hl, hw, hlj, hwj] = this.boxes(world, i, j, level);
+    const box = this.boxes(world, i, j, level);
+    const hl = box[0], hw = box[1], hlj = box[2], hwj = box[3];
     return obbOverlapCS(world.x[i], world.y[i], this.cosYaw[i], this.sinYaw[i], hl, hw, world.x[j], world.y[j], this.cosYaw[j], this.sinYaw[j], hlj, hwj);
   }
 
@@ -557,7 +560,9 @@ export class SafetyShield {
     const onLane = pred.onLane[i] === 1;
     let travelled = 0.5 * (v0 + speed) * STEP_DT;
     // its lane: the NPC keeps within laneCorridor of the centre line (or, already further out, gets no further)
-    const corridor = onLane ? Math.max(o.laneCorridor, pred.offsetFromPath(i, 0, world.x[i], world.y[i]) + 0.05) : Infinity;
+    const here = this.here;
+    here.x = world.x[i]; here.y = world.y[i]; here.d = 0;
+    const corridor = onLane ? Math.max(o.laneCorridor, pred.offsetFromPath(i, here) + 0.05) : Infinity;
     // parked: stopped (speed 0, velocity zeroed) at a pose no continuation step changes (see below); the pose
     // has passed the edge and lane checks since
     let parked = false;
@@ -568,7 +573,8 @@ export class SafetyShield {
       // line it would cross is met at one of the steps checked
       if (k <= this.edgeSteps && (k & 1) === 1 && !parkedClear) {
         if (this.touchesEdge(s)) return k;
-        if (pred.offsetFromPath(i, travelled, s.x, s.y) > corridor) return LANE_FAIL + k;
+        s.d = travelled;
+        if (pred.offsetFromPath(i, s) > corridor) return LANE_FAIL + k;
         // the same pose and distance travelled pass these checks every time
         parkedClear = parked;
       }
