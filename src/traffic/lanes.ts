@@ -204,6 +204,22 @@ export class LaneNetwork {
     return { x: xs[i - 1] + t * (xs[i] - xs[i - 1]), y: ys[i - 1] + t * (ys[i] - ys[i - 1]), yaw: Math.atan2(ys[i] - ys[i - 1], xs[i] - xs[i - 1]) };
   }
 
+  /** pose's point without its direction (no atan2): the same x and y, written into `out`. */
+  pointInto(lane: number, s: number, out: { x: number; y: number }): void {
+    const { xs, ys, cum } = this.lanes[lane];
+    const sc = Math.min(Math.max(s, 0), cum[cum.length - 1]);
+    let i = 1, hi = cum.length - 1;
+    while (i < hi) {
+      const mid = (i + hi) >> 1;
+      if (cum[mid] < sc) i = mid + 1;
+      else hi = mid;
+    }
+    const seg = cum[i] - cum[i - 1] || 1;
+    const t = (sc - cum[i - 1]) / seg;
+    out.x = xs[i - 1] + t * (xs[i] - xs[i - 1]);
+    out.y = ys[i - 1] + t * (ys[i] - ys[i - 1]);
+  }
+
   /**
    * The lane position nearest to (x, y), within `maxDistance`, whose direction is within `maxAngle` (default
    * 60°) of `yaw` (any direction if yaw is undefined). Writes into `out` when given (no allocation).

@@ -20,6 +20,9 @@ let goalDs = new Float64Array(64);
 let goalSx = new Float64Array(64);
 let goalSy = new Float64Array(64);
 
+const goalStart = { x: 0, y: 0 };
+const goalEnd = { x: 0, y: 0 };
+
 function growGoalSamples(): void {
   const n = goalDs.length * 2;
   const ds = new Float64Array(n);
@@ -80,6 +83,15 @@ export class Route {
     return this.net.pose(this.lanes[k], dc - this.offsets[k]);
   }
 
+  /** poseAt's point (x, y) without the direction, written into `out`. */
+  private pointAt(d: number, out: { x: number; y: number }): { x: number; y: number } {
+    const dc = Math.min(Math.max(d, 0), this.length);
+    let k = 0;
+    while (k + 1 < this.lanes.length && this.offsets[k + 1] <= dc) k++;
+    this.net.pointInto(this.lanes[k], dc - this.offsets[k], out);
+    return out;
+  }
+
   /**
    * Moves the progress to the projection of (x, y) onto the route near the current progress; returns the
    * distance from the route (also kept in `offRoute`). With the NPC's heading and speed, `lateral` becomes
@@ -126,7 +138,8 @@ export class Route {
    * goal, so this steers it back to the centre line).
    */
   goal(minLead: number, maxLead: number, maxDeviation: number, lateralGain = 0, step = 2): RouteGoal {
-    const start = this.poseAt(this.progress);
+    // the samples' points only (their directions are not needed): poseAt's x and y
+    const start = this.pointAt(this.progress, goalStart);
     const last = Math.min(maxLead, this.remaining);
     // the sample distances (every `step` m, then `last`); the samples themselves are computed as the search
     // reaches them, as it often stops before the last
@@ -140,7 +153,7 @@ export class Route {
     let chosen = Math.min(minLead, last);
     for (let k = 0; k < count; k++) {
       const d = k === count - 1 ? last : (k + 1) * step;
-      const end = this.poseAt(this.progress + ds[k]);
+      const end = this.pointAt(this.progress + ds[k], goalEnd);
       sx[k] = end.x;
       sy[k] = end.y;
       const dx = end.x - start.x, dy = end.y - start.y;
