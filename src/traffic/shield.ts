@@ -115,8 +115,8 @@ const LEVEL_SCALE = [1, 1, 1, 0.85, 0.75, COLLISION_BOX];
 const LEVELS = LEVEL_MARGIN.length;
 /** box scales tried against edges the NPC is already close to (the first is options.edgeBoxScale) */
 const EDGE_SCALES = [NaN, COLLISION_BOX, 0.5, 0.3];
-/** candidates remembered per NPC and step (chooseFor tries at most 14) */
-const MAX_TRIED = 16;
+/** candidates remembered per NPC and step (chooseFor tries at most 16) */
+const MAX_TRIED = 20;
 /** slack on the reach bound of a rollout when leaving out edges it cannot touch [m] */
 const REACH_SLACK_M = 0.5;
 
@@ -282,7 +282,9 @@ export class SafetyShield {
     const laneNear = o.smoothingMargin > 0 && !Number.isNaN(laneTurn) && this.nearBest(logits, base, best, clamp(laneTurn, maxTurn), speed, len);
     // 0. drifting off its lane: back towards it (a slow drift, a little each step, would otherwise take the
     // NPC across into the opposite lane: the corridor check lets an NPC already off-centre stay where it is)
-    if (laneNear && this.predictor.offsetFromPath(i, 0, world.x[i], world.y[i]) > LANE_RETURN_M && this.tryControl(world, i, govern(i, accel), steerFor(clamp(laneTurn, maxTurn), vPol, len), out)) {
+    const here = this.here;
+    here.x = world.x[i]; here.y = world.y[i]; here.d = 0;
+    if (laneNear && this.predictor.offsetFromPath(i, here) > LANE_RETURN_M && this.tryControl(world, i, govern(i, accel), steerFor(clamp(laneTurn, maxTurn), vPol, len), out)) {
       this.outcome[i] = ShieldOutcome.Smoothed;
       return;
     }
