@@ -54,8 +54,12 @@ const CORRIDOR_HALF_WIDTH_M = 1.5;
 const FOLLOW_RANGE_M = 120;
 /** crossing vehicles are also checked where they will be this much later [s] */
 const PREDICT_S = 2;
-/** standing this long for a crossing vehicle that stands too is a deadlock [s] */
+/** standing this long for crossing traffic is enough: it goes, and the crossing vehicles must yield [s] */
 const DEADLOCK_S = 5;
+/** … for as long as the crossing takes [s] */
+const DEADLOCK_COMMIT_S = 4;
+/** a standing crossing vehicle whose body leaves this much of the line's half corridor is passed [m] */
+const PASS_ROOM_M = 1.3;
 
 export class Autopilot {
   private readonly proj: LineProjection = { seg: 0, s: 0, cte: 0, heading: 0, x: 0, y: 0 };
@@ -68,6 +72,8 @@ export class Autopilot {
   gap = Infinity;
   /** since when the vehicle has stood (slower than 0.3 m/s) [s] */
   private stoppedSince = 0;
+  /** until when crossing vehicles are left to yield (after standing DEADLOCK_S for them) [s] */
+  private committedUntil = -Infinity;
 
   constructor(
     readonly spec: AutopilotSpec,
@@ -85,6 +91,7 @@ export class Autopilot {
     this.followV = Infinity;
     this.gap = Infinity;
     this.stoppedSince = 0;
+    this.committedUntil = -Infinity;
   }
 
   /** The vehicles around, as of t (the NPCs after a policy step, other egos). */
@@ -135,10 +142,18 @@ export class Autopilot {
         const rel = o.yaw === undefined ? 0 : o.yaw - this.other.heading;
         const crossing = Math.abs(Math.cos(rel)) <= 0.7;
         if (ahead > 0 && !crossing) continue;
-        // a deadlock at a crossing (both waiting, DEADLOCK_S): go, and let the crossing vehicle yield
-        if (crossing && t - this.stoppedSince > DEADLOCK_S) continue;
+        // standing DEADLOCK_S at a crossing (a crossing vehicle standing too, or a stream of them that never
+        // ends): go, and let the crossing vehicles yield, for as long as the crossing takes (moving resets
+        // stoppedSince: without the commitment it crept 8 cm and stood again, for minutes)
+        // Committed, it still waits for a crossing vehicle in its way now: one moving through (it clears) or
+        // one standing with its body across the way (it cannot pass it)
+        if (crossing && t - this.stoppedSince > DEADLOCK_S) this.committedUntil = t + DEADLOCK_COMMIT_S;
+        const committed = crossing && t < this.committedUntil;
+        if (committed && ahead > 0) continue;
         const extent = (o.length / 2) * Math.abs(Math.sin(rel)) + ((o.width ?? 1.8) / 2) * Math.abs(Math.cos(rel));
-        if (Math.abs(this.other.cte) - extent > CORRIDOR_HALF_WIDTH_M) continue;
+        const room = Math.abs(this.other.cte) - extent;
+        if (room > CORRIDOR_HALF_WIDTH_M) continue;
+        if (committed && Math.hypot(o.vx, o.vy) < 0.3 && room > PASS_ROOM_M) continue;
         const d = alongDistance(this.line, this.proj.s, this.other.s);
         if (!(d > 0 && d < FOLLOW_RANGE_M) || d >= best) continue;
         best = d;

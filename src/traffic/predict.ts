@@ -21,6 +21,7 @@ export interface Plans {
 }
 
 /** Prediction modes: keeps its speed, or brakes to a stop. */
+/** the far edge of a vehicle's prediction: keeping its speed (an ego: speeding up, see EGO_PREDICT_ACCEL) */
 export const KEEP_SPEED = 0;
 export const BRAKE = 1;
 
@@ -32,6 +33,9 @@ const IDM_S0 = 2.5;
 const IDM_T = 1.2;
 /** car-following looks this far along the path beyond where the rollout reaches [m] (IDM at rest: 1 % of a at 25 m) */
 const FOLLOW_REACH_M = 25;
+/** an ego's prediction reaches as far as speeding up at this [m/s²] to at least EGO_PREDICT_MAX_V [m/s] */
+const EGO_PREDICT_ACCEL = 2;
+const EGO_PREDICT_MAX_V = 14;
 /** the lane path is looked at at least this far ahead (for the curve speed limit) [m] */
 const PATH_MIN_M = 60;
 /** the sideways offset fades out over this much travel (a stopped car does not slide sideways) [m] */
@@ -232,13 +236,19 @@ export class MotionPredictor {
         }
       }
     }
+    // an ego (a car in the loop, a simulated ego) may also speed up: a car pulling away from a stop into a
+    // crossing was predicted standing, and an NPC at speed crossed in front of it
+    const a = world.kind[j] === AgentKind.External ? EGO_PREDICT_ACCEL : 0;
+    const tCap = a > 0 ? Math.max(0, (Math.max(v, EGO_PREDICT_MAX_V) - v) / a) : 0;
     for (let m = 0; m < 2; m++) {
       const base = (j * 2 + m) * K;
       for (let k = 1; k <= K; k++) {
         const t = k * STEP_DT;
         let d: number;
-        if (m === KEEP_SPEED) d = v * t;
-        else {
+        if (m === KEEP_SPEED) {
+          const ta = t < tCap ? t : tCap;
+          d = v * t + a * ta * (t - 0.5 * ta);
+        } else {
           const tStop = v / this.brakeDecel;
           d = t >= tStop ? 0.5 * v * tStop : v * t - 0.5 * this.brakeDecel * t * t;
         }
