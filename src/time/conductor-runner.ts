@@ -24,6 +24,7 @@
 import type { Clock } from './clock.js';
 import { systemClock } from './clock.js';
 import { Pacer } from './pacer.js';
+import { ConductorWatch } from './watch.js';
 import type { AssetKind, AssetStatus, Conductor, ConductorStatus, ReportRefusal, ReportResult, Violation } from './conductor.js';
 
 export interface InProcessAsset {
@@ -84,18 +85,14 @@ export class ConductorRunner {
   private readonly tickS: number;
   private readonly endUs: number;
   private readonly timeoutS: number;
-  private readonly check: boolean;
   private readonly entries = new Map<string, Entry>();
   private readonly tcListeners = new Set<(tcUs: number) => void>();
   private readonly eventListeners = new Set<(e: RunnerEvent) => void>();
-  private readonly laggingNow = new Set<string>();
+  private readonly watch: ConductorWatch;
   private tcWaiters: (() => void)[] = [];
   private wakeCore: (() => void) | undefined;
   private running = false;
   private stopped = false;
-  private checks = 0;
-  private violations = 0;
-  private readonly firstViolations: Violation[] = [];
   private lastTc: number;
   private startS = NaN;
   private tc0 = 0;
@@ -110,7 +107,7 @@ export class ConductorRunner {
     this.tickS = opts.tickS ?? (conductor.mode === 'realtime' ? Math.max(0.001, stepS) : stepS);
     this.endUs = opts.endUs ?? Infinity;
     this.timeoutS = opts.assetTimeoutS ?? 2;
-    this.check = opts.checkInvariants ?? true;
+    this.watch = new ConductorWatch(opts.checkInvariants ?? true, (e) => this.emit(e));
     this.lastTc = conductor.timeUs;
   }
 
@@ -166,7 +163,7 @@ export class ConductorRunner {
     const e = this.entries.get(name);
     if (!e) return;
     this.entries.delete(name);
-    this.laggingNow.delete(name);
+    this.watch.lagging.delete(name);
     const status = this.conductor.leave(name, reason);
     if (status) this.emit({ type: 'left', name, reason, status });
     this.poke();
@@ -222,9 +219,9 @@ export class ConductorRunner {
     return {
       coreTimeUs: c.timeUs,
       wallS: this.clock.now() - this.startS,
-      checks: this.checks,
-      violations: this.violations,
-      firstViolations: [...this.firstViolations],
+      checks: this.watch.checks,
+      violations: this.watch.violations,
+      firstViolations: [...this.watch.firstViolations],
       status: c.status(),
     };
   }
@@ -338,32 +335,8 @@ export class ConductorRunner {
   }
 
   private afterChange(): void {
-    if (this.conductor.mode === 'realtime') this.trackLagging();
-    if (!this.check) return;
-    this.checks++;
-    const v = this.conductor.checkInvariants();
-    if (v.length === 0) return;
-    this.violations += v.length;
-    for (const x of v) {
-      if (this.firstViolations.length < 10) this.firstViolations.push(x);
-      this.emit({ type: 'violation', violation: x, coreTimeUs: this.conductor.timeUs });
-    }
-  }
-
-  private trackLagging(): void {
-    const now = new Set(this.conductor.lagging());
-    for (const name of now) {
-      if (!this.laggingNow.has(name)) {
-        this.laggingNow.add(name);
-        this.emit({ type: 'lagging', name, skewUs: this.conductor.timeUs - (this.conductor.assetTimeUs(name) ?? 0) });
-      }
-    }
-    for (const name of [...this.laggingNow]) {
-      if (!now.has(name)) {
-        this.laggingNow.delete(name);
-        this.emit({ type: 'in_sync', name });
-      }
-    }
+    if (this.conductor.mode === 'realtime') this.watch.trackLagging(this.conductor);
+    this.watch.checkInvariants(this.conductor);
   }
 
   private emit(e: RunnerEvent): void {

@@ -32,6 +32,7 @@ import type { Clock } from './clock.js';
 import { systemClock } from './clock.js';
 import { Conductor, type AssetKind, type AssetStatus, type ConductorMode, type ConductorStatus, type ReportResult, type Violation } from './conductor.js';
 import type { RunnerEvent } from './conductor-runner.js';
+import { ConductorWatch } from './watch.js';
 
 /** What the external-asset server needs of whoever holds the conductor (ConductorRunner and TimeSession both are one). */
 export interface AssetHub {
@@ -103,20 +104,16 @@ export class TimeSession implements AssetHub {
   private readonly opts: TimeSessionOptions;
   private readonly clock: Clock;
   private readonly timeoutS: number;
-  private readonly check: boolean;
   private readonly inProcess: InProcess[] = [];
   private readonly externals = new Map<string, External>();
   private readonly tracked = new Map<string, number>();
   private readonly trackedHeldAt = new Map<string, number>();
   private readonly tcListeners = new Set<(tcUs: number) => void>();
   private readonly eventListeners = new Set<(e: RunnerEvent) => void>();
-  private readonly laggingNow = new Set<string>();
+  private readonly watch: ConductorWatch;
   private wake: (() => void) | undefined;
   private budgetSpent = false;
   private lastTc = 0;
-  private checks = 0;
-  private violationCount = 0;
-  private readonly firstViolations: Violation[] = [];
   /** advances that ended short of their target (afap / lockstep) and their wait [s] */
   private heldAdvances = 0;
   private waitedS = 0;
@@ -127,7 +124,7 @@ export class TimeSession implements AssetHub {
     this.mode = opts.mode;
     this.clock = opts.clock ?? systemClock;
     this.timeoutS = opts.assetTimeoutS ?? 2;
-    this.check = opts.checkInvariants ?? true;
+    this.watch = new ConductorWatch(opts.checkInvariants ?? true, (e) => this.emit(e));
     this.wallName = opts.mode === 'realtime' ? (opts.wallName ?? 'wall-clock') : null;
     this.c = this.fresh();
   }
@@ -162,7 +159,7 @@ export class TimeSession implements AssetHub {
     if (i >= 0) this.inProcess.splice(i, 1);
     this.externals.delete(name);
     this.tracked.delete(name);
-    this.laggingNow.delete(name);
+    this.watch.lagging.delete(name);
     const st = this.c.leave(name, reason);
     if (st) this.emit({ type: 'left', name, reason, status: st });
     this.wake?.();
@@ -257,12 +254,12 @@ export class TimeSession implements AssetHub {
    */
   waitsFor(name: string): boolean {
     if (this.mode !== 'realtime') return true;
-    return !this.budgetSpent && !this.laggingNow.has(name);
+    return !this.budgetSpent && !this.watch.lagging.has(name);
   }
 
   /** realtime: the simulated assets more than dmax behind Tc (their outputs are stale). */
   lagging(): string[] {
-    return [...this.laggingNow];
+    return [...this.watch.lagging];
   }
 
   /**
@@ -278,7 +275,7 @@ export class TimeSession implements AssetHub {
     }
     for (const [name, stepUs] of this.tracked) this.c.join(name, { stepUs, atS: this.clock.now() });
     this.trackedHeldAt.clear();
-    this.laggingNow.clear();
+    this.watch.lagging.clear();
     this.lastTc = 0;
     this.resets++;
     this.notifyTc();
@@ -399,31 +396,11 @@ export class TimeSession implements AssetHub {
   }
 
   private afterChange(): void {
-    if (!this.check) return;
-    this.checks++;
-    const v = this.c.checkInvariants();
-    if (v.length === 0) return;
-    this.violationCount += v.length;
-    for (const x of v) {
-      if (this.firstViolations.length < 10) this.firstViolations.push(x);
-      this.emit({ type: 'violation', violation: x, coreTimeUs: this.c.timeUs });
-    }
+    this.watch.checkInvariants(this.c);
   }
 
   private trackLagging(): void {
-    const now = new Set(this.c.lagging());
-    for (const name of now) {
-      if (!this.laggingNow.has(name)) {
-        this.laggingNow.add(name);
-        this.emit({ type: 'lagging', name, skewUs: this.c.timeUs - (this.c.assetTimeUs(name) ?? 0) });
-      }
-    }
-    for (const name of [...this.laggingNow]) {
-      if (!now.has(name)) {
-        this.laggingNow.delete(name);
-        this.emit({ type: 'in_sync', name });
-      }
-    }
+    this.watch.trackLagging(this.c);
   }
 
   private describe(): string {
@@ -449,9 +426,9 @@ export class TimeSession implements AssetHub {
   status(): SessionStatus {
     return {
       ...this.c.status(),
-      checks: this.checks,
-      violations: this.violationCount,
-      firstViolations: [...this.firstViolations],
+      checks: this.watch.checks,
+      violations: this.watch.violations,
+      firstViolations: [...this.watch.firstViolations],
       heldAdvances: this.heldAdvances,
       waitedS: this.waitedS,
       resets: this.resets,
