@@ -192,13 +192,7 @@ export class LaneNetwork {
   pose(lane: number, s: number): Pose2 {
     const { xs, ys, cum } = this.lanes[lane];
     const sc = Math.min(Math.max(s, 0), cum[cum.length - 1]);
-    // the first segment end at or past sc (cum never decreases: a binary search finds what a scan from 1 finds)
-    let i = 1, hi = cum.length - 1;
-    while (i < hi) {
-      const mid = (i + hi) >> 1;
-      if (cum[mid] < sc) i = mid + 1;
-      else hi = mid;
-    }
+    const i = segmentEnd(cum, sc);
     const seg = cum[i] - cum[i - 1] || 1;
     const t = (sc - cum[i - 1]) / seg;
     return { x: xs[i - 1] + t * (xs[i] - xs[i - 1]), y: ys[i - 1] + t * (ys[i] - ys[i - 1]), yaw: Math.atan2(ys[i] - ys[i - 1], xs[i] - xs[i - 1]) };
@@ -208,12 +202,7 @@ export class LaneNetwork {
   pointInto(lane: number, s: number, out: { x: number; y: number }): void {
     const { xs, ys, cum } = this.lanes[lane];
     const sc = Math.min(Math.max(s, 0), cum[cum.length - 1]);
-    let i = 1, hi = cum.length - 1;
-    while (i < hi) {
-      const mid = (i + hi) >> 1;
-      if (cum[mid] < sc) i = mid + 1;
-      else hi = mid;
-    }
+    const i = segmentEnd(cum, sc);
     const seg = cum[i] - cum[i - 1] || 1;
     const t = (sc - cum[i - 1]) / seg;
     out.x = xs[i - 1] + t * (xs[i] - xs[i - 1]);
@@ -483,4 +472,15 @@ function distanceToPolyline(x: number, y: number, xs: Float32Array, ys: Float32A
     best = Math.min(best, Math.hypot(x - xs[i - 1] - t * dx, y - ys[i - 1] - t * dy));
   }
   return best;
+}
+
+/** The first segment end (index ≥ 1) at or past sc along a lane (cum never decreases: a binary search finds what a scan from 1 finds). */
+function segmentEnd(cum: ArrayLike<number>, sc: number): number {
+  let i = 1, hi = cum.length - 1;
+  while (i < hi) {
+    const mid = (i + hi) >> 1;
+    if (cum[mid] < sc) i = mid + 1;
+    else hi = mid;
+  }
+  return i;
 }

@@ -6,8 +6,18 @@ export function obbOverlap(
   ax: number, ay: number, aYaw: number, aHalfLen: number, aHalfWid: number,
   bx: number, by: number, bYaw: number, bHalfLen: number, bHalfWid: number,
 ): boolean {
-  const ac = Math.cos(aYaw), as = Math.sin(aYaw);
-  const bc = Math.cos(bYaw), bs = Math.sin(bYaw);
+  return obbOverlapCS(ax, ay, Math.cos(aYaw), Math.sin(aYaw), aHalfLen, aHalfWid, bx, by, Math.cos(bYaw), Math.sin(bYaw), bHalfLen, bHalfWid);
+}
+
+/**
+ * obbOverlap with the boxes' headings given as their cosines and sines (ac = Math.cos(aYaw), …), for callers
+ * that have the cosines already (a vehicle's heading tested against many boxes, headings fixed for a whole
+ * step); obbOverlap is this with the cosines computed.
+ */
+export function obbOverlapCS(
+  ax: number, ay: number, ac: number, as: number, aHalfLen: number, aHalfWid: number,
+  bx: number, by: number, bc: number, bs: number, bHalfLen: number, bHalfWid: number,
+): boolean {
   const dx = bx - ax, dy = by - ay;
   // axes: a1 = (ac, as), a2 = (−as, ac), b1 = (bc, bs), b2 = (−bs, bc)
   const a1b1 = Math.abs(ac * bc + as * bs);
@@ -15,34 +25,9 @@ export function obbOverlap(
   // |a2·b1| = |a1·b2| and |a2·b2| = |a1·b1| for rotations
   const a2b1 = a1b2;
   const a2b2 = a1b1;
-  // on a1
-  if (Math.abs(dx * ac + dy * as) > aHalfLen + bHalfLen * a1b1 + bHalfWid * a1b2) return false;
-  // on a2
-  if (Math.abs(-dx * as + dy * ac) > aHalfWid + bHalfLen * a2b1 + bHalfWid * a2b2) return false;
-  // on b1
-  if (Math.abs(dx * bc + dy * bs) > bHalfLen + aHalfLen * a1b1 + aHalfWid * a2b1) return false;
-  // on b2
-  if (Math.abs(-dx * bs + dy * bc) > bHalfWid + aHalfLen * a1b2 + aHalfWid * a2b2) return false;
-  return true;
-}
-
-/**
- * obbOverlap with the boxes' headings given as their cosines and sines (ac = Math.cos(aYaw), …): the same
- * arithmetic in the same order, so the same answer bit for bit, for callers that have the cosines already
- * (a vehicle's heading tested against many boxes, headings fixed for a whole step).
- */
-export function obbOverlapCS(
-  ax: number, ay: number, ac: number, as: number, aHalfLen: number, aHalfWid: number,
-  bx: number, by: number, bc: number, bs: number, bHalfLen: number, bHalfWid: number,
-): boolean {
-  const dx = bx - ax, dy = by - ay;
-  const a1b1 = Math.abs(ac * bc + as * bs);
-  const a1b2 = Math.abs(-ac * bs + as * bc);
-  const a2b1 = a1b2;
-  const a2b2 = a1b1;
-  if (Math.abs(dx * ac + dy * as) > aHalfLen + bHalfLen * a1b1 + bHalfWid * a1b2) return false;
-  if (Math.abs(-dx * as + dy * ac) > aHalfWid + bHalfLen * a2b1 + bHalfWid * a2b2) return false;
-  if (Math.abs(dx * bc + dy * bs) > bHalfLen + aHalfLen * a1b1 + aHalfWid * a2b1) return false;
-  if (Math.abs(-dx * bs + dy * bc) > bHalfWid + aHalfLen * a1b2 + aHalfWid * a2b2) return false;
+  if (Math.abs(dx * ac + dy * as) > aHalfLen + bHalfLen * a1b1 + bHalfWid * a1b2) return false; // on a1
+  if (Math.abs(-dx * as + dy * ac) > aHalfWid + bHalfLen * a2b1 + bHalfWid * a2b2) return false; // on a2
+  if (Math.abs(dx * bc + dy * bs) > bHalfLen + aHalfLen * a1b1 + aHalfWid * a2b1) return false; // on b1
+  if (Math.abs(-dx * bs + dy * bc) > bHalfWid + aHalfLen * a1b2 + aHalfWid * a2b2) return false; // on b2
   return true;
 }
