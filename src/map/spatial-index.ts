@@ -59,9 +59,19 @@ export class RoadIndex {
    */
   firstInRadius(x: number, y: number, radius: number, max: number, out: Int32Array): number {
     if (!this.all) return 0;
-    const n = this.all.withinInto(x, y, radius, this.scratch);
-    // Put the hits back into creation order through a bitset over entity ids: O(hits + id span / 32),
-    // cheaper than sorting, and the first `max` set bits are exactly GPUDrive's first `max` in range.
+    return this.inCreationOrder(this.all.withinInto(x, y, radius, this.scratch), max, out);
+  }
+
+  /** Every entity id within `radius` of (x, y), in creation order, into `out` (room for entities.count ids). */
+  allInRadius(x: number, y: number, radius: number, out: Int32Array): number {
+    return this.firstInRadius(x, y, radius, this.entities.count, out);
+  }
+
+  /**
+   * The first `max` of the n hits in `scratch`, put back into creation order through a bitset over entity ids:
+   * O(hits + id span / 32), cheaper than sorting, and exactly GPUDrive's first `max` in range.
+   */
+  private inCreationOrder(n: number, max: number, out: Int32Array): number {
     const bits = this.bits;
     let lo = bits.length;
     let hi = -1;
@@ -98,3 +108,67 @@ export class RoadIndex {
     return n;
   }
 }
+
+/**
+ * firstInRadius for observers that move a little between queries (an agent moves ≤ 1.5 m per 0.1 s step):
+ * per observer slot, the entities within radius + `slack` of where it was last looked up, in creation order.
+ * While the observer stays within `slack` of that point, every entity within `radius` of it is in that list
+ * (triangle inequality), so filtering the list with the index's own distance test ((ex − x)² + (ey − y)² ≤ r²
+ * in doubles, as kdbush computes it) and keeping the first `max` gives firstInRadius's answer id for id,
+ * without a tree walk or a sort. Buffers grow when a list is longer than any before; nothing else allocates.
+ */
+export class RadiusMemo {
+  private ids: Int32Array[];
+  private readonly count: Int32Array;
+  private readonly cx: Float64Array;
+  private readonly cy: Float64Array;
+  private readonly radiusOf: Float64Array;
+  private readonly roadsOf: Array<RoadIndex | null>;
+  private scratch = new Int32Array(0);
+
+  constructor(capacity: number, readonly slack = 5) {
+    this.ids = Array.from({ length: capacity }, () => new Int32Array(0));
+    this.count = new Int32Array(capacity);
+    this.cx = new Float64Array(capacity);
+    this.cy = new Float64Array(capacity);
+    this.radiusOf = new Float64Array(capacity).fill(NaN);
+    this.roadsOf = new Array<RoadIndex | null>(capacity).fill(null);
+  }
+
+  /** roads.firstInRadius(x, y, radius, max, out) for the observer in `slot`. */
+  firstInRadius(roads: RoadIndex, slot: number, x: number, y: number, radius: number, max: number, out: Int32Array): number {
+    const dx0 = x - this.cx[slot], dy0 = y - this.cy[slot];
+    if (this.roadsOf[slot] !== roads || this.radiusOf[slot] !== radius || !(dx0 * dx0 + dy0 * dy0 <= this.slack * this.slack)) this.refresh(roads, slot, x, y, radius);
+    const ids = this.ids[slot];
+    const n = this.count[slot];
+    const ex = roads.entities.x, ey = roads.entities.y;
+    const r2 = radius * radius;
+    let m = 0;
+    for (let k = 0; k < n && m < max; k++) {
+      const id = ids[k];
+      const dx = ex[id] - x, dy = ey[id] - y;
+      if (dx * dx + dy * dy <= r2) out[m++] = id;
+    }
+    return m;
+  }
+
+  /** Forgets every slot (a new map, or to measure without the memo). */
+  clear(): void {
+    this.roadsOf.fill(null);
+  }
+
+  private refresh(roads: RoadIndex, slot: number, x: number, y: number, radius: number): void {
+    if (this.scratch.length < roads.entities.count) this.scratch = new Int32Array(roads.entities.count);
+    // a millimetre over radius + slack: the list is a superset whatever the rounding of the distances
+    const n = roads.allInRadius(x, y, radius + this.slack + 1e-3, this.scratch);
+    if (this.ids[slot].length < n) this.ids[slot] = new Int32Array(Math.ceil(n * 1.25));
+    const ids = this.ids[slot];
+    for (let k = 0; k < n; k++) ids[k] = this.scratch[k];
+    this.count[slot] = n;
+    this.cx[slot] = x;
+    this.cy[slot] = y;
+    this.radiusOf[slot] = radius;
+    this.roadsOf[slot] = roads;
+  }
+}
+

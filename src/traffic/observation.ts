@@ -7,7 +7,7 @@
  */
 import { EGO_FEATURES, OBS_SIZE, PARTNER_FEATURES, PARTNER_OFFSET, PARTNER_ROWS, ROAD_FEATURES, ROAD_OFFSET, ROAD_ROWS } from '../policy/layout.js';
 import { ROAD_PADDING_TYPE_COLUMN, type ObservationRows, type RowCounts } from '../policy/rows.js';
-import type { RoadIndex } from '../map/spatial-index.js';
+import { RadiusMemo, type RoadIndex } from '../map/spatial-index.js';
 import { AgentKind, type World } from './world.js';
 
 export const OBS_RADIUS = 50;
@@ -34,6 +34,8 @@ export class ObservationBuilder {
   private readonly roadIds = new Int32Array(ROAD_ROWS);
   private readonly order: Int32Array;
   private orderCount = 0;
+  /** per observer slot: the road entities near where it was (firstInRadius without a tree walk each step) */
+  private readonly near: RadiusMemo;
   /**
    * Real partner and road rows of observer k in the latest `build` (written from slot 0; the rest of the
    * 63 and 200 rows are padding). `rows` is the same pair as RowCounts.
@@ -47,6 +49,7 @@ export class ObservationBuilder {
 
   constructor(capacity: number, readonly radius = OBS_RADIUS) {
     this.order = new Int32Array(capacity);
+    this.near = new RadiusMemo(capacity);
     this.partnerCount = new Uint8Array(capacity);
     this.roadCount = new Uint8Array(capacity);
     this.rows = { partners: this.partnerCount, roads: this.roadCount };
@@ -141,7 +144,7 @@ export class ObservationBuilder {
     this.partnersWritten = count;
 
     // road graph (§5): the first 200 entities within the radius, in creation order
-    const m = roads ? roads.firstInRadius(ex, ey, this.radius, ROAD_ROWS, this.roadIds) : 0;
+    const m = roads ? this.near.firstInRadius(roads, i, ex, ey, this.radius, ROAD_ROWS, this.roadIds) : 0;
     row = r;
     if (roads) {
       const ent = roads.entities;
