@@ -110,12 +110,13 @@ export class RoadIndex {
 }
 
 /**
- * firstInRadius for observers that move a little between queries (an agent moves ≤ 1.5 m per 0.1 s step):
- * per observer slot, the entities within radius + `slack` of where it was last looked up, in creation order.
- * While the observer stays within `slack` of that point, every entity within `radius` of it is in that list
- * (triangle inequality), so filtering the list with the index's own distance test ((ex − x)² + (ey − y)² ≤ r²
- * in doubles, as kdbush computes it) and keeping the first `max` gives firstInRadius's answer id for id,
- * without a tree walk or a sort. Buffers grow when a list is longer than any before; nothing else allocates.
+ * Radius queries for observers that move a little between them (an agent moves ≤ 1.5 m per 0.1 s step): per
+ * observer slot, the entities within radius + `slack` of where it was last looked up (all entities in creation
+ * order, or the collidable ones). While the observer stays within `slack` of that point, every entity within
+ * `radius` of it is in that list (triangle inequality), so the list stands in for a tree walk. firstInRadius
+ * filters it with the index's own distance test ((ex − x)² + (ey − y)² ≤ r² in doubles, as kdbush computes
+ * it) and keeps the first `max`: the index's answer id for id, without a tree walk or a sort. Buffers grow
+ * when a list is longer than any before; nothing else allocates.
  */
 export class RadiusMemo {
   private ids: Int32Array[];
@@ -126,7 +127,7 @@ export class RadiusMemo {
   private readonly roadsOf: Array<RoadIndex | null>;
   private scratch = new Int32Array(0);
 
-  constructor(capacity: number, readonly slack = 5) {
+  constructor(capacity: number, readonly slack = 5, private readonly collidableOnly = false) {
     this.ids = Array.from({ length: capacity }, () => new Int32Array(0));
     this.count = new Int32Array(capacity);
     this.cx = new Float64Array(capacity);
@@ -135,12 +136,25 @@ export class RadiusMemo {
     this.roadsOf = new Array<RoadIndex | null>(capacity).fill(null);
   }
 
+  /**
+   * Makes `list(slot)` hold (among others further out) every entity whose centre is within `radius` of
+   * (x, y) — all of them in creation order, or the collidable ones — and returns its length.
+   */
+  around(roads: RoadIndex, slot: number, x: number, y: number, radius: number): number {
+    const dx = x - this.cx[slot], dy = y - this.cy[slot];
+    if (this.roadsOf[slot] !== roads || this.radiusOf[slot] !== radius || !(dx * dx + dy * dy <= this.slack * this.slack)) this.refresh(roads, slot, x, y, radius);
+    return this.count[slot];
+  }
+
+  /** The list `around` made for this slot. */
+  list(slot: number): Int32Array {
+    return this.ids[slot];
+  }
+
   /** roads.firstInRadius(x, y, radius, max, out) for the observer in `slot`. */
   firstInRadius(roads: RoadIndex, slot: number, x: number, y: number, radius: number, max: number, out: Int32Array): number {
-    const dx0 = x - this.cx[slot], dy0 = y - this.cy[slot];
-    if (this.roadsOf[slot] !== roads || this.radiusOf[slot] !== radius || !(dx0 * dx0 + dy0 * dy0 <= this.slack * this.slack)) this.refresh(roads, slot, x, y, radius);
+    const n = this.around(roads, slot, x, y, radius);
     const ids = this.ids[slot];
-    const n = this.count[slot];
     const ex = roads.entities.x, ey = roads.entities.y;
     const r2 = radius * radius;
     let m = 0;
@@ -152,7 +166,7 @@ export class RadiusMemo {
     return m;
   }
 
-  /** Forgets every slot (a new map, or to measure without the memo). */
+  /** Forgets every slot. */
   clear(): void {
     this.roadsOf.fill(null);
   }
@@ -160,7 +174,8 @@ export class RadiusMemo {
   private refresh(roads: RoadIndex, slot: number, x: number, y: number, radius: number): void {
     if (this.scratch.length < roads.entities.count) this.scratch = new Int32Array(roads.entities.count);
     // a millimetre over radius + slack: the list is a superset whatever the rounding of the distances
-    const n = roads.allInRadius(x, y, radius + this.slack + 1e-3, this.scratch);
+    const r = radius + this.slack + 1e-3;
+    const n = this.collidableOnly ? roads.collidableNear(x, y, r, this.scratch) : roads.allInRadius(x, y, r, this.scratch);
     if (this.ids[slot].length < n) this.ids[slot] = new Int32Array(Math.ceil(n * 1.25));
     const ids = this.ids[slot];
     for (let k = 0; k < n; k++) ids[k] = this.scratch[k];
@@ -171,4 +186,3 @@ export class RadiusMemo {
     this.roadsOf[slot] = roads;
   }
 }
-

@@ -4,7 +4,7 @@
  * nothing else happens to a colliding agent). Agents whose log is invalid at this step (non-controlled)
  * and agents already out of the world take no part.
  */
-import type { RoadIndex } from '../map/spatial-index.js';
+import { RadiusMemo, type RoadIndex } from '../map/spatial-index.js';
 import { obbOverlap, obbOverlapCS } from './obb.js';
 import { AgentKind, type World } from './world.js';
 
@@ -12,11 +12,12 @@ import { AgentKind, type World } from './world.js';
 const EDGE_SLACK_M = 0.5;
 
 export class CollisionDetector {
-  private readonly candidates: Int32Array;
+  /** per agent slot: the road edges and stop signs near where it was (no tree walk each step) */
+  private readonly near: RadiusMemo;
   private readonly active: Int32Array;
 
-  constructor(capacity: number, roadEntityCount: number) {
-    this.candidates = new Int32Array(Math.max(1, roadEntityCount));
+  constructor(capacity: number) {
+    this.near = new RadiusMemo(capacity, 5, true);
     this.active = new Int32Array(capacity);
   }
 
@@ -63,11 +64,14 @@ export class CollisionDetector {
       if (roads && world.kind[i] !== AgentKind.External) {
         const e = roads.entities;
         const xi = world.x[i], yi = world.y[i];
-        const m = roads.collidableNear(xi, yi, ri + roads.collidableReach, this.candidates);
+        // every entity that can touch the agent (centre within ri + collidableReach), and some further out
+        // that the reach test below leaves out: a flag is the same whatever else is in the list
+        const m = this.near.around(roads, i, xi, yi, ri + roads.collidableReach);
+        const candidates = this.near.list(i);
         // its heading's cosines when first needed (2: not yet; a NaN start would box them in optimised code)
         let ci = 2, si = 2;
         for (let k = 0; k < m; k++) {
-          const id = this.candidates[k];
+          const id = candidates[k];
           // boxes whose corner circles are more than EDGE_SLACK_M apart cannot overlap (obbOverlap's separating
           // axis then has a gap of at least EDGE_SLACK_M/√2, far above rounding): the same answer, no trig
           const dx = e.x[id] - xi, dy = e.y[id] - yi;

@@ -21,7 +21,7 @@ export class Sim {
   readonly episodeSteps: number;
 
   constructor(readonly world: World, readonly roads: RoadIndex | null, opts: SimOptions = {}) {
-    this.collisions = new CollisionDetector(world.capacity, roads?.entities.count ?? 0);
+    this.collisions = new CollisionDetector(world.capacity);
     this.observations = new ObservationBuilder(world.capacity);
     this.episodeSteps = opts.episodeSteps ?? Infinity;
   }

@@ -66,4 +66,26 @@ describe('RadiusMemo (firstInRadius for observers that move a little)', () => {
     expect(memo.firstInRadius(b, 0, 0, 0, 10, 10, out)).toBe(1);
     expect(out[0]).toBe(0);
   });
+  it('around() for collidables holds every road edge within the radius of where the observer is now', () => {
+    const r = rng(3);
+    const roads = Array.from({ length: 300 }, () => {
+      const x = (r() - 0.5) * 300, y = (r() - 0.5) * 300;
+      return { type: r() < 0.5 ? 'road_edge' : 'lane', geometry: [{ x, y }, { x: x + 3, y: y + 1 }] };
+    });
+    const index = new RoadIndex(buildRoadEntities(roads, { x: 0, y: 0 }));
+    const memo = new RadiusMemo(1, 5, true);
+    const want = new Int32Array(index.entities.count);
+    const p = { x: 0, y: 0 };
+    let refreshedAway = 0;
+    for (let step = 0; step < 2000; step++) {
+      p.x += (r() - 0.5) * 4; p.y += (r() - 0.5) * 4;
+      const n = memo.around(index, 0, p.x, p.y, 12);
+      const list = new Set(memo.list(0).subarray(0, n));
+      const m = index.collidableNear(p.x, p.y, 12, want);
+      for (let k = 0; k < m; k++) expect(list.has(want[k])).toBe(true);
+      for (const id of list) expect(index.collidable.includes(id)).toBe(true);
+      if (n > m) refreshedAway++;
+    }
+    expect(refreshedAway).toBeGreaterThan(0); // the list did hold more than the query: it was reused
+  });
 });
