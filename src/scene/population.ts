@@ -18,6 +18,7 @@ import type { SceneConfig } from './config.js';
 import { InputError } from './errors.js';
 import type { QualityMetrics } from './quality.js';
 import { gridlockedNpcs } from './gridlock.js';
+import { committedLanes, LANES_AHEAD_M } from './next-route.js';
 
 export interface SpawnRequest {
   x: number;
@@ -125,9 +126,22 @@ export class NpcPopulation {
     return id;
   }
 
-  private newRoute(lane: number, s: number): Route {
+  private newRoute(lane: number, s: number, via?: readonly number[]): Route {
     const len = this.config.trip_length_m * (0.75 + 0.5 * this.rng.next());
-    return new Route(this.lanes, lane, s, len, this.rng);
+    return new Route(this.lanes, lane, s, len, this.rng, via);
+  }
+
+  /**
+   * The route of the next trip of an NPC at the end of one: on from where it is, along the lanes its plan ran
+   * on along (see committedLanes); from the nearest lane when it has strayed from its route.
+   */
+  private nextRoute(old: Route | null, n: NpcView): Route | null {
+    if (old && old.offRoute < OFF_ROUTE_M) {
+      const here = old.laneAtProgress();
+      return this.newRoute(old.lanes[here.index], here.s, committedLanes(this.lanes, old.lanes.slice(here.index), here.s));
+    }
+    const at = this.lanes.locate(n.x, n.y, n.yaw, 6);
+    return at ? this.newRoute(at.lane, at.s) : null;
   }
 
   /** The governor limit for an NPC on `lane` (the lane graph's limit, else the configured one). */
@@ -260,8 +274,7 @@ export class NpcPopulation {
       if ((n.reachedGoal || missed) && plan.final) {
         this.quality.endTrip(n.id, !missed);
         const driveOn = plan.auto ? c.respawn : plan.keepDriving;
-        const at = driveOn ? this.lanes.locate(n.x, n.y, n.yaw, 6) : null;
-        const next = at ? this.newRoute(at.lane, at.s) : null;
+        const next = driveOn ? this.nextRoute(plan.route, n) : null;
         // the end of the road (a dead end of the lane graph, or off the lanes): the NPC leaves
         if (!next || next.length < MIN_ROUTE_M) {
           this.remove(n.id);
@@ -292,7 +305,9 @@ export class NpcPopulation {
       }
       const r = plan.route!;
       const here = r.laneAtProgress();
-      engine.setPlan(n.id, r.lanes, here.index, here.s);
+      // near the route's end, the plan runs on along the lanes the next trip will start with
+      if (r.remaining < LANES_AHEAD_M) engine.setPlan(n.id, committedLanes(this.lanes, r.lanes.slice(here.index), here.s), 0, here.s);
+      else engine.setPlan(n.id, r.lanes, here.index, here.s);
       const distToGoal = Math.hypot(n.goalX - n.x, n.goalY - n.y);
       const renew = c.goal_update === 'continuous' || distToGoal < Math.max(MIN_GOAL_GAP_M + n.speed * POLICY_DT * 3, c.goal_renew_m) || n.reachedGoal;
       if (!renew || (plan.final && !n.reachedGoal)) continue;

@@ -49,7 +49,11 @@ export class Route {
   /** signed sideways offset from the route at the last update (positive: left of its direction) [m] */
   lateral = 0;
 
-  constructor(private readonly net: LaneNetwork, lane: number, private readonly startS: number, length: number, rng: SeededRandom) {
+  /**
+   * `via`: lanes to take first, in order, where the lane graph allows (a route continuing another keeps the
+   * forks that one chose: an NPC at speed is already committed to them); forks after them are random.
+   */
+  constructor(private readonly net: LaneNetwork, lane: number, private readonly startS: number, length: number, rng: SeededRandom, via: readonly number[] = []) {
     let li = lane;
     let acc = -startS;
     for (let hops = 0; hops < 256; hops++) {
@@ -58,7 +62,8 @@ export class Route {
       acc += net.lanes[li].length;
       const next = net.lanes[li].next;
       if (acc >= length || next.length === 0) break;
-      li = next.length === 1 ? next[0] : next[Math.floor(rng.next() * next.length)];
+      const planned = hops + 1 < via.length && via[hops] === li && next.includes(via[hops + 1]) ? via[hops + 1] : -1;
+      li = planned >= 0 ? planned : next.length === 1 ? next[0] : next[Math.floor(rng.next() * next.length)];
     }
     this.length = Math.min(length, acc);
   }
