@@ -41,6 +41,8 @@ export interface Obstacle {
   yaw: number;
   length: number;
   width: number;
+  /** m/s (a vehicle coming up behind a spot needs room to slow down for a car started there) */
+  speed?: number;
 }
 
 interface Plan {
@@ -67,6 +69,11 @@ const GRIDLOCK_SPEED = 0.5;
 const MIN_ROUTE_M = 30;
 /** an auto NPC off the lanes this long is recycled [s] */
 const LOST_S = 5;
+/** a spawn spot ahead of a moving vehicle leaves it room to slow down at this [m/s²] plus SPAWN_BEHIND_M */
+const SPAWN_BEHIND_DECEL = 3;
+const SPAWN_BEHIND_M = 8;
+/** … within ±25° of its heading (tan 25°) */
+const SPAWN_BEHIND_CONE = 0.47;
 /** goals are renewed at least this far before the NPC gets there (GPUDrive's goal radius is 2 m) */
 const MIN_GOAL_GAP_M = 6;
 
@@ -320,14 +327,24 @@ export class NpcPopulation {
   }
 }
 
-/** Free distance ahead of a pose (to the nearest vehicle within ±40° ahead, or nearer than 8 m anywhere). */
-function clearance(x: number, y: number, yaw: number, vehicles: readonly Obstacle[]): number {
+/**
+ * Free distance ahead of a pose (to the nearest vehicle within ±40° ahead, or nearer than 8 m anywhere); 0 when
+ * a vehicle heading for the spot (the spot within ±25° ahead of it; following or crossing, not oncoming)
+ * could not slow down for a car started there at SPAWN_BEHIND_DECEL.
+ */
+export function clearance(x: number, y: number, yaw: number, vehicles: readonly Obstacle[]): number {
   const c = Math.cos(yaw), s = Math.sin(yaw);
   let free = Infinity;
   for (const v of vehicles) {
     const dx = v.x - x, dy = v.y - y;
     const d = Math.hypot(dx, dy);
     if (d < 8) return 0;
+    const vs = v.speed ?? 0;
+    if (vs > 1 && d < (vs * vs) / (2 * SPAWN_BEHIND_DECEL) + SPAWN_BEHIND_M && Math.cos(v.yaw - yaw) > -Math.SQRT1_2) {
+      const cv = Math.cos(v.yaw), sv = Math.sin(v.yaw);
+      const along = -dx * cv - dy * sv;
+      if (along > 0 && Math.abs(dx * sv - dy * cv) < along * SPAWN_BEHIND_CONE) return 0;
+    }
     const along = dx * c + dy * s;
     if (along > 0 && Math.abs(-dx * s + dy * c) < along * 0.85) free = Math.min(free, d);
   }

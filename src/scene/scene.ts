@@ -191,8 +191,8 @@ export class LiveScene {
   /** Every vehicle in the scene at time t (NPCs and live egos), for keeping spawns clear. */
   private obstacles(t: number, npcs: readonly NpcView[] = this.engine.npcs()): SceneVehicle[] {
     const out: SceneVehicle[] = [];
-    for (const n of npcs) out.push({ id: n.id, x: n.x, y: n.y, yaw: n.yaw, length: n.length, width: n.width });
-    for (const e of this.egos.list(t)) if (!e.stale) out.push({ egoId: e.egoId, x: e.x, y: e.y, yaw: e.yaw, length: e.length, width: e.width });
+    for (const n of npcs) out.push({ id: n.id, x: n.x, y: n.y, yaw: n.yaw, length: n.length, width: n.width, speed: n.speed });
+    for (const e of this.egos.list(t)) if (!e.stale) out.push({ egoId: e.egoId, x: e.x, y: e.y, yaw: e.yaw, length: e.length, width: e.width, speed: e.speed });
     return out;
   }
 
