@@ -86,7 +86,7 @@ export interface NpcView {
   shield: number;
   /** speed-governor limit, m/s (Infinity: none) */
   maxSpeed: number;
-  /** the NPC the shield held this one back for in the last step (its id), WAITING_FOR_EGO, or −1 */
+  /** the vehicle the shield (its check, else its car-following) held this one back for in the last step: its id, WAITING_FOR_EGO, or −1 */
   waitingFor: number;
 }
 

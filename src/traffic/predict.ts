@@ -77,6 +77,8 @@ export class MotionPredictor {
    * (the Intelligent Driver Model's interaction term), Infinity with nothing ahead [m/s²].
    */
   readonly followLimit: Float32Array;
+  /** per NPC: the vehicle (slot) car-following keeps its distance to, −1 with none */
+  readonly leader: Int32Array;
   private readonly pos: LanePosition = { lane: 0, s: 0, offset: 0 };
   private plans: Plans | null = null;
   private readonly plan: PlannedLanes = { lanes: new Int32Array(0), offset: 0, count: 0, at: 0 };
@@ -100,6 +102,7 @@ export class MotionPredictor {
     this.envHalf = new Float32Array(capacity * steps);
     this.bounds = new Float32Array(capacity * 4);
     this.followLimit = new Float32Array(capacity).fill(Infinity);
+    this.leader = new Int32Array(capacity).fill(-1);
   }
 
   /**
@@ -138,6 +141,7 @@ export class MotionPredictor {
       this.curveLimit[j] = this.onLane[j] && world.kind[j] === AgentKind.Controlled ? this.bendLimit(j, aLat, decel) : Infinity;
     }
     for (let j = 0; j < world.count; j++) {
+      this.leader[j] = -1;
       this.followLimit[j] = world.present[j] && world.kind[j] === AgentKind.Controlled && this.onLane[j] ? this.follow(world, j) : Infinity;
     }
   }
@@ -163,7 +167,7 @@ export class MotionPredictor {
       if (py > by1) by1 = py;
     }
     bx0 -= 3; by0 -= 3; bx1 += 3; by1 += 3;
-    let gapBest = Infinity, dvBest = 0;
+    let gapBest = Infinity, dvBest = 0, leader = -1;
     for (let o = 0; o < world.count; o++) {
       if (o === j || !world.present[o] || (world.done[o] && world.kind[o] !== AgentKind.External)) continue;
       const ox = world.x[o], oy = world.y[o];
@@ -187,8 +191,10 @@ export class MotionPredictor {
       const vAlong = (world.vx[o] * tx + world.vy[o] * ty) / tl;
       gapBest = gap;
       dvBest = v - vAlong;
+      leader = o;
     }
     if (gapBest === Infinity) return Infinity;
+    this.leader[j] = leader;
     const sStar = IDM_S0 + Math.max(0, v * IDM_T + (v * dvBest) / (2 * Math.sqrt(IDM_A * IDM_B)));
     const s = Math.max(0.1, gapBest);
     return IDM_A * (1 - (sStar / s) ** 2);

@@ -140,7 +140,11 @@ export class SafetyShield {
   private readonly yields: Uint8Array;
   /** right of way decided in the last step, per pair (i·capacity + j): 1 when i went first (hysteresis) */
   private readonly priorityMemo: Uint8Array;
-  /** per slot: the vehicle (slot) whose predicted motion first failed one of its candidates this step, or −1 */
+  /**
+   * per slot: the vehicle (slot) that held the NPC back this step, or −1: the one whose predicted motion first
+   * failed one of its candidates, else the one car-following kept it behind (when that capped the policy's
+   * acceleration)
+   */
   readonly waitingFor: Int32Array;
   private readonly capacity: number;
   readonly predictor: MotionPredictor;
@@ -259,6 +263,14 @@ export class SafetyShield {
    * acceleration (the speed governor).
    */
   chooseFor(world: World, i: number, logits: Float32Array, base: number, best: number, govern: (slot: number, accel: number) => number, out: { accel: number; steer: number }): void {
+    this.choose(world, i, logits, base, best, govern, out);
+    // held back by car-following alone: that leader is what it waits for (two NPCs nosed into a junction,
+    // each on the other's lane path ahead, wait for each other: a gridlock ring, see scene/gridlock.ts)
+    const pred = this.predictor;
+    if (this.waitingFor[i] < 0 && pred.leader[i] >= 0 && pred.followLimit[i] < ACTION_ACCEL[best]) this.waitingFor[i] = pred.leader[i];
+  }
+
+  private choose(world: World, i: number, logits: Float32Array, base: number, best: number, govern: (slot: number, accel: number) => number, out: { accel: number; steer: number }): void {
     const o = this.options;
     this.gather(world, i);
     this.fallbackStep = 0;
