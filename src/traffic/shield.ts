@@ -19,8 +19,9 @@
  *     are left to look after themselves (a follower brakes for its leader, not the other way round). A
  *     vehicle already closer than the margins is checked against smaller boxes (the full size, then
  *     GPUDrive's 0.7 collision box), so two NPCs that came too close can still part.
- *  3. If none of the first `maxCandidates` passes, the best braking action that passes; else the hardest
- *     braking straight ahead.
+ *  3. If none of the first `maxCandidates` passes, the best braking action that passes; else, when what fails
+ *     them is a vehicle giving way to the NPC that could not stop short of it (a crossing), going on along the
+ *     lane without braking where that keeps clear of everything; else the hardest braking straight ahead.
  * Allocation-free per step: every buffer is owned by the shield.
  */
 import { ACTION_ACCEL, ACTION_STEER, ACTION_COUNT, ACCEL_VALUES, STEER_VALUES } from '../policy/actions.js';
@@ -117,6 +118,8 @@ const LEVELS = LEVEL_MARGIN.length;
 const EDGE_SCALES = [NaN, COLLISION_BOX, 0.5, 0.3];
 /** candidates remembered per NPC and step (chooseFor tries at most 16) */
 const MAX_TRIED = 20;
+/** an NPC slower than this has no way to clear to make: it brakes [m/s] */
+const ESCAPE_MIN_SPEED = 1;
 /** slack on the reach bound of a rollout when leaving out edges it cannot touch [m] */
 const REACH_SLACK_M = 0.5;
 
@@ -163,6 +166,8 @@ export class SafetyShield {
   private readonly sinYaw: Float64Array;
   /** some vehicle in `others` is moving (> 0.1 m/s) */
   private othersMove = false;
+  /** check(): the continuation keeps the speed instead of braking (clearing the way, see choose step 4) */
+  private keepGoing = false;
   /** candidates checked for the NPC being chosen for: acceleration, steering and check() result */
   private readonly triedAccel = new Float64Array(MAX_TRIED);
   private readonly triedSteer = new Float64Array(MAX_TRIED);
@@ -332,7 +337,20 @@ export class SafetyShield {
         return;
       }
     }
-    // 4. nothing passes: the candidate that only meets an edge or leaves its lane, latest; else brake as hard
+    // 4. nothing passes because a vehicle that gives way to this NPC could not stop short of it (two NPCs at a
+    // crossing: braking too, the one with the right of way would stop in the other's path, and the other
+    // could no longer stop): clear its path instead, going on along the lane without braking, where that
+    // keeps clear of everything as predicted
+    const held = this.waitingFor[i];
+    if (held >= 0 && this.yields[held] && speed > ESCAPE_MIN_SPEED && !Number.isNaN(laneTurn)) {
+      const a = govern(i, accel);
+      if (this.tryGoingOn(world, i, a, steerFor(clamp(laneTurn, maxTurn), speed + 0.5 * a * STEP_DT, len), out) ||
+        (a > 0 && this.tryGoingOn(world, i, 0, steerFor(clamp(laneTurn, maxTurn), speed, len), out))) {
+        this.outcome[i] = ShieldOutcome.Emergency;
+        return;
+      }
+    }
+    // 5. nothing passes: the candidate that only meets an edge or leaves its lane, latest; else brake as hard
     // as possible, along the lane where there is one
     if (this.fallbackStep > 0) {
       out.accel = this.fallbackAccel;
@@ -358,6 +376,17 @@ export class SafetyShield {
       }
     }
     return pick >= 0 && logits[base + row + pick] >= logits[base + best] - this.options.smoothingMargin;
+  }
+
+  /** Is this control safe when the NPC then keeps its speed along the lane instead of braking? (No memo, no fallback.) */
+  private tryGoingOn(world: World, i: number, accel: number, steer: number, out: { accel: number; steer: number }): boolean {
+    this.keepGoing = true;
+    const r = this.check(world, i, accel, steer);
+    this.keepGoing = false;
+    if (r !== SAFE) return false;
+    out.accel = accel;
+    out.steer = steer;
+    return true;
   }
 
   private tryControl(world: World, i: number, accel: number, steer: number, out: { accel: number; steer: number }): boolean {
@@ -601,7 +630,7 @@ export class SafetyShield {
       if (parked) continue;
       // continuation: brake, and steer along the lane path (pure pursuit) when there is one
       // (turning no harder than the NPC may: the same limit as its own steering)
-      const decel = Math.min(o.brakeDecel, speed / STEP_DT);
+      const decel = this.keepGoing ? 0 : Math.min(o.brakeDecel, speed / STEP_DT);
       let steer = 0;
       if (onLane && dir > 0) {
         const lookahead = Math.max(5, speed);
