@@ -1,7 +1,7 @@
 /**
  * NPCs see the car and keep clear of it (issue "Believable NPCs", item 1), on simulation time with 30 NPCs
  * on the demo track: a car standing in a lane, a car driving, a car cutting in, a car that goes silent.
- * The same scenarios on K-City and for longer run in `npm run bench:npcs`.
+ * The same scenarios on K-City: ego-scenarios-kcity.test.ts.
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
