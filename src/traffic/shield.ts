@@ -25,7 +25,7 @@
  * Allocation-free per step: every buffer is owned by the shield.
  */
 import { ACTION_ACCEL, ACTION_STEER, ACTION_COUNT, ACCEL_VALUES, STEER_VALUES } from '../policy/actions.js';
-import type { RoadIndex } from '../map/spatial-index.js';
+import { RadiusMemo, type RoadIndex } from '../map/spatial-index.js';
 import { stepBicycle, STEP_DT, type KinematicState } from './bicycle.js';
 import type { LaneNetwork } from './lanes.js';
 import { obbOverlapCS } from './obb.js';
@@ -120,6 +120,8 @@ const EDGE_SCALES = [NaN, COLLISION_BOX, 0.5, 0.3];
 const MAX_TRIED = 20;
 /** an NPC slower than this has no way to clear to make: it brakes [m/s] */
 const ESCAPE_MIN_SPEED = 1;
+/** the radius an NPC's edge memo is kept for is rounded up to a multiple of this [m] */
+const EDGE_MEMO_STEP_M = 5;
 /** slack on the reach bound of a rollout when leaving out edges it cannot touch [m] */
 const REACH_SLACK_M = 0.5;
 
@@ -134,6 +136,8 @@ export class SafetyShield {
   /** collidable entities near NPC i (the spatial index's answer), and those of them its rollouts can reach */
   private readonly edgeIdsNear: Int32Array;
   private readonly edgeIds: Int32Array;
+  /** per slot: road edges and stop signs near where it was (see edgesNear) */
+  private readonly edgeMemo: RadiusMemo;
   private readonly others: Int32Array;
   /** per other: the check level (see boxes()) */
   private readonly tight: Uint8Array;
@@ -193,6 +197,7 @@ export class SafetyShield {
     this.intent = new Float32Array(capacity);
     this.edgeIds = new Int32Array(Math.max(1, roads?.collidable.length ?? 1));
     this.edgeIdsNear = new Int32Array(this.edgeIds.length);
+    this.edgeMemo = new RadiusMemo(capacity, 5, true);
     this.cosYaw = new Float64Array(capacity);
     this.sinYaw = new Float64Array(capacity);
     this.edgeList = this.edgeIds;
@@ -474,7 +479,7 @@ export class SafetyShield {
     for (let k = 0; k < m && !moving; k++) moving = world.speed(this.others[k]) > 0.1;
     this.othersMove = moving;
     const roads = this.roads;
-    this.edgesNearN = roads ? roads.collidableNear(world.x[i], world.y[i], vi * this.options.edgeHorizonS + world.length[i] + roads.collidableReach, this.edgeIdsNear) : 0;
+    this.edgesNearN = roads ? this.edgesNear(roads, i, world.x[i], world.y[i], vi * this.options.edgeHorizonS + world.length[i] + roads.collidableReach) : 0;
     this.edgesN = this.reachableEdges(world, i, vi);
     this.edgeList = this.edgeIds;
     this.edgeListN = this.edgesN;
@@ -495,6 +500,25 @@ export class SafetyShield {
       }
       if (this.edgeScale === 0) this.edgesN = this.edgesNearN = 0;
     }
+  }
+
+  /**
+   * roads.collidableNear(x, y, radius) into edgeIdsNear, in another order (every use of the list is a yes/no
+   * over all of it): the NPC's memo of edges near where it was (radius rounded up to 5 m, so a change of speed
+   * rarely refreshes it), filtered with kdbush's own distance test.
+   */
+  private edgesNear(roads: RoadIndex, i: number, x: number, y: number, radius: number): number {
+    const n = this.edgeMemo.around(roads, i, x, y, EDGE_MEMO_STEP_M * Math.ceil(radius / EDGE_MEMO_STEP_M));
+    const list = this.edgeMemo.list(i);
+    const ex = roads.entities.x, ey = roads.entities.y;
+    const r2 = radius * radius;
+    let m = 0;
+    for (let k = 0; k < n; k++) {
+      const id = list[k];
+      const dx = ex[id] - x, dy = ey[id] - y;
+      if (dx * dx + dy * dy <= r2) this.edgeIdsNear[m++] = id;
+    }
+    return m;
   }
 
   /**
