@@ -44,3 +44,46 @@ export function stepBicycle(s: KinematicState, accel: number, steer: number, len
   s.vx = newSpeed * Math.cos(yaw);
   s.vy = newSpeed * Math.sin(yaw);
 }
+
+/** A pose with its heading's cosine and sine kept alongside. */
+export interface TurningPose {
+  x: number;
+  y: number;
+  yaw: number;
+  /** cos(yaw), sin(yaw) */
+  c: number;
+  sn: number;
+}
+
+/** the steering bound of steerFor: k² ≤ 3.99, k = turn·L / (v·dt) (a steering angle short of ±90°) */
+const MAX_K2 = 3.99;
+const MAX_K = Math.sqrt(MAX_K2);
+
+/**
+ * One classic step (stepBicycle) of a car at `speed` braking at `decel` (≥ 0) with the steering that turns it
+ * by `turn` rad at its mid-step speed (the angle steerFor gives), in closed form without the tangents: with
+ * vm = speed − decel·dt/2 and k = turn·L / (vm·dt) (|k| ≤ √3.99), sin β = k/2 and cos β = √(1 − k²/4), so the
+ * car moves vm·dt along yaw + β and turns by vm·dt·k / L (= turn). Below 0.05 m/s it goes straight, as
+ * steerFor's angle is then 0. Updates the pose and its cosines in place; the new speed is speed − decel·dt.
+ * For the shield's rollouts, whose steps were mostly tangents and their inverses.
+ */
+export function stepTurning(p: TurningPose, speed: number, decel: number, turn: number, length: number): void {
+  const vm = speed - 0.5 * decel * STEP_DT;
+  let sinB = 0, cosB = 1, turned = 0;
+  if (vm >= 0.05) {
+    let k = (turn * length) / (vm * STEP_DT);
+    if (k * k > MAX_K2) k = k > 0 ? MAX_K : -MAX_K;
+    sinB = 0.5 * k;
+    cosB = Math.sqrt(1 - sinB * sinB);
+    turned = (vm * STEP_DT * k) / length;
+  }
+  const ds = vm * STEP_DT;
+  p.x += ds * (p.c * cosB - p.sn * sinB);
+  p.y += ds * (p.sn * cosB + p.c * sinB);
+  if (turned !== 0) {
+    p.yaw = wrapAngle(p.yaw + turned);
+    p.c = Math.cos(p.yaw);
+    p.sn = Math.sin(p.yaw);
+  }
+}
+

@@ -26,7 +26,7 @@
  */
 import { ACTION_ACCEL, ACTION_STEER, ACTION_COUNT, ACCEL_VALUES, STEER_VALUES } from '../policy/actions.js';
 import { RadiusMemo, type RoadIndex } from '../map/spatial-index.js';
-import { stepBicycle, STEP_DT, type KinematicState } from './bicycle.js';
+import { stepBicycle, stepTurning, STEP_DT, type KinematicState } from './bicycle.js';
 import type { LaneNetwork } from './lanes.js';
 import { obbOverlapCS } from './obb.js';
 import { BRAKE, KEEP_SPEED, MotionPredictor, type Plans } from './predict.js';
@@ -182,9 +182,9 @@ export class SafetyShield {
   /** the box scale used against edges in this NPC's checks (smaller when it is already close to one) */
   private edgeScale = 1;
   /** the rollout's state, and how far it has travelled (d) */
-  private readonly st: KinematicState & { d: number } = { x: 0, y: 0, yaw: 0, vx: 0, vy: 0, d: 0 };
+  private readonly st: KinematicState & { d: number; c: number; sn: number } = { x: 0, y: 0, yaw: 0, vx: 0, vy: 0, d: 0, c: 0.5, sn: 0.5 };
   /** the NPC's present pose (edge and lane checks from where it is) */
-  private readonly here = { x: 0, y: 0, yaw: 0, d: 0 };
+  private readonly here = { x: 0, y: 0, yaw: 0, d: 0, c: 0.5, sn: 0.5 };
   /** half extents of the box touchesEdge checks */
   private edgeHL = 0;
   private edgeHW = 0;
@@ -491,7 +491,7 @@ export class SafetyShield {
       for (let q = 0; q < 4; q++) {
         const scale = q === 0 ? this.options.edgeBoxScale : EDGE_SCALES[q];
         const here = this.here;
-        here.x = world.x[i]; here.y = world.y[i]; here.yaw = world.yaw[i];
+        here.x = world.x[i]; here.y = world.y[i]; here.yaw = world.yaw[i]; here.c = this.cosYaw[i]; here.sn = this.sinYaw[i];
         this.edgeHL = hl * scale; this.edgeHW = hw * scale;
         if (!this.touchesEdge(here)) {
           this.edgeScale = scale;
@@ -621,6 +621,8 @@ export class SafetyShield {
     this.edgeListN = anyAccel ? this.edgesNearN : this.edgesN;
     const v0 = hypot(s.vx, s.vy);
     stepBicycle(s, accel, steer, len);
+    // the heading's cosines, for the vehicle and edge checks of each pose and the continuation's steps
+    s.c = Math.cos(s.yaw); s.sn = Math.sin(s.yaw);
     let speed = hypot(s.vx, s.vy);
     // a reversing step (negative speed) keeps its direction of travel
     let dir = Math.cos(Math.atan2(s.vy, s.vx) - s.yaw) < 0 ? -1 : 1;
@@ -647,25 +649,33 @@ export class SafetyShield {
       }
       if (speed <= 0.05 && k > 1 && !this.othersMove) return SAFE;
       if (k === this.steps) break;
-      // Parked, a continuation step is the identity: no deceleration (min(brakeDecel, 0)), no steering (steerFor
-      // gives 0 below 0.05 m/s), so stepBicycle moves by 0·cos·dt (x + ±0 = x for x ≠ 0), turns by 0 (yaw + 0 =
-      // yaw for yaw ≠ 0, and wrapAngle leaves [−π, π] as it is), speed stays 0, travelled gains 0 and the
-      // velocity is zeroed again. Only the other vehicles move on.
+      // Parked, a continuation step is the identity: no deceleration (min(brakeDecel, 0)), so it moves by
+      // 0·dt (x + ±0 = x for x ≠ 0) and turns by 0; speed stays 0, travelled gains 0. Only the other vehicles
+      // move on.
       if (parked) continue;
       // continuation: brake, and steer along the lane path (pure pursuit) when there is one
       // (turning no harder than the NPC may: the same limit as its own steering)
       const decel = this.keepGoing ? 0 : Math.min(o.brakeDecel, speed / STEP_DT);
-      let steer = 0;
-      if (onLane && dir > 0) {
-        const lookahead = Math.max(5, speed);
-        pred.pathPoint(i, travelled + lookahead, this.target);
-        const alpha = Math.atan2(this.target.y - s.y, this.target.x - s.x) - s.yaw;
-        const curvature = (2 * Math.sin(alpha)) / lookahead;
-        const vMid = Math.max(0, speed - 0.5 * decel * STEP_DT);
-        steer = steerFor(clamp(curvature * vMid * STEP_DT, this.maxTurnAt(vMid)), vMid, len);
-      }
       const before = speed;
-      stepBicycle(s, -dir * decel, steer, len);
+      if (dir > 0) {
+        // the classic step with the steering that turns the car by `turn` (steerFor's), in closed form
+        let turn = 0;
+        const vm = speed - 0.5 * decel * STEP_DT;
+        if (onLane && vm >= 0.05) {
+          const lookahead = Math.max(5, speed);
+          pred.pathPoint(i, travelled + lookahead, this.target);
+          const dx = this.target.x - s.x, dy = this.target.y - s.y;
+          const dist = hypot(dx, dy);
+          // sin of the angle between the heading and the target
+          const sinAlpha = dist > 0 ? (s.c * dy - s.sn * dx) / dist : 0;
+          turn = clamp(((2 * sinAlpha) / lookahead) * vm * STEP_DT, this.maxTurnAt(vm));
+        }
+        stepTurning(s, speed, decel, turn, len);
+      } else {
+        // reversing (the classic model's backward velocity): braking straight
+        stepBicycle(s, -dir * decel, 0, len);
+        s.c = Math.cos(s.yaw); s.sn = Math.sin(s.yaw);
+      }
       speed = Math.max(0, before - decel * STEP_DT);
       travelled += 0.5 * (before + speed) * STEP_DT;
       if (speed === 0) {
@@ -680,21 +690,18 @@ export class SafetyShield {
    * Does a box of half extents (edgeHL, edgeHW) at pose p touch a road edge or stop sign of the current list?
    * (The pose comes in an object and the box in fields: doubles passed to a call that is not inlined are boxed.)
    */
-  private touchesEdge(p: { x: number; y: number; yaw: number }): boolean {
-    const x = p.x, y = p.y, yaw = p.yaw, hl = this.edgeHL, hw = this.edgeHW;
+  private touchesEdge(p: { x: number; y: number; c: number; sn: number }): boolean {
+    const x = p.x, y = p.y, c = p.c, sn = p.sn, hl = this.edgeHL, hw = this.edgeHW;
     const roads = this.roads;
     if (!roads) return false;
     const e = roads.entities;
     const r = hypot(hl, hw);
     const ids = this.edgeList;
-    // cosines of the NPC's heading, when first needed (2: not yet; a NaN start would box them in optimised code)
-    let c = 2, sn = 2;
     for (let k = 0; k < this.edgeListN; k++) {
       const id = ids[k];
       const dx = e.x[id] - x, dy = e.y[id] - y;
       const reach = r + e.halfLength[id] + e.halfWidth[id];
       if (dx * dx + dy * dy > reach * reach) continue;
-      if (c === 2) { c = Math.cos(yaw); sn = Math.sin(yaw); }
       if (obbOverlapCS(x, y, c, sn, hl, hw, e.x[id], e.y[id], roads.headingCos[id], roads.headingSin[id], e.halfLength[id], e.halfWidth[id])) return true;
     }
     return false;
@@ -707,12 +714,10 @@ export class SafetyShield {
    */
   private touchesVehicle(world: World, i: number, k: number): boolean {
     // NPC i's pose from the rollout's state (doubles passed to a call that is not inlined are boxed)
-    const x = this.st.x, y = this.st.y, yaw = this.st.yaw;
+    const x = this.st.x, y = this.st.y, c = this.st.c, sn = this.st.sn;
     const pred = this.predictor;
     const K = pred.steps;
     const ob = this.otherBox;
-    // cosines of the NPC's heading, when first needed (2: not yet; a NaN start would box them in optimised code)
-    let c = 2, sn = 2;
     for (let m = 0; m < this.othersN; m++) {
       const j = this.others[m];
       const hl = ob[m * 5], hw = ob[m * 5 + 1], hlj = ob[m * 5 + 2], hwj = ob[m * 5 + 3];
@@ -727,7 +732,6 @@ export class SafetyShield {
       const reach = ob[m * 5 + 4] + jhl + hwj;
       const dx = jx - x, dy = jy - y;
       if (dx * dx + dy * dy > reach * reach) continue;
-      if (c === 2) { c = Math.cos(yaw); sn = Math.sin(yaw); }
       if (obbOverlapCS(x, y, c, sn, hl, hw, jx, jy, Math.cos(jyaw), Math.sin(jyaw), jhl, hwj)) {
         if (this.waitingFor[i] < 0) this.waitingFor[i] = j;
         return true;
