@@ -64,11 +64,13 @@ export class MotionPredictor {
   readonly curveLimit: Float32Array;
   /**
    * Per slot and step k (index j·steps + k − 1): the stretch of path the vehicle may be on, between braking to
-   * a stop and keeping its speed, as a centre, a direction and the extra half length it adds to the box.
+   * a stop and keeping its speed, as a centre, a direction (its cosine and sine) and the extra half length it
+   * adds to the box.
    */
   readonly envX: Float32Array;
   readonly envY: Float32Array;
-  readonly envYaw: Float32Array;
+  readonly envCos: Float64Array;
+  readonly envSin: Float64Array;
   readonly envHalf: Float32Array;
   /** per slot: the box [minX, minY, maxX, maxY] holding every predicted pose (centres only) */
   readonly bounds: Float32Array;
@@ -98,7 +100,8 @@ export class MotionPredictor {
     this.curveLimit = new Float32Array(capacity).fill(Infinity);
     this.envX = new Float32Array(capacity * steps);
     this.envY = new Float32Array(capacity * steps);
-    this.envYaw = new Float32Array(capacity * steps);
+    this.envCos = new Float64Array(capacity * steps);
+    this.envSin = new Float64Array(capacity * steps);
     this.envHalf = new Float32Array(capacity * steps);
     this.bounds = new Float32Array(capacity * 4);
     this.followLimit = new Float32Array(capacity).fill(Infinity);
@@ -282,6 +285,7 @@ export class MotionPredictor {
     const K = this.steps;
     // (· 1: doubles from the start, so the optimised loop keeps them unboxed: the same values)
     let minX = x0 * 1, minY = y0 * 1, maxX = x0 * 1, maxY = y0 * 1;
+    let lastYaw = NaN, lastCos = 0.5, lastSin = 0.5;
     for (let k = 0; k < K; k++) {
       const b = (j * 2 + BRAKE) * K + k, c = (j * 2 + KEEP_SPEED) * K + k, e = j * K + k;
       const bx = this.px[b], by = this.py[b], cx = this.px[c], cy = this.py[c];
@@ -290,12 +294,22 @@ export class MotionPredictor {
       if (span > 0.05) {
         this.envX[e] = bx + 0.5 * ex;
         this.envY[e] = by + 0.5 * ey;
-        this.envYaw[e] = Math.atan2(ey, ex);
+        // the stretch's direction (from braking to keeping speed), as its cosine and sine
+        this.envCos[e] = ex / span;
+        this.envSin[e] = ey / span;
         this.envHalf[e] = 0.5 * span;
       } else {
         this.envX[e] = bx;
         this.envY[e] = by;
-        this.envYaw[e] = this.pyaw[b];
+        // the braking pose's heading (a stopped vehicle's is the same at every step: its cosines once)
+        const yaw = this.pyaw[b];
+        if (yaw !== lastYaw) {
+          lastYaw = yaw;
+          lastCos = Math.cos(yaw);
+          lastSin = Math.sin(yaw);
+        }
+        this.envCos[e] = lastCos;
+        this.envSin[e] = lastSin;
         this.envHalf[e] = 0;
       }
       if (cx < minX) minX = cx; if (cx > maxX) maxX = cx; if (cy < minY) minY = cy; if (cy > maxY) maxY = cy;

@@ -721,18 +721,15 @@ export class SafetyShield {
     for (let m = 0; m < this.othersN; m++) {
       const j = this.others[m];
       const hl = ob[m * 5], hw = ob[m * 5 + 1], hlj = ob[m * 5 + 2], hwj = ob[m * 5 + 3];
-      let jx: number, jy: number, jyaw: number, jhl: number;
-      if (this.yields[j]) {
-        const b = (j * 2 + BRAKE) * K + k - 1;
-        jx = pred.px[b]; jy = pred.py[b]; jyaw = pred.pyaw[b]; jhl = hlj;
-      } else {
-        const e = j * K + k - 1;
-        jx = pred.envX[e]; jy = pred.envY[e]; jyaw = pred.envYaw[e]; jhl = hlj + pred.envHalf[e];
-      }
+      const yields = this.yields[j] === 1;
+      const b = (j * 2 + BRAKE) * K + k - 1, e = j * K + k - 1;
+      const jx = yields ? pred.px[b] : pred.envX[e], jy = yields ? pred.py[b] : pred.envY[e];
+      const jhl = yields ? hlj : hlj + pred.envHalf[e];
       const reach = ob[m * 5 + 4] + jhl + hwj;
       const dx = jx - x, dy = jy - y;
       if (dx * dx + dy * dy > reach * reach) continue;
-      if (obbOverlapCS(x, y, c, sn, hl, hw, jx, jy, Math.cos(jyaw), Math.sin(jyaw), jhl, hwj)) {
+      const jc = yields ? Math.cos(pred.pyaw[b]) : pred.envCos[e], js = yields ? Math.sin(pred.pyaw[b]) : pred.envSin[e];
+      if (obbOverlapCS(x, y, c, sn, hl, hw, jx, jy, jc, js, jhl, hwj)) {
         if (this.waitingFor[i] < 0) this.waitingFor[i] = j;
         return true;
       }
