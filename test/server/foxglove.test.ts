@@ -103,7 +103,10 @@ describe('Foxglove WebSocket', () => {
   });
 
   it('loses no frame at 50 Hz with 63 NPCs, and serves the map to every subscriber', async () => {
-    expect(server.host.scene.npcCount).toBeGreaterThanOrEqual(58);
+    // the population fills over the first seconds (no NPC is started in front of a car that could not slow
+    // down for it): measure with all 63 on the track
+    for (let k = 0; k < 200 && server.host.scene.npcCount < 63; k++) await wait(100);
+    expect(server.host.scene.npcCount).toBe(63);
     const published: number[] = [];
     const sink = { publish: (f: { snapshot: { time: number } }) => published.push(Math.round(f.snapshot.time * 1000)) };
     server.host.runner.addSink(sink as never);
