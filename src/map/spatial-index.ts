@@ -151,9 +151,13 @@ export class RadiusMemo {
     return this.ids[slot];
   }
 
-  /** roads.firstInRadius(x, y, radius, max, out) for the observer in `slot`. */
-  firstInRadius(roads: RoadIndex, slot: number, x: number, y: number, radius: number, max: number, out: Int32Array): number {
-    const n = this.around(roads, slot, x, y, radius);
+  /**
+   * roads.firstInRadius(x, y, radius, max, out) for the observer in `slot` (collidable ones only: the same ids as
+   * collidableNear, in the list's order). `listRadius` (≥ radius) is the radius the list is kept for: a radius
+   * that changes a little from query to query (with the speed) then rarely refreshes it.
+   */
+  firstInRadius(roads: RoadIndex, slot: number, x: number, y: number, radius: number, max: number, out: Int32Array, listRadius = radius): number {
+    const n = this.around(roads, slot, x, y, listRadius);
     const ids = this.ids[slot];
     const ex = roads.entities.x, ey = roads.entities.y;
     const r2 = radius * radius;

@@ -56,8 +56,8 @@ export interface TurningPose {
 }
 
 /** the steering bound of steerFor: k² ≤ 3.99, k = turn·L / (v·dt) (a steering angle short of ±90°) */
-const MAX_K2 = 3.99;
-const MAX_K = Math.sqrt(MAX_K2);
+export const MAX_TURN_K2 = 3.99;
+const MAX_K = Math.sqrt(MAX_TURN_K2);
 
 /**
  * One classic step (stepBicycle) of a car at `speed` braking at `decel` (≥ 0) with the steering that turns it
@@ -72,7 +72,7 @@ export function stepTurning(p: TurningPose, speed: number, decel: number, turn: 
   let sinB = 0, cosB = 1, turned = 0;
   if (vm >= 0.05) {
     let k = (turn * length) / (vm * STEP_DT);
-    if (k * k > MAX_K2) k = k > 0 ? MAX_K : -MAX_K;
+    if (k * k > MAX_TURN_K2) k = k > 0 ? MAX_K : -MAX_K;
     sinB = 0.5 * k;
     cosB = Math.sqrt(1 - sinB * sinB);
     turned = (vm * STEP_DT * k) / length;

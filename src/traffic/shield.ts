@@ -26,7 +26,7 @@
  */
 import { ACTION_ACCEL, ACTION_STEER, ACTION_COUNT, ACCEL_VALUES, STEER_VALUES } from '../policy/actions.js';
 import { RadiusMemo, type RoadIndex } from '../map/spatial-index.js';
-import { stepBicycle, stepTurning, STEP_DT, type KinematicState } from './bicycle.js';
+import { MAX_TURN_K2, stepBicycle, stepTurning, STEP_DT, type KinematicState } from './bicycle.js';
 import type { LaneNetwork } from './lanes.js';
 import { obbOverlapCS } from './obb.js';
 import { BRAKE, KEEP_SPEED, MotionPredictor, type Plans } from './predict.js';
@@ -504,21 +504,12 @@ export class SafetyShield {
 
   /**
    * roads.collidableNear(x, y, radius) into edgeIdsNear, in another order (every use of the list is a yes/no
-   * over all of it): the NPC's memo of edges near where it was (radius rounded up to 5 m, so a change of speed
-   * rarely refreshes it), filtered with kdbush's own distance test.
+   * over all of it): the NPC's memo of edges near where it was, kept for the radius rounded up to 5 m (a change
+   * of speed rarely refreshes it).
    */
   private edgesNear(roads: RoadIndex, i: number, x: number, y: number, radius: number): number {
-    const n = this.edgeMemo.around(roads, i, x, y, EDGE_MEMO_STEP_M * Math.ceil(radius / EDGE_MEMO_STEP_M));
-    const list = this.edgeMemo.list(i);
-    const ex = roads.entities.x, ey = roads.entities.y;
-    const r2 = radius * radius;
-    let m = 0;
-    for (let k = 0; k < n; k++) {
-      const id = list[k];
-      const dx = ex[id] - x, dy = ey[id] - y;
-      if (dx * dx + dy * dy <= r2) this.edgeIdsNear[m++] = id;
-    }
-    return m;
+    const listRadius = EDGE_MEMO_STEP_M * Math.ceil(radius / EDGE_MEMO_STEP_M);
+    return this.edgeMemo.firstInRadius(roads, i, x, y, radius, this.edgeIdsNear.length, this.edgeIdsNear, listRadius);
   }
 
   /**
@@ -757,6 +748,6 @@ function clamp(turn: number, max: number): number {
 export function steerFor(turn: number, v: number, length: number): number {
   if (v < 0.05) return 0;
   const k = (turn * length) / (v * STEP_DT);
-  const k2 = Math.min(k * k, 3.99);
+  const k2 = Math.min(k * k, MAX_TURN_K2);
   return Math.atan(Math.sign(k) * Math.sqrt(k2 / (1 - k2 / 4)));
 }

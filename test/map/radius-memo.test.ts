@@ -1,17 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { buildRoadEntities, RoadIndex } from '../../src/map/index.js';
 import { RadiusMemo } from '../../src/map/spatial-index.js';
+import { SeededRandom } from '../../src/util/random.js';
 
-/** a small deterministic generator (mulberry32) */
+/** uniform [0, 1) draws from the project's seeded generator */
 function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const r = new SeededRandom(seed);
+  return () => r.next();
 }
 
 describe('RadiusMemo (firstInRadius for observers that move a little)', () => {

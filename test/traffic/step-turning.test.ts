@@ -1,17 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { stepBicycle, stepTurning } from '../../src/traffic/bicycle.js';
 import { steerFor } from '../../src/traffic/shield.js';
+import { SeededRandom } from '../../src/util/random.js';
 
-/** mulberry32 */
+/** uniform [0, 1) draws from the project's seeded generator */
 function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const r = new SeededRandom(seed);
+  return () => r.next();
 }
 
 describe('stepTurning (the shield rollout\'s closed-form classic step)', () => {
