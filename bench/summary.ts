@@ -6,6 +6,7 @@
  * (NPC quality on three maps, long) runs only when named in --only.
  */
 import { spawnSync } from 'node:child_process';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { projectRoot } from '../src/util/project-root.js';
@@ -110,13 +111,24 @@ const n = results.npcs;
 if (n && !n.error) add('npcs', 'NPC quality (see bench:npcs for the figures and goals)', 'run', '—');
 for (const [name, r] of Object.entries(results)) if (r.error) add(name, 'benchmark failed', r.error, '—', false);
 
+// the goals are absolute figures, set on the machine the performance work was measured on; the sgemm rate
+// (bench:policy) says how this machine compares with it
+const REFERENCE_SGEMM_GFLOPS = [75, 89];
+const machine = {
+  cpu: cpus()[0]?.model ?? 'unknown', cpus: cpus().length, node: process.version, load_average_at_end: loadavg()[0],
+  sgemm_gflops: typeof p?.real?.sgemm_gflops === 'number' ? p.real.sgemm_gflops : null, reference_sgemm_gflops: REFERENCE_SGEMM_GFLOPS,
+};
+const machineLine = `machine: ${machine.cpu}, ${machine.cpus} CPUs, Node ${machine.node}` +
+  (machine.sgemm_gflops === null ? '' : `; a 12600×64×64 sgemm at ${machine.sgemm_gflops.toFixed(1)} GFLOP/s here, ${REFERENCE_SGEMM_GFLOPS.join('–')} on the machine the goals were set on`);
+
 if (values.json) {
-  console.log(JSON.stringify({ benchmark: 'summary', quick, rows, results }));
+  console.log(JSON.stringify({ benchmark: 'summary', quick, machine, rows, results }));
 } else {
   const w = [8, Math.max(...rows.map((r) => r.figure.length)), Math.max(10, ...rows.map((r) => r.measured.length)), Math.max(6, ...rows.map((r) => r.goal.length))];
   const line = (a: string[]) => a.map((x, i) => x.padEnd(w[i] ?? 0)).join('  ');
   console.log(line(['bench', 'figure', 'measured', 'goal', 'met']));
   console.log(line(w.map((k) => '-'.repeat(k)).concat(['---'])));
   for (const r of rows) console.log(line([r.bench, r.figure, r.measured, r.goal, r.met === null ? '' : r.met ? 'yes' : 'NO']));
+  console.log(machineLine);
   console.log(`(one machine, ${quick ? 'quick runs' : 'full runs'}; the machine's other load moves every figure: compare the side-by-side ones)`);
 }
