@@ -35,8 +35,8 @@ interface DriveRun {
 function drive(npcs: number, path: 'today' | 'rows'): DriveRun {
   const env = { ...process.env, ...(path === 'today' ? { VILS_POLICY_GRAPH: 'full', VILS_INFERENCE: 'async' } : { VILS_POLICY_GRAPH: 'rows', VILS_INFERENCE: 'sync' }) };
   const out = execFileSync(process.execPath, [vils, 'drive', '--npcs', String(npcs), '--seconds', String(seconds), '--seed', '1', '--json'], { encoding: 'utf8', env });
-  const r = JSON.parse(out) as { agent_steps_per_s: number; wall_seconds: number };
-  return { agent_steps_per_s: r.agent_steps_per_s, real_time_factor: seconds / r.wall_seconds, wall_seconds: r.wall_seconds };
+  const r = JSON.parse(out) as DriveRun;
+  return { agent_steps_per_s: r.agent_steps_per_s, real_time_factor: r.real_time_factor, wall_seconds: r.wall_seconds };
 }
 
 const range = (xs: number[]) => ({ min: Math.min(...xs), median: [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)], max: Math.max(...xs) });

@@ -16,15 +16,22 @@ export interface DriveResult extends QualitySummary {
   seed: number;
   /** trips under way at the end that started more than 60 s before it */
   stuck_over_60s: number;
+  /** loading the map and the policy model, and building the scene [s] (not in wall_seconds) */
+  setup_seconds: number;
+  /** stepping the scene for `seconds` of simulated time [s] */
   wall_seconds: number;
   /** agent-steps per wall-clock second */
   agent_steps_per_s: number;
+  /** simulated seconds per wall-clock second while stepping */
+  real_time_factor: number;
 }
 
 export async function driveMap(opts: { mapPath: string; npcs: number; seconds: number; seed: number; modelPath?: string }): Promise<DriveResult> {
+  const tSetup = performance.now();
   const { scene, map, release } = await setupScene({ mapPath: opts.mapPath, modelPath: opts.modelPath, config: { npc_target: opts.npcs, seed: opts.seed } });
   try {
     scene.reset();
+    const setup = (performance.now() - tSetup) / 1000;
     const steps = Math.round(opts.seconds / POLICY_DT);
     const t0 = performance.now();
     for (let k = 0; k < steps; k++) await scene.advanceTo(k * POLICY_DT);
@@ -33,8 +40,10 @@ export async function driveMap(opts: { mapPath: string; npcs: number; seconds: n
     return {
       map: map.label, npcs: opts.npcs, seconds: opts.seconds, seed: opts.seed, ...q,
       stuck_over_60s: scene.quality.openTripCount(scene.steps, 60 / POLICY_DT),
+      setup_seconds: setup,
       wall_seconds: wall,
       agent_steps_per_s: q.npc_steps / wall,
+      real_time_factor: opts.seconds / wall,
     };
   } finally {
     await release();
@@ -59,7 +68,7 @@ export const driveCommand: Command = {
       return 0;
     }
     const pct = (v: number) => `${(100 * v).toFixed(1)} %`;
-    console.log(`${r.npcs} NPCs on ${r.map} for ${r.seconds} s of simulated time, seed ${r.seed} (${r.wall_seconds.toFixed(1)} s wall, ${Math.round(r.agent_steps_per_s)} agent-steps/s)`);
+    console.log(`${r.npcs} NPCs on ${r.map} for ${r.seconds} s of simulated time, seed ${r.seed} (${r.wall_seconds.toFixed(1)} s wall after ${r.setup_seconds.toFixed(1)} s setup: ×${r.real_time_factor.toFixed(0)} real time, ${Math.round(r.agent_steps_per_s)} agent-steps/s)`);
     console.log(`trips ${r.trips}: reached goal ${r.reached_goal}, abandoned ${r.abandoned}, under way at the end ${r.under_way} (over 60 s old: ${r.stuck_over_60s})`);
     console.log(`of the ${r.reached_goal + r.abandoned} trips that ended: goal ${pct(r.goal_rate)}, collision ${pct(r.trip_collision_rate)}, off-road ${pct(r.trip_offroad_rate)}`);
     console.log(`NPC-steps touching a vehicle ${pct(r.vehicle_contact_step_share)}, a road edge ${pct(r.road_edge_step_share)}; NPCs that ever did: ${pct(r.npcs_ever_collided)}, ${pct(r.npcs_ever_offroad)}`);

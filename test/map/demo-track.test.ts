@@ -56,6 +56,10 @@ describe.skipIf(!HAVE_SHARED)('NPCs on the demo track (S75)', () => {
   it('drive their routes, keep to their lanes and the road: 10 NPCs for 60 s', async () => {
     const r = await driveMap({ mapPath: TRACK, npcs: 10, seconds: 60, seed: 2, modelPath: testModel() });
     expect(r.npc_steps).toBe(6000);
+    // the throughput report: stepping time apart from loading, and the real-time factor it gives
+    expect(r.setup_seconds).toBeGreaterThan(0);
+    expect(r.real_time_factor).toBeCloseTo(60 / r.wall_seconds, 9);
+    expect(r.agent_steps_per_s).toBeCloseTo(6000 / r.wall_seconds, 6);
     expect(r.mean_speed_mps).toBeGreaterThan(6);
     expect(r.goal_rate).toBe(1);
     expect(r.stuck_npcs).toBe(0);
