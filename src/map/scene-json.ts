@@ -5,14 +5,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
+import { MapFormatError } from './errors.js';
+import { parseTrafficControl, type TrafficControlRecords } from './traffic-control.js';
 import type { Point2, RoadJson, SceneJson, SceneMetadataJson, SceneObjectJson } from './types.js';
 
-export class MapFormatError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'MapFormatError';
-  }
-}
+export { MapFormatError };
 
 /** Metadata of a VILS road map (absent for GPUDrive scenes). */
 export interface RoadMapMetadata {
@@ -34,6 +31,11 @@ export interface LaneJson {
   length?: number;
   speed_limit?: number;
   pocket?: boolean;
+  /** NGII LinkType ('1': a path inside an intersection) */
+  link_type?: string;
+  lane_no?: number | null;
+  /** 1 on a structure (bridge, tunnel, underpass, overpass), 0 or absent at grade */
+  level?: number;
 }
 
 export interface LaneGraphJson {
@@ -45,6 +47,8 @@ export interface LoadedMap {
   readonly scene: SceneJson;
   /** Present for VILS road maps. */
   readonly mapMetadata?: RoadMapMetadata;
+  /** signal heads, stop lines and signs (empty lists when the map has none) */
+  readonly trafficControl: TrafficControlRecords;
 }
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -132,7 +136,26 @@ export function parseMapJson(data: unknown, label = 'map'): LoadedMap {
     metadata: metadata(data.metadata),
   };
   const mapMetadata = isObj(data.map) ? (data.map as RoadMapMetadata) : undefined;
-  return { label, scene, mapMetadata };
+  if (mapMetadata?.lane_graph) markStructureLanes(mapMetadata);
+  return { label, scene, mapMetadata, trafficControl: parseTrafficControl(data.traffic_control, label) };
+}
+
+/** NGII NodeTypes that start or end a structure: tunnel, bridge, underpass, overpass. */
+const STRUCTURE_NODE_TYPES = new Set(['3', '4', '5', '6']);
+
+/**
+ * Lanes of maps converted before `level` was written: a lane between two structure nodes (A1 NodeType 3–6) is on
+ * the structure (K-City's underpass is drawn across the road above it).
+ */
+function markStructureLanes(meta: RoadMapMetadata): void {
+  const nodes = meta.nodes;
+  if (!Array.isArray(nodes)) return;
+  const structure = new Set<string>();
+  for (const n of nodes) if (isObj(n) && STRUCTURE_NODE_TYPES.has(String(n.type))) structure.add(String(n.id));
+  if (structure.size === 0) return;
+  for (const l of meta.lane_graph!.lanes) {
+    if (l.level === undefined && l.from_node !== undefined && l.to_node !== undefined && structure.has(String(l.from_node)) && structure.has(String(l.to_node))) l.level = 1;
+  }
 }
 
 export function loadMapFile(path: string): LoadedMap {

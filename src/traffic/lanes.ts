@@ -20,6 +20,17 @@ interface Lane {
   next: number[];
   /** m/s from the lane graph; NaN when unknown */
   speedLimit: number;
+  /** the map's id of the lane (its lane-graph id, else `road<index>`) */
+  id: string;
+  /** index of the JSON road the lane came from */
+  roadIndex: number;
+  /** neighbours in the same direction (lane indices, −1 when none) */
+  left: number;
+  right: number;
+  /** the lane runs inside an intersection (NGII LinkType 1) */
+  internal: boolean;
+  /** 1 on a structure (bridge, tunnel, underpass, overpass): it does not meet the lanes it crosses in plan */
+  level: number;
 }
 
 /** A planned sequence of lanes (a route) inside a shared buffer, and where along it sampling is. */
@@ -68,7 +79,7 @@ export class LaneNetwork {
       const cum = new Float64Array(p.xs.length);
       for (let i = 1; i < p.xs.length; i++) cum[i] = cum[i - 1] + Math.hypot(p.xs[i] - p.xs[i - 1], p.ys[i] - p.ys[i - 1]);
       laneOfRoad.set(roadIndex, this.lanes.length);
-      this.lanes.push({ xs: p.xs, ys: p.ys, cum, length: cum[cum.length - 1], next: [], speedLimit: NaN });
+      this.lanes.push({ xs: p.xs, ys: p.ys, cum, length: cum[cum.length - 1], next: [], speedLimit: NaN, id: `road${roadIndex}`, roadIndex, left: -1, right: -1, internal: false, level: 0 });
     });
     if (graph && graph.lanes.length > 0) {
       const byId = new Map<string, number>();
@@ -79,8 +90,14 @@ export class LaneNetwork {
       for (const l of graph.lanes) {
         const li = byId.get(String(l.id));
         if (li === undefined) continue;
-        this.lanes[li].next = (l.next ?? []).map((n) => byId.get(String(n))).filter((n): n is number => n !== undefined);
-        if (typeof l.speed_limit === 'number' && l.speed_limit > 0) this.lanes[li].speedLimit = l.speed_limit;
+        const L = this.lanes[li];
+        L.next = (l.next ?? []).map((n) => byId.get(String(n))).filter((n): n is number => n !== undefined);
+        if (typeof l.speed_limit === 'number' && l.speed_limit > 0) L.speedLimit = l.speed_limit;
+        L.id = String(l.id);
+        L.left = l.left === null || l.left === undefined ? -1 : byId.get(String(l.left)) ?? -1;
+        L.right = l.right === null || l.right === undefined ? -1 : byId.get(String(l.right)) ?? -1;
+        L.internal = String(l.link_type ?? '') === '1';
+        L.level = l.level ?? 0;
       }
       this.dropReversals();
     } else {
@@ -164,7 +181,7 @@ export class LaneNetwork {
       }
       const cum = new Float64Array(n);
       for (let i = 1; i < n; i++) cum[i] = cum[i - 1] + Math.hypot(xs[i] - xs[i - 1], ys[i] - ys[i - 1]);
-      moved.push([a, { xs, ys, cum, length: cum[n - 1], next: A.next, speedLimit: A.speedLimit }]);
+      moved.push([a, { ...A, xs, ys, cum, length: cum[n - 1] }]);
     }
     for (const [a, lane] of moved) L[a] = lane;
     this.twinCount = twins.length;
@@ -172,6 +189,17 @@ export class LaneNetwork {
 
   /** lanes that share their centre line with a lane the other way (moved to keep right) */
   twinCount = 0;
+
+  private idIndex: Map<string, number> | null = null;
+
+  /** The lane with this map id (lane-graph id, or `road<index>`); −1 when there is none. */
+  laneById(id: string): number {
+    if (!this.idIndex) {
+      this.idIndex = new Map();
+      this.lanes.forEach((L, i) => this.idIndex!.set(L.id, i));
+    }
+    return this.idIndex.get(id) ?? -1;
+  }
 
   private linkByGeometry(): void {
     for (let a = 0; a < this.lanes.length; a++) {

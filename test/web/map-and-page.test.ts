@@ -9,6 +9,7 @@ import { join, relative } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { emptyTrafficControl } from '../../src/map/traffic-control.js';
 import type { VilsServer } from '../../src/server/app.js';
 import { buildMapReply, lineStyle, MAP_ROAD_TYPES } from '../../src/server/plugins/map.js';
 import { loadWebBundle, PAGE_CSP, webPlugin } from '../../src/server/plugins/web.js';
@@ -99,7 +100,7 @@ describe('GET /api/map', () => {
       { colour: 'white', pattern: 'solid' }, { colour: 'white', pattern: 'solid' },
     ]);
     const reply = buildMapReply(
-      { label: 'x', scene: { objects: [], roads: [{ type: 'lane', geometry: [{ x: 0, y: 0 }, { x: 10.004, y: 0 }] }, { type: 'traffic_light', geometry: [{ x: 1, y: 1 }] }, { type: 'road_edge', geometry: [], map_element_id: 16 }, { type: 'road_edge', geometry: [{ x: 0, y: 1 }, { x: 5, y: 1 }], map_element_id: 16 }] } },
+      { label: 'x', scene: { objects: [], roads: [{ type: 'lane', geometry: [{ x: 0, y: 0 }, { x: 10.004, y: 0 }] }, { type: 'traffic_light', geometry: [{ x: 1, y: 1 }] }, { type: 'road_edge', geometry: [], map_element_id: 16 }, { type: 'road_edge', geometry: [{ x: 0, y: 1 }, { x: 5, y: 1 }], map_element_id: 16 }] }, trafficControl: emptyTrafficControl() },
       { geo: { origin: { lat: 37, lon: 127 }, originConvergenceDeg: 0 }, scene: { bounds: { minX: 0, minY: 0, maxX: 10, maxY: 1 } } } as never,
     );
     expect(reply.counts).toMatchObject({ lane: 1, road_edge: 1, skipped: 2, points: 4 });
