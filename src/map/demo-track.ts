@@ -4,8 +4,9 @@
  * A one-way two-lane circuit in a figure of eight (3.75 m lanes, both in the direction of travel) whose
  * two lobes cross at right angles in a four-way intersection at the FMTC origin. Each lobe is a straight,
  * a 270° curve of radius 60 m and a straight back (≈ 805 m per lane). Broken white line between the
- * lanes, solid white edge lines, road edges 1.5 m beyond them (interrupted through the intersection),
- * stop signs on the four approaches, a crosswalk on each intersection arm and a speed bump on one straight.
+ * lanes, solid white edge lines, road edges 1.5 m beyond them (interrupted through the intersection), a
+ * signal head and a stop line on each of the two approaches to the crossing (`traffic_control`: VILS gives the
+ * crossing a fixed-time plan), a crosswalk on each intersection arm and a speed bump on one straight.
  * One-way, because the GPUDrive policy keeps to its goal, not to its lane: on a two-way road its lateral
  * wander of a metre or two brings it into oncoming traffic.
  *
@@ -18,6 +19,7 @@ const LANE_W = 3.75;
 const EDGE_OFFSET = LANE_W + 2.5; // 2.5 m shoulders outside the edge lines
 const STEP = 2.0; // metres between polyline points
 const BOX = 7.0; // half-size of the intersection box (rotated 45°) where lines and edges stop
+const STOP_LINE_BACK = 4.5; // stop lines this far outside the box, behind the crosswalks
 const STRAIGHT_SPEED = 50 / 3.6;
 const CURVE_SPEED = 30 / 3.6;
 
@@ -129,13 +131,25 @@ export function buildDemoTrack() {
     for (const run of outsideBox(offset(loop, side * EDGE_OFFSET))) add('road_edge', run, 15);
   }
 
-  // Stop signs on the four approaches, beyond the right-hand road edge, just before the crosswalk.
-  for (const h of [Math.PI / 4, (3 * Math.PI) / 4, (5 * Math.PI) / 4, (7 * Math.PI) / 4]) {
+  // Signals at the crossing: one head on each of the two approaches (the other two arms are exits of the one-way
+  // circuit), beside the right-hand road edge before the crosswalk, with a stop line across both lanes.
+  const signals: Array<Record<string, unknown>> = [];
+  const stopLines: Array<Record<string, unknown>> = [];
+  const approaches: Array<[number, string[]]> = [[Math.PI / 4, [rightIds[5], leftIds[5]]], [-Math.PI / 4, [rightIds[2], leftIds[2]]]];
+  for (const [h, laneIds] of approaches) {
     const back = BOX + 4;
     const side = EDGE_OFFSET + 1;
-    const x = -back * Math.cos(h) + side * Math.sin(h);
-    const y = -back * Math.sin(h) - side * Math.cos(h);
-    add('stop_sign', [{ x, y, h: 0 }], 17);
+    const c = Math.cos(h), sn = Math.sin(h);
+    signals.push({
+      id: `S${signals.length + 1}`, x: round(-back * c + side * sn), y: round(-back * sn - side * c),
+      head: 'vehicle_horizontal_3_colour', kind: 'vehicle', left_arrow: false, lanes: laneIds,
+    });
+    const at = BOX + STOP_LINE_BACK;
+    stopLines.push({
+      id: `L${stopLines.length + 1}`,
+      geometry: [-1, 1].map((k) => ({ x: round(-at * c + k * LANE_W * sn), y: round(-at * sn - k * LANE_W * c) })),
+      lanes: laneIds,
+    });
   }
   // Crosswalks just outside the box on the four arms, and a speed bump on the first straight.
   const box = (cx: number, cy: number, h: number, halfAlong: number, halfAcross: number): Pose[] => {
@@ -162,5 +176,6 @@ export function buildDemoTrack() {
       lane_graph: { lanes },
     },
     roads,
+    traffic_control: { signals, stop_lines: stopLines, signs: [] },
   };
 }

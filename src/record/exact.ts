@@ -43,7 +43,7 @@ export function unpackNpcs(cols: Float64Array): NpcState[] {
     out.push({
       id: cols[i], x: cols[n + i], y: cols[2 * n + i], yaw: cols[3 * n + i], vx: cols[4 * n + i], vy: cols[5 * n + i],
       speed: cols[6 * n + i], length: cols[7 * n + i], width: cols[8 * n + i], goalX: cols[9 * n + i], goalY: cols[10 * n + i],
-      collided: (f & 1) !== 0, offroad: (f & 2) !== 0, auto: (f & 4) !== 0,
+      collided: (f & 1) !== 0, offroad: (f & 2) !== 0, auto: (f & 4) !== 0, hold: 'none',
     });
   }
   return out;

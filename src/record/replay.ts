@@ -217,6 +217,6 @@ export async function replayRecording(path: string, opts: ReplayOptions = {}): P
 export function frameSnapshot(rec: FrameRecord): SceneSnapshot {
   return {
     time: fromExactNum(rec.t, 'frame t'), step: rec.step, npcs: unpackNpcs(base64ToF64(rec.npcs)),
-    egos: rec.egos as unknown as EgoState[], timings: rec.timings as SceneSnapshot['timings'],
+    egos: rec.egos as unknown as EgoState[], timings: rec.timings as SceneSnapshot['timings'], signals: [],
   };
 }

@@ -29,6 +29,8 @@ export interface SceneConfig {
   speed_governor: boolean;
   /** the safety shield over the policy (and its smoothing of near-best actions) */
   shield: boolean;
+  /** NPCs obey signals, stop lines, stop and yield signs and right of way at junctions (signals run either way) */
+  traffic_rules: boolean;
   /** auto NPCs start at least this far from egos [m] */
   spawn_clearance_m: number;
   /** with egos, auto NPCs start within this distance of one [m] */
@@ -65,6 +67,7 @@ export const DEFAULT_SCENE_CONFIG: Readonly<SceneConfig> = {
   speed_limit_mps: 50 / 3.6,
   speed_governor: true,
   shield: true,
+  traffic_rules: true,
   spawn_clearance_m: 30,
   spawn_radius_m: 200,
   despawn_radius_m: 300,

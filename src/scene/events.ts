@@ -4,6 +4,8 @@ export type SceneEvent =
   | { readonly type: 'ego_stale'; readonly egoId: string; readonly t: number; readonly ageS: number }
   | { readonly type: 'ego_resumed'; readonly egoId: string; readonly t: number }
   | { readonly type: 'ego_forgotten'; readonly egoId: string; readonly t: number; readonly reason: 'timeout' | 'reset' | 'removed' }
-  | { readonly type: 'ego_collided'; readonly egoId: string; readonly t: number; readonly npcIds: readonly number[] };
+  | { readonly type: 'ego_collided'; readonly egoId: string; readonly t: number; readonly npcIds: readonly number[] }
+  /** an ego crossed a stop line on red (logged; not counted against the NPCs) */
+  | { readonly type: 'ego_ran_red'; readonly egoId: string; readonly t: number; readonly junction: string; readonly group: string };
 
 export type SceneEventListener = (event: SceneEvent) => void;

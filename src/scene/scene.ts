@@ -20,6 +20,7 @@ import { InputError } from './errors.js';
 import type { SceneEvent, SceneEventListener } from './events.js';
 import { NpcPopulation, type Obstacle, type SpawnRequest } from './population.js';
 import { QualityMetrics } from './quality.js';
+import { TrafficControl, type SignalGroupState, type SignalPlanOverride } from './control/index.js';
 
 export interface NpcState {
   id: number;
@@ -38,10 +39,16 @@ export interface NpcState {
   offroad: boolean;
   /** spawned by the scene itself (kept at npc_target) rather than on request */
   auto: boolean;
+  /** why it is held back: a traffic rule (red, yellow, stop_sign, give_way, box), a vehicle ahead (queue), or none */
+  hold: NpcHold;
 }
 
+export type NpcHold = 'none' | 'red' | 'yellow' | 'stop_sign' | 'give_way' | 'box' | 'queue';
+
 export interface SceneTimings extends StepTimings {
-  /** the whole scene step: egos, engine, population, metrics */
+  /** the traffic rules before the step: signals, every NPC's stop line, the junction figures */
+  rules_ms: number;
+  /** the whole scene step: egos, rules, engine, population, metrics */
   scene_ms: number;
 }
 
@@ -54,6 +61,8 @@ export interface SceneSnapshot {
   egos: EgoState[];
   /** timings of the latest policy step (null before the first) */
   timings: SceneTimings | null;
+  /** every signal group's state */
+  signals: SignalGroupState[];
 }
 
 export interface MapBounds {
@@ -68,6 +77,14 @@ type SceneVehicle = Obstacle & { id?: number; egoId?: string };
 
 /** Steps due at t: a tolerance (1 µs) keeps 3·0.1 = 0.30000000000000004, or a time computed from the wall clock, from missing the step due at 0.3. */
 const TIME_EPS = 1e-6;
+
+/** Why an NPC is held back, as the inspector shows it: a rule, else a vehicle it waits behind while slow. */
+function holdOf(n: NpcView): NpcHold {
+  // behind a vehicle that is itself waiting at the line: in the queue
+  if ((n.hold === 'red' || n.hold === 'yellow' || n.hold === 'stop_sign') && n.waitingFor !== -1) return 'queue';
+  if (n.hold !== 'none') return n.hold;
+  return n.speed < 1 && n.waitingFor !== -1 ? 'queue' : 'none';
+}
 
 export function mapBounds(map: LoadedMap): MapBounds {
   let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
@@ -87,6 +104,8 @@ export class LiveScene {
   readonly bounds: MapBounds;
   readonly lanes: LaneNetwork;
   readonly quality: QualityMetrics;
+  /** junctions, signals and the rules NPCs obey there */
+  readonly control: TrafficControl;
   private readonly engine: TrafficEngine;
   private readonly egos: EgoRegistry;
   private readonly population: NpcPopulation;
@@ -97,17 +116,20 @@ export class LiveScene {
   steps = 0;
   timings: SceneTimings | null = null;
   private inStep = false;
+  private readonly emitEvent: SceneEventListener;
 
-  constructor(readonly map: LoadedMap, readonly policy: PolicySession, config: Partial<SceneConfig> = {}) {
+  constructor(readonly map: LoadedMap, readonly policy: PolicySession, config: Partial<SceneConfig> = {}, opts: { signalPlans?: readonly SignalPlanOverride[] } = {}) {
     this.config = { ...DEFAULT_SCENE_CONFIG, ...config };
     this.engine = new TrafficEngine(map.scene, policy, { maxExternal: this.config.max_egos, laneGraph: map.mapMetadata?.lane_graph, shield: DEFAULT_SHIELD_OPTIONS });
     this.engine.shieldEnabled = this.config.shield;
     this.lanes = this.engine.lanes;
     this.quality = new QualityMetrics(this.lanes, this.config.speed_limit_mps);
     this.bounds = mapBounds(map);
+    this.control = new TrafficControl(map, this.engine, { rules: this.config.traffic_rules, plans: opts.signalPlans });
     const emit = (e: SceneEvent) => {
       for (const l of this.listeners) l(e);
     };
+    this.emitEvent = emit;
     this.egos = new EgoRegistry(this.config, emit);
     this.population = new NpcPopulation(this.engine, this.lanes, this.config, this.quality, (x, y, what) => this.checkInMap(x, y, what));
   }
@@ -164,6 +186,7 @@ export class LiveScene {
     }
     Object.assign(this.config, patch);
     this.engine.shieldEnabled = this.config.shield;
+    this.control.enabled = this.config.traffic_rules;
   }
 
   // ---- egos ----
@@ -214,6 +237,7 @@ export class LiveScene {
     this.population.removeAll();
     this.population.reseed(this.config.seed);
     this.quality.reset();
+    this.control.reset();
     this.engine.resetIds();
     this.time = 0;
     this.steps = 0;
@@ -244,6 +268,13 @@ export class LiveScene {
     const at = this.steps * POLICY_DT;
     this.time = Math.max(this.time, at);
     this.egos.place(this.engine, at);
+    const tr0 = performance.now();
+    this.control.beforeStep(at);
+    const rulesMs = performance.now() - tr0;
+    for (const run of this.control.metrics.takeEgoRuns()) {
+      const egoId = this.engine.externalKeyOf(run.slot);
+      if (egoId !== undefined) this.emitEvent({ type: 'ego_ran_red', egoId, t: run.time, junction: run.junction, group: run.group });
+    }
     const t = await this.engine.step();
     this.steps++;
     const after = this.steps * POLICY_DT;
@@ -259,7 +290,7 @@ export class LiveScene {
     // vehicles less the NPCs it removed, in the same order
     const remaining = vehicles.filter((v) => v.id === undefined || this.engine.hasNpc(v.id));
     this.population.fill(this.steps, remaining, live.map((e) => ({ x: e.x, y: e.y, yaw: e.yaw, length: e.length, width: e.width })));
-    this.timings = { ...t, scene_ms: performance.now() - t0 };
+    this.timings = { ...t, rules_ms: rulesMs, scene_ms: performance.now() - t0 };
   }
 
   private npcsTouching(egoId: string, npcs: readonly NpcView[]): number[] {
@@ -286,8 +317,9 @@ export class LiveScene {
         vx, vy, speed: Math.hypot(vx, vy),
         length: n.length, width: n.width, goalX: n.goalX, goalY: n.goalY,
         collided: n.collided, offroad: n.offroad, auto: this.population.isAuto(n.id),
+        hold: holdOf(n),
       };
     });
-    return { time: t, step: this.steps, npcs, egos: this.egos.list(t), timings: this.timings };
+    return { time: t, step: this.steps, npcs, egos: this.egos.list(t), timings: this.timings, signals: this.control.signals(t) };
   }
 }

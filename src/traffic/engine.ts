@@ -19,6 +19,7 @@ import { LaneNetwork } from './lanes.js';
 import type { ContinuousControls } from './movement.js';
 import { MAX_PLAN } from './predict.js';
 import { SafetyShield, type ShieldOptions } from './shield.js';
+import { HOLD_REASON_NAMES, StopConstraints } from './stops.js';
 import { Sim } from './sim.js';
 import { AgentKind, World } from './world.js';
 
@@ -88,6 +89,8 @@ export interface NpcView {
   maxSpeed: number;
   /** the vehicle the shield (its check, else its car-following) held this one back for in the last step: its id, WAITING_FOR_EGO, or −1 */
   waitingFor: number;
+  /** the traffic rule that held it in the last step (a red light, a stop sign, giving way, a full junction), or 'none' */
+  hold: (typeof HOLD_REASON_NAMES)[number];
 }
 
 /** NpcView.waitingFor: held back for an ego (or another vehicle that is not an NPC) */
@@ -115,6 +118,8 @@ export class TrafficEngine {
   readonly planLanes: Int32Array;
   readonly planCount: Int32Array;
   readonly planS: Float32Array;
+  /** where each NPC must stop this step (written by the live scene's traffic rules; none in `vils eval`) */
+  readonly stops: StopConstraints;
   /** the shield's continuous controls per slot */
   private readonly controls: ContinuousControls;
   private readonly control = { accel: 0, steer: 0 };
@@ -167,6 +172,7 @@ export class TrafficEngine {
     this.planLanes = new Int32Array(capacity * MAX_PLAN);
     this.planCount = new Int32Array(capacity);
     this.planS = new Float32Array(capacity);
+    this.stops = new StopConstraints(capacity);
   }
 
   /** Room for injected externals next to the NPCs. */
@@ -315,6 +321,12 @@ export class TrafficEngine {
     return true;
   }
 
+  /** The key of the external agent in a slot (undefined when the slot holds none). */
+  externalKeyOf(slot: number): string | undefined {
+    for (const [k, s] of this.externalSlot) if (s === slot) return k;
+    return undefined;
+  }
+
   /** Did the external agent touch an NPC in the last step? */
   externalCollided(key: string): boolean {
     const s = this.externalSlot.get(key);
@@ -414,18 +426,22 @@ export class TrafficEngine {
       if (v > curve) accel = Math.min(accel, Math.max(ACCEL_VALUES[0], (curve - v) / 0.5));
       accel = Math.min(accel, Math.max(ACCEL_VALUES[0], this.shield.followLimit(slot)));
     }
+    // a line to stop at (a red light, a stop sign, giving way)
+    accel = Math.min(accel, this.stops.accelLimit(slot, v, 0.5 * this.world.length[slot]));
     const limit = this.maxSpeed[slot];
     if (limit === Infinity || v <= limit) return accel;
     return Math.min(accel, v > limit + 1.5 ? ACCEL_VALUES[2] : 0);
   }
 
   private govern(slot: number, action: number): number {
-    const limit = this.maxSpeed[slot];
-    if (limit === Infinity) return action;
     const v = this.world.speed(slot);
-    if (v <= limit) return action;
     const accelIdx = Math.floor(action / STEER_COUNT);
-    const cap = v > limit + 1.5 ? 2 : 3;
+    let cap = ACCEL_VALUES.length - 1;
+    const limit = this.maxSpeed[slot];
+    if (limit !== Infinity && v > limit) cap = v > limit + 1.5 ? 2 : 3;
+    // a line to stop at: the largest discrete acceleration within the stop's limit
+    const stop = this.stops.accelLimit(slot, v, 0.5 * this.world.length[slot]);
+    while (cap > 0 && ACCEL_VALUES[cap] > stop) cap--;
     return accelIdx <= cap ? action : cap * STEER_COUNT + (action % STEER_COUNT);
   }
 
@@ -437,7 +453,8 @@ export class TrafficEngine {
     for (const [id, s] of this.slotById) idBySlot.set(s, id);
     for (const [id, s] of this.slotById) {
       if (!w.present[s]) continue;
-      const held = this.shield && this.shieldEnabled ? this.shield.waitingFor[s] : -1;
+      const shieldHeld = this.shield && this.shieldEnabled ? this.shield.waitingFor[s] : -1;
+      const held = shieldHeld >= 0 ? shieldHeld : this.stops.holdFor[s];
       out.push({
         id, x: w.x[s], y: w.y[s], yaw: w.yaw[s], prevX: this.prevX[s], prevY: this.prevY[s], prevYaw: this.prevYaw[s], speed: w.speed(s),
         length: w.length[s], width: w.width[s], goalX: w.goalX[s], goalY: w.goalY[s],
@@ -445,6 +462,7 @@ export class TrafficEngine {
         shield: this.shield ? this.shield.outcome[s] : 0, maxSpeed: this.maxSpeed[s],
         // a slot in slotById is `registered` and holds its NPC's id in world.id (addNpc); any other is not an NPC
         waitingFor: held < 0 ? -1 : idBySlot.get(held) ?? WAITING_FOR_EGO,
+        hold: HOLD_REASON_NAMES[this.stops.reason[s]] ?? 'none',
       });
     }
     return out;

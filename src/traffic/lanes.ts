@@ -422,6 +422,25 @@ export class LaneNetwork {
     return n;
   }
 
+  /**
+   * The lanes from `lane` on for about `distance` m past `s`, into `out` (the first is `lane`); at a fork the
+   * successor toward (towardX, towardY), the straightest one when that is NaN. Returns how many. Allocation-free.
+   */
+  lanesAhead(lane: number, s: number, distance: number, towardX: number, towardY: number, out: Int32Array): number {
+    let li = lane;
+    let n = 0;
+    let reach = this.lanes[li].length - s;
+    out[n++] = li;
+    while (n < out.length && reach < distance) {
+      const L = this.lanes[li];
+      if (L.next.length === 0) break;
+      li = this.chooseNext(L, towardX, towardY);
+      out[n++] = li;
+      reach += this.lanes[li].length;
+    }
+    return n;
+  }
+
   private chooseNext(L: Lane, towardX: number, towardY: number): number {
     if (L.next.length === 1) return L.next[0];
     let best = L.next[0];

@@ -7,6 +7,7 @@
  */
 import { STEP_DT } from './bicycle.js';
 import type { LaneNetwork, LanePosition, PlannedLanes } from './lanes.js';
+import type { StopConstraints } from './stops.js';
 import { AgentKind, type World } from './world.js';
 import { hypot } from '../util/hypot.js';
 
@@ -18,6 +19,8 @@ export interface Plans {
   readonly planLanes: Int32Array;
   readonly planCount: Int32Array;
   readonly planS: Float32Array;
+  /** lines NPCs stop at this step (an NPC held at one is predicted to stop there) */
+  readonly stops?: StopConstraints;
 }
 
 /** Prediction modes: keeps its speed, or brakes to a stop. */
@@ -249,6 +252,9 @@ export class MotionPredictor {
     // crossing was predicted standing, and an NPC at speed crossed in front of it
     const a = world.kind[j] === AgentKind.External ? EGO_PREDICT_ACCEL : 0;
     const tCap = a > 0 ? Math.max(0, (Math.max(v, EGO_PREDICT_MAX_V) - v) / a) : 0;
+    // an NPC held at a line (its own checks keep its front behind it) gets no further along its path
+    const stops = this.plans?.stops;
+    const stopAt = stops && this.onLane[j] && world.kind[j] === AgentKind.Controlled && stops.line[j] < Infinity ? Math.max(0, stops.line[j] - 0.5 * world.length[j]) : Infinity;
     for (let m = 0; m < 2; m++) {
       const base = (j * 2 + m) * K;
       for (let k = 1; k <= K; k++) {
@@ -261,6 +267,7 @@ export class MotionPredictor {
           const tStop = v / this.brakeDecel;
           d = t >= tStop ? 0.5 * v * tStop : v * t - 0.5 * this.brakeDecel * t * t;
         }
+        if (d > stopAt) d = stopAt;
         const idx = base + k - 1;
         if (this.onLane[j]) {
           this.pathPoint(j, d, this.pt);

@@ -30,6 +30,7 @@ import { MAX_TURN_K2, stepBicycle, stepTurning, STEP_DT, type KinematicState } f
 import type { LaneNetwork } from './lanes.js';
 import { obbOverlapCS } from './obb.js';
 import { BRAKE, KEEP_SPEED, MotionPredictor, type Plans } from './predict.js';
+import type { StopConstraints } from './stops.js';
 import { AgentKind, type World } from './world.js';
 import { hypot } from '../util/hypot.js';
 
@@ -191,6 +192,8 @@ export class SafetyShield {
   private readonly target = { x: 0, y: 0, yaw: 0 };
   private readonly steps: number;
   private readonly edgeSteps: number;
+  /** lines NPCs must stop at this step (traffic rules), set by prepare */
+  private stops: StopConstraints | null = null;
 
   constructor(capacity: number, private readonly roads: RoadIndex | null, private readonly lanes: LaneNetwork | null, readonly options: ShieldOptions = DEFAULT_SHIELD_OPTIONS) {
     this.outcome = new Uint8Array(capacity);
@@ -249,6 +252,7 @@ export class SafetyShield {
 
   /** Predicts every vehicle once per step, before any NPC's action is chosen. */
   prepare(world: World, plans?: Plans): void {
+    this.stops = plans?.stops ?? null;
     this.predictor.prepare(world, this.options.maxLateralAccel, CURVE_DECEL, plans);
     for (let j = 0; j < world.count; j++) {
       this.cosYaw[j] = Math.cos(world.yaw[j]);
@@ -619,6 +623,9 @@ export class SafetyShield {
     let dir = Math.cos(Math.atan2(s.vy, s.vx) - s.yaw) < 0 ? -1 : 1;
     const onLane = pred.onLane[i] === 1;
     let travelled = 0.5 * (v0 + speed) * STEP_DT;
+    // a line to stop at: the front may not pass it (a candidate after which it could only is refused)
+    const stopLine = this.stops ? this.stops.line[i] : Infinity;
+    const stopTravel = stopLine < Infinity ? stopLine - 0.5 * len + 1e-3 : Infinity;
     // its lane: the NPC keeps within laneCorridor of the centre line (or, already further out, gets no further)
     const here = this.here;
     here.x = world.x[i]; here.y = world.y[i]; here.d = 0;
@@ -629,6 +636,7 @@ export class SafetyShield {
     let parkedClear = false;
     for (let k = 1; k <= this.steps; k++) {
       if (this.touchesVehicle(world, i, k)) return -k;
+      if (travelled > stopTravel) return -k;
       // edges and the lane every other step: a car moves less than its (scaled) length in two steps, so a
       // line it would cross is met at one of the steps checked
       if (k <= this.edgeSteps && (k & 1) === 1 && !parkedClear) {
@@ -674,6 +682,8 @@ export class SafetyShield {
         parked = this.parkable && s.x !== 0 && s.y !== 0 && s.yaw !== 0 && s.yaw >= -Math.PI && s.yaw <= Math.PI && len > 0;
       }
     }
+    // still moving at the horizon: it goes on braking, and must still stop short of its line
+    if (stopTravel < Infinity && travelled + (speed * speed) / (2 * Math.max(o.brakeDecel, 0.1)) > stopTravel) return -this.steps;
     return SAFE;
   }
 

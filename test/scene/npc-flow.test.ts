@@ -41,7 +41,7 @@ describe('lane links', () => {
 
 const view = (id: number, x: number, y: number, yaw: number, speed = 0, waitingFor = -1): NpcView => ({
   id, x, y, yaw, prevX: x - speed * 0.1 * Math.cos(yaw), prevY: y - speed * 0.1 * Math.sin(yaw), prevYaw: yaw, speed, length: 4.5, width: 2,
-  goalX: x + 20, goalY: y, collided: false, offroad: false, reachedGoal: false, shield: 0, maxSpeed: Infinity, waitingFor,
+  goalX: x + 20, goalY: y, collided: false, offroad: false, reachedGoal: false, shield: 0, maxSpeed: Infinity, waitingFor, hold: 'none',
 });
 
 describe('stuck NPCs: below 0.5 m/s for over 10 s with no vehicle within 15 m ahead', () => {

@@ -1,0 +1,286 @@
+/**
+ * Signal states on simulation time. Each signalised junction runs its fixed-time plan; an authorised client (the
+ * test site's roadside unit, an operator) may set its groups' states live, for `timeout_s`, after which the
+ * junction goes back to its plan. Going to a live state or back to the plan never skips a clearance: a green
+ * that must end turns yellow for the plan's yellow time, then red, and a group turns green only when every group
+ * it conflicts with has been red for the all-red time (as a controller serves a pre-emption).
+ *
+ * `update(t)` is called with the time of every policy step; states between steps are those of the last one. No
+ * clock: the same plans and the same inputs at the same times give the same states, so a recording replays bit
+ * for bit. Live inputs and plan changes are validated first and applied whole, or refused with the reason.
+ */
+import { InputError } from '../errors.js';
+import type { ControlledJunction, SignalGroup, TrafficLayout } from './layout.js';
+import { GROUP_STATE_CODES, groupsConflict, stateConflicts, validatePlan, type GroupStateCode, type SignalPlan } from './plan.js';
+
+export type SignalColour = 'green' | 'green_yield' | 'yellow' | 'red' | 'off';
+
+export interface SignalGroupState {
+  id: string;
+  numeric_id: number;
+  junction: string;
+  /** G, g, y, r, o */
+  code: GroupStateCode;
+  state: SignalColour;
+  /** seconds until the state changes (plan); null while it is set live */
+  time_to_change_s: number | null;
+  /** what drives it: the plan, a live input, or the clearance between the two */
+  source: 'plan' | 'live' | 'transition';
+  left: boolean;
+  lanes: readonly string[];
+}
+
+export interface LiveSignalInput {
+  /** junction id */
+  junction: string;
+  /** states by group id (groups left out keep red), or … */
+  states?: Record<string, string>;
+  /** … a phase of the junction's plan (0-based) */
+  phase?: number;
+  /** back to the plan after this long without a new input [s] */
+  timeout_s?: number;
+}
+
+export const LIVE_TIMEOUT_DEFAULT_S = 10;
+export const LIVE_TIMEOUT_MAX_S = 3600;
+
+const COLOUR: Record<GroupStateCode, SignalColour> = { G: 'green', g: 'green_yield', y: 'yellow', r: 'red', o: 'off' };
+
+interface JunctionRun {
+  readonly cj: ControlledJunction;
+  plan: SignalPlan;
+  /** the states shown now, one char per group */
+  shown: string[];
+  /** simulation time each group's shown state began */
+  since: Float64Array;
+  live: { states: string; until: number } | null;
+  /** going back to the plan after a live input (clearances still running) */
+  returning: boolean;
+}
+
+export class SignalController {
+  private readonly runs: JunctionRun[] = [];
+  private readonly byJunction = new Map<string, JunctionRun>();
+  /** global group index → its junction run and position in it */
+  private readonly groupAt: Array<{ run: JunctionRun; k: number }> = [];
+  private time = 0;
+
+  constructor(readonly layout: TrafficLayout, plans: ReadonlyMap<string, SignalPlan>) {
+    for (const cj of layout.junctions) {
+      if (cj.control !== 'signal') continue;
+      const plan = plans.get(cj.junction.id);
+      if (!plan) throw new Error(`no signal plan for ${cj.junction.id}`);
+      const errs = validatePlan(plan, cj, layout.groups);
+      if (errs.length) throw new InputError(`signal plan of ${cj.junction.id}: ${errs.join('; ')}`);
+      const run: JunctionRun = { cj, plan, shown: [], since: new Float64Array(cj.groups.length), live: null, returning: false };
+      run.shown = [...this.planStates(run, 0)];
+      this.runs.push(run);
+      this.byJunction.set(cj.junction.id, run);
+      cj.groups.forEach((g, k) => (this.groupAt[g] = { run, k }));
+    }
+  }
+
+  get groups(): readonly SignalGroup[] {
+    return this.layout.groups;
+  }
+
+  plan(junction: string): SignalPlan | undefined {
+    return this.byJunction.get(junction)?.plan;
+  }
+
+  get plans(): SignalPlan[] {
+    return this.runs.map((r) => r.plan);
+  }
+
+  /** Back to time 0: plans as they are, no live inputs. */
+  reset(): void {
+    this.time = 0;
+    for (const r of this.runs) {
+      r.live = null;
+      r.returning = false;
+      r.shown = [...this.planStates(r, 0)];
+      r.since.fill(0);
+    }
+  }
+
+  /** The group's state code as shown now (global group index). */
+  code(group: number): GroupStateCode {
+    const at = this.groupAt[group];
+    return at ? (at.run.shown[at.k] as GroupStateCode) : 'o';
+  }
+
+  /** The shown states of a junction, one char per group (cj.groups order). */
+  junctionStates(cj: ControlledJunction): string {
+    const run = this.byJunction.get(cj.junction.id);
+    return run ? run.shown.join('') : '';
+  }
+
+  private planStates(run: JunctionRun, t: number): string {
+    const p = run.plan;
+    let tc = (t - p.offset_s) % p.cycle_s;
+    if (tc < 0) tc += p.cycle_s;
+    for (const ph of p.phases) {
+      if (tc < ph.duration_s - 1e-9) return ph.states;
+      tc -= ph.duration_s;
+    }
+    return p.phases[p.phases.length - 1].states;
+  }
+
+  /** Seconds from t until group k of the plan changes state (the plan cycles, so it always does unless constant). */
+  private planTimeToChange(run: JunctionRun, k: number, t: number): number | null {
+    const p = run.plan;
+    let tc = (t - p.offset_s) % p.cycle_s;
+    if (tc < 0) tc += p.cycle_s;
+    let i = 0;
+    while (i < p.phases.length - 1 && tc >= p.phases[i].duration_s - 1e-9) {
+      tc -= p.phases[i].duration_s;
+      i++;
+    }
+    const now = p.phases[i].states[k];
+    let left = p.phases[i].duration_s - tc;
+    for (let j = 1; j <= p.phases.length; j++) {
+      const ph = p.phases[(i + j) % p.phases.length];
+      if (ph.states[k] !== now) return Math.max(0, left);
+      left += ph.duration_s;
+    }
+    return null;
+  }
+
+  /** Advances every junction to simulation time t (the time of a policy step). */
+  update(t: number): void {
+    this.time = t;
+    for (const run of this.runs) {
+      if (run.live && t >= run.live.until - 1e-9) {
+        run.live = null;
+        run.returning = true;
+      }
+      const target = run.live ? run.live.states : this.planStates(run, t);
+      if (!run.live && !run.returning) {
+        for (let k = 0; k < run.shown.length; k++) {
+          if (run.shown[k] !== target[k]) {
+            run.shown[k] = target[k];
+            run.since[k] = t;
+          }
+        }
+        continue;
+      }
+      this.transition(run, target, t);
+      if (run.returning && run.shown.join('') === target) run.returning = false;
+    }
+  }
+
+  /** One step of the way from the shown states to the target without skipping a clearance. */
+  private transition(run: JunctionRun, target: string, t: number): void {
+    const { cj, plan } = run;
+    const groups = this.layout.groups;
+    const set = (k: number, ch: string) => {
+      if (run.shown[k] !== ch) {
+        run.shown[k] = ch;
+        run.since[k] = t;
+      }
+    };
+    // greens that must end, and yellows that have run their time
+    for (let k = 0; k < run.shown.length; k++) {
+      const cur = run.shown[k], tgt = target[k];
+      if (cur === tgt) continue;
+      if ((cur === 'G' || cur === 'g') && (tgt === 'r' || tgt === 'o' || tgt === 'y')) set(k, 'y');
+      else if (cur === 'G' && tgt === 'g') set(k, 'g');
+      else if (cur === 'y' && tgt !== 'y' && t - run.since[k] >= plan.yellow_s - 1e-9) set(k, 'r');
+      else if (cur === 'o' && tgt === 'r') set(k, 'r');
+    }
+    // greens that may start: every conflicting group red (or off) for the all-red time
+    for (let k = 0; k < run.shown.length; k++) {
+      const cur = run.shown[k], tgt = target[k];
+      if (cur === tgt || !(tgt === 'G' || tgt === 'g') || !(cur === 'r' || cur === 'o' || (cur === 'g' && tgt === 'G'))) continue;
+      let clear = true;
+      for (let j = 0; j < run.shown.length && clear; j++) {
+        if (j === k || !groupsConflict(cj, groups, cj.groups[k], cj.groups[j], tgt === 'g')) continue;
+        const sj = run.shown[j];
+        if (!((sj === 'r' || sj === 'o') && t - run.since[j] >= plan.all_red_s - 1e-9)) clear = false;
+      }
+      if (clear) set(k, tgt);
+    }
+  }
+
+  /**
+   * Sets a junction's groups live (validated whole first: unknown ids, conflicting greens and absurd timeouts are
+   * refused with the reason). Returns what will be shown once the clearances have run.
+   */
+  setLive(input: LiveSignalInput): { junction: string; states: Record<string, GroupStateCode>; until_s: number; clearance: boolean } {
+    const run = this.byJunction.get(input.junction);
+    if (!run) {
+      const known = this.runs.map((r) => r.cj.junction.id);
+      throw new InputError(`unknown junction "${input.junction}"${known.length ? ` (signalised junctions: ${known.slice(0, 20).join(', ')}${known.length > 20 ? ', …' : ''})` : ' (this map has no signalised junction)'}`);
+    }
+    const { cj } = run;
+    const groups = this.layout.groups;
+    const timeout = input.timeout_s ?? LIVE_TIMEOUT_DEFAULT_S;
+    if (!(Number.isFinite(timeout) && timeout > 0 && timeout <= LIVE_TIMEOUT_MAX_S)) throw new InputError(`timeout_s ${input.timeout_s} must be a number of seconds in (0, ${LIVE_TIMEOUT_MAX_S}]`);
+    let states: string;
+    if (input.phase !== undefined) {
+      if (input.states !== undefined) throw new InputError('give either states or phase, not both');
+      if (!Number.isInteger(input.phase) || input.phase < 0 || input.phase >= run.plan.phases.length) throw new InputError(`phase ${input.phase} does not exist: ${cj.junction.id}'s plan has phases 0–${run.plan.phases.length - 1}`);
+      states = run.plan.phases[input.phase].states;
+    } else if (input.states && typeof input.states === 'object') {
+      const chars = cj.groups.map(() => 'r');
+      for (const [id, v] of Object.entries(input.states)) {
+        const k = cj.groups.findIndex((g) => groups[g].id === id);
+        if (k < 0) throw new InputError(`unknown signal group "${id}" at ${cj.junction.id} (its groups: ${cj.groups.map((g) => groups[g].id).join(', ')})`);
+        const ch = typeof v === 'string' ? (v.length === 1 ? v : LONG_NAMES[v.toLowerCase()]) : undefined;
+        if (!ch || !(GROUP_STATE_CODES as readonly string[]).includes(ch)) throw new InputError(`state "${String(v)}" of ${id}: use G (green), g (green, give way), y (yellow), r (red) or o (off)`);
+        chars[k] = ch;
+      }
+      states = chars.join('');
+    } else throw new InputError('a live signal input needs states (by group id) or phase');
+    const conflicts = stateConflicts(cj, groups, states);
+    if (conflicts.length) throw new InputError(`refused: ${conflicts.join('; ')}`);
+    run.live = { states, until: this.time + timeout };
+    run.returning = false;
+    const clearance = [...states].some((ch, k) => ch !== run.shown[k]);
+    const out: Record<string, GroupStateCode> = {};
+    cj.groups.forEach((g, k) => (out[groups[g].id] = states[k] as GroupStateCode));
+    return { junction: cj.junction.id, states: out, until_s: run.live.until, clearance };
+  }
+
+  /** Ends a live input now: the junction goes back to its plan (through the clearances). */
+  clearLive(junction: string): boolean {
+    const run = this.byJunction.get(junction);
+    if (!run) throw new InputError(`unknown junction "${junction}"`);
+    if (!run.live) return false;
+    run.live = null;
+    run.returning = true;
+    return true;
+  }
+
+  /** Replaces a junction's plan (validated whole; refused with every reason). Takes effect at the next update. */
+  setPlan(plan: SignalPlan): void {
+    const run = this.byJunction.get(plan.junction);
+    if (!run) throw new InputError(`unknown junction "${plan.junction}"`);
+    const errs = validatePlan(plan, run.cj, this.layout.groups);
+    if (errs.length) throw new InputError(`signal plan refused: ${errs.join('; ')}`);
+    run.plan = plan;
+    // a new plan starts through the clearances, as after a live input
+    run.returning = true;
+  }
+
+  /** Every group's state at simulation time t (≥ the last update; states are those of the last update). */
+  states(t = this.time): SignalGroupState[] {
+    const groups = this.layout.groups;
+    const out: SignalGroupState[] = [];
+    for (const run of this.runs) {
+      run.cj.groups.forEach((g, k) => {
+        const code = run.shown[k] as GroupStateCode;
+        const source = run.live ? (run.shown.join('') === run.live.states ? 'live' : 'transition') : run.returning ? 'transition' : 'plan';
+        let ttc: number | null = null;
+        if (source === 'plan') {
+          const p = this.planTimeToChange(run, k, t);
+          ttc = p === null ? null : Math.round(p * 10) / 10;
+        } else if (code === 'y') ttc = Math.max(0, Math.round((run.plan.yellow_s - (t - run.since[k])) * 10) / 10);
+        out.push({ id: groups[g].id, numeric_id: groups[g].numericId, junction: run.cj.junction.id, code, state: COLOUR[code], time_to_change_s: ttc, source, left: groups[g].left, lanes: groups[g].lanes });
+      });
+    }
+    return out;
+  }
+}
+
+const LONG_NAMES: Record<string, string> = { green: 'G', green_yield: 'g', permissive: 'g', yellow: 'y', amber: 'y', red: 'r', off: 'o' };

@@ -1,0 +1,11 @@
+/**
+ * src/scene/control — traffic control at junctions: the map's signal heads, stop lines and signs bound to the
+ * junctions derived from its lanes (layout), fixed-time signal plans (plan), signal states on simulation time with
+ * live input from the roadside (controller), the rules NPCs obey (rules) and the junction figures (metrics).
+ */
+export * from './layout.js';
+export * from './plan.js';
+export * from './controller.js';
+export * from './rules.js';
+export * from './metrics.js';
+export * from './traffic-control.js';

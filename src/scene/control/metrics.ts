@@ -1,0 +1,236 @@
+/**
+ * Junction figures, fed once per policy step (after the rules decided, before the NPCs move) with where every
+ * vehicle is relative to the junction movements:
+ *
+ * - red-light violation: an NPC's front crosses its movement's stop line during a step whose signal state (when it
+ *   decided) was red; entering on yellow is legal;
+ * - stop-sign violation: it crosses the line of a stop-controlled approach without having come to a full stop there;
+ * - standing in a junction: an NPC inside a junction (front past the entry, rear not past the exit) below 0.5 m/s;
+ *   the longest stand, how many stands lasted more than 10 s, and box blocking — NPC-seconds standing inside while
+ *   the exit ahead of it has no room for it;
+ * - throughput: vehicles leaving each movement, per approach lane and hour, and per hour of green at signals
+ *   (the textbook saturation flow is about 1,800 per hour of green per lane);
+ * - an ego (a real or simulated car) crossing on red is an event, counted apart: it is not held against the NPCs.
+ */
+import { POLICY_DT } from '../../traffic/engine.js';
+import { AgentKind, type World } from '../../traffic/world.js';
+import type { TrafficRules } from './rules.js';
+
+export interface JunctionSummary {
+  /** junctions of the map by control: signal, all_way_stop, stop, yield, priority */
+  junctions: Record<string, number>;
+  signal_groups: number;
+  red_light_violations: number;
+  stop_sign_violations: number;
+  /** an NPC standing inside a junction: the longest stand [s], stands over 10 s */
+  junction_stand_max_s: number;
+  junction_stands_over_10s: number;
+  /** NPC-seconds standing inside a junction whose exit had no room */
+  box_blocking_npc_s: number;
+  /** vehicles through the junctions per approach lane and hour (lanes with traffic) */
+  throughput_veh_per_h_per_lane: number;
+  /** at signals: vehicles per hour of green per approach lane (mean over lanes that had green and traffic; saturation ≈ 1,800) */
+  throughput_veh_per_green_h_per_lane: number;
+  /** the busiest signal approach lane, per hour of green */
+  throughput_veh_per_green_h_max: number;
+  movements_completed: number;
+  /** share of NPC-steps held by each rule */
+  held_red_share: number;
+  held_yellow_share: number;
+  held_stop_sign_share: number;
+  held_give_way_share: number;
+  held_box_share: number;
+  ego_red_light_runs: number;
+}
+
+export interface EgoRedRun {
+  slot: number;
+  junction: string;
+  group: string;
+  time: number;
+}
+
+const STAND_SPEED = 0.5;
+const LONG_STAND_S = 10;
+const R = 'r'.charCodeAt(0);
+
+export class JunctionMetrics {
+  private prevAp: Int32Array;
+  private prevCode: Uint8Array;
+  private prevIn: Int32Array;
+  private prevId: Int32Array;
+  private standSteps: Int32Array;
+  redViolations = 0;
+  stopViolations = 0;
+  egoRedRuns = 0;
+  private standMaxSteps = 0;
+  private longStands = 0;
+  private boxSteps = 0;
+  private npcSteps = 0;
+  private readonly held = new Float64Array(6);
+  private steps = 0;
+  /** per movement: vehicles that completed it */
+  private readonly done: Int32Array;
+  /** per signal group: steps it showed green */
+  private readonly greenSteps: Int32Array;
+  /** red runs by egos since the last take() */
+  private readonly egoRuns: EgoRedRun[] = [];
+
+  constructor(private readonly rules: TrafficRules) {
+    const cap = rules.apMg.length;
+    this.prevAp = new Int32Array(cap).fill(-1);
+    this.prevCode = new Uint8Array(cap);
+    this.prevIn = new Int32Array(cap).fill(-1);
+    this.prevId = new Int32Array(cap).fill(-0x7fffffff);
+    this.standSteps = new Int32Array(cap);
+    this.done = new Int32Array(rules.refs.length);
+    this.greenSteps = new Int32Array(rules.layout.groups.length);
+  }
+
+  reset(): void {
+    this.prevAp.fill(-1);
+    this.prevIn.fill(-1);
+    this.prevId.fill(-0x7fffffff);
+    this.standSteps.fill(0);
+    this.redViolations = this.stopViolations = this.egoRedRuns = 0;
+    this.standMaxSteps = this.longStands = this.boxSteps = this.npcSteps = this.steps = 0;
+    this.held.fill(0);
+    this.done.fill(0);
+    this.greenSteps.fill(0);
+    this.egoRuns.length = 0;
+  }
+
+  /** Ego red runs since the last call (for the scene's event log). */
+  takeEgoRuns(): EgoRedRun[] {
+    return this.egoRuns.splice(0, this.egoRuns.length);
+  }
+
+  observe(world: World, time: number): void {
+    const r = this.rules;
+    const stops = r.engine.stops;
+    this.steps++;
+    const layout = r.layout;
+    for (let g = 0; g < layout.groups.length; g++) {
+      const c = r.controller.code(g);
+      if (c === 'G' || c === 'g') this.greenSteps[g]++;
+    }
+    for (let s = 0; s < world.count; s++) {
+      const present = world.present[s] === 1 && (world.kind[s] === AgentKind.Controlled || world.kind[s] === AgentKind.External);
+      if (!present) {
+        this.prevAp[s] = -1;
+        this.prevIn[s] = -1;
+        this.standSteps[s] = 0;
+        continue;
+      }
+      const npc = world.kind[s] === AgentKind.Controlled;
+      const fresh = this.prevId[s] !== world.id[s];
+      this.prevId[s] = world.id[s];
+      if (fresh) {
+        this.prevAp[s] = -1;
+        this.prevIn[s] = -1;
+        this.standSteps[s] = 0;
+      }
+      const ap = r.apMg[s], inn = r.inMg[s];
+      // crossed a stop line since the last step: it approached that movement then and is in it (or past it) now
+      const was = this.prevAp[s];
+      if (was >= 0 && was !== ap && (inn === was || this.passed(s, was))) {
+        const cj = r.junctionOf(was);
+        const { m } = r.refs[was];
+        if (cj.control === 'signal' && this.prevCode[s] === R) {
+          if (npc) this.redViolations++;
+          else {
+            this.egoRedRuns++;
+            const g = cj.groupOfMovement[m];
+            this.egoRuns.push({ slot: s, junction: cj.junction.id, group: g >= 0 ? layout.groups[g].id : '', time });
+          }
+        }
+        const stopSign = cj.control === 'all_way_stop' || (cj.control === 'stop' && cj.approaches[cj.movements[m].approach].sign === 'stop');
+        if (npc && stopSign && r.stopDone[s] !== was) this.stopViolations++;
+      }
+      // left a movement
+      const wasIn = this.prevIn[s];
+      if (wasIn >= 0 && inn !== wasIn) this.done[wasIn]++;
+      this.prevAp[s] = ap;
+      this.prevCode[s] = ap >= 0 ? r.code[ap] : 0;
+      this.prevIn[s] = inn;
+      if (!npc) continue;
+      this.npcSteps++;
+      this.held[stops.reason[s]]++;
+      if (inn >= 0 && world.speed(s) < STAND_SPEED) {
+        this.standSteps[s]++;
+        if (this.standSteps[s] > this.standMaxSteps) this.standMaxSteps = this.standSteps[s];
+        if (this.standSteps[s] === Math.round(LONG_STAND_S / POLICY_DT) + 1) this.longStands++;
+        if (this.exitFull(world, s, inn)) this.boxSteps++;
+      } else this.standSteps[s] = 0;
+    }
+  }
+
+  /** Is the movement behind slot s (it approached it, and now approaches another further on)? */
+  private passed(s: number, mg: number): boolean {
+    const ap = this.rules.apMg[s];
+    return ap >= 0 && ap !== mg && this.rules.junctionOf(ap) !== this.rules.junctionOf(mg);
+  }
+
+  /** An NPC standing inside a junction: is the road past its movement's exit full? */
+  private exitFull(world: World, s: number, mg: number): boolean {
+    const r = this.rules;
+    const { m } = r.refs[mg];
+    const mv = r.junctionOf(mg).movements[m];
+    const along = r.inA[s];
+    const toExit = mv.length - along;
+    // a vehicle ahead within its own length past the exit, standing too
+    for (let w = 0; w < world.count; w++) {
+      if (w === s || !world.present[w]) continue;
+      if (r.laneOf[w] !== mv.exit.lane && r.inMg[w] !== mg) continue;
+      const dx = world.x[w] - world.x[s], dy = world.y[w] - world.y[s];
+      const ahead = dx * Math.cos(world.yaw[s]) + dy * Math.sin(world.yaw[s]);
+      if (ahead > 0 && ahead < toExit + world.length[s] + 0.5 * world.length[w] + 2 && world.speed(w) < STAND_SPEED) return true;
+    }
+    return false;
+  }
+
+  summary(): JunctionSummary {
+    const r = this.rules;
+    const layout = r.layout;
+    const byControl: Record<string, number> = {};
+    for (const cj of layout.junctions) byControl[cj.control] = (byControl[cj.control] ?? 0) + 1;
+    const hours = (this.steps * POLICY_DT) / 3600;
+    // per approach lane: vehicles through, and the green time its group had
+    const perLane = new Map<string, { n: number; greenSteps: number; signal: boolean }>();
+    for (let mg = 0; mg < r.refs.length; mg++) {
+      if (this.done[mg] === 0) continue;
+      const { j, m } = r.refs[mg];
+      const cj = layout.junctions[j];
+      const mv = cj.movements[m];
+      const key = `${cj.junction.id}:${mv.entry.lane}`;
+      const g = cj.groupOfMovement[m];
+      const e = perLane.get(key) ?? { n: 0, greenSteps: 0, signal: g >= 0 };
+      e.n += this.done[mg];
+      if (g >= 0) e.greenSteps = Math.max(e.greenSteps, this.greenSteps[g]);
+      perLane.set(key, e);
+    }
+    const lanes = [...perLane.values()];
+    const perHour = lanes.length && hours > 0 ? lanes.reduce((a, e) => a + e.n, 0) / lanes.length / hours : 0;
+    const green = lanes.filter((e) => e.signal && e.greenSteps > 0).map((e) => e.n / ((e.greenSteps * POLICY_DT) / 3600));
+    const share = (k: number) => (this.npcSteps ? this.held[k] / this.npcSteps : 0);
+    return {
+      junctions: byControl,
+      signal_groups: layout.groups.length,
+      red_light_violations: this.redViolations,
+      stop_sign_violations: this.stopViolations,
+      junction_stand_max_s: Math.round(this.standMaxSteps * POLICY_DT * 10) / 10,
+      junction_stands_over_10s: this.longStands,
+      box_blocking_npc_s: Math.round(this.boxSteps * POLICY_DT * 10) / 10,
+      throughput_veh_per_h_per_lane: Math.round(perHour),
+      throughput_veh_per_green_h_per_lane: green.length ? Math.round(green.reduce((a, b) => a + b, 0) / green.length) : 0,
+      throughput_veh_per_green_h_max: green.length ? Math.round(Math.max(...green)) : 0,
+      movements_completed: this.done.reduce((a, b) => a + b, 0),
+      held_red_share: share(1),
+      held_yellow_share: share(2),
+      held_stop_sign_share: share(3),
+      held_give_way_share: share(4),
+      held_box_share: share(5),
+      ego_red_light_runs: this.egoRedRuns,
+    };
+  }
+}

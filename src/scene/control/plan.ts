@@ -1,0 +1,277 @@
+/**
+ * Fixed-time signal plans: the default every signalised junction gets, generated from its conflict table as SUMO's
+ * netconvert guesses programs (../shared/spec/test-cases.md), and the checks any plan or live state must pass.
+ *
+ * A plan is a cycle of phases; each phase gives every signal group of the junction a state, one character per
+ * group in the junction's group order: `G` green, `g` green that must give way, `y` yellow, `r` red, `o` off.
+ * Default: opposite approaches form an axis and share a phase (their left turns give way to the oncoming
+ * traffic); where an approach's heads have a left arrow, its left turns get a protected phase of their own;
+ * every green ends in a yellow of 3–4 s (ITE: 1 s + v / (2 · 3 m/s²) at the fastest approach speed) and an
+ * all-red clearance of 1–3 s (crossing the junction plus a car length at that speed); greens share the cycle
+ * so that it lasts 60–120 s.
+ */
+import { ConflictKind, type Movement } from '../../map/junctions.js';
+import type { ControlledJunction, LayoutLane, SignalGroup, TrafficLayout } from './layout.js';
+
+export type GroupStateCode = 'G' | 'g' | 'y' | 'r' | 'o';
+export const GROUP_STATE_CODES: readonly GroupStateCode[] = ['G', 'g', 'y', 'r', 'o'];
+
+export interface SignalPhase {
+  duration_s: number;
+  /** one character per group of the junction, in the junction's group order */
+  states: string;
+}
+
+export interface SignalPlan {
+  /** junction id */
+  junction: string;
+  cycle_s: number;
+  /** the cycle starts at simulation time offset_s (a green wave shifts neighbours' offsets) */
+  offset_s: number;
+  phases: SignalPhase[];
+  /** yellow and all-red clearance the controller uses when it has to end a green by itself (live input) [s] */
+  yellow_s: number;
+  all_red_s: number;
+  source: 'default' | 'scenario' | 'api';
+}
+
+export const PLAN_LIMITS = {
+  minPhaseS: 1,
+  maxPhaseS: 300,
+  minGreenS: 3,
+  minYellowS: 3,
+  maxYellowS: 6,
+  maxCycleS: 300,
+  defaultMainGreenS: 25,
+  defaultLeftGreenS: 10,
+  minCycleS: 60,
+  maxCycleS2: 120,
+} as const;
+
+const OPPOSITE_COS = Math.cos((135 * Math.PI) / 180);
+const DEFAULT_SPEED = 50 / 3.6;
+
+const turning = (m: Movement) => m.turn === 'left' || m.turn === 'uturn';
+
+/**
+ * Movement m may go together with c while giving way to it: m turns left (or U) across c coming the other way,
+ * and m's group is not a protected-left group.
+ */
+export function permissiveAgainst(cj: ControlledJunction, groups: readonly SignalGroup[], m: number, c: number): boolean {
+  const mm = cj.movements[m], mc = cj.movements[c];
+  const g = cj.groupOfMovement[m];
+  if (g >= 0 && groups[g].left) return false;
+  return turning(mm) && Math.cos(mm.entry.yaw - mc.entry.yaw) < OPPOSITE_COS;
+}
+
+/** Do the two groups conflict (some movement of one crosses or merges with one of the other, across approaches)? */
+export function groupsConflict(cj: ControlledJunction, groups: readonly SignalGroup[], a: number, b: number, allowPermissive: boolean): boolean {
+  const n = cj.movements.length;
+  for (const m of groups[a].movements) {
+    for (const c of groups[b].movements) {
+      if (cj.junction.conflicts[m * n + c] === ConflictKind.None) continue;
+      if (cj.movements[m].approach === cj.movements[c].approach) continue;
+      if (allowPermissive && (permissiveAgainst(cj, groups, m, c) || permissiveAgainst(cj, groups, c, m))) continue;
+      return true;
+    }
+  }
+  return false;
+}
+
+export interface MovementState {
+  code: GroupStateCode;
+  /** it must give way to conflicting traffic (permissive green, or the yellow after one) */
+  yields: boolean;
+}
+
+/** Movement states from the junction's group states (one char per group of cj.groups). */
+export function movementStates(cj: ControlledJunction, groups: readonly SignalGroup[], states: string, out?: MovementState[]): MovementState[] {
+  const n = cj.movements.length;
+  const res = out ?? cj.movements.map(() => ({ code: 'r' as GroupStateCode, yields: false }));
+  const local = new Map(cj.groups.map((g, k) => [g, k]));
+  const codeOf = (m: number): GroupStateCode => {
+    const g = cj.groupOfMovement[m];
+    return g < 0 ? 'o' : (states[local.get(g)!] as GroupStateCode);
+  };
+  for (let m = 0; m < n; m++) {
+    const code = codeOf(m);
+    let yields = code === 'g';
+    if ((code === 'G' || code === 'y') && !yields) {
+      for (let c = 0; c < n && !yields; c++) {
+        if (c === m || cj.junction.conflicts[m * n + c] === ConflictKind.None) continue;
+        const cc = codeOf(c);
+        if ((cc === 'G' || cc === 'g' || cc === 'y') && permissiveAgainst(cj, groups, m, c)) yields = true;
+      }
+    }
+    res[m].code = code === 'G' && yields ? 'g' : code;
+    res[m].yields = yields;
+  }
+  return res;
+}
+
+/** The conflicts a set of group states would show at once: pairs of conflicting movements both going with priority. */
+export function stateConflicts(cj: ControlledJunction, groups: readonly SignalGroup[], states: string): string[] {
+  const ms = movementStates(cj, groups, states);
+  const n = ms.length;
+  const out: string[] = [];
+  const seen = new Set<string>();
+  const go = (s: MovementState) => s.code === 'G' || s.code === 'g' || s.code === 'y';
+  for (let a = 0; a < n; a++) {
+    for (let b = a + 1; b < n; b++) {
+      if (cj.junction.conflicts[a * n + b] === ConflictKind.None) continue;
+      if (cj.movements[a].approach === cj.movements[b].approach) continue;
+      if (!go(ms[a]) || !go(ms[b]) || ms[a].yields || ms[b].yields) continue;
+      const ga = groups[cj.groupOfMovement[a]].id, gb = groups[cj.groupOfMovement[b]].id;
+      const key = `${ga}|${gb}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      out.push(`${ga} (${ms[a].code === 'y' ? 'yellow' : 'green'}) and ${gb} (${ms[b].code === 'y' ? 'yellow' : 'green'}) conflict: movement ${cj.movements[a].id} (${cj.movements[a].turn}) crosses ${cj.movements[b].id} (${cj.movements[b].turn})`);
+    }
+  }
+  return out;
+}
+
+/** Checks a plan for a junction; returns every problem found (empty: valid). */
+export function validatePlan(plan: SignalPlan, cj: ControlledJunction, groups: readonly SignalGroup[]): string[] {
+  const errs: string[] = [];
+  const k = cj.groups.length;
+  const L = PLAN_LIMITS;
+  const name = cj.junction.id;
+  if (!Array.isArray(plan.phases) || plan.phases.length === 0) return [`${name}: a plan needs at least one phase`];
+  if (!(plan.offset_s >= 0 && plan.offset_s < Math.max(plan.cycle_s, 1e-9))) errs.push(`${name}: offset_s ${plan.offset_s} must lie in [0, cycle ${plan.cycle_s})`);
+  const sum = plan.phases.reduce((a, p) => a + p.duration_s, 0);
+  if (Math.abs(sum - plan.cycle_s) > 1e-6) errs.push(`${name}: the phases last ${round(sum)} s but cycle_s is ${plan.cycle_s}`);
+  if (!(sum <= L.maxCycleS)) errs.push(`${name}: a cycle of ${round(sum)} s is longer than ${L.maxCycleS} s`);
+  if (!(plan.yellow_s >= L.minYellowS && plan.yellow_s <= L.maxYellowS)) errs.push(`${name}: yellow_s ${plan.yellow_s} outside ${L.minYellowS}–${L.maxYellowS} s`);
+  if (!(plan.all_red_s >= 0 && plan.all_red_s <= 10)) errs.push(`${name}: all_red_s ${plan.all_red_s} outside 0–10 s`);
+  plan.phases.forEach((p, i) => {
+    if (typeof p.states !== 'string' || p.states.length !== k) {
+      errs.push(`${name} phase ${i + 1}: states "${p.states}" must have one character per signal group (${k}: ${cj.groups.map((g) => groups[g].id).join(', ')})`);
+      return;
+    }
+    for (const ch of p.states) if (!(GROUP_STATE_CODES as readonly string[]).includes(ch)) errs.push(`${name} phase ${i + 1}: unknown state "${ch}" (use G, g, y, r or o)`);
+    if (!(p.duration_s >= L.minPhaseS && p.duration_s <= L.maxPhaseS)) errs.push(`${name} phase ${i + 1}: duration_s ${p.duration_s} outside ${L.minPhaseS}–${L.maxPhaseS} s`);
+    for (const c of stateConflicts(cj, groups, p.states)) errs.push(`${name} phase ${i + 1}: ${c}`);
+  });
+  if (errs.length) return errs;
+  // clearance: a green ends in a yellow of minYellow–maxYellow s, then red; a group turns green only after
+  // every group it conflicts with has been red for a whole phase
+  const n = plan.phases.length;
+  for (let gi = 0; gi < k; gi++) {
+    const gid = groups[cj.groups[gi]].id;
+    for (let i = 0; i < n; i++) {
+      const cur = plan.phases[i].states[gi], nxt = plan.phases[(i + 1) % n].states[gi];
+      if ((cur === 'G' || cur === 'g') && (nxt === 'r' || nxt === 'o')) errs.push(`${name}: ${gid} goes from green to red without yellow after phase ${i + 1}`);
+      if (cur === 'y' && (nxt === 'G' || nxt === 'g')) errs.push(`${name}: ${gid} goes from yellow back to green after phase ${i + 1}`);
+      if (cur !== 'y' && nxt === 'y' && cur !== 'G' && cur !== 'g') errs.push(`${name}: ${gid} turns yellow from red after phase ${i + 1}`);
+      if (cur === 'y' && nxt !== 'y') {
+        // the yellow run ending here
+        let len = 0;
+        for (let j = i, steps = 0; plan.phases[j].states[gi] === 'y' && steps < n; j = (j - 1 + n) % n, steps++) len += plan.phases[j].duration_s;
+        if (len < L.minYellowS - 1e-9 || len > L.maxYellowS + 1e-9) errs.push(`${name}: ${gid}'s yellow ending with phase ${i + 1} lasts ${round(len)} s (${L.minYellowS}–${L.maxYellowS} s)`);
+      }
+      if ((nxt === 'G' || nxt === 'g') && cur !== 'G' && cur !== 'g') {
+        for (let gj = 0; gj < k; gj++) {
+          if (gj === gi) continue;
+          const prevState = plan.phases[i].states[gj];
+          if ((prevState === 'G' || prevState === 'g' || prevState === 'y') && groupsConflict(cj, groups, cj.groups[gi], cj.groups[gj], nxt === 'g')) {
+            errs.push(`${name}: ${gid} turns green in phase ${(i + 1) % n + 1} while ${groups[cj.groups[gj]].id}, which it conflicts with, was not red in phase ${i + 1} (no all-red clearance)`);
+          }
+        }
+      }
+    }
+    // a green that is too short
+    for (let i = 0; i < n; i++) {
+      const s = plan.phases[i].states[gi];
+      const prev = plan.phases[(i - 1 + n) % n].states[gi];
+      if ((s === 'G' || s === 'g') && prev !== 'G' && prev !== 'g') {
+        let len = 0;
+        for (let j = i, steps = 0; (plan.phases[j].states[gi] === 'G' || plan.phases[j].states[gi] === 'g') && steps < n; j = (j + 1) % n, steps++) len += plan.phases[j].duration_s;
+        if (len < L.minGreenS - 1e-9) errs.push(`${name}: ${gid}'s green from phase ${i + 1} lasts ${round(len)} s (at least ${L.minGreenS} s)`);
+      }
+    }
+  }
+  return errs;
+}
+
+const round = (v: number) => Math.round(v * 100) / 100;
+
+/** The fastest approach speed of a junction (its entry lanes' limits; 50 km/h where unknown) [m/s]. */
+function approachSpeed(cj: ControlledJunction, lanes: readonly LayoutLane[]): number {
+  let v = 0;
+  for (const m of cj.movements) {
+    const l = lanes[m.entry.lane].speedLimit;
+    v = Math.max(v, Number.isFinite(l) && l > 0 ? l : DEFAULT_SPEED);
+  }
+  return v || DEFAULT_SPEED;
+}
+
+/** Yellow (ITE kinematic: 1 s reaction + v / (2 · 3 m/s²), 3–4 s) and all-red (crossing plus a car length, 1–3 s), to 0.5 s. */
+export function clearanceTimes(cj: ControlledJunction, lanes: readonly LayoutLane[]): { yellow: number; allRed: number } {
+  const v = approachSpeed(cj, lanes);
+  const yellow = Math.min(4, Math.max(3, Math.ceil((1 + v / 6) * 2) / 2));
+  const crossing = Math.max(...cj.movements.map((m) => m.length));
+  const allRed = Math.min(3, Math.max(1, Math.ceil(((crossing + 5) / v) * 2) / 2));
+  return { yellow, allRed };
+}
+
+/** The default fixed-time plan of a signalised junction. */
+export function defaultPlan(cj: ControlledJunction, layout: TrafficLayout, lanes: readonly LayoutLane[]): SignalPlan {
+  const groups = layout.groups;
+  const J = cj.junction;
+  const local = cj.groups;
+  const k = local.length;
+  // axes: opposite approaches together, the busier axis first
+  const aps = J.approaches.map((a) => a.index);
+  const paired = new Set<number>();
+  const axes: number[][] = [];
+  const byRank = [...aps].sort((p, q) => cj.approaches[q].rank - cj.approaches[p].rank || J.approaches[q].movements.length - J.approaches[p].movements.length || p - q);
+  for (const a of byRank) {
+    if (paired.has(a)) continue;
+    paired.add(a);
+    const opp = byRank.find((b) => !paired.has(b) && Math.cos(J.approaches[a].yaw - J.approaches[b].yaw) < OPPOSITE_COS);
+    if (opp !== undefined) {
+      paired.add(opp);
+      axes.push([a, opp]);
+    } else axes.push([a]);
+  }
+  // candidate phases: each axis's through groups, then its protected lefts
+  const candidates: Array<{ groups: number[]; left: boolean }> = [];
+  for (const axis of axes) {
+    const main = local.filter((g) => axis.includes(groups[g].approach) && !groups[g].left);
+    const lefts = local.filter((g) => axis.includes(groups[g].approach) && groups[g].left);
+    if (main.length) candidates.push({ groups: main, left: false });
+    if (lefts.length) candidates.push({ groups: lefts, left: true });
+  }
+  // split a candidate whose groups conflict (greedy colouring, permissive lefts allowed)
+  const phaseSets: Array<{ groups: number[]; left: boolean }> = [];
+  for (const c of candidates) {
+    const colours: number[][] = [];
+    for (const g of c.groups) {
+      const fit = colours.find((set) => set.every((h) => !groupsConflict(cj, groups, g, h, true) && !groupsConflict(cj, groups, h, g, true)));
+      if (fit) fit.push(g);
+      else colours.push([g]);
+    }
+    for (const set of colours) phaseSets.push({ groups: set, left: c.left });
+  }
+  const { yellow, allRed } = clearanceTimes(cj, lanes);
+  // greens: lefts short, main phases share the rest of a 60–120 s cycle
+  const mains = phaseSets.filter((p) => !p.left).length;
+  const lefts = phaseSets.length - mains;
+  const lost = phaseSets.length * (yellow + allRed);
+  let mainGreen: number = PLAN_LIMITS.defaultMainGreenS;
+  const leftGreen: number = PLAN_LIMITS.defaultLeftGreenS;
+  let cycle = lost + mains * mainGreen + lefts * leftGreen;
+  if (cycle < PLAN_LIMITS.minCycleS && mains > 0) mainGreen += (PLAN_LIMITS.minCycleS - cycle) / mains;
+  if (cycle > PLAN_LIMITS.maxCycleS2 && mains > 0) mainGreen = Math.max(10, mainGreen - (cycle - PLAN_LIMITS.maxCycleS2) / mains);
+  mainGreen = Math.round(mainGreen * 2) / 2;
+  const phases: SignalPhase[] = [];
+  const stateOf = (on: readonly number[], ch: GroupStateCode) => local.map((g) => (on.includes(g) ? ch : 'r')).join('');
+  for (const p of phaseSets) {
+    phases.push({ duration_s: p.left ? leftGreen : mainGreen, states: stateOf(p.groups, 'G') });
+    phases.push({ duration_s: yellow, states: stateOf(p.groups, 'y') });
+    phases.push({ duration_s: allRed, states: 'r'.repeat(k) });
+  }
+  cycle = phases.reduce((a, p) => a + p.duration_s, 0);
+  return { junction: J.id, cycle_s: Math.round(cycle * 1000) / 1000, offset_s: 0, phases, yellow_s: yellow, all_red_s: allRed, source: 'default' };
+}

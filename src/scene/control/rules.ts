@@ -1,0 +1,561 @@
+/**
+ * The traffic rules live NPCs obey at junctions: a rule layer over the policy, like the shield (`vils eval` never
+ * has it). Before each policy step it finds, for every vehicle (NPCs along their planned lanes, egos along the
+ * straightest lanes ahead), the junction movement it is approaching or driving, and decides for each NPC whether
+ * it may pass its next stop line:
+ *
+ * - signals: red → stop at the line; yellow → stop where that takes at most YELLOW_DECEL (decided once per
+ *   yellow), else go on; green → go; a left turn in a permissive phase gives way to the oncoming traffic;
+ * - stop signs (all-way or on minor approaches): a full stop (≤ 0.1 m/s) at the line first, then at an all-way
+ *   stop the approaches in the order their vehicles stopped, else giving way to the major road;
+ * - yield signs and uncontrolled junctions: giving way by priority (sign, class of the approach, the right-hand
+ *   rule; see layout.ts);
+ * - always: no entry while a vehicle that entered a conflicting movement (an ego standing in the junction too)
+ *   will still be in the way, and never unless the exit has room for the whole vehicle.
+ *
+ * Giving way is a gap check: the NPC goes if every vehicle with priority on a conflicting movement reaches the
+ * conflict zone after the NPC has cleared it (with GAP_S to spare) or leaves it before the NPC gets there. A stop
+ * is written into the engine's StopConstraints (the governor brakes for it, the shield never passes it); a rule
+ * that would need more than COMMIT_DECEL to obey is not imposed on an NPC that was not already stopping for it
+ * (it is committed), except a red light.
+ */
+import { ConflictKind, insideConvex } from '../../map/junctions.js';
+import type { TrafficEngine } from '../../traffic/engine.js';
+import type { LaneNetwork, LanePosition } from '../../traffic/lanes.js';
+import { MAX_PLAN } from '../../traffic/predict.js';
+import { HoldReason, STOP_MARGIN_M, type HoldReasonId } from '../../traffic/stops.js';
+import { AgentKind, type World } from '../../traffic/world.js';
+import type { SignalController } from './controller.js';
+import type { ControlledJunction, TrafficLayout } from './layout.js';
+import { movementStates, type MovementState } from './plan.js';
+
+/** stop on yellow where stopping takes at most this [m/s²] */
+export const YELLOW_DECEL = 3;
+/** a give-way, stop-order or full-junction hold is imposed only where stopping takes at most this [m/s²] */
+const COMMIT_DECEL = 3.5;
+/** braking for a red light or a stop sign starts where it takes this [m/s²] */
+const COMFORT_DECEL = 2;
+/** a red light that would take more than this to stop for is run (and counted): braking harder would stop in the junction */
+const HARD_DECEL = 4.5;
+/** a full stop: at most this fast [m/s] … */
+export const FULL_STOP_SPEED = 0.1;
+/** … with its front within this of the line [m] */
+const STOP_ZONE_M = 3;
+/** rules are decided this far ahead of a stop line, and at least as far as stopping comfortably takes [m] */
+const DECIDE_M = 40;
+/** margin between the NPC clearing a conflict zone and a vehicle with priority reaching it [s] */
+const GAP_S = 1.5;
+/** acceleration assumed for a vehicle moving off or speeding up to the limit [m/s²] */
+const GO_ACCEL = 1.5;
+/** the exit must have room for the vehicle plus this [m] */
+const BOX_GAP_M = 1.5;
+/** a vehicle beyond the exit moving faster than this makes room as it goes (this many seconds of its travel) */
+const MOVING_MPS = 2;
+const MOVING_ROOM_S = 1.5;
+/** how far ahead along its lanes a vehicle is matched to movements [m] */
+const LOOKAHEAD_M = 150;
+/** an ego standing at its line at an all-way stop keeps its turn this long, then NPCs go on [s] */
+const EGO_TURN_S = 5;
+/** a vehicle inside a junction off its planned movements occupies those whose path passes this close [m] */
+const OCCUPY_M = 1.8;
+
+interface MovementRef {
+  readonly j: number;
+  readonly m: number;
+}
+
+function timeToCover(d: number, v: number, a: number, vmax: number): number {
+  if (d <= 0) return 0;
+  const top = Math.max(vmax, v, 0.5);
+  if (v >= top) return d / top;
+  const t1 = (top - v) / a;
+  const d1 = v * t1 + 0.5 * a * t1 * t1;
+  if (d <= d1) return (-v + Math.sqrt(v * v + 2 * a * d)) / a;
+  return t1 + (d - d1) / top;
+}
+
+export class TrafficRules {
+  /** global movement index = base[j] + m */
+  readonly base: Int32Array;
+  readonly refs: MovementRef[] = [];
+  private readonly entriesOnLane = new Map<number, number[]>();
+  /** movements that drive a lane after their first piece: [mg, piece index] */
+  private readonly laterOnLane = new Map<number, Array<[number, number]>>();
+  /** each movement's path from entry, sampled every metre (geometric occupancy) */
+  private readonly pathX: Float32Array[] = [];
+  private readonly pathY: Float32Array[] = [];
+  private readonly bbox: Float32Array;
+  /** per movement, this step: its state (signalised) and the slots on it */
+  readonly code: Uint8Array;
+  readonly yields: Uint8Array;
+  private readonly occupants: number[][] = [];
+  private readonly approachers: number[][] = [];
+  private readonly touched: number[] = [];
+  private readonly msBuf: MovementState[][] = [];
+  /** per slot, this step: the movement it approaches (−1) and its centre's distance to the entry along its lanes */
+  readonly apMg: Int32Array;
+  readonly apD: Float64Array;
+  /** per slot: the movement it is in (−1) and its centre's distance past that movement's entry */
+  readonly inMg: Int32Array;
+  readonly inA: Float64Array;
+  /** per slot: its lane and distance along it (−1: off the lanes) */
+  readonly laneOf: Int32Array;
+  readonly sOf: Float64Array;
+  private readonly laneVehicles = new Map<number, number[]>();
+  // memos per slot (reset when the slot changes hands)
+  private readonly memoId: Int32Array;
+  /** +mg+1: decided to go on this yellow; −(mg+1): to stop */
+  private readonly yellowMemo: Int32Array;
+  /** the movement at whose line it made its full stop, and when */
+  readonly stopDone: Int32Array;
+  readonly stopDoneT: Float64Array;
+  /** the movement it was held for in the last step (−1) */
+  private readonly heldMg: Int32Array;
+  /** egos: since when it has stood at its line */
+  private readonly standSince: Float64Array;
+  private readonly seq: Int32Array = new Int32Array(MAX_PLAN + 16);
+  private readonly pos: LanePosition = { lane: 0, s: 0, offset: 0 };
+  private time = 0;
+
+  constructor(readonly layout: TrafficLayout, readonly controller: SignalController, private readonly lanes: LaneNetwork, readonly engine: TrafficEngine) {
+    const J = layout.junctions;
+    this.base = new Int32Array(J.length + 1);
+    for (let j = 0; j < J.length; j++) this.base[j + 1] = this.base[j] + J[j].movements.length;
+    const total = this.base[J.length];
+    this.code = new Uint8Array(total);
+    this.yields = new Uint8Array(total);
+    this.bbox = new Float32Array(J.length * 4);
+    J.forEach((cj, j) => {
+      let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+      for (const p of cj.junction.polygon) {
+        x0 = Math.min(x0, p.x); y0 = Math.min(y0, p.y); x1 = Math.max(x1, p.x); y1 = Math.max(y1, p.y);
+      }
+      this.bbox.set([x0, y0, x1, y1], j * 4);
+      this.msBuf.push(cj.movements.map(() => ({ code: 'r', yields: false })));
+      cj.movements.forEach((m, mi) => {
+        const mg = this.refs.length;
+        this.refs.push({ j, m: mi });
+        this.occupants.push([]);
+        this.approachers.push([]);
+        push(this.entriesOnLane, m.entry.lane, mg);
+        m.pieces.forEach((p, q) => {
+          if (q > 0) push(this.laterOnLane, p.lane, [mg, q] as [number, number]);
+        });
+        const n = Math.max(2, Math.ceil(m.length) + 1);
+        const xs = new Float32Array(n), ys = new Float32Array(n);
+        let k = 0;
+        for (const p of m.pieces) {
+          for (let s = p.s0; s <= p.s1 + 1e-6 && k < n; s += 1) {
+            const pt = this.lanes.pose(p.lane, s);
+            xs[k] = pt.x; ys[k] = pt.y; k++;
+          }
+        }
+        this.pathX.push(xs.subarray(0, Math.max(k, 1)));
+        this.pathY.push(ys.subarray(0, Math.max(k, 1)));
+      });
+    });
+    const cap = engine.world.capacity;
+    this.apMg = new Int32Array(cap).fill(-1);
+    this.apD = new Float64Array(cap);
+    this.inMg = new Int32Array(cap).fill(-1);
+    this.inA = new Float64Array(cap);
+    this.laneOf = new Int32Array(cap).fill(-1);
+    this.sOf = new Float64Array(cap);
+    this.memoId = new Int32Array(cap).fill(0x7fffffff);
+    this.yellowMemo = new Int32Array(cap);
+    this.stopDone = new Int32Array(cap).fill(-1);
+    this.stopDoneT = new Float64Array(cap);
+    this.heldMg = new Int32Array(cap).fill(-1);
+    this.standSince = new Float64Array(cap).fill(-1);
+  }
+
+  junctionOf(mg: number): ControlledJunction {
+    return this.layout.junctions[this.refs[mg].j];
+  }
+
+  /** Forgets every memo (a scene reset). */
+  reset(): void {
+    this.memoId.fill(0x7fffffff);
+    this.time = 0;
+  }
+
+  /** Decides every NPC's stop line for the policy step at simulation time t. */
+  update(t: number): void {
+    this.time = t;
+    const engine = this.engine;
+    const world = engine.world;
+    engine.stops.clear();
+    this.controller.update(t);
+    this.signalStates();
+    for (const mg of this.touched) {
+      this.occupants[mg].length = 0;
+      this.approachers[mg].length = 0;
+    }
+    this.touched.length = 0;
+    for (const list of this.laneVehicles.values()) list.length = 0;
+    for (let s = 0; s < world.count; s++) {
+      this.apMg[s] = -1;
+      this.inMg[s] = -1;
+      this.laneOf[s] = -1;
+      if (!world.present[s]) continue;
+      if (world.kind[s] !== AgentKind.Controlled && world.kind[s] !== AgentKind.External) continue;
+      if (this.memoId[s] !== world.id[s]) this.forget(s, world.id[s]);
+      if (world.kind[s] === AgentKind.External && world.speed(s) > FULL_STOP_SPEED) this.standSince[s] = -1;
+      this.locate(world, s);
+    }
+    for (let s = 0; s < world.count; s++) {
+      if (!world.present[s] || world.kind[s] !== AgentKind.Controlled) continue;
+      this.decide(world, s);
+    }
+  }
+
+  private forget(s: number, id: number): void {
+    this.memoId[s] = id;
+    this.yellowMemo[s] = 0;
+    this.stopDone[s] = -1;
+    this.heldMg[s] = -1;
+    this.standSince[s] = -1;
+  }
+
+  private signalStates(): void {
+    const J = this.layout.junctions;
+    for (let j = 0; j < J.length; j++) {
+      const cj = J[j];
+      const b = this.base[j];
+      if (cj.control !== 'signal') {
+        for (let m = 0; m < cj.movements.length; m++) {
+          this.code[b + m] = 0;
+          this.yields[b + m] = 0;
+        }
+        continue;
+      }
+      const ms = movementStates(cj, this.layout.groups, this.controller.junctionStates(cj), this.msBuf[j]);
+      for (let m = 0; m < ms.length; m++) {
+        this.code[b + m] = ms[m].code.charCodeAt(0);
+        this.yields[b + m] = ms[m].yields ? 1 : 0;
+      }
+    }
+  }
+
+  /** Finds the movement slot s approaches and the one it is in, along its planned (or likeliest) lanes. */
+  private locate(world: World, s: number): void {
+    const engine = this.engine;
+    const npc = world.kind[s] === AgentKind.Controlled;
+    let lanes: Int32Array;
+    let off = 0;
+    let count: number;
+    let s0: number;
+    if (npc && engine.planCount[s] > 0) {
+      lanes = engine.planLanes;
+      off = s * MAX_PLAN;
+      count = engine.planCount[s];
+      s0 = engine.planS[s];
+    } else {
+      const at = this.lanes.locate(world.x[s], world.y[s], world.yaw[s], 4, this.pos, Math.PI / 3);
+      if (!at) {
+        this.occupyByGeometry(world, s);
+        return;
+      }
+      count = this.lanes.lanesAhead(at.lane, at.s, LOOKAHEAD_M, npc ? world.goalX[s] : NaN, npc ? world.goalY[s] : NaN, this.seq);
+      lanes = this.seq;
+      s0 = at.s;
+    }
+    const here = lanes[off];
+    this.laneOf[s] = here;
+    this.sOf[s] = s0;
+    push(this.laneVehicles, here, s);
+    const half = 0.5 * world.length[s];
+    // inside a movement whose entry lies on an earlier lane (the plan starts at the current lane)
+    for (const [mg, q] of this.laterOnLane.get(here) ?? []) {
+      const { j, m } = this.refs[mg];
+      const mv = this.layout.junctions[j].movements[m];
+      if (!this.matches(mv.pieces, q, lanes, off, count)) continue;
+      let before = 0;
+      for (let r = 0; r < q; r++) before += mv.pieces[r].s1 - mv.pieces[r].s0;
+      const along = before + (s0 - mv.pieces[q].s0);
+      if (along + half >= 0 && along - half < mv.length) {
+        this.inMg[s] = mg;
+        this.inA[s] = along;
+        this.register(this.occupants, mg, s);
+        break;
+      }
+    }
+    // the movements along the lanes ahead
+    let d = -s0;
+    for (let k = 0; k < count && d < LOOKAHEAD_M; k++) {
+      const lane = lanes[off + k];
+      for (const mg of this.entriesOnLane.get(lane) ?? []) {
+        const { j, m } = this.refs[mg];
+        const mv = this.layout.junctions[j].movements[m];
+        if (!this.matches(mv.pieces, 0, lanes, off + k, count - k)) continue;
+        const dEntry = d + mv.entry.s;
+        if (dEntry - half > 0) {
+          if (this.apMg[s] < 0 || dEntry < this.apD[s]) {
+            this.apMg[s] = mg;
+            this.apD[s] = dEntry;
+          }
+        } else if (dEntry + mv.length + half > 0 && this.inMg[s] < 0) {
+          this.inMg[s] = mg;
+          this.inA[s] = -dEntry;
+          this.register(this.occupants, mg, s);
+        }
+      }
+      d += this.lanes.lanes[lane].length;
+    }
+    if (this.apMg[s] >= 0) {
+      if (npc) this.register(this.approachers, this.apMg[s], s);
+      else {
+        // an ego may take any movement of its approach
+        const { j, m } = this.refs[this.apMg[s]];
+        const cj = this.layout.junctions[j];
+        for (const mi of cj.junction.approaches[cj.movements[m].approach].movements) this.register(this.approachers, this.base[j] + mi, s);
+      }
+    }
+    if (this.inMg[s] < 0) this.occupyByGeometry(world, s);
+  }
+
+  /** Do a movement's pieces from index q on follow the lanes lanes[off …] (as far as both go)? */
+  private matches(pieces: ReadonlyArray<{ lane: number }>, q: number, lanes: Int32Array, off: number, count: number): boolean {
+    for (let r = q, k = 0; r < pieces.length && k < count; r++, k++) if (pieces[r].lane !== lanes[off + k]) return false;
+    return true;
+  }
+
+  /** A vehicle in a junction off any movement it is matched to: it occupies the movements whose path it is on. */
+  private occupyByGeometry(world: World, s: number): void {
+    const x = world.x[s], y = world.y[s];
+    const J = this.layout.junctions;
+    for (let j = 0; j < J.length; j++) {
+      const b = this.bbox;
+      if (x < b[j * 4] || x > b[j * 4 + 2] || y < b[j * 4 + 1] || y > b[j * 4 + 3]) continue;
+      if (!insideConvex(J[j].junction.polygon, x, y)) continue;
+      const reach = OCCUPY_M + 0.5 * world.width[s];
+      for (let m = 0; m < J[j].movements.length; m++) {
+        const mg = this.base[j] + m;
+        const xs = this.pathX[mg], ys = this.pathY[mg];
+        let best = Infinity, at = 0;
+        for (let k = 0; k < xs.length; k++) {
+          const dd = (xs[k] - x) ** 2 + (ys[k] - y) ** 2;
+          if (dd < best) { best = dd; at = k; }
+        }
+        if (best <= reach * reach) {
+          if (this.inMg[s] < 0) {
+            this.inMg[s] = mg;
+            this.inA[s] = at;
+          }
+          this.register(this.occupants, mg, s);
+        }
+      }
+    }
+  }
+
+  private register(lists: number[][], mg: number, s: number): void {
+    if (lists[mg].length === 0 && this.occupants[mg].length + this.approachers[mg].length === 0) this.touched.push(mg);
+    if (!lists[mg].includes(s)) lists[mg].push(s);
+  }
+
+  /** The stop (if any) NPC s must make before the movement it approaches. */
+  private decide(world: World, s: number): void {
+    const mg = this.apMg[s];
+    if (mg < 0) {
+      this.heldMg[s] = -1;
+      return;
+    }
+    const half = 0.5 * world.length[s];
+    const dFront = this.apD[s] - half;
+    const v = world.speed(s);
+    const need = (v * v) / (2 * Math.max(dFront - STOP_MARGIN_M, 0.05));
+    if (dFront > Math.max(DECIDE_M, (v * v) / (2 * COMFORT_DECEL) + 10)) {
+      this.heldMg[s] = -1;
+      return;
+    }
+    const { j, m } = this.refs[mg];
+    const cj = this.layout.junctions[j];
+    const t = this.time;
+    let reason: HoldReasonId = HoldReason.None;
+    let holdFor = -1;
+    let decel = COMFORT_DECEL;
+    const code = this.code[mg];
+    const signal = cj.control === 'signal' && code !== 0 && code !== O;
+    if (signal && code === R) {
+      if (need <= HARD_DECEL || this.heldMg[s] === mg) reason = HoldReason.Red;
+    } else if (signal && code === Y) {
+      let memo = this.yellowMemo[s];
+      if (Math.abs(memo) !== mg + 1) {
+        memo = this.heldMg[s] === mg || need <= YELLOW_DECEL ? -(mg + 1) : mg + 1;
+        this.yellowMemo[s] = memo;
+      }
+      if (memo < 0) {
+        reason = HoldReason.Yellow;
+        decel = YELLOW_DECEL;
+      }
+    } else {
+      this.yellowMemo[s] = 0;
+      // stop signs: a full stop at the line first
+      const approach = cj.approaches[cj.movements[m].approach];
+      const mustStop = !signal && (cj.control === 'all_way_stop' || approach.sign === 'stop');
+      if (mustStop && this.stopDone[s] !== mg) {
+        if (v <= FULL_STOP_SPEED && dFront <= STOP_ZONE_M) {
+          this.stopDone[s] = mg;
+          this.stopDoneT[s] = t;
+        } else reason = HoldReason.StopSign;
+      }
+      if (reason === HoldReason.None) {
+        const blocker = this.giveWay(world, s, j, m, dFront, v, signal, cj.control === 'all_way_stop' && !signal);
+        if (blocker !== -2) {
+          reason = HoldReason.GiveWay;
+          holdFor = blocker;
+        } else {
+          const box = this.exitBlocked(world, s, mg);
+          if (box !== -2) {
+            reason = HoldReason.Box;
+            holdFor = box;
+          }
+        }
+      }
+      // committed: a rule that came too late to obey comfortably is not imposed (the shield still keeps it clear)
+      if ((reason === HoldReason.GiveWay || reason === HoldReason.Box) && need > COMMIT_DECEL && this.heldMg[s] !== mg) reason = HoldReason.None;
+    }
+    if (reason === HoldReason.None) {
+      this.heldMg[s] = -1;
+      return;
+    }
+    this.heldMg[s] = mg;
+    this.engine.stops.set(s, this.apD[s], decel, reason, holdFor);
+  }
+
+  /**
+   * The vehicle NPC s must give way to before entering movement m (its slot, −1 for one that is not a vehicle of
+   * the world), or −2 when it may go.
+   */
+  private giveWay(world: World, s: number, j: number, m: number, dFront: number, v: number, signal: boolean, allWay: boolean): number {
+    const cj = this.layout.junctions[j];
+    const J = cj.junction;
+    const n = cj.movements.length;
+    const mine = cj.movements[m];
+    const vmax = Math.max(this.limitOf(mine.entry.lane), 5);
+    const L = world.length[s];
+    const myMg = this.base[j] + m;
+    for (let c = 0; c < n; c++) {
+      const kind = J.conflicts[m * n + c];
+      if (kind === ConflictKind.None || cj.movements[c].approach === mine.approach) continue;
+      const cg = this.base[j] + c;
+      const zsM = J.zoneStart[m * n + c], zeM = J.zoneEnd[m * n + c];
+      const zsC = J.zoneStart[c * n + m], zeC = J.zoneEnd[c * n + m];
+      const tArrive = timeToCover(dFront + zsM, v, GO_ACCEL, vmax);
+      const tClear = timeToCover(dFront + zeM + L, v, GO_ACCEL, vmax);
+      // whoever is in the conflicting movement and will still be in the way
+      for (const w of this.occupants[cg]) {
+        if (w === s) continue;
+        const along = this.inMg[w] === cg ? this.inA[w] : zsC;
+        const hw = 0.5 * world.length[w];
+        if (along - hw >= zeC) continue; // past the conflict zone
+        const vw = world.speed(w);
+        const wArrive = along + hw >= zsC ? 0 : (zsC - (along + hw)) / Math.max(vw, 0.5);
+        const wLeave = (zeC - (along - hw)) / Math.max(vw, 0.3);
+        if (wArrive < tClear + GAP_S && wLeave + GAP_S > tArrive) return world.kind[w] === AgentKind.Controlled ? w : w;
+      }
+      // who has priority over this movement now
+      let priority: boolean;
+      if (signal) {
+        const cc = this.code[cg];
+        priority = this.yields[myMg] === 1 && (cc === G || cc === Y || cc === g) && this.yields[cg] === 0;
+      } else priority = !allWay && cj.yields[m * n + c] === 1;
+      if (allWay) {
+        // the approaches in the order their vehicles stopped; a vehicle already moving in goes first
+        const mineT = this.stopDoneT[s];
+        for (const w of this.approachers[cg]) {
+          const dfw = this.apD[w] - 0.5 * world.length[w];
+          if (dfw > STOP_ZONE_M + 1) continue;
+          if (world.kind[w] === AgentKind.External) {
+            if (world.speed(w) > FULL_STOP_SPEED) return w;
+            if (this.standSince[w] < 0) this.standSince[w] = this.time;
+            if (this.time - this.standSince[w] < EGO_TURN_S && this.standSince[w] <= mineT) return w;
+            continue;
+          }
+          if (this.stopDone[w] === cg && (this.stopDoneT[w] < mineT || (this.stopDoneT[w] === mineT && w < s))) return w;
+        }
+        continue;
+      }
+      if (!priority) continue;
+      for (const w of this.approachers[cg]) {
+        if (w === s) continue;
+        // held at its own line (a red light, a stop sign, giving way): not coming
+        if (world.kind[w] === AgentKind.Controlled && this.engine.stops.reason[w] !== HoldReason.None && this.engine.stops.line[w] < Infinity && this.heldMg[w] === cg) continue;
+        const hw = 0.5 * world.length[w];
+        const dist = this.apD[w] - hw + zsC;
+        if (dist > LOOKAHEAD_M) continue;
+        const vw = world.speed(w);
+        const wArrive = timeToCover(dist, vw, GO_ACCEL, Math.max(this.limitOf(cj.movements[c].entry.lane), 5));
+        const wLeave = wArrive + (zeC - zsC + 2 * hw) / Math.max(vw, 3);
+        if (wArrive < tClear + GAP_S && wLeave + GAP_S > tArrive) return w;
+      }
+    }
+    return -2;
+  }
+
+  /** The vehicle that leaves no room past the exit of movement mg for NPC s (−2: there is room). */
+  private exitBlocked(world: World, s: number, mg: number): number {
+    const { j, m } = this.refs[mg];
+    const cj = this.layout.junctions[j];
+    const mv = cj.movements[m];
+    const need = world.length[s] + BOX_GAP_M;
+    let room = Infinity;
+    let blocker = -1;
+    // the first vehicle past the exit on the exit lane, or on the lane after it (the NPC's next lane)
+    const exitLane = mv.exit.lane;
+    const L = this.lanes.lanes[exitLane];
+    const consider = (w: number, dist: number) => {
+      if (w === s || dist < 0) return;
+      let r = dist - 0.5 * world.length[w];
+      const vw = world.speed(w);
+      if (vw > MOVING_MPS) r += vw * MOVING_ROOM_S;
+      if (r < room) {
+        room = r;
+        blocker = w;
+      }
+    };
+    for (const w of this.laneVehicles.get(exitLane) ?? []) consider(w, this.sOf[w] - mv.exit.s);
+    if (L.next.length > 0 && L.length - mv.exit.s < need + 20) {
+      const nx = this.nextLaneOf(s, exitLane);
+      if (nx >= 0) for (const w of this.laneVehicles.get(nx) ?? []) consider(w, L.length - mv.exit.s + this.sOf[w]);
+    }
+    // vehicles in the junction bound for the same exit lane take their room first
+    const J = this.layout.junctions[j];
+    for (let k = 0; k < J.movements.length; k++) {
+      const kg = this.base[j] + k;
+      if (J.movements[k].exit.lane !== exitLane) continue;
+      for (const w of this.occupants[kg]) {
+        // (one already past the exit on the exit lane was counted above)
+        if (w === s || (this.laneOf[w] === exitLane && this.sOf[w] >= mv.exit.s)) continue;
+        if (this.inMg[w] === kg && this.inA[w] - 0.5 * world.length[w] < J.movements[k].length) room -= world.length[w] + 1;
+      }
+    }
+    return room < need ? blocker : -2;
+  }
+
+  /** The lane slot s plans to take after `lane` (its plan, else the straightest). */
+  private nextLaneOf(s: number, lane: number): number {
+    const e = this.engine;
+    const n = e.planCount[s];
+    for (let k = 0; k + 1 < n; k++) if (e.planLanes[s * MAX_PLAN + k] === lane) return e.planLanes[s * MAX_PLAN + k + 1];
+    const next = this.lanes.lanes[lane].next;
+    return next.length > 0 ? next[0] : -1;
+  }
+
+  private limitOf(lane: number): number {
+    const v = this.lanes.lanes[lane].speedLimit;
+    return Number.isFinite(v) ? v : 50 / 3.6;
+  }
+}
+
+const G = 'G'.charCodeAt(0);
+const g = 'g'.charCodeAt(0);
+const Y = 'y'.charCodeAt(0);
+const R = 'r'.charCodeAt(0);
+const O = 'o'.charCodeAt(0);
+
+function push<K, V>(map: Map<K, V[]>, k: K, v: V): void {
+  let l = map.get(k);
+  if (!l) map.set(k, (l = []));
+  l.push(v);
+}

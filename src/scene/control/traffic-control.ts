@@ -1,0 +1,118 @@
+/**
+ * Traffic control of one live scene: the layout of its map, a plan per signalised junction (the default, or a
+ * scenario's override), the signal controller, the NPC rules and the junction figures, behind one object the
+ * scene calls once per policy step.
+ */
+import type { LoadedMap } from '../../map/scene-json.js';
+import type { TrafficEngine } from '../../traffic/engine.js';
+import { InputError } from '../errors.js';
+import { SignalController, type SignalGroupState } from './controller.js';
+import { buildTrafficLayout, type TrafficLayout } from './layout.js';
+import { JunctionMetrics } from './metrics.js';
+import { defaultPlan, validatePlan, type SignalPhase, type SignalPlan } from './plan.js';
+import { TrafficRules } from './rules.js';
+
+/** A scenario's (or the API's) change to a junction's plan. */
+export interface SignalPlanOverride {
+  junction: string;
+  /** the cycle starts at this simulation time (a green wave shifts neighbours) [s] */
+  offset_s?: number;
+  /** the whole program: phases in order, each with its states by group id (or one char per group) */
+  phases?: Array<{ duration_s: number; states: string | Record<string, string> }>;
+  /** or the default program with these green times, one per green phase in order [s] */
+  green_s?: number[];
+  yellow_s?: number;
+  all_red_s?: number;
+}
+
+export interface TrafficControlOptions {
+  /** NPCs obey the signals, signs and right of way (default true); signals run either way */
+  rules?: boolean;
+  plans?: readonly SignalPlanOverride[];
+}
+
+export class TrafficControl {
+  readonly layout: TrafficLayout;
+  readonly controller: SignalController;
+  readonly rules: TrafficRules;
+  readonly metrics: JunctionMetrics;
+  enabled: boolean;
+
+  constructor(map: LoadedMap, private readonly engine: TrafficEngine, opts: TrafficControlOptions = {}) {
+    const lanes = engine.lanes;
+    this.layout = buildTrafficLayout(lanes.lanes, map.trafficControl, (id) => lanes.laneById(id));
+    const plans = new Map<string, SignalPlan>();
+    for (const cj of this.layout.junctions) if (cj.control === 'signal') plans.set(cj.junction.id, defaultPlan(cj, this.layout, lanes.lanes));
+    for (const o of opts.plans ?? []) {
+      const base = plans.get(o.junction);
+      if (!base) throw new InputError(`signal plan for ${o.junction}: no signalised junction of that id (signalised: ${[...plans.keys()].join(', ') || 'none'})`);
+      plans.set(o.junction, this.applyOverride(base, o, 'scenario'));
+    }
+    this.controller = new SignalController(this.layout, plans);
+    this.rules = new TrafficRules(this.layout, this.controller, lanes, engine);
+    this.metrics = new JunctionMetrics(this.rules);
+    this.enabled = opts.rules ?? true;
+  }
+
+  /** A plan from an override of `base`, validated whole (InputError with every reason). */
+  applyOverride(base: SignalPlan, o: SignalPlanOverride, source: SignalPlan['source']): SignalPlan {
+    const cj = this.layout.junctions.find((c) => c.junction.id === base.junction)!;
+    const groups = this.layout.groups;
+    const ids = cj.groups.map((g) => groups[g].id);
+    let phases: SignalPhase[] = base.phases.map((p) => ({ ...p }));
+    if (o.phases && o.green_s) throw new InputError(`signal plan for ${o.junction}: give phases or green_s, not both`);
+    if (o.phases) {
+      if (!Array.isArray(o.phases) || o.phases.length === 0) throw new InputError(`signal plan for ${o.junction}: phases must be a non-empty list`);
+      phases = o.phases.map((p, i) => {
+        let states: string;
+        if (typeof p.states === 'string') states = p.states;
+        else if (p.states && typeof p.states === 'object') {
+          const chars = ids.map(() => 'r');
+          for (const [id, v] of Object.entries(p.states)) {
+            const k = ids.indexOf(id);
+            if (k < 0) throw new InputError(`signal plan for ${o.junction}, phase ${i + 1}: unknown signal group "${id}" (its groups: ${ids.join(', ')})`);
+            chars[k] = String(v);
+          }
+          states = chars.join('');
+        } else throw new InputError(`signal plan for ${o.junction}, phase ${i + 1}: states must be a string or a map by group id`);
+        return { duration_s: Number(p.duration_s), states };
+      });
+    } else if (o.green_s) {
+      const greens = phases.filter((p) => /[Gg]/.test(p.states));
+      if (o.green_s.length !== greens.length) throw new InputError(`signal plan for ${o.junction}: green_s needs ${greens.length} values (one per green phase), got ${o.green_s.length}`);
+      greens.forEach((p, k) => (p.duration_s = Number(o.green_s![k])));
+    }
+    if (o.yellow_s !== undefined) for (const p of phases) if (/y/.test(p.states)) p.duration_s = Number(o.yellow_s);
+    if (o.all_red_s !== undefined) for (const p of phases) if (/^[ro]+$/.test(p.states)) p.duration_s = Number(o.all_red_s);
+    const cycle = phases.reduce((a, p) => a + p.duration_s, 0);
+    const plan: SignalPlan = {
+      junction: base.junction, cycle_s: Math.round(cycle * 1000) / 1000, offset_s: o.offset_s ?? base.offset_s, phases,
+      yellow_s: o.yellow_s ?? base.yellow_s, all_red_s: o.all_red_s ?? base.all_red_s, source,
+    };
+    const errs = validatePlan(plan, cj, groups);
+    if (errs.length) throw new InputError(`signal plan for ${o.junction} refused: ${errs.join('; ')}`);
+    return plan;
+  }
+
+  /** Before the policy step at simulation time t: signals to t, every NPC's stop line, the figures. */
+  beforeStep(t: number): void {
+    if (this.enabled) this.rules.update(t);
+    else {
+      this.engine.stops.clear();
+      this.controller.update(t);
+      return;
+    }
+    this.metrics.observe(this.engine.world, t);
+  }
+
+  signals(t?: number): SignalGroupState[] {
+    return this.controller.states(t);
+  }
+
+  reset(): void {
+    this.controller.reset();
+    this.rules.reset();
+    this.metrics.reset();
+    this.engine.stops.clear();
+  }
+}
