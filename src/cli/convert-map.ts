@@ -16,7 +16,7 @@ function parseOrigin(s: string): { lat: number; lon: number } {
 
 export const convertMapCommand: Command = {
   name: 'convert-map',
-  summary: 'convert NGII HD-map shapefiles (A1, A2, B2, C3, C4) to VILS road JSON',
+  summary: 'convert NGII HD-map shapefiles (A1, A2, B2, C3, C4; C1, B1 into traffic_control) to VILS road JSON',
   usage: 'vils convert-map <dir> --out maps/<name>.json [--origin lat,lon] [--json]',
   async run(argv) {
     const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { out: { type: 'string' }, origin: { type: 'string' }, json: { type: 'boolean' } } });
@@ -33,18 +33,24 @@ export const convertMapCommand: Command = {
     mkdirSync(dirname(values.out), { recursive: true });
     writeFileSync(values.out, `${JSON.stringify(map)}\n`);
     const seconds = (performance.now() - t0) / 1000;
+    const tc = { signals: map.traffic_control.signals.length, stop_lines: map.traffic_control.stop_lines.length, signs: map.traffic_control.signs.length };
     if (values.json) {
-      console.log(JSON.stringify({ out: values.out, seconds, counts: map.map.counts, lanes: map.map.lane_graph.lanes.length, origin: map.map.origin, summary }));
+      console.log(JSON.stringify({ out: values.out, seconds, counts: map.map.counts, lanes: map.map.lane_graph.lanes.length, traffic_control: tc, origin: map.map.origin, summary }));
       return 0;
     }
     console.log(`wrote ${values.out} in ${seconds.toFixed(2)} s: ${JSON.stringify(map.map.counts)}, ${map.map.lane_graph.lanes.length} lanes in the lane graph`);
     console.log(`origin ${map.map.origin.lat}, ${map.map.origin.lon} (UTM 52N E ${map.map.origin.utm_e}, N ${map.map.origin.utm_n}); source CRS ${map.map.source_crs}`);
     for (const [name, s] of Object.entries(summary.layers)) {
-      const skipped = Object.entries(s!.skipped).map(([k, v]) => `${v} ${k}`).join(', ') || 'none';
+      const skipped = Object.entries(s!.skipped).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${v} ${k}`).join(', ') || 'none';
       console.log(`  ${name}: read ${s!.read}, written ${s!.written}, skipped ${skipped}; text ${s!.encoding}`);
       const codes = Object.entries(s!.codes).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ×${v}`);
       if (codes.length) console.log(`    codes: ${codes.slice(0, 12).join('; ')}${codes.length > 12 ? `; … (${codes.length - 12} more)` : ''}`);
+      const lanes = Object.entries(s!.lanes ?? {}).map(([k, v]) => `${v} ${k}`);
+      if (lanes.length) console.log(`    lanes: ${lanes.join('; ')}`);
     }
+    const sl = summary.stopLines;
+    console.log(`  traffic_control: ${tc.signals} signal heads, ${tc.stop_lines} stop lines, ${tc.signs} signs`);
+    if (sl.total) console.log(`    stop lines (B2 Kind 530) attached to lanes: ${sl.byReference} by R_LinkID/L_LinkID (${sl.referenceAndGeometry} of them with more by geometry), ${sl.byGeometry} by geometry only, ${sl.unattached} not at all; ${sl.referencesNotAcross} references to lanes not across the line ignored`);
     if (summary.duplicateVerticesDropped) console.log(`  duplicate consecutive vertices dropped: ${summary.duplicateVerticesDropped}`);
     const unknown = Object.entries(summary.unknownCodes);
     console.log(unknown.length ? `  unknown codes mapped to defaults: ${unknown.map(([k, v]) => `${k} ×${v}`).join('; ')}` : '  unknown codes: none');

@@ -41,6 +41,17 @@ export const A2_LINK_TYPE_NAMES: Record<string, string> = {
   '11': 'shelter', '12': 'shelter exit', '13': 'intersection entry', '14': 'intersection exit', '99': 'other',
 };
 
+/** A2 RoadType. */
+export const A2_ROAD_TYPE_NAMES: Record<string, string> = { '1': 'ordinary road', '2': 'tunnel', '3': 'bridge', '4': 'underpass', '5': 'overpass' };
+
+/**
+ * A lane is on a structure (lane graph `level` 1) when its RoadType is 2–5, or when both its nodes start or end a
+ * structure: A1 NodeType 3 tunnel, 4 bridge, 5 underpass, 6 overpass (K-City marks its underpass only by its
+ * nodes). The loader's fallback for maps without `level` (scene-json.ts markStructureLanes) uses the same node types.
+ */
+export const STRUCTURE_ROAD_TYPES = new Set(['2', '3', '4', '5']);
+export const STRUCTURE_NODE_TYPES = new Set(['3', '4', '5', '6']);
+
 /** Waymax lane ids: RoadRank 1 (expressway) → FREEWAY, else SURFACE_STREET. */
 export function laneElementId(roadRank: string): number {
   return roadRank === '1' ? 1 : 2;

@@ -5,22 +5,35 @@
  *   B2_SURFACELINEMARK          → road_line   (map_element_id from Type; stop and guide lines kept as lines)
  *   C3_VEHICLEPROTECTIONSAFETY  → road_edge   (15 boundary, 16 median when IsCentral = 1; median openings skipped)
  *   C4_SPEEDBUMP                → speed_bump  (the ring's minimum-area rectangle: GPUDrive boxes the first 4 points)
- *   A1_NODE                     → lane graph nodes
+ *   A1_NODE                     → lane graph nodes (and, with A2 RoadType, each lane's level)
+ *   C1_TRAFFICLIGHT             → traffic_control.signals      (never roads; see traffic-control.ts)
+ *   B2 Kind 530 (stop lines)    → traffic_control.stop_lines   (as well as road_line)
+ *   B1_SAFETYSIGN               → traffic_control.signs        (regulatory signs only)
  *
  * Coordinates go layer CRS → UTM 52N → local metres about the origin (given, or the map's centre).
  */
 import { readdirSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import { GeoFrame, utmToLatLon } from '../../geo/frame.js';
-import { A2_LINK_TYPE_NAMES, B2_KIND_NAMES, C3_NOT_AN_EDGE, C3_TYPE_NAMES, DEFAULT_SPEED_LIMIT_KMH, POCKET_LANE_MIN, laneElementId, roadLineElementId } from './codes.js';
+import { A2_LINK_TYPE_NAMES, A2_ROAD_TYPE_NAMES, B2_KIND_NAMES, C3_NOT_AN_EDGE, C3_TYPE_NAMES, DEFAULT_SPEED_LIMIT_KMH, POCKET_LANE_MIN, STRUCTURE_NODE_TYPES, STRUCTURE_ROAD_TYPES, laneElementId, roadLineElementId } from './codes.js';
 import { detectCrs, toUtm52n, type Crs } from './crs.js';
 import { FieldReader } from './fields.js';
 import { dedupe, minAreaRectangle, polylineLength, type Pt } from './geometry.js';
 import { layerPath, readLayer, type LayerRead } from './read-layer.js';
 import { cutEdgesAtLaneCrossings, deriveRoadEdges } from '../drivable.js';
+import type { TrafficControlRecords } from '../traffic-control.js';
+import { LINK_NOT_A_LANE, StopLineMatcher, convertSignalHeads, convertSigns, emptyStopLineAttachment, stopLineRecord, type LaneShape, type StopLineAttachment } from './traffic-control.js';
 
-export const LAYERS = ['A1_NODE', 'A2_LINK', 'B2_SURFACELINEMARK', 'C3_VEHICLEPROTECTIONSAFETY', 'C4_SPEEDBUMP'] as const;
+export const LAYERS = ['A1_NODE', 'A2_LINK', 'B2_SURFACELINEMARK', 'C3_VEHICLEPROTECTIONSAFETY', 'C4_SPEEDBUMP', 'C1_TRAFFICLIGHT', 'B1_SAFETYSIGN'] as const;
 type LayerName = (typeof LAYERS)[number];
+/** The layers the map's extent (and so its default origin) comes from: signals and signs stand beside the roads. */
+const EXTENT_LAYERS: readonly LayerName[] = ['A1_NODE', 'A2_LINK', 'B2_SURFACELINEMARK', 'C3_VEHICLEPROTECTIONSAFETY', 'C4_SPEEDBUMP'];
+
+const MISSING: Record<LayerName, string> = {
+  A1_NODE: 'nodes', A2_LINK: 'lanes', B2_SURFACELINEMARK: 'painted lines or stop lines',
+  C3_VEHICLEPROTECTIONSAFETY: 'kerbs or barriers from the data (a boundary is derived from the lanes instead)',
+  C4_SPEEDBUMP: 'speed bumps', C1_TRAFFICLIGHT: 'signal heads', B1_SAFETYSIGN: 'traffic signs',
+};
 
 export interface ConvertOptions {
   origin?: { lat: number; lon: number };
@@ -32,6 +45,8 @@ export interface LayerSummary {
   written: number;
   skipped: Record<string, number>;
   codes: Record<string, number>;
+  /** how the layer's traffic-control records got their lanes (C1, B1) */
+  lanes?: Record<string, number>;
   encoding: string;
   crs: string;
 }
@@ -42,6 +57,8 @@ export interface ConversionSummary {
   warnings: string[];
   unknownCodes: Record<string, number>;
   duplicateVerticesDropped: number;
+  /** B2 Kind 530 → traffic_control.stop_lines: how they got their lanes */
+  stopLines: StopLineAttachment;
 }
 
 interface RoadOut {
@@ -53,6 +70,8 @@ interface RoadOut {
 }
 
 const r3 = (v: number) => Math.round(v * 1000) / 1000;
+/** B2 Kind of a stop line (정지선). */
+const STOP_LINE_KIND = '530';
 const inc = (o: Record<string, number>, k: string, n = 1) => {
   o[k] = (o[k] ?? 0) + n;
 };
@@ -60,13 +79,13 @@ const inc = (o: Record<string, number>, k: string, n = 1) => {
 export async function convertNgii(dir: string, opts: ConvertOptions = {}) {
   if (!statSync(dir).isDirectory()) throw new Error(`${dir} is not a folder`);
   const files = readdirSync(dir);
-  const summary: ConversionSummary = { layers: {}, missing: [], warnings: [], unknownCodes: {}, duplicateVerticesDropped: 0 };
+  const summary: ConversionSummary = { layers: {}, missing: [], warnings: [], unknownCodes: {}, duplicateVerticesDropped: 0, stopLines: emptyStopLineAttachment() };
   const reads: Partial<Record<LayerName, LayerRead>> = {};
   for (const name of LAYERS) {
     const path = layerPath(dir, name, files);
     if (!path) {
       summary.missing.push(name);
-      summary.warnings.push(`${name} is missing: no ${name === 'A2_LINK' ? 'lanes' : name === 'C3_VEHICLEPROTECTIONSAFETY' ? 'kerbs or barriers from the data (a boundary is derived from the lanes instead)' : name === 'C4_SPEEDBUMP' ? 'speed bumps' : name === 'B2_SURFACELINEMARK' ? 'painted lines' : 'nodes'} in the output`);
+      summary.warnings.push(`${name} is missing: no ${MISSING[name]} in the output`);
       continue;
     }
     reads[name] = await readLayer(path, name, opts.onProgress ? (n) => opts.onProgress!(name, n) : undefined);
@@ -89,10 +108,11 @@ export async function convertNgii(dir: string, opts: ConvertOptions = {}) {
     if (!r.prj) summary.warnings.push(`${name}: no .prj (${crs.reason})`);
     const fwd = toUtm52n(crs);
     const features = r.features.map((f) => ({ properties: f.properties, parts: f.parts.map((part) => part.map(([x, y]) => fwd(x, y))) }));
-    for (const f of features) for (const part of f.parts) for (const p of part) utmPoints.push(p);
+    if (EXTENT_LAYERS.includes(name)) for (const f of features) for (const part of f.parts) for (const p of part) utmPoints.push(p);
     projected.set(name, { crs, features });
   }
   let origin = opts.origin;
+  if (!origin && utmPoints.length === 0) for (const p of projected.values()) for (const f of p.features) for (const part of f.parts) for (const q of part) utmPoints.push(q);
   if (!origin) {
     if (utmPoints.length === 0) throw new Error(`${dir}: no NGII layer with geometry found (looked for ${LAYERS.join(', ')})`);
     let minE = Infinity, maxE = -Infinity, minN = Infinity, maxN = -Infinity;
@@ -106,6 +126,8 @@ export async function convertNgii(dir: string, opts: ConvertOptions = {}) {
   const roads: RoadOut[] = [];
   const lanes: Array<Record<string, unknown>> = [];
   const nodes: Array<{ id: string; x: number; y: number; type: string }> = [];
+  const laneShapes: LaneShape[] = [];
+  const traffic: TrafficControlRecords = { signals: [], stop_lines: [], signs: [] };
   const addRoad = (type: string, pts: Pt[], elementId: number, sourceId: string) => {
     roads.push({ type, geometry: pts.map(([x, y]) => ({ x: r3(x), y: r3(y) })), map_element_id: elementId, id: roads.length, source_id: sourceId });
     return roads.length - 1;
@@ -143,6 +165,7 @@ export async function convertNgii(dir: string, opts: ConvertOptions = {}) {
   }
 
   // A2 lanes and the lane graph
+  const structureNodes = new Set(nodes.filter((n) => STRUCTURE_NODE_TYPES.has(n.type)).map((n) => n.id));
   const a2 = projected.get('A2_LINK');
   if (a2) {
     const s = layerSummary('A2_LINK');
@@ -162,12 +185,19 @@ export async function convertNgii(dir: string, opts: ConvertOptions = {}) {
       if (!(maxSpeed > 0)) inc(s.codes, 'MaxSpeed 0/unset → default');
       const from = f.str(p, 'FromNodeID');
       const to = f.str(p, 'ToNodeID');
+      const roadType = f.str(p, 'RoadType');
+      if (roadType && !A2_ROAD_TYPE_NAMES[roadType]) inc(summary.unknownCodes, `A2 RoadType ${roadType} → at grade unless its nodes say otherwise`);
+      // on a structure: by RoadType, or between two structure start/end nodes (K-City's underpass has RoadType 1)
+      const level = STRUCTURE_ROAD_TYPES.has(roadType) || (structureNodes.has(from) && structureNodes.has(to)) ? 1 : 0;
+      if (level) inc(s.codes, `level 1 (${STRUCTURE_ROAD_TYPES.has(roadType) ? `RoadType ${roadType} ${A2_ROAD_TYPE_NAMES[roadType]}` : 'between structure nodes'})`);
       const roadIndex = addRoad('lane', pts, laneElementId(f.str(p, 'RoadRank')), id);
+      laneShapes.push({ id, pts });
       rows.push({
         id, road_index: roadIndex, from_node: from || null, to_node: to || null, next: [] as string[],
         left: f.str(p, 'L_LinkID') || null, right: f.str(p, 'R_LinkID') || null,
         length: r3(polylineLength(pts)), speed_limit: r3(((maxSpeed > 0 ? maxSpeed : DEFAULT_SPEED_LIMIT_KMH) * 1000) / 3600),
         speed_limit_default: !(maxSpeed > 0), pocket: laneNo >= POCKET_LANE_MIN, lane_no: Number.isFinite(laneNo) ? laneNo : null, link_type: linkType,
+        road_type: roadType || null, level,
       });
       if (from) linkByFrom.set(from, [...(linkByFrom.get(from) ?? []), id]);
       s.written++;
@@ -187,7 +217,12 @@ export async function convertNgii(dir: string, opts: ConvertOptions = {}) {
     if (danglingNeighbours) summary.warnings.push(`A2_LINK: ${danglingNeighbours} left/right references to links that are not in the layer were dropped`);
   }
 
-  // B2 lines
+  // lanes by id, for the traffic-control records that name them
+  const rightOf = new Map<string, string | null>(lanes.map((l) => [l.id as string, l.right as string | null]));
+  const matcher = new StopLineMatcher(laneShapes);
+  const stopLineIds = new Set<string>();
+
+  // B2 lines; stop lines also into traffic_control
   const b2 = projected.get('B2_SURFACELINEMARK');
   if (b2) {
     const s = layerSummary('B2_SURFACELINEMARK');
@@ -205,8 +240,17 @@ export async function convertNgii(dir: string, opts: ConvertOptions = {}) {
         id = 5;
       }
       if (kind && !B2_KIND_NAMES[kind]) inc(summary.unknownCodes, `B2 Kind ${kind} → kept as a line`);
-      addRoad('road_line', pts, id, f.str(p, 'ID'));
+      const sourceId = f.str(p, 'ID');
+      const roadIndex = addRoad('road_line', pts, id, sourceId);
       s.written++;
+      if (kind === STOP_LINE_KIND) {
+        if (!sourceId || stopLineIds.has(sourceId)) {
+          inc(s.skipped, `stop line ${sourceId ? 'with a duplicate ID' : 'without ID'} (kept as a line, not in traffic_control)`);
+          continue;
+        }
+        stopLineIds.add(sourceId);
+        traffic.stop_lines.push(stopLineRecord(sourceId, roads[roadIndex].geometry.map((q) => ({ ...q })), [f.str(p, 'R_LinkID'), f.str(p, 'L_LinkID')], pts, matcher, summary.stopLines));
+      }
     }
   }
 
@@ -249,6 +293,23 @@ export async function convertNgii(dir: string, opts: ConvertOptions = {}) {
     }
   }
 
+  // C1 signal heads and B1 signs: traffic_control only (a polygon sign stands at its ring's centroid)
+  const localFeatures = (name: LayerName) => projected.get(name)!.features.map((ft) => ({ properties: ft.properties, parts: ft.parts.map((part) => part.map((q) => local(q as [number, number]))) }));
+  if (projected.has('C1_TRAFFICLIGHT')) {
+    traffic.signals = convertSignalHeads(localFeatures('C1_TRAFFICLIGHT'), rightOf, layerSummary('C1_TRAFFICLIGHT'), summary.unknownCodes);
+  }
+  if (projected.has('B1_SAFETYSIGN')) {
+    traffic.signs = convertSigns(localFeatures('B1_SAFETYSIGN'), rightOf, layerSummary('B1_SAFETYSIGN'));
+  }
+  for (const name of ['C1_TRAFFICLIGHT', 'B1_SAFETYSIGN'] as const) {
+    const missingLink = summary.layers[name]?.lanes?.[LINK_NOT_A_LANE];
+    if (missingLink) summary.warnings.push(`${name}: ${missingLink} records name a LinkID that is not a lane of A2_LINK: written without lanes`);
+  }
+  const sl = summary.stopLines;
+  if (sl.unattached) summary.warnings.push(`B2_SURFACELINEMARK: ${sl.unattached} of ${sl.total} stop lines meet no lane: written without lanes`);
+  if (sl.danglingReferences) summary.warnings.push(`B2_SURFACELINEMARK: ${sl.danglingReferences} stop-line R_LinkID/L_LinkID references are not lanes of A2_LINK (ignored)`);
+  if (sl.referencesNotAcross) summary.warnings.push(`B2_SURFACELINEMARK: ${sl.referencesNotAcross} stop-line R_LinkID/L_LinkID references name a lane that runs along the line or passes it more than 1 m away (ignored)`);
+
   // the drivable area where the data leaves gaps (src/map/drivable.ts): edges that lanes drive across are
   // cut open; without C3 a boundary is derived from the lanes
   const cut = cutEdgesAtLaneCrossings(roads);
@@ -283,6 +344,7 @@ export async function convertNgii(dir: string, opts: ConvertOptions = {}) {
       lane_graph: { lanes },
     },
     roads,
+    traffic_control: traffic,
   };
   return { map, summary };
 }

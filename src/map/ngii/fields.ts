@@ -10,6 +10,8 @@ const ALIASES: Record<string, string[]> = {
   r_linkid: ['r_linkid'],
   iscentral: ['iscentral', 'is_central'],
   postid: ['postid', 'post_id'],
+  ref_lane: ['ref_lane', 'reflane'],
+  subtype: ['subtype', 'sub_type'],
   fromnodeid: ['fromnodeid', 'from_node_id', 'fnodeid'],
   tonodeid: ['tonodeid', 'to_node_id', 'tnodeid'],
 };

@@ -6,7 +6,9 @@ import { convertNgii } from '../../../src/map/ngii/convert.js';
 import { chooseEncoding } from '../../../src/map/ngii/encoding.js';
 import { readLayer } from '../../../src/map/ngii/read-layer.js';
 import { latLonToUtm } from '../../../src/geo/frame.js';
-import { PRJ_UTM52N, PRJ_UTMK, PRJ_WGS84, writeLayer, type FieldDef } from '../../helpers/shp-writer.js';
+import { parseMapJson } from '../../../src/map/scene-json.js';
+import { parseTrafficControl } from '../../../src/map/traffic-control.js';
+import { PRJ_UTM52N, PRJ_UTMK, PRJ_WGS84, writeLayer, type Coord, type FieldDef } from '../../helpers/shp-writer.js';
 import { tmForward, utmForward } from '../../helpers/kruger-utm.js';
 
 const CP949_STOP_LINE = Uint8Array.from([0xc1, 0xa4, 0xc1, 0xf6, 0xbc, 0xb1]); // 정지선
@@ -86,7 +88,8 @@ describe('NGII converter on synthetic shapefiles with every quirk', () => {
     expect(summary.layers.C3_VEHICLEPROTECTIONSAFETY?.skipped).toEqual({ 'Type 6 median opening (not a barrier)': 1 });
     expect(summary.unknownCodes).toEqual({ 'B2 Type 777 → 5 ROAD_LINE_UNKNOWN': 1 });
     expect(summary.duplicateVerticesDropped).toBe(1);
-    expect(summary.missing).toEqual([]);
+    expect(summary.missing).toEqual(['C1_TRAFFICLIGHT', 'B1_SAFETYSIGN']); // optional: no signal heads or signs
+    expect(map.traffic_control).toEqual({ signals: [], stop_lines: [{ id: 'B2', geometry: expect.any(Array), lanes: ['L1'] }], signs: [] });
 
     const lanes = map.map.lane_graph.lanes as Array<Record<string, any>>;
     const l1 = lanes.find((l) => l.id === 'L1')!;
@@ -177,9 +180,180 @@ describe('NGII converter on synthetic shapefiles with every quirk', () => {
     const { rmSync } = await import('node:fs');
     for (const ext of ['shp', 'shx', 'dbf', 'prj']) rmSync(join(dir, `C4_SPEEDBUMP.${ext}`));
     const { map, summary } = await convertNgii(dir);
-    expect(summary.missing).toEqual(['C4_SPEEDBUMP']);
+    expect(summary.missing).toEqual(['C4_SPEEDBUMP', 'C1_TRAFFICLIGHT', 'B1_SAFETYSIGN']);
     expect(summary.warnings.join(' ')).toMatch(/C4_SPEEDBUMP is missing/);
     expect(map.map.counts.speed_bump).toBeUndefined();
     await expect(convertNgii(mkdtempSync(join(tmpdir(), 'ngii-e-')))).rejects.toThrow(/no NGII layer with geometry found/);
+  });
+});
+
+/**
+ * A site for the traffic-control layers (UTM 52N metres, E0/N0 + local offsets):
+ * - three eastbound lanes L1 (left, y 0), L2 (y −3.5), L3 (y −7) from x 0 to 100, where stop line SG crosses them;
+ *   intersection path P1 starts on SG at (100, 0) and runs east to x 140; L6 runs east at y 22.6
+ * - SR: a stop line at x 50 from y 20 to 22, short of L6's centre line (0.6 m beyond its end), naming L6 in
+ *   R_linkID and a lane that is not in A2 in L_LinkID: attached by its reference only
+ * - SA: a stop line 2 cm beside P1 and along it, naming P1: attached to nothing
+ * - U1 between two underpass nodes (NodeType 5), B1 with RoadType 3 (bridge), E1 with one underpass node
+ */
+function writeTrafficSite(dir: string, signs: 'point' | 'polygon'): void {
+  const P = (e: number, n: number): Coord => [E0 + e, N0 + n, 30];
+  writeLayer(dir, {
+    name: 'A1_NODE', shapeType: 11, prj: PRJ_UTM52N,
+    fields: [{ name: 'ID', type: 'C', length: 12 }, { name: 'NodeType', type: 'C', length: 2 }],
+    records: [
+      ['N1', 0, 0, '1'], ['N2', 100, 0, '1'], ['N5', 140, 0, '1'], ['N6', 0, 22.6, '99'], ['N7', 100, 22.6, '99'],
+      ['U1', 200, -50, '5'], ['U2', 260, -50, '5'], ['U3', 300, -50, '99'], ['B1', 200, -80, '99'], ['B2', 260, -80, '99'],
+    ].map(([id, e, n, t]) => ({ points: [P(e as number, n as number)], attributes: { ID: id as string, NodeType: t as string } })),
+  });
+  const link = (id: string, pts: Coord[], from: string, to: string, right: string | null, left: string | null, linkType = '6', roadType = '1') =>
+    ({ points: pts, attributes: { ID: id, LinkType: linkType, RoadRank: '9', RoadType: roadType, MaxSpeed: 50, LaneNo: 1, R_LinkID: right, L_LinkID: left, FromNodeID: from, ToNodeID: to, Length: 0 } });
+  writeLayer(dir, {
+    name: 'A2_LINK', shapeType: 13, prj: PRJ_UTM52N,
+    fields: [...A2_FIELDS('L_LinkID'), { name: 'RoadType', type: 'C', length: 1 }],
+    records: [
+      link('L1', [P(0, 0), P(100, 0)], 'N1', 'N2', 'L2', null),
+      link('L2', [P(0, -3.5), P(100, -3.5)], 'N1', 'N2', 'L3', 'L1'),
+      link('L3', [P(0, -7), P(100, -7)], 'N1', 'N2', null, 'L2'),
+      link('P1', [P(100, 0), P(140, 0)], 'N2', 'N5', null, null, '1'),
+      link('L6', [P(0, 22.6), P(100, 22.6)], 'N6', 'N7', null, null),
+      link('U1', [P(200, -50), P(260, -50)], 'U1', 'U2', null, null),
+      link('E1', [P(260, -50), P(300, -50)], 'U2', 'U3', null, null),
+      link('BR', [P(200, -80), P(260, -80)], 'B1', 'B2', null, null, '6', '3'),
+    ],
+  });
+  writeLayer(dir, {
+    name: 'B2_SURFACELINEMARK', shapeType: 13, prj: PRJ_UTM52N,
+    fields: [{ name: 'ID', type: 'C', length: 12 }, { name: 'Type', type: 'C', length: 3 }, { name: 'Kind', type: 'C', length: 5 }, { name: 'R_linkID', type: 'C', length: 12 }, { name: 'L_LinkID', type: 'C', length: 12 }],
+    records: [
+      { points: [P(0, -1.75), P(100, -1.75)], attributes: { ID: 'LL', Type: '212', Kind: '503', R_linkID: 'L2', L_LinkID: 'L1' } },
+      { points: [P(100, 1.75), P(100, -8.75)], attributes: { ID: 'SG', Type: '211', Kind: '530', R_linkID: null, L_LinkID: null } },
+      { points: [P(50, 20), P(50, 22)], attributes: { ID: 'SR', Type: '211', Kind: '530', R_linkID: 'L6', L_LinkID: 'A2NOTHERE' } },
+      { points: [P(110, 0.02), P(118, 0.02)], attributes: { ID: 'SA', Type: '211', Kind: '530', R_linkID: 'P1', L_LinkID: null } },
+    ],
+  });
+  // C1 with the K-City spelling postID
+  writeLayer(dir, {
+    name: 'C1_TRAFFICLIGHT', shapeType: 11, prj: PRJ_UTM52N,
+    fields: [{ name: 'ID', type: 'C', length: 12 }, { name: 'Type', type: 'C', length: 2 }, { name: 'LinkID', type: 'C', length: 12 }, { name: 'Ref_Lane', type: 'N', length: 2 }, { name: 'postID', type: 'C', length: 12 }],
+    records: [
+      ['H1', '2', 'L1', 3, 'POST1'], // three lanes: L1, then R_LinkID twice
+      ['H2', '1', 'L2', 3, null], // the chain ends after L3
+      ['H3', '11', 'A2MISSING', 1, 'POST1'], // LinkID not in A2
+      ['H4', '42', 'L1', 1, null], // unknown code
+      ['H5', '8', 'L3', 0, null], // Ref_Lane 0: the link alone
+      ['H6', '15', 'L1', 1, null],
+    ].map(([id, type, linkId, ref, post], i) => ({ points: [P(102 + i, 4)], attributes: { ID: id as string, Type: type as string, LinkID: linkId as string, Ref_Lane: ref as number, postID: post as string | null } })),
+  });
+  // B1 with the 2019 spelling PostID and a lower-case ref_lane
+  const at = (e: number, n: number): Coord[] => (signs === 'point' ? [P(e, n)] : [P(e - 1, n - 0.5), P(e + 1, n - 0.5), P(e + 1, n + 0.5), P(e - 1, n + 0.5), P(e - 1, n - 0.5)]);
+  writeLayer(dir, {
+    name: 'B1_SAFETYSIGN', shapeType: signs === 'point' ? 11 : 15, prj: PRJ_UTM52N, cpg: 'UTF-8',
+    fields: [{ name: 'ID', type: 'C', length: 12 }, { name: 'Type', type: 'C', length: 1 }, { name: 'SubType', type: 'C', length: 3 }, { name: 'LinkID', type: 'C', length: 12 }, { name: 'ref_lane', type: 'N', length: 2 }, { name: 'PostID', type: 'C', length: 12 }, { name: 'Remark', type: 'C', length: 30 }],
+    records: [
+      ['G1', '2', '227', 'L1', 2, null, 60, 5],
+      ['G2', '2', '224', 'L2', 1, 'POST2', 61, 5, '최고속도 60km/h'],
+      ['G3', '2', '228', 'L3', 1, null, 62, 5],
+      ['G4', '1', '199', 'L1', 1, null, 63, 5],
+      ['G5', '2', '225', 'L1', 1, null, 64, 5],
+      ['G6', '2', '226', 'A2MISSING', 1, null, 65, 5],
+      ['G7', '3', '', 'L1', 1, null, 66, 5], // 2023-model sign: no SubType
+    ].map(([id, type, sub, linkId, ref, post, e, n, remark]) => ({ points: at(e as number, n as number), attributes: { ID: id as string, Type: type as string, SubType: sub as string, LinkID: linkId as string, ref_lane: ref as number, PostID: post as string | null, Remark: (remark as string | undefined) ?? null } })),
+  });
+}
+
+describe('NGII traffic control on synthetic shapefiles: signal heads, stop lines, signs, lane levels', () => {
+  const origin = { lat: 37.23, lon: 126.77 };
+  const o = latLonToUtm(origin.lat, origin.lon);
+  const lx = (e: number) => Math.round((E0 + e - o.easting) * 1000) / 1000;
+  const ly = (n: number) => Math.round((N0 + n - o.northing) * 1000) / 1000;
+
+  it('signal heads: codes, Ref_Lane along R_LinkID, a short chain, a missing LinkID, an unknown code', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ngii-tc-'));
+    writeTrafficSite(dir, 'point');
+    const { map, summary } = await convertNgii(dir, { origin });
+    expect(parseTrafficControl(JSON.parse(JSON.stringify(map.traffic_control)))).toEqual(map.traffic_control);
+    const heads = Object.fromEntries(map.traffic_control.signals.map((h) => [h.id, h]));
+    expect(heads.H1).toEqual({ id: 'H1', x: lx(102), y: ly(4), code: '2', head: 'vehicle_horizontal_4_colour_a', kind: 'vehicle', left_arrow: true, lanes: ['L1', 'L2', 'L3'], post: 'POST1' });
+    expect(heads.H2).toMatchObject({ code: '1', head: 'vehicle_horizontal_3_colour', kind: 'vehicle', left_arrow: false, lanes: ['L2', 'L3'] });
+    expect(heads.H2.post).toBeUndefined();
+    expect(heads.H3).toMatchObject({ kind: 'pedestrian', head: 'pedestrian', lanes: [], post: 'POST1' });
+    expect(heads.H4).toMatchObject({ code: '42', kind: 'other', head: 'unknown', left_arrow: false, lanes: ['L1'] });
+    expect(heads.H5).toMatchObject({ kind: 'bus', head: 'bus_3_colour', lanes: ['L3'] });
+    expect(heads.H6).toMatchObject({ kind: 'vehicle', head: 'vehicle_auxiliary_vertical_4_colour', left_arrow: true });
+    const c1 = summary.layers.C1_TRAFFICLIGHT!;
+    expect(c1).toMatchObject({ read: 6, written: 6, skipped: {} });
+    expect(c1.lanes).toEqual({
+      'LinkID + Ref_Lane − 1 right neighbours': 4,
+      'R_LinkID chain ended before Ref_Lane lanes (kept what there is)': 1,
+      'LinkID not a lane of A2_LINK (no lanes)': 1,
+    });
+    expect(c1.codes['Type 2 vehicle_horizontal_4_colour_a (차량횡형-사색등A)']).toBe(1);
+    expect(summary.unknownCodes).toEqual({ 'C1 Type 42 → signal head kind other': 1 });
+    expect(summary.warnings.some((w) => /C1_TRAFFICLIGHT: 1 records name a LinkID that is not a lane/.test(w))).toBe(true);
+    expect(summary.missing).toEqual(['C3_VEHICLEPROTECTIONSAFETY', 'C4_SPEEDBUMP']);
+    // nothing of this reaches roads
+    expect(map.map.counts).toEqual({ lane: 8, road_line: 4, road_edge: expect.any(Number) });
+    expect(map.roads.some((r) => /^(H|G)\d$/.test(r.source_id))).toBe(false);
+  });
+
+  it('stop lines: by reference, by geometry (ends on the line count), not along a lane; still road lines', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ngii-tc-'));
+    writeTrafficSite(dir, 'point');
+    const { map, summary } = await convertNgii(dir, { origin });
+    const lines = Object.fromEntries(map.traffic_control.stop_lines.map((l) => [l.id, l]));
+    expect(Object.keys(lines)).toEqual(['SG', 'SR', 'SA']);
+    // the approach lanes end on SG and the intersection path starts on it
+    expect(lines.SG).toEqual({ id: 'SG', geometry: [{ x: lx(100), y: ly(1.75) }, { x: lx(100), y: ly(-8.75) }], lanes: ['L1', 'L2', 'L3', 'P1'] });
+    // drawn short of L6's centre line: only its reference finds L6; A2NOTHERE is not a lane
+    expect(lines.SR.lanes).toEqual(['L6']);
+    // P1 runs along SA, 2 cm away: neither its reference nor the geometry attaches it
+    expect(lines.SA.lanes).toEqual([]);
+    expect(summary.stopLines).toEqual({ total: 3, byReference: 1, byGeometry: 1, referenceAndGeometry: 0, unattached: 1, danglingReferences: 1, referencesNotAcross: 1 });
+    expect(summary.warnings.join('\n')).toMatch(/1 of 3 stop lines meet no lane/);
+    expect(map.roads.filter((r) => r.type === 'road_line').map((r) => r.source_id)).toEqual(['LL', 'SG', 'SR', 'SA']);
+  });
+
+  it('signs from point records: stop, yield, speed limits, slow; Remark value; the rest skipped by code', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ngii-tc-'));
+    writeTrafficSite(dir, 'point');
+    const { map, summary } = await convertNgii(dir, { origin });
+    expect(map.traffic_control.signs).toEqual([
+      { id: 'G1', x: lx(60), y: ly(5), code: '227', kind: 'stop', lanes: ['L1', 'L2'] },
+      { id: 'G2', x: lx(61), y: ly(5), code: '224', kind: 'speed_limit', lanes: ['L2'], value_kmh: 60 },
+      { id: 'G3', x: lx(62), y: ly(5), code: '228', kind: 'yield', lanes: ['L3'] },
+      { id: 'G5', x: lx(64), y: ly(5), code: '225', kind: 'min_speed', lanes: ['L1'] },
+      { id: 'G6', x: lx(65), y: ly(5), code: '226', kind: 'slow', lanes: [] },
+    ]);
+    const b1 = summary.layers.B1_SAFETYSIGN!;
+    expect(b1).toMatchObject({ read: 7, written: 5 });
+    expect(b1.skipped).toEqual({ 'SubType 199 caution sign': 1, 'no SubType (Type 3 regulatory (규제) per the 2023 manual; which sign is unknown)': 1 });
+    expect(b1.lanes).toMatchObject({ 'LinkID not a lane of A2_LINK (no lanes)': 1 });
+    expect(parseTrafficControl(JSON.parse(JSON.stringify(map.traffic_control)))).toEqual(map.traffic_control);
+  });
+
+  it('signs from polygon records stand at the ring centroid', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ngii-tc-'));
+    writeTrafficSite(dir, 'polygon');
+    const { map } = await convertNgii(dir, { origin });
+    const g1 = map.traffic_control.signs.find((s) => s.id === 'G1')!;
+    expect(g1.x).toBeCloseTo(lx(60), 3);
+    expect(g1.y).toBeCloseTo(ly(5), 3);
+    expect(map.traffic_control.signs.map((s) => s.kind)).toEqual(['stop', 'speed_limit', 'yield', 'min_speed', 'slow']);
+    expect(parseTrafficControl(JSON.parse(JSON.stringify(map.traffic_control)))).toEqual(map.traffic_control);
+  });
+
+  it('lane levels: RoadType 2–5 or both nodes structure nodes → 1; the loader reads the map as it is', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ngii-tc-'));
+    writeTrafficSite(dir, 'point');
+    const { map } = await convertNgii(dir, { origin });
+    const lanes = map.map.lane_graph.lanes as Array<Record<string, any>>;
+    expect(Object.fromEntries(lanes.map((l) => [l.id, [l.road_type, l.level]]))).toEqual({
+      L1: ['1', 0], L2: ['1', 0], L3: ['1', 0], P1: ['1', 0], L6: ['1', 0], U1: ['1', 1], E1: ['1', 0], BR: ['3', 1],
+    });
+    const loaded = parseMapJson(JSON.parse(JSON.stringify(map)), 'synthetic');
+    expect(loaded.trafficControl.signals).toHaveLength(6);
+    expect(loaded.trafficControl.stop_lines).toHaveLength(3);
+    expect(loaded.mapMetadata!.lane_graph!.lanes.filter((l) => l.level === 1).map((l) => l.id)).toEqual(['U1', 'BR']);
   });
 });
