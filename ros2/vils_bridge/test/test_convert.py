@@ -1,4 +1,5 @@
 """The conversion logic, on its own."""
+import json
 import math
 
 import pytest
@@ -66,3 +67,117 @@ def test_newest_frame_slot_and_token():
     assert slot.take_nowait() == {'i': 4} and slot.skipped == 4 and slot.take_nowait() is None
     assert with_token('ws://h:1/ws/vils/stream', 'a b') == 'ws://h:1/ws/vils/stream?token=a+b'
     assert with_token('ws://h:1/x?y=1', '') == 'ws://h:1/x?y=1'
+
+
+# --- traffic signals ----------------------------------------------------------------------------------------------
+
+def sig(gid, numeric_id, state, code, left=False, ttc=12.3, source='plan', lanes=('R6', 'L6')):
+    return {'id': gid, 'numeric_id': numeric_id, 'junction': gid.split('.')[0], 'state': state, 'code': code,
+            'time_to_change_s': ttc, 'source': source, 'left': left, 'lanes': list(lanes)}
+
+
+STATES = [('green', 'G'), ('green_yield', 'g'), ('yellow', 'y'), ('red', 'r'), ('off', 'o')]
+MAIN = {'green': ('GREEN', 'CIRCLE', 'SOLID_ON'), 'green_yield': ('GREEN', 'CIRCLE', 'SOLID_ON'), 'yellow': ('AMBER', 'CIRCLE', 'SOLID_ON'),
+        'red': ('RED', 'CIRCLE', 'SOLID_ON'), 'off': ('UNKNOWN', 'CIRCLE', 'SOLID_OFF')}
+LEFT = dict(MAIN, green=('GREEN', 'LEFT_ARROW', 'SOLID_ON'))
+
+
+def elements(group):
+    return [(e['color'], e['shape'], e['status']) for e in group['elements']]
+
+
+@pytest.mark.parametrize('left', [False, True])
+@pytest.mark.parametrize('state,code', STATES)
+def test_every_state_of_both_group_kinds(state, code, left):
+    frame = {'timestamp': 1700000000.5, 'signals': [sig('J1.A.left' if left else 'J1.A', 3, state, code, left=left)]}
+    out = convert.traffic_light_groups(frame)
+    assert out['stamp'] == (1700000000, 500000000)
+    (g,) = out['traffic_light_groups']
+    assert g['traffic_light_group_id'] == 3 and g['id'] == ('J1.A.left' if left else 'J1.A') and g['state'] == state
+    assert elements(g) == [(LEFT if left else MAIN)[state]]
+    assert g['elements'][0]['confidence'] == 1.0
+    # the same from the code alone (a record without `state`)
+    del frame['signals'][0]['state']
+    assert elements(convert.traffic_light_groups(frame)['traffic_light_groups'][0]) == [(LEFT if left else MAIN)[state]]
+
+
+def autoware_reads(group, turn_direction):
+    """What Autoware's planning makes of a group for a lanelet (traffic_light_utils::isTrafficSignalStop and the
+    intersection module's isTrafficLightArrowActivated): (may go, turn protected)."""
+    els = group['elements']
+    green_circle = any(e['shape'] == 'CIRCLE' and e['color'] == 'GREEN' for e in els)
+    arrow = any(e['shape'] == 'LEFT_ARROW' for e in els)  # any colour: Autoware does not look at it
+    go = green_circle or (turn_direction == 'left' and arrow)
+    protected = turn_direction == 'left' and any(e['shape'] == 'LEFT_ARROW' and e['color'] == 'GREEN' and e['status'] == 'SOLID_ON' for e in els)
+    return go, protected
+
+
+@pytest.mark.parametrize('state,code', STATES)
+def test_autoware_reads_each_state_as_vils_means_it(state, code):
+    for left in (False, True):
+        (g,) = convert.traffic_light_groups({'timestamp': 0, 'signals': [sig('J1.A', 1, state, code, left=left)]})['traffic_light_groups']
+        for turn in (('left',) if left else ('else', 'straight', 'left')):  # a left group is on left-turn lanelets only
+            go, protected = autoware_reads(g, turn)
+            assert go == (state in ('green', 'green_yield')), (state, left, turn)
+            # only a protected left group's green protects the turn; a permissive green leaves it yielding
+            assert protected == (left and state == 'green' and turn == 'left'), (state, left, turn)
+
+
+def test_element_names_are_autoware_constants():
+    t = convert.TRAFFIC_LIGHT_ELEMENT_1X
+    for table in (convert.SIGNAL_ELEMENT_MAIN, convert.SIGNAL_ELEMENT_LEFT, {'?': convert.SIGNAL_ELEMENT_UNKNOWN}):
+        for color, shape, status in table.values():
+            assert color in t['color'] and shape in t['shape'] and status in t['status']
+
+
+def test_frames_without_signals_and_odd_records():
+    assert convert.traffic_light_groups(FRAME) is None  # an older server: publish nothing
+    assert convert.signals_side_message(FRAME) is None and convert.signals_json(FRAME) is None
+    assert convert.traffic_light_groups({'timestamp': 1.0, 'signals': None}) is None
+    assert convert.traffic_light_groups({'timestamp': 1.0, 'signals': []}) == {'stamp': (1, 0), 'traffic_light_groups': []}
+    frame = {'timestamp': 1.0, 'signals': [
+        sig('J1.A', 1, 'flashing_yellow', 'Y'),     # a state this bridge does not know
+        {'id': 'J1.B', 'numeric_id': 2, 'code': 'x'},  # an unknown code, no state
+        {'id': 'J1.C', 'numeric_id': 3, 'state': 7},   # not a string
+        {'id': 'J1.D', 'numeric_id': 4},               # nothing at all
+        {'id': 'J1.E', 'state': 'red'},                # no numeric id: left out
+        {'id': 'J1.F', 'numeric_id': True, 'state': 'red'},
+        {'id': 'J1.G', 'numeric_id': 2.5, 'state': 'red'},
+        'garbage',
+    ]}
+    groups = convert.traffic_light_groups(frame)['traffic_light_groups']
+    assert [g['traffic_light_group_id'] for g in groups] == [1, 2, 3, 4]
+    for g in groups:
+        assert g['elements'] == [{'color': 'UNKNOWN', 'shape': 'UNKNOWN', 'status': 'UNKNOWN', 'confidence': 0.0}]
+    assert [g['state'] for g in groups] == ['flashing_yellow', 'x', '7', 'None']
+    assert len(convert.signals_side_message(frame)['signals']) == 7
+
+
+DEMO = {'type': 'npc_states', 'timestamp': 1700000000.25, 'sim_time_s': 26.0, 'npcs': [], 'signals': [
+    sig('J1.A', 1, 'red', 'r', ttc=4.5, lanes=('R6', 'L6')),
+    sig('J1.B', 2, 'yellow', 'y', ttc=2.5, lanes=('R3', 'L3')),
+    sig('J1.B.left', 3, 'green', 'G', left=True, ttc=None, source='live', lanes=('R3',)),
+]}
+
+
+def test_ids_are_kept_and_the_side_message():
+    groups = convert.traffic_light_groups(DEMO)['traffic_light_groups']
+    assert [(g['id'], g['traffic_light_group_id']) for g in groups] == [('J1.A', 1), ('J1.B', 2), ('J1.B.left', 3)]
+    assert [elements(g) for g in groups] == [[('RED', 'CIRCLE', 'SOLID_ON')], [('AMBER', 'CIRCLE', 'SOLID_ON')], [('GREEN', 'LEFT_ARROW', 'SOLID_ON')]]
+    side = json.loads(convert.signals_json(DEMO))
+    assert side['timestamp'] == 1700000000.25 and side['sim_time_s'] == 26.0
+    assert side['signals'][0] == {'id': 'J1.A', 'numeric_id': 1, 'traffic_light_group_id': 1, 'junction': 'J1', 'state': 'red', 'code': 'r',
+                                  'time_to_change_s': 4.5, 'source': 'plan', 'left': False, 'lanes': ['R6', 'L6']}
+    assert side['signals'][2]['time_to_change_s'] is None and side['signals'][2]['source'] == 'live' and side['signals'][2]['left'] is True
+
+
+def test_group_ids_of_the_cars_map():
+    ids = convert.parse_group_ids(' J1.A=1001; J1.B.left = 1003 ,')
+    assert ids == {'J1.A': 1001, 'J1.B.left': 1003} and convert.parse_group_ids('') == {}
+    groups = convert.traffic_light_groups(DEMO, ids)['traffic_light_groups']
+    assert [(g['id'], g['traffic_light_group_id']) for g in groups] == [('J1.A', 1001), ('J1.B.left', 1003)]  # J1.B is not in the map
+    side = convert.signals_side_message(DEMO, ids)['signals']
+    assert [s['traffic_light_group_id'] for s in side] == [1001, None, 1003]
+    for bad in ('J1.A', 'J1.A=x', '=3'):
+        with pytest.raises(ValueError, match='traffic_light_group_ids'):
+            convert.parse_group_ids(bad)

@@ -5,8 +5,11 @@
 - NPCs out: an ``npc_states`` frame becomes the fields of visualization_msgs/Marker, vision_msgs/Detection3D
   and autoware_perception_msgs/PredictedObject (with velocities), in the VILS map frame (x east, y north,
   metres about the map origin; yaw counter-clockwise from east).
+- Signals out: a frame's ``signals`` become the fields of autoware_perception_msgs/TrafficLightGroupArray (one
+  group per signal group) and a JSON side message with what that type has no field for (ids, time to change).
 - The transform from the car's map frame to the VILS frame.
 """
+import json
 import math
 import time
 import uuid
@@ -160,3 +163,151 @@ def map_transform(map_offset):
 def frame_age_s(frame, now=None):
     """How old a frame is: now minus its wall-clock timestamp [s]."""
     return (time.time() if now is None else now) - float(frame.get('timestamp', 0.0))
+
+
+# --- traffic signals -------------------------------------------------------------------------------------------
+#
+# Mirrored type: autoware_perception_msgs/msg/TrafficLightGroupArray (autoware_msgs 1.x, what Autoware Universe's
+# planning reads on /perception/traffic_light_recognition/traffic_signals): {stamp, traffic_light_groups[]}, each
+# TrafficLightGroup {int64 traffic_light_group_id, TrafficLightElement[] elements, PredictedTrafficLightState[]
+# predictions (1.8+)}, each element {uint8 color, shape, status; float32 confidence}. Elements are given here by the
+# names of the message's constants (color RED AMBER GREEN WHITE UNKNOWN, shape CIRCLE LEFT_ARROW ... UNKNOWN, status
+# SOLID_OFF SOLID_ON FLASHING UNKNOWN): the node takes the numbers from the installed message class, because they
+# have changed between releases (an early TrafficLightElement had CIRCLE = 5; 1.x has CIRCLE = 1).
+#
+# How Autoware reads a group (autoware::traffic_light_utils::isTrafficSignalStop, and the intersection module's
+# isTrafficLightArrowActivated): a GREEN CIRCLE lets every lanelet of the group go; otherwise a lanelet whose
+# turn_direction is "left" may go when the group has a LEFT_ARROW element *of any colour*; anything else stops.
+# A GREEN LEFT_ARROW SOLID_ON also marks the turn as protected (the intersection module stops watching oncoming
+# traffic). Hence:
+# - a left-turn group never shows an arrow unless its turn is protected and may go: red and yellow are the red and
+#   yellow circles, which on a Korean four-colour head (red, yellow, green left arrow, green) are the lamps that
+#   light for the left turn when the arrow is off (the yellow after the arrow is the head's yellow circle);
+# - a permissive green (``g``: go, but give way) is a GREEN CIRCLE in both kinds of group: Autoware has no
+#   permissive colour, and a circle leaves the yielding to its intersection module. On a left group this is also
+#   what a Korean head shows for an unprotected left (the green circle, with a sign), never the arrow.
+# - ``off`` is a dark head: colour UNKNOWN, status SOLID_OFF (Autoware has no colour for "off"). Its traffic light
+#   module then stops at the line, as a driver treats a dark signal; note that Autoware reads an UNKNOWN colour as
+#   "not seen", and the planner modules that keep the last observation keep the state before the head went dark.
+#   A state this bridge does not know is UNKNOWN throughout (colour, shape, status) with confidence 0.
+#
+# ``predictions`` are left empty: a frame gives the time to the next change but not the next state.
+
+SIGNAL_CODES = {'G': 'green', 'g': 'green_yield', 'y': 'yellow', 'r': 'red', 'o': 'off'}
+
+# state -> (color, shape, status) for a through/main group (left: false)
+SIGNAL_ELEMENT_MAIN = {
+    'green': ('GREEN', 'CIRCLE', 'SOLID_ON'),
+    'green_yield': ('GREEN', 'CIRCLE', 'SOLID_ON'),  # permissive green: Autoware has no colour of its own for it
+    'yellow': ('AMBER', 'CIRCLE', 'SOLID_ON'),
+    'red': ('RED', 'CIRCLE', 'SOLID_ON'),
+    'off': ('UNKNOWN', 'CIRCLE', 'SOLID_OFF'),
+}
+# ... for a protected left-turn group (left: true): only a protected green is the arrow
+SIGNAL_ELEMENT_LEFT = dict(SIGNAL_ELEMENT_MAIN, green=('GREEN', 'LEFT_ARROW', 'SOLID_ON'))
+SIGNAL_ELEMENT_UNKNOWN = ('UNKNOWN', 'UNKNOWN', 'UNKNOWN')
+
+# autoware_msgs 1.x's numbers, for reference and tests (the node reads them from the message class)
+TRAFFIC_LIGHT_ELEMENT_1X = {
+    'color': {'UNKNOWN': 0, 'RED': 1, 'AMBER': 2, 'GREEN': 3, 'WHITE': 4},
+    'shape': {'UNKNOWN': 0, 'CIRCLE': 1, 'LEFT_ARROW': 2, 'RIGHT_ARROW': 3, 'UP_ARROW': 4},
+    'status': {'UNKNOWN': 0, 'SOLID_OFF': 1, 'SOLID_ON': 2, 'FLASHING': 3},
+}
+
+
+def parse_group_ids(text):
+    """'J1.A=1001, J1.B=1002' -> {'J1.A': 1001, 'J1.B': 1002} (the car's lanelet2 traffic light regulatory element
+    ids by VILS group id). '' -> {}. Raises ValueError naming the bad entry."""
+    out = {}
+    for part in (text or '').replace(';', ',').split(','):
+        part = part.strip()
+        if not part:
+            continue
+        key, sep, value = part.partition('=')
+        key, value = key.strip(), value.strip()
+        if not sep or not key:
+            raise ValueError(f'traffic_light_group_ids: "{part}" is not <group id>=<integer>')
+        try:
+            out[key] = int(value)
+        except ValueError:
+            raise ValueError(f'traffic_light_group_ids: "{part}": {value!r} is not an integer') from None
+    return out
+
+
+def _integer(v):
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v != int(v):
+        return None
+    return int(v)
+
+
+def signal_state(signal):
+    """The state name of one signal group record: its ``state``, or from its ``code`` when it has none. Returns
+    the string as given when it is not one this bridge knows (the caller maps it to UNKNOWN)."""
+    state = signal.get('state')
+    if state is None:
+        state = SIGNAL_CODES.get(signal.get('code'), signal.get('code'))
+    return state if isinstance(state, str) else repr(state)
+
+
+def signal_element(state, left):
+    """The TrafficLightElement (names of its constants, confidence) for a group state."""
+    table = SIGNAL_ELEMENT_LEFT if left else SIGNAL_ELEMENT_MAIN
+    known = state in table
+    color, shape, status = table[state] if known else SIGNAL_ELEMENT_UNKNOWN
+    return {'color': color, 'shape': shape, 'status': status, 'confidence': 1.0 if known else 0.0}
+
+
+def _signal_records(frame):
+    signals = frame.get('signals')
+    if not isinstance(signals, list):
+        return None
+    return [s for s in signals if isinstance(s, dict)]
+
+
+def traffic_light_groups(frame, group_ids=None):
+    """The TrafficLightGroupArray of a frame's ``signals``: {'stamp': (sec, nanosec), 'traffic_light_groups':
+    [{'traffic_light_group_id', 'elements': [element], 'id', 'state'}]} ('id' and 'state', VILS's, are for logs).
+
+    None when the frame has no ``signals`` list (a server from before signals): publish nothing then. The group id
+    is the record's ``numeric_id``, or with ``group_ids`` (VILS id -> the car's map id) the mapped id, groups not
+    in the map being left out. A record with no usable id is left out; an unknown state gives an UNKNOWN element.
+    """
+    records = _signal_records(frame)
+    if records is None:
+        return None
+    groups = []
+    for s in records:
+        gid = group_ids.get(s.get('id')) if group_ids else _integer(s.get('numeric_id'))
+        if gid is None:
+            continue
+        state = signal_state(s)
+        groups.append({'traffic_light_group_id': gid, 'elements': [signal_element(state, bool(s.get('left')))],
+                       'id': s.get('id'), 'state': state})
+    return {'stamp': frame_stamp(frame), 'traffic_light_groups': groups}
+
+
+def signals_side_message(frame, group_ids=None):
+    """What TrafficLightGroupArray has no field for, as a dict for std_msgs/String (JSON) on /vils/signals: the
+    frame's times and, per signal group, VILS's record (id, numeric_id, junction, state, code, time_to_change_s,
+    source, left, lanes) plus the traffic_light_group_id it was published under (null: not published). None when
+    the frame has no ``signals`` list."""
+    records = _signal_records(frame)
+    if records is None:
+        return None
+    out = []
+    for s in records:
+        gid = group_ids.get(s.get('id')) if group_ids else _integer(s.get('numeric_id'))
+        ttc = s.get('time_to_change_s')
+        out.append({
+            'id': s.get('id'), 'numeric_id': s.get('numeric_id'), 'traffic_light_group_id': gid,
+            'junction': s.get('junction'), 'state': signal_state(s), 'code': s.get('code'),
+            'time_to_change_s': float(ttc) if isinstance(ttc, (int, float)) and not isinstance(ttc, bool) and math.isfinite(ttc) else None,
+            'source': s.get('source'), 'left': bool(s.get('left')), 'lanes': list(s.get('lanes') or []),
+        })
+    return {'timestamp': frame.get('timestamp'), 'sim_time_s': frame.get('sim_time_s'), 'signals': out}
+
+
+def signals_json(frame, group_ids=None):
+    """signals_side_message as a JSON string (None without ``signals``)."""
+    m = signals_side_message(frame, group_ids)
+    return None if m is None else json.dumps(m, separators=(',', ':'))

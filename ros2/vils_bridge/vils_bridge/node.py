@@ -4,8 +4,10 @@ In:  sensor_msgs/NavSatFix on ``fix_topic``; heading (std_msgs/Float64, degrees 
      (std_msgs/Float64, m/s) on ``heading_topic``/``speed_topic``, or derived from consecutive fixes when empty.
 Out: visualization_msgs/MarkerArray on /vils/npcs/markers, vision_msgs/Detection3DArray on /vils/npcs/detections,
      and autoware_perception_msgs/PredictedObjects on /vils/npcs/objects when that package is importable; all in
-     ``frame_id``, whose transform from ``map_frame`` is published on /tf_static. Each frame is published as it
-     arrives from the server (so at the server's publish_hz), always the newest one.
+     ``frame_id``, whose transform from ``map_frame`` is published on /tf_static. The signal groups' states as
+     autoware_perception_msgs/TrafficLightGroupArray on ``traffic_lights_topic`` (when that type is importable) and
+     as JSON (std_msgs/String: ids, time to change) on ``signals_topic``, for frames that carry ``signals``. Each
+     frame is published as it arrives from the server (so at the server's publish_hz), always the newest one.
 """
 import asyncio
 import threading
@@ -14,7 +16,7 @@ import rclpy
 from geometry_msgs.msg import TransformStamped
 from rclpy.node import Node
 from sensor_msgs.msg import NavSatFix
-from std_msgs.msg import Float64
+from std_msgs.msg import Float64, String
 from tf2_ros.static_transform_broadcaster import StaticTransformBroadcaster
 from vision_msgs.msg import Detection3D, Detection3DArray, ObjectHypothesisWithPose
 from visualization_msgs.msg import Marker, MarkerArray
@@ -26,6 +28,10 @@ try:  # Autoware is optional
     from autoware_perception_msgs.msg import ObjectClassification, PredictedObject, PredictedObjects, Shape
 except ImportError:  # pragma: no cover - depends on the installation
     PredictedObjects = None
+try:  # autoware_msgs 1.x (older releases have TrafficSignalArray instead, not published)
+    from autoware_perception_msgs.msg import TrafficLightElement, TrafficLightGroup, TrafficLightGroupArray
+except ImportError:  # pragma: no cover - depends on the installation
+    TrafficLightGroupArray = None
 
 
 def _pose(msg_pose, position, orientation):
@@ -39,7 +45,9 @@ class VilsBridge(Node):
         p = {name: self.declare_parameter(name, default).value for name, default in [
             ('url', 'ws://localhost:8000/ws/vils/stream'), ('token', ''), ('ego_id', 'ego'), ('fix_topic', '/gps/fix'),
             ('heading_topic', ''), ('speed_topic', ''), ('send_hz', 10.0), ('frame_id', 'vils_map'), ('map_frame', 'map'),
-            ('map_offset', [0.0, 0.0, 0.0, 0.0]), ('reconnect_min_s', 0.5), ('reconnect_max_s', 10.0)]}
+            ('map_offset', [0.0, 0.0, 0.0, 0.0]), ('reconnect_min_s', 0.5), ('reconnect_max_s', 10.0),
+            ('traffic_lights_topic', '/perception/traffic_light_recognition/traffic_signals'), ('signals_topic', '/vils/signals'),
+            ('traffic_light_group_ids', '')]}
         self.p = p
         self.fix = None
         self.heading = None
@@ -53,6 +61,18 @@ class VilsBridge(Node):
         self.markers = self.create_publisher(MarkerArray, '/vils/npcs/markers', 10)
         self.detections = self.create_publisher(Detection3DArray, '/vils/npcs/detections', 10)
         self.objects = self.create_publisher(PredictedObjects, '/vils/npcs/objects', 10) if PredictedObjects else None
+        if PredictedObjects is None:
+            self.get_logger().info('autoware_perception_msgs/PredictedObjects not importable: /vils/npcs/objects not published')
+        self.group_ids = convert.parse_group_ids(p['traffic_light_group_ids'])
+        self.traffic_lights = None
+        if p['traffic_lights_topic'] and TrafficLightGroupArray is not None:
+            self.traffic_lights = self.create_publisher(TrafficLightGroupArray, p['traffic_lights_topic'], 10)
+        elif p['traffic_lights_topic']:
+            self.get_logger().info(f"autoware_perception_msgs/TrafficLightGroupArray not importable: {p['traffic_lights_topic']} not published")
+        self.signals = self.create_publisher(String, p['signals_topic'], 10) if p['signals_topic'] else None
+        self.signal_groups_seen = None  # the (VILS id, published id) pairs last logged
+        self.unknown_states_seen = set()
+        self.no_signals_logged = False
         self.publish_static_transform()
         self.client = BridgeClient(p['url'], get_ego=self.ego, on_frame=self.publish_frame, on_error=lambda e: self.get_logger().warn(f'VILS: {e}'),
                                    log=self.get_logger().info, token=p['token'], send_hz=p['send_hz'],
@@ -131,6 +151,44 @@ class VilsBridge(Node):
                 o.shape.dimensions.x, o.shape.dimensions.y, o.shape.dimensions.z = f['dimensions']
                 objs.objects.append(o)
             self.objects.publish(objs)
+        self.publish_signals(frame)
+
+    def publish_signals(self, frame):
+        groups = convert.traffic_light_groups(frame, self.group_ids)
+        if groups is None:
+            if not self.no_signals_logged:
+                self.no_signals_logged = True
+                self.get_logger().info('the server\'s frames carry no signals: no traffic light states published')
+            return
+        seen = tuple((g['id'], g['traffic_light_group_id']) for g in groups['traffic_light_groups'])
+        if seen != self.signal_groups_seen:
+            self.signal_groups_seen = seen
+            self.get_logger().info(f'traffic light groups: {", ".join(f"{i} -> {n}" for i, n in seen) or "none"}')
+        for g in groups['traffic_light_groups']:
+            if g['elements'][0]['color'] == 'UNKNOWN' and g['elements'][0]['status'] == 'UNKNOWN' and g['state'] not in self.unknown_states_seen:
+                self.unknown_states_seen.add(g['state'])
+                self.get_logger().warn(f"signal group {g['id']}: unknown state {g['state']!r}, published as UNKNOWN")
+        if self.traffic_lights is not None:
+            self.traffic_lights.publish(traffic_light_group_array(groups))
+        if self.signals is not None:
+            self.signals.publish(String(data=convert.signals_json(frame, self.group_ids)))
+
+
+def traffic_light_group_array(groups):
+    """The TrafficLightGroupArray message of convert.traffic_light_groups' dict; the constants' numbers come from
+    the installed message class."""
+    msg = TrafficLightGroupArray()
+    msg.stamp.sec, msg.stamp.nanosec = groups['stamp']
+    for g in groups['traffic_light_groups']:
+        group = TrafficLightGroup()
+        group.traffic_light_group_id = g['traffic_light_group_id']
+        for e in g['elements']:
+            el = TrafficLightElement()
+            el.color, el.shape, el.status = (getattr(TrafficLightElement, e[k]) for k in ('color', 'shape', 'status'))
+            el.confidence = e['confidence']
+            group.elements.append(el)
+        msg.traffic_light_groups.append(group)
+    return msg
 
 
 def main():
