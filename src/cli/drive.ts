@@ -6,10 +6,15 @@
  */
 import { parseArgs } from 'node:util';
 import { defaultMapPath, setupScene, type QualitySummary } from '../scene/index.js';
+import type { JunctionSummary } from '../scene/control/index.js';
 import { POLICY_DT } from '../traffic/engine.js';
 import { UsageError, type Command } from './commands.js';
 
-export interface DriveResult extends QualitySummary {
+export interface DriveResult extends QualitySummary, Omit<JunctionSummary, 'junctions'> {
+  /** junctions of the map by control (signal, all_way_stop, stop, yield, priority) */
+  junction_controls: Record<string, number>;
+  /** NPCs obeyed the traffic rules (--no-rules: they did not; the signals ran either way) */
+  traffic_rules: boolean;
   map: string;
   npcs: number;
   seconds: number;
@@ -26,9 +31,10 @@ export interface DriveResult extends QualitySummary {
   real_time_factor: number;
 }
 
-export async function driveMap(opts: { mapPath: string; npcs: number; seconds: number; seed: number; modelPath?: string }): Promise<DriveResult> {
+export async function driveMap(opts: { mapPath: string; npcs: number; seconds: number; seed: number; modelPath?: string; rules?: boolean }): Promise<DriveResult> {
   const tSetup = performance.now();
-  const { scene, map, release } = await setupScene({ mapPath: opts.mapPath, modelPath: opts.modelPath, config: { npc_target: opts.npcs, seed: opts.seed } });
+  const rules = opts.rules ?? true;
+  const { scene, map, release } = await setupScene({ mapPath: opts.mapPath, modelPath: opts.modelPath, config: { npc_target: opts.npcs, seed: opts.seed, traffic_rules: rules } });
   try {
     scene.reset();
     const setup = (performance.now() - tSetup) / 1000;
@@ -37,8 +43,9 @@ export async function driveMap(opts: { mapPath: string; npcs: number; seconds: n
     for (let k = 0; k < steps; k++) await scene.advanceTo(k * POLICY_DT);
     const wall = (performance.now() - t0) / 1000;
     const q = scene.quality.summary();
+    const { junctions, ...j } = scene.control.metrics.summary();
     return {
-      map: map.label, npcs: opts.npcs, seconds: opts.seconds, seed: opts.seed, ...q,
+      map: map.label, npcs: opts.npcs, seconds: opts.seconds, seed: opts.seed, ...q, traffic_rules: rules, junction_controls: junctions, ...j,
       stuck_over_60s: scene.quality.openTripCount(scene.steps, 60 / POLICY_DT),
       setup_seconds: setup,
       wall_seconds: wall,
@@ -53,16 +60,16 @@ export async function driveMap(opts: { mapPath: string; npcs: number; seconds: n
 export const driveCommand: Command = {
   name: 'drive',
   summary: 'run NPCs on a map headless for some simulated time and report the NPC quality figures',
-  usage: 'vils drive [--map maps/demo-track.json] [--npcs 30] [--seconds 60] [--seed 1] [--model <onnx>] [--json]',
+  usage: 'vils drive [--map maps/demo-track.json] [--npcs 30] [--seconds 60] [--seed 1] [--model <onnx>] [--no-rules] [--json]',
   async run(argv) {
-    const { values } = parseArgs({ args: argv, options: { map: { type: 'string' }, npcs: { type: 'string' }, seconds: { type: 'string' }, seed: { type: 'string' }, model: { type: 'string' }, json: { type: 'boolean' } } });
+    const { values } = parseArgs({ args: argv, options: { map: { type: 'string' }, npcs: { type: 'string' }, seconds: { type: 'string' }, seed: { type: 'string' }, model: { type: 'string' }, json: { type: 'boolean' }, 'no-rules': { type: 'boolean' } } });
     const npcs = Number(values.npcs ?? 30);
     const seconds = Number(values.seconds ?? 60);
     const seed = Number(values.seed ?? 1);
     if (!Number.isInteger(npcs) || npcs < 1 || npcs > 63) throw new UsageError('--npcs must be 1..63');
     if (!(seconds > 0)) throw new UsageError('--seconds must be positive');
     if (!Number.isInteger(seed) || seed < 0) throw new UsageError('--seed must be a non-negative integer');
-    const r = await driveMap({ mapPath: values.map ?? defaultMapPath(), npcs, seconds, seed, modelPath: values.model });
+    const r = await driveMap({ mapPath: values.map ?? defaultMapPath(), npcs, seconds, seed, modelPath: values.model, rules: !values['no-rules'] });
     if (values.json) {
       console.log(JSON.stringify(r));
       return 0;
@@ -72,6 +79,9 @@ export const driveCommand: Command = {
     console.log(`trips ${r.trips}: reached goal ${r.reached_goal}, abandoned ${r.abandoned}, under way at the end ${r.under_way} (over 60 s old: ${r.stuck_over_60s})`);
     console.log(`of the ${r.reached_goal + r.abandoned} trips that ended: goal ${pct(r.goal_rate)}, collision ${pct(r.trip_collision_rate)}, off-road ${pct(r.trip_offroad_rate)}`);
     console.log(`NPC-steps touching a vehicle ${pct(r.vehicle_contact_step_share)}, a road edge ${pct(r.road_edge_step_share)}; NPCs that ever did: ${pct(r.npcs_ever_collided)}, ${pct(r.npcs_ever_offroad)}`);
+    const controls = Object.entries(r.junction_controls).map(([k, v]) => `${v} ${k.replace(/_/g, ' ')}`).join(', ') || 'none';
+    console.log(`junctions: ${controls}${r.traffic_rules ? '' : ' (rules off)'}; red-light violations ${r.red_light_violations}, stop-sign violations ${r.stop_sign_violations}; longest stand inside a junction ${r.junction_stand_max_s} s (${r.junction_stands_over_10s} over 10 s), box blocking ${r.box_blocking_npc_s} NPC-s`);
+    console.log(`throughput ${r.throughput_veh_per_h_per_lane} vehicles/h per approach lane${r.throughput_veh_per_green_h_per_lane ? `, at signals ${r.throughput_veh_per_green_h_per_lane} per hour of green (busiest lane ${r.throughput_veh_per_green_h_max}; saturation ≈ 1,800)` : ''}; stuck ${r.stuck_npcs}, gridlocks broken up ${r.gridlock_recycles}, wrong-way steps ${r.wrong_way_steps}`);
     return 0;
   },
 };

@@ -9,6 +9,8 @@
  * - heading jitter: the heading changed by more than 10° in one 0.1 s step;
  * - wrong way: no lane within 2.5 m runs the NPC's way, but one runs against it;
  * - stuck: an NPC below 0.5 m/s for more than 10 s with no vehicle within 15 m ahead (counted once per NPC);
+ *   one a traffic rule holds (a red light, a stop sign, giving way, a full junction) is waiting, not stuck, unless
+ *   it has waited RULE_STUCK_S (longer than any signal cycle);
  *   "ahead" is a centre within ±35° of its heading, a body reaching into its path, or the vehicle its shield
  *   holds it back for (a car crossing in front);
  * - speed share: the mean speed over the mean speed limit where the NPCs are;
@@ -33,6 +35,8 @@ export interface QualitySummary {
   npc_steps: number;
   /** share of NPC-steps touching another vehicle / a road edge */
   vehicle_contact_step_share: number;
+  /** NPC-steps touching another vehicle (NPC or ego) */
+  vehicle_contact_steps: number;
   road_edge_step_share: number;
   /** distinct NPCs seen, and the share that ever touched a vehicle / a road edge */
   npcs_seen: number;
@@ -127,6 +131,8 @@ interface NpcTrack {
   stuck: boolean;
   /** the vehicle ahead of it after the last step while it was slow: an NPC's id, BLOCKED_BY_EGO, or −1 */
   blocker: number;
+  /** step since which a traffic rule has held it (−1: not held) */
+  ruleSince: number;
 }
 
 /** blockerOf(): the vehicle ahead is an ego */
@@ -137,6 +143,8 @@ const STUCK_SPEED = 0.5;
 /** nose to nose, two NPCs creep: a deadlock is slower than this [m/s] */
 const DEADLOCK_SPEED = 1;
 const STUCK_STEPS = Math.round(10 / POLICY_DT);
+/** held by a traffic rule longer than any signal cycle (120 s) with margin: stuck after all */
+const RULE_STUCK_STEPS = Math.round(180 / POLICY_DT);
 const AHEAD_M = 15;
 /** the path ahead of an NPC is this much wider than the NPC on each side [m] */
 const PATH_MARGIN_M = 0.3;
@@ -246,7 +254,7 @@ export class QualityMetrics {
       this.seen.add(n.id);
       let tr = this.tracks.get(n.id);
       if (!tr) {
-        tr = { collided: false, offroad: false, slowSince: -1, deadlockSince: -1, stuck: false, blocker: -1 };
+        tr = { collided: false, offroad: false, slowSince: -1, deadlockSince: -1, stuck: false, blocker: -1, ruleSince: -1 };
         this.tracks.set(n.id, tr);
       }
       const trip = this.openTrips.get(n.id);
@@ -286,7 +294,16 @@ export class QualityMetrics {
       // stuck: slow for long with nothing ahead; deadlocked: slow, facing an NPC that faces it
       const ahead = speed < DEADLOCK_SPEED ? vehicleAhead(n, vehicles) : null;
       tr.blocker = ahead === null ? -1 : ahead.id ?? BLOCKED_BY_EGO;
-      if (speed < STUCK_SPEED && !ahead && !heldBackNear(n, vehicles)) {
+      // held at a line by a traffic rule: waiting, unless for longer than any signal cycle
+      const ruleHeld = n.hold !== 'none' && speed < STUCK_SPEED;
+      if (ruleHeld) {
+        if (tr.ruleSince < 0) tr.ruleSince = step;
+        if (!tr.stuck && step - tr.ruleSince > RULE_STUCK_STEPS) {
+          tr.stuck = true;
+          this.stuckCount++;
+        }
+      } else tr.ruleSince = -1;
+      if (speed < STUCK_SPEED && !ahead && !ruleHeld && !heldBackNear(n, vehicles)) {
         if (tr.slowSince < 0) tr.slowSince = step;
         if (!tr.stuck && step - tr.slowSince > STUCK_STEPS) {
           tr.stuck = true;
@@ -321,6 +338,7 @@ export class QualityMetrics {
     return {
       npc_steps: this.npcSteps,
       vehicle_contact_step_share: share(this.vehicleContactSteps, this.npcSteps),
+      vehicle_contact_steps: this.vehicleContactSteps,
       road_edge_step_share: share(this.roadEdgeSteps, this.npcSteps),
       npcs_seen: this.seen.size,
       npcs_ever_collided: share(this.everCollided.size, this.seen.size),

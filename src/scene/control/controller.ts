@@ -109,6 +109,20 @@ export class SignalController {
     return at ? (at.run.shown[at.k] as GroupStateCode) : 'o';
   }
 
+  /**
+   * Seconds until a group's state changes as far as it is known: from the plan; Infinity while a live input holds it
+   * (the roadside may change it any time, but nothing here will); the yellow left while it clears.
+   */
+  timeToChange(group: number): number {
+    const at = this.groupAt[group];
+    if (!at) return Infinity;
+    const { run, k } = at;
+    if (run.shown[k] === 'y') return Math.max(0, run.plan.yellow_s - (this.time - run.since[k]));
+    if (run.live) return run.shown.join('') === run.live.states ? Infinity : 0;
+    if (run.returning) return 0;
+    return this.planTimeToChange(run, k, this.time) ?? Infinity;
+  }
+
   /** The shown states of a junction, one char per group (cj.groups order). */
   junctionStates(cj: ControlledJunction): string {
     const run = this.byJunction.get(cj.junction.id);

@@ -82,7 +82,7 @@ export interface TrafficLayout {
 const BIND_BACK_M = 60;
 /** a mapped stop line is used when it lies this far before the derived entry, or this far after it [m] */
 const STOP_LINE_BACK_M = 25;
-const STOP_LINE_AHEAD_M = 6;
+const STOP_LINE_AHEAD_M = 2.5;
 /** opposite approaches: headings within this of 180° */
 const OPPOSITE_COS = Math.cos((135 * Math.PI) / 180);
 

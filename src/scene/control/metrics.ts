@@ -177,7 +177,7 @@ export class JunctionMetrics {
     const { m } = r.refs[mg];
     const mv = r.junctionOf(mg).movements[m];
     const along = r.inA[s];
-    const toExit = mv.length - along;
+    const toExit = r.clear[mg] - along;
     // a vehicle ahead within its own length past the exit, standing too
     for (let w = 0; w < world.count; w++) {
       if (w === s || !world.present[w]) continue;

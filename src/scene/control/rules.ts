@@ -47,11 +47,21 @@ const DECIDE_M = 40;
 const GAP_S = 1.5;
 /** acceleration assumed for a vehicle moving off or speeding up to the limit [m/s²] */
 const GO_ACCEL = 1.5;
-/** the exit must have room for the vehicle plus this [m] */
-const BOX_GAP_M = 1.5;
-/** a vehicle beyond the exit moving faster than this makes room as it goes (this many seconds of its travel) */
+/** the exit must have room for the vehicle plus this (car-following's standstill gap, 2.5 m, and a margin) [m] */
+const BOX_GAP_M = 3;
+/** room a vehicle takes on a short road between two junctions: its length plus car-following's standstill gap [m] */
+const LINK_GAP_M = 2.5;
+/** a green counts as lasting long enough to pass the next junction with this to spare [s] */
+const GREEN_MARGIN_S = 3;
+/** a queue moving off at a green: this pace at most, a vehicle every QUEUE_HEADWAY_S */
+const QUEUE_SPEED = 4;
+const QUEUE_HEADWAY_S = 2;
+/** a vehicle this close to the line of a path merging into ours, which we give way to, will take its room first [m] */
+const MERGE_RESERVE_M = 30;
+/** a vehicle beyond the exit moving faster than this makes room as it goes: at least what braking hard leaves */
 const MOVING_MPS = 2;
-const MOVING_ROOM_S = 1.5;
+const MOVING_ROOM_DECEL = 4;
+const MOVING_ROOM_MAX_M = 20;
 /** how far ahead along its lanes a vehicle is matched to movements [m] */
 const LOOKAHEAD_M = 150;
 /** an ego standing at its line at an all-way stop keeps its turn this long, then NPCs go on [s] */
@@ -85,6 +95,11 @@ export class TrafficRules {
   private readonly pathX: Float32Array[] = [];
   private readonly pathY: Float32Array[] = [];
   private readonly bbox: Float32Array;
+  /**
+   * per movement: distance from its entry to where a vehicle on it is clear of the whole junction (its exit, or
+   * further along its last lane where other movements of the junction still run: standing there blocks them)
+   */
+  readonly clear: Float64Array;
   /** per movement, this step: its state (signalised) and the slots on it */
   readonly code: Uint8Array;
   readonly yields: Uint8Array;
@@ -95,6 +110,9 @@ export class TrafficRules {
   /** per slot, this step: the movement it approaches (−1) and its centre's distance to the entry along its lanes */
   readonly apMg: Int32Array;
   readonly apD: Float64Array;
+  /** per slot: the movement after that (−1) and its entry's distance */
+  readonly ap2Mg: Int32Array;
+  readonly ap2D: Float64Array;
   /** per slot: the movement it is in (−1) and its centre's distance past that movement's entry */
   readonly inMg: Int32Array;
   readonly inA: Float64Array;
@@ -113,6 +131,8 @@ export class TrafficRules {
   private readonly heldMg: Int32Array;
   /** egos: since when it has stood at its line */
   private readonly standSince: Float64Array;
+  /** the movement it was in (else approached) in the last step */
+  private readonly lastMg: Int32Array;
   private readonly seq: Int32Array = new Int32Array(MAX_PLAN + 16);
   private readonly pos: LanePosition = { lane: 0, s: 0, offset: 0 };
   private time = 0;
@@ -154,9 +174,27 @@ export class TrafficRules {
         this.pathY.push(ys.subarray(0, Math.max(k, 1)));
       });
     });
+    this.clear = new Float64Array(total);
+    J.forEach((cj, j) => cj.movements.forEach((mv, m) => {
+      let s1 = mv.exit.s;
+      for (let changed = true; changed;) {
+        changed = false;
+        for (const k of cj.movements) {
+          for (const p of k.pieces) {
+            if (p.lane === mv.exit.lane && p.s0 <= s1 + 0.5 && p.s1 > s1 + 1e-6) {
+              s1 = p.s1;
+              changed = true;
+            }
+          }
+        }
+      }
+      this.clear[this.base[j] + m] = mv.length + (s1 - mv.exit.s);
+    }));
     const cap = engine.world.capacity;
     this.apMg = new Int32Array(cap).fill(-1);
     this.apD = new Float64Array(cap);
+    this.ap2Mg = new Int32Array(cap).fill(-1);
+    this.ap2D = new Float64Array(cap);
     this.inMg = new Int32Array(cap).fill(-1);
     this.inA = new Float64Array(cap);
     this.laneOf = new Int32Array(cap).fill(-1);
@@ -167,6 +205,7 @@ export class TrafficRules {
     this.stopDoneT = new Float64Array(cap);
     this.heldMg = new Int32Array(cap).fill(-1);
     this.standSince = new Float64Array(cap).fill(-1);
+    this.lastMg = new Int32Array(cap).fill(-1);
   }
 
   junctionOf(mg: number): ControlledJunction {
@@ -195,6 +234,7 @@ export class TrafficRules {
     for (const list of this.laneVehicles.values()) list.length = 0;
     for (let s = 0; s < world.count; s++) {
       this.apMg[s] = -1;
+      this.ap2Mg[s] = -1;
       this.inMg[s] = -1;
       this.laneOf[s] = -1;
       if (!world.present[s]) continue;
@@ -215,6 +255,7 @@ export class TrafficRules {
     this.stopDone[s] = -1;
     this.heldMg[s] = -1;
     this.standSince[s] = -1;
+    this.lastMg[s] = -1;
   }
 
   private signalStates(): void {
@@ -265,7 +306,9 @@ export class TrafficRules {
     this.sOf[s] = s0;
     push(this.laneVehicles, here, s);
     const half = 0.5 * world.length[s];
-    // inside a movement whose entry lies on an earlier lane (the plan starts at the current lane)
+    // inside a movement whose entry lies on an earlier lane (the plan starts at the current lane): the one it was
+    // in or approaching in the last step where several share this lane
+    let pick = -1, pickAlong = 0;
     for (const [mg, q] of this.laterOnLane.get(here) ?? []) {
       const { j, m } = this.refs[mg];
       const mv = this.layout.junctions[j].movements[m];
@@ -273,12 +316,18 @@ export class TrafficRules {
       let before = 0;
       for (let r = 0; r < q; r++) before += mv.pieces[r].s1 - mv.pieces[r].s0;
       const along = before + (s0 - mv.pieces[q].s0);
-      if (along + half >= 0 && along - half < mv.length) {
-        this.inMg[s] = mg;
-        this.inA[s] = along;
-        this.register(this.occupants, mg, s);
-        break;
+      if (!(along + half >= 0 && along - half < this.clear[mg])) continue;
+      const known = mg === this.lastMg[s];
+      if (pick < 0 || known) {
+        pick = mg;
+        pickAlong = along;
+        if (known) break;
       }
+    }
+    if (pick >= 0) {
+      this.inMg[s] = pick;
+      this.inA[s] = pickAlong;
+      this.register(this.occupants, pick, s);
     }
     // the movements along the lanes ahead
     let d = -s0;
@@ -291,10 +340,17 @@ export class TrafficRules {
         const dEntry = d + mv.entry.s;
         if (dEntry - half > 0) {
           if (this.apMg[s] < 0 || dEntry < this.apD[s]) {
+            if (this.apMg[s] >= 0 && this.refs[this.apMg[s]].j !== j) {
+              this.ap2Mg[s] = this.apMg[s];
+              this.ap2D[s] = this.apD[s];
+            }
             this.apMg[s] = mg;
             this.apD[s] = dEntry;
+          } else if (this.refs[this.apMg[s]].j !== j && (this.ap2Mg[s] < 0 || dEntry < this.ap2D[s])) {
+            this.ap2Mg[s] = mg;
+            this.ap2D[s] = dEntry;
           }
-        } else if (dEntry + mv.length + half > 0 && this.inMg[s] < 0) {
+        } else if (dEntry + this.clear[mg] + half > 0 && this.inMg[s] < 0) {
           this.inMg[s] = mg;
           this.inA[s] = -dEntry;
           this.register(this.occupants, mg, s);
@@ -312,6 +368,7 @@ export class TrafficRules {
       }
     }
     if (this.inMg[s] < 0) this.occupyByGeometry(world, s);
+    this.lastMg[s] = this.inMg[s] >= 0 ? this.inMg[s] : this.apMg[s];
   }
 
   /** Do a movement's pieces from index q on follow the lanes lanes[off …] (as far as both go)? */
@@ -353,35 +410,75 @@ export class TrafficRules {
     if (!lists[mg].includes(s)) lists[mg].push(s);
   }
 
-  /** The stop (if any) NPC s must make before the movement it approaches. */
+  /**
+   * The stop (if any) NPC s must make: at the line of the movement it approaches, or of the one after it where the
+   * two junctions are close (the NPC is decided for both at once, as a driver looks through the first junction to
+   * the second); a stop at the second line that would leave it standing in the first is made at the first line.
+   */
   private decide(world: World, s: number): void {
+    const half = 0.5 * world.length[s];
     const mg = this.apMg[s];
-    if (mg < 0) {
-      this.heldMg[s] = -1;
+    if (mg >= 0 && this.rule(world, s, mg, this.apD[s], true)) {
+      this.hold(s, mg, this.apD[s]);
       return;
     }
+    const mg2 = this.ap2Mg[s];
+    if (mg2 >= 0 && this.rule(world, s, mg2, this.ap2D[s], false)) {
+      // standing at the second line, where would its rear be?
+      const rear = this.ap2D[s] - STOP_MARGIN_M - 2 * half;
+      if (mg >= 0 && rear < this.apD[s] + this.clear[mg]) {
+        const v = world.speed(s);
+        const dFront = this.apD[s] - half;
+        const need = (v * v) / (2 * Math.max(dFront - STOP_MARGIN_M, 0.05));
+        // too late to wait before the first junction: on into it (the second line is then the next one)
+        if (need > COMMIT_DECEL && this.heldMg[s] !== mg2 && this.ruleReason !== HoldReason.Red) {
+          this.heldMg[s] = -1;
+          return;
+        }
+        this.hold(s, mg2, this.apD[s]);
+        return;
+      }
+      this.hold(s, mg2, this.ap2D[s]);
+      return;
+    }
+    this.heldMg[s] = -1;
+  }
+
+  private ruleReason: HoldReasonId = HoldReason.None;
+  private ruleDecel = COMFORT_DECEL;
+  private ruleHoldFor = -1;
+
+  private hold(s: number, mg: number, line: number): void {
+    this.heldMg[s] = mg;
+    this.engine.stops.set(s, line, this.ruleDecel, this.ruleReason, this.ruleHoldFor);
+  }
+
+  /**
+   * Must NPC s stop before movement mg, whose entry lies `d` ahead of its centre? Sets ruleReason, ruleDecel and
+   * ruleHoldFor. `first`: it is the next line ahead (the NPC may still be in the junction before it).
+   */
+  private rule(world: World, s: number, mg: number, d: number, first: boolean): boolean {
     const half = 0.5 * world.length[s];
-    const dFront = this.apD[s] - half;
+    const dFront = d - half;
     const v = world.speed(s);
     const need = (v * v) / (2 * Math.max(dFront - STOP_MARGIN_M, 0.05));
-    if (dFront > Math.max(DECIDE_M, (v * v) / (2 * COMFORT_DECEL) + 10)) {
-      this.heldMg[s] = -1;
-      return;
-    }
+    if (dFront > Math.max(DECIDE_M, (v * v) / (2 * COMFORT_DECEL) + 10)) return false;
     const { j, m } = this.refs[mg];
     const cj = this.layout.junctions[j];
-    const t = this.time;
     let reason: HoldReasonId = HoldReason.None;
     let holdFor = -1;
     let decel = COMFORT_DECEL;
     const code = this.code[mg];
     const signal = cj.control === 'signal' && code !== 0 && code !== O;
+    // still in the junction before this one, so close that stopping at this line would leave it standing in that
+    // one: it gives way only to vehicles in the way, does not wait for room past the exit, and goes on at yellow
+    const insideOther = first && this.inMg[s] >= 0 && this.refs[this.inMg[s]].j !== j && this.inA[s] + (dFront - STOP_MARGIN_M) - half < this.clear[this.inMg[s]];
     if (signal && code === R) {
       if (need <= HARD_DECEL || this.heldMg[s] === mg) reason = HoldReason.Red;
     } else if (signal && code === Y) {
       let memo = this.yellowMemo[s];
       if (Math.abs(memo) !== mg + 1) {
-        memo = this.heldMg[s] === mg || need <= YELLOW_DECEL ? -(mg + 1) : mg + 1;
+        memo = (this.heldMg[s] === mg || need <= YELLOW_DECEL) && !insideOther ? -(mg + 1) : mg + 1;
         this.yellowMemo[s] = memo;
       }
       if (memo < 0) {
@@ -389,23 +486,23 @@ export class TrafficRules {
         decel = YELLOW_DECEL;
       }
     } else {
-      this.yellowMemo[s] = 0;
+      if (Math.abs(this.yellowMemo[s]) === mg + 1) this.yellowMemo[s] = 0;
       // stop signs: a full stop at the line first
       const approach = cj.approaches[cj.movements[m].approach];
       const mustStop = !signal && (cj.control === 'all_way_stop' || approach.sign === 'stop');
       if (mustStop && this.stopDone[s] !== mg) {
-        if (v <= FULL_STOP_SPEED && dFront <= STOP_ZONE_M) {
+        if (first && v <= FULL_STOP_SPEED && dFront <= STOP_ZONE_M) {
           this.stopDone[s] = mg;
-          this.stopDoneT[s] = t;
+          this.stopDoneT[s] = this.time;
         } else reason = HoldReason.StopSign;
       }
       if (reason === HoldReason.None) {
-        const blocker = this.giveWay(world, s, j, m, dFront, v, signal, cj.control === 'all_way_stop' && !signal);
+        const blocker = this.giveWay(world, s, j, m, dFront, v, signal && !insideOther, cj.control === 'all_way_stop' && !signal && !insideOther, insideOther);
         if (blocker !== -2) {
           reason = HoldReason.GiveWay;
           holdFor = blocker;
-        } else {
-          const box = this.exitBlocked(world, s, mg);
+        } else if (!insideOther && first) {
+          const box = this.exitBlocked(world, s, mg, dFront, v);
           if (box !== -2) {
             reason = HoldReason.Box;
             holdFor = box;
@@ -415,19 +512,17 @@ export class TrafficRules {
       // committed: a rule that came too late to obey comfortably is not imposed (the shield still keeps it clear)
       if ((reason === HoldReason.GiveWay || reason === HoldReason.Box) && need > COMMIT_DECEL && this.heldMg[s] !== mg) reason = HoldReason.None;
     }
-    if (reason === HoldReason.None) {
-      this.heldMg[s] = -1;
-      return;
-    }
-    this.heldMg[s] = mg;
-    this.engine.stops.set(s, this.apD[s], decel, reason, holdFor);
+    this.ruleReason = reason;
+    this.ruleDecel = decel;
+    this.ruleHoldFor = holdFor;
+    return reason !== HoldReason.None;
   }
 
   /**
    * The vehicle NPC s must give way to before entering movement m (its slot, −1 for one that is not a vehicle of
    * the world), or −2 when it may go.
    */
-  private giveWay(world: World, s: number, j: number, m: number, dFront: number, v: number, signal: boolean, allWay: boolean): number {
+  private giveWay(world: World, s: number, j: number, m: number, dFront: number, v: number, signal: boolean, allWay: boolean, occupantsOnly = false): number {
     const cj = this.layout.junctions[j];
     const J = cj.junction;
     const n = cj.movements.length;
@@ -454,6 +549,7 @@ export class TrafficRules {
         const wLeave = (zeC - (along - hw)) / Math.max(vw, 0.3);
         if (wArrive < tClear + GAP_S && wLeave + GAP_S > tArrive) return world.kind[w] === AgentKind.Controlled ? w : w;
       }
+      if (occupantsOnly) continue;
       // who has priority over this movement now
       let priority: boolean;
       if (signal) {
@@ -494,42 +590,94 @@ export class TrafficRules {
   }
 
   /** The vehicle that leaves no room past the exit of movement mg for NPC s (−2: there is room). */
-  private exitBlocked(world: World, s: number, mg: number): number {
+  private exitBlocked(world: World, s: number, mg: number, dFront: number, v: number): number {
     const { j, m } = this.refs[mg];
     const cj = this.layout.junctions[j];
     const mv = cj.movements[m];
     const need = world.length[s] + BOX_GAP_M;
     let room = Infinity;
     let blocker = -1;
-    // the first vehicle past the exit on the exit lane, or on the lane after it (the NPC's next lane)
+    // the first vehicle past where it is clear of the junction, on the exit lane or the lanes after it
     const exitLane = mv.exit.lane;
     const L = this.lanes.lanes[exitLane];
+    const clear = this.clear[mg];
+    const exitS = Math.min(L.length, mv.exit.s + (clear - mv.length));
+    // the junction after this one, and the road between
+    const next = this.ap2Mg[s];
+    const between = next >= 0 ? this.ap2D[s] - (this.apD[s] + clear) : Infinity;
+    let linkUse = 0;
     const consider = (w: number, dist: number) => {
       if (w === s || dist < 0) return;
+      if (dist <= between + 0.5 * world.length[w]) linkUse += world.length[w] + LINK_GAP_M;
       let r = dist - 0.5 * world.length[w];
       const vw = world.speed(w);
-      if (vw > MOVING_MPS) r += vw * MOVING_ROOM_S;
+      // a vehicle moving away makes room as it goes; one stopping for a line of its own does not
+      if (vw > MOVING_MPS && this.heldMg[w] < 0) r += Math.min(MOVING_ROOM_MAX_M, (vw * vw) / (2 * MOVING_ROOM_DECEL));
       if (r < room) {
         room = r;
         blocker = w;
       }
     };
-    for (const w of this.laneVehicles.get(exitLane) ?? []) consider(w, this.sOf[w] - mv.exit.s);
-    if (L.next.length > 0 && L.length - mv.exit.s < need + 20) {
-      const nx = this.nextLaneOf(s, exitLane);
-      if (nx >= 0) for (const w of this.laneVehicles.get(nx) ?? []) consider(w, L.length - mv.exit.s + this.sOf[w]);
+    for (const w of this.laneVehicles.get(exitLane) ?? []) consider(w, this.sOf[w] - exitS);
+    // … and on the lanes after it, as far as the room needed, a queue behind a line there and the next junction reach
+    let lane = exitLane, reach = L.length - exitS;
+    for (let hop = 0; hop < 4 && (reach < need + 30 || reach < between); hop++) {
+      const nx = this.nextLaneOf(s, lane);
+      if (nx < 0) break;
+      for (const w of this.laneVehicles.get(nx) ?? []) consider(w, reach + this.sOf[w]);
+      reach += this.lanes.lanes[nx].length;
+      lane = nx;
     }
-    // vehicles in the junction bound for the same exit lane take their room first
-    const J = this.layout.junctions[j];
-    for (let k = 0; k < J.movements.length; k++) {
-      const kg = this.base[j] + k;
-      if (J.movements[k].exit.lane !== exitLane) continue;
-      for (const w of this.occupants[kg]) {
-        // (one already past the exit on the exit lane was counted above)
-        if (w === s || (this.laneOf[w] === exitLane && this.sOf[w] >= mv.exit.s)) continue;
-        if (this.inMg[w] === kg && this.inA[w] - 0.5 * world.length[w] < J.movements[k].length) room -= world.length[w] + 1;
+    // a junction just past the exit where it may have to stop (a red light, a stop sign, or a green that ends before
+    // it gets there): the road between holds what is on it now and, after them, this NPC, or it waits here; where
+    // that road cannot hold it at all, it goes only when it can pass the next line on green with the road clear
+    if (next >= 0) {
+      const nj = this.junctionOf(next);
+      const nc = this.code[next];
+      const signal = nj.control === 'signal' && nc !== 0 && nc !== O;
+      const stopSign = !signal && (nj.control === 'all_way_stop' || (nj.control === 'stop' && nj.approaches[nj.movements[this.refs[next].m].approach].sign === 'stop'));
+      let greenThrough = false;
+      if (signal && (nc === G || nc === g)) {
+        // it gets there at a queue's pace, behind the vehicles on the road between
+        const group = nj.groupOfMovement[this.refs[next].m];
+        const dist = dFront + clear + between;
+        const t = Math.max(timeToCover(dist, v, GO_ACCEL, Math.max(this.limitOf(mv.entry.lane), 5)), dist / QUEUE_SPEED) + QUEUE_HEADWAY_S * Math.round(linkUse / 7);
+        greenThrough = this.controller.timeToChange(group) > t + GREEN_MARGIN_S;
+      }
+      const mayStop = stopSign || (signal && !greenThrough);
+      const free = between - linkUse;
+      if (between < need) {
+        if ((mayStop || linkUse > 0) && free < room) {
+          room = Math.max(0, free);
+          blocker = -1;
+        }
+      } else if (mayStop && free < room) {
+        room = free;
+        blocker = -1;
       }
     }
+    // vehicles in the junction bound for the same exit (its lane, or a path merging into ours) take their room first,
+    // and so do those about to enter a merging path that this NPC gives way to
+    const J = this.layout.junctions[j];
+    const n = J.movements.length;
+    let reserved = 0;
+    for (let k = 0; k < n; k++) {
+      const kg = this.base[j] + k;
+      const merging = J.junction.conflicts[m * n + k] === ConflictKind.Merge;
+      if (k !== m && J.movements[k].exit.lane !== exitLane && !merging) continue;
+      for (const w of this.occupants[kg]) {
+        // (one already past the exit on the exit lane was counted above)
+        if (w === s || (this.laneOf[w] === exitLane && this.sOf[w] >= exitS)) continue;
+        if (this.inMg[w] === kg && this.inA[w] - 0.5 * world.length[w] < this.clear[kg]) reserved += world.length[w] + 1;
+      }
+      if (merging && J.yields[m * n + k] === 1) {
+        for (const w of this.approachers[kg]) {
+          if (w === s || this.heldMg[w] === kg) continue;
+          if (this.apD[w] - 0.5 * world.length[w] < MERGE_RESERVE_M) reserved += world.length[w] + LINK_GAP_M;
+        }
+      }
+    }
+    room -= reserved;
     return room < need ? blocker : -2;
   }
 
