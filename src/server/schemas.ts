@@ -219,9 +219,72 @@ const mapRoadSchema = {
 
 const roadList = { type: 'array', items: mapRoadSchema } as const;
 
+const flatPoints = (description: string) => ({ type: 'array', items: num, description }) as const;
+const idList = (description: string) => ({ type: 'array', items: str, description }) as const;
+
+const mapTrafficControlSchema = {
+  type: 'object',
+  description: 'the traffic control the scene runs: junctions derived from the lanes with their control, signal groups (the ids of the frames\' signals), and the map\'s signal heads, stop lines and signs; coordinates in 1 cm steps',
+  required: ['junctions', 'groups', 'heads', 'stop_lines', 'signs'],
+  properties: {
+    junctions: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['id', 'control', 'polygon'],
+        properties: {
+          id: str,
+          control: { enum: ['signal', 'all_way_stop', 'stop', 'yield', 'priority'] },
+          polygon: flatPoints('outline, flat [x0, y0, x1, y1, …], a convex ring'),
+        },
+      },
+    },
+    groups: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['id', 'junction', 'stop_line', 'heads', 'left'],
+        properties: {
+          id: { ...str, description: 'e.g. J1.A, J3.B.left: the id of its state in npc_states.signals' },
+          junction: str,
+          stop_line: flatPoints('where its vehicles stop, flat [x0, y0, x1, y1, …] across its lanes'),
+          heads: idList('ids of the signal heads that show it'),
+          left: { type: 'boolean', description: 'the protected-left group of an approach with left-arrow heads' },
+        },
+      },
+    },
+    heads: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['id', 'x', 'y', 'kind', 'head', 'left_arrow', 'groups'],
+        properties: {
+          id: str, x: num, y: num,
+          kind: { enum: ['vehicle', 'bus', 'pedestrian', 'bicycle', 'lane_control', 'warning', 'other'] },
+          head: { ...str, description: 'the head\'s design, e.g. vehicle_horizontal_3_colour' },
+          left_arrow: { type: 'boolean' },
+          groups: idList('the signal groups it shows (none: a pedestrian head, or one bound to no junction)'),
+        },
+      },
+    },
+    stop_lines: {
+      type: 'array',
+      items: { type: 'object', required: ['id', 'points'], properties: { id: str, points: flatPoints('the painted line, flat [x0, y0, x1, y1, …]') } },
+    },
+    signs: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['id', 'x', 'y', 'kind'],
+        properties: { id: str, x: num, y: num, kind: { enum: ['stop', 'yield', 'speed_limit', 'min_speed', 'slow'] } },
+      },
+    },
+  },
+} as const;
+
 export const mapReplySchema = {
   type: 'object',
-  required: ['name', 'origin', 'convergence_deg', 'bounds', 'roads', 'counts'],
+  required: ['name', 'origin', 'convergence_deg', 'bounds', 'roads', 'counts', 'traffic_control'],
   properties: {
     name: str,
     origin: { type: 'object', properties: { lat: num, lon: num } },
@@ -232,5 +295,6 @@ export const mapReplySchema = {
       properties: { lane: roadList, road_line: roadList, road_edge: roadList, crosswalk: roadList, speed_bump: roadList, stop_sign: roadList, driveway: roadList },
     },
     counts: { type: 'object', additionalProperties: { type: 'integer' }, description: 'roads per type, points, and roads of other types skipped' },
+    traffic_control: mapTrafficControlSchema,
   },
 } as const;

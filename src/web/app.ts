@@ -6,10 +6,11 @@
  */
 import { Api, ApiError, withToken } from './api.js';
 import { drawOverlay, findEgo, hitTest, VEHICLE_COLOURS, type Hit } from './draw.js';
-import { MapLayer } from './map-layer.js';
+import { hasTrafficControl, MapLayer } from './map-layer.js';
+import { HOLD_WORDS, SignalLayer, signalSummary } from './signals.js';
 import { SceneState } from './scene-state.js';
 import { StreamClient, type ConnectionState } from './stream.js';
-import type { MapReply, NpcDetail, NpcStatesFrame, RunState, ServerConfig, ServerStatus } from './types.js';
+import type { MapReply, NpcDetail, NpcFrameEntry, NpcStatesFrame, RunState, ServerConfig, ServerStatus } from './types.js';
 import { View } from './view.js';
 import { timePanelHtml, timeSummary } from './time-panel.js';
 
@@ -60,6 +61,8 @@ export class WebMap {
   readonly state = new SceneState();
   readonly view = new View();
   layer: MapLayer | null = null;
+  /** the signals drawn per frame (null: the map has none) */
+  signalLayer: SignalLayer | null = null;
   mapReply: MapReply | null = null;
   status: ServerStatus | null = null;
   config: ServerConfig | null = null;
@@ -71,6 +74,8 @@ export class WebMap {
   follow: string | null = null;
   goals = true;
   trails = true;
+  /** signal states on the map (S) */
+  signals = true;
   /** rAF timestamp deltas and draw durations [ms] */
   readonly frameTimes: number[] = [];
   readonly drawTimes: number[] = [];
@@ -79,6 +84,8 @@ export class WebMap {
   private dirty = true;
   private drawnFrame: NpcStatesFrame | null = null;
   private drawnView = -1;
+  /** the view's version right after the latest fit (-1: never fitted) */
+  private fitVersion = -1;
   private lastDom = 0;
   private lastDetails = 0;
   private detailsBusy = false;
@@ -128,8 +135,14 @@ export class WebMap {
         this.dirty = true;
         if (!same) {
           this.layer = new MapLayer(m);
-          this.view.fit(this.layer.bounds);
+          this.fitView();
         }
+        const sl = m.traffic_control && hasTrafficControl(m) ? new SignalLayer(m.traffic_control) : null;
+        this.signalLayer = sl && !sl.empty ? sl : null;
+        $('lbl-signals').hidden = this.signalLayer === null;
+        $('lg-signals').hidden = this.signalLayer === null || this.signalLayer.groups.length === 0;
+        // the status bar's signals item from the start (its line does not appear under the map later)
+        if (this.signalLayer && this.signalLayer.groups.length > 0) $('st-signals-item').hidden = false;
         this.setText($('map-name'), `${m.name} · ${(m.bounds.max_x - m.bounds.min_x).toFixed(0)} × ${(m.bounds.max_y - m.bounds.min_y).toFixed(0)} m`);
         return;
       } catch (err) {
@@ -208,8 +221,10 @@ export class WebMap {
     this.canvas.width = Math.max(1, Math.round(w * this.dpr));
     this.canvas.height = Math.max(1, Math.round(h * this.dpr));
     const first = this.view.width <= 1;
+    // a view still as fitted (not panned or zoomed since) stays fitted when the page's layout changes
+    const fitted = this.view.version === this.fitVersion;
     this.view.resize(w, h);
-    if (first && this.layer) this.view.fit(this.layer.bounds);
+    if ((first || fitted) && this.layer) this.fitView();
   }
 
   private readonly tick = (ts: number): void => {
@@ -241,7 +256,9 @@ export class WebMap {
       ctx.textAlign = 'center';
       ctx.fillText('Loading the map…', this.view.width / 2, this.view.height / 2);
     }
-    drawOverlay(ctx, this.view, this.state, { goals: this.goals, trails: this.trails, selected: this.selected?.kind === 'npc' ? this.selected.id : null }, t0);
+    // the signals' colours over the roads and under the vehicles; their labels placed with the vehicles'
+    const signalLabels = this.signals && this.signalLayer ? this.signalLayer.draw(ctx, this.view, f?.signals, true) : [];
+    drawOverlay(ctx, this.view, this.state, { goals: this.goals, trails: this.trails, selected: this.selected?.kind === 'npc' ? this.selected.id : null, labels: signalLabels }, t0);
     this.drawSpawn(ctx);
     this.push(this.drawTimes, performance.now() - t0);
   };
@@ -249,6 +266,12 @@ export class WebMap {
   private push(list: number[], v: number): void {
     list.push(v);
     if (list.length > STATS_KEEP) list.splice(0, list.length - STATS_KEEP);
+  }
+
+  private fitView(): void {
+    if (!this.layer) return;
+    this.view.fit(this.layer.bounds);
+    this.fitVersion = this.view.version;
   }
 
   private followEgo(): void {
@@ -341,6 +364,7 @@ export class WebMap {
     this.setText($('st-clients'), st?.clients !== undefined ? String(st.clients) : '–');
     this.setText($('st-shield'), shieldText(st));
     this.updateTimeSync(st);
+    this.updateSignals();
     const ft = this.frameTimes.slice(-60);
     const mean = ft.length ? ft.reduce((a, b) => a + b, 0) / ft.length : 0;
     this.setText($('st-fps'), mean > 0 ? `${(1000 / mean).toFixed(0)} fps` : '–');
@@ -365,6 +389,50 @@ export class WebMap {
       this.text.set(body, html);
       body.innerHTML = html;
     }
+  }
+
+  /** The status bar's signals: each group's state and time to change (a few), else the counts by state. */
+  private updateSignals(): void {
+    const sum = signalSummary(this.state.frame?.signals);
+    const item = $('st-signals-item');
+    const groups = this.signalLayer?.groups.length ?? 0;
+    item.hidden = sum === null && groups === 0;
+    if (!sum) {
+      this.setText($('st-signals'), '–');
+      return;
+    }
+    const el = $('st-signals');
+    if (this.text.get(el) !== sum.html) {
+      this.text.set(el, sum.html);
+      el.innerHTML = sum.html;
+    }
+  }
+
+  /** Why an NPC stands or slows, in words: the rule that holds it (with the signal group), or the queue it is in. */
+  holdText(n: NpcFrameEntry, d: NpcDetail | undefined): { text: string; cls?: string } | null {
+    const hold = d?.hold;
+    if (hold === undefined) return null;
+    if (hold === 'none') return { text: n.speed < 0.5 ? 'standing, no rule holds it' : 'not held' };
+    const signals = this.state.frame?.signals;
+    const sl = this.signalLayer;
+    let words = HOLD_WORDS[hold] ?? hold.replace(/_/g, ' ');
+    if ((hold === 'red' || hold === 'yellow') && sl) {
+      const g = sl.groupAhead(n.x, n.y, n.yaw, signals, (s) => s?.state === hold);
+      if (g) words += ` (${g})`;
+    } else if (hold === 'queue' && sl) {
+      // the queue's head: the nearest signal ahead that does not show green
+      const g = sl.groupAhead(n.x, n.y, n.yaw, signals, (s) => s !== undefined && s.state !== 'green' && s.state !== 'green_yield', 150);
+      const st = g ? signals?.find((s) => s.id === g) : undefined;
+      words = g && st && st.state !== 'green' && st.state !== 'green_yield' ? `in the queue at ${g} (${st.state})` : 'in a queue behind a waiting vehicle';
+    }
+    const standing = n.speed < 0.5;
+    return { text: `${standing ? 'Waiting' : 'Slowing'}: ${words}`, cls: hold === 'red' || hold === 'box' ? 'bad' : 'warn' };
+  }
+
+  toggleSignals(show?: boolean): void {
+    this.signals = show ?? !this.signals;
+    ($('chk-signals') as HTMLInputElement).checked = this.signals;
+    this.dirty = true;
   }
 
   toggleTimePanel(show?: boolean): void {
@@ -414,6 +482,8 @@ export class WebMap {
       rows.push(['size', `${n.length.toFixed(1)} × ${n.width.toFixed(1)} m`]);
       rows.push(['goal', d ? `x ${d.goal_x.toFixed(1)}, y ${d.goal_y.toFixed(1)} · ${Math.hypot(d.goal_x - n.x, d.goal_y - n.y).toFixed(1)} m away` : '…']);
       rows.push(['flags', n.collided && n.offroad ? 'collided, off-road' : n.collided ? 'collided' : n.offroad ? 'off-road' : 'none', n.collided ? 'bad' : n.offroad ? 'warn' : undefined]);
+      const hold = this.holdText(n, d);
+      if (hold) rows.push(['hold', hold.text, hold.cls]);
       this.setText(del, 'Delete NPC');
       del.hidden = false;
       $('insp-follow').hidden = true;
@@ -545,7 +615,7 @@ export class WebMap {
 
   fit(): void {
     this.follow = null;
-    if (this.layer) this.view.fit(this.layer.bounds);
+    if (this.layer) this.fitView();
   }
 
   enterSpawn(): void {
@@ -626,6 +696,8 @@ export class WebMap {
     });
     const goals = $('chk-goals') as HTMLInputElement;
     const trails = $('chk-trails') as HTMLInputElement;
+    const signals = $('chk-signals') as HTMLInputElement;
+    signals.addEventListener('change', () => this.toggleSignals(signals.checked));
     goals.addEventListener('change', () => {
       this.goals = goals.checked;
       this.dirty = true;
@@ -687,6 +759,9 @@ export class WebMap {
       case 't': case 'T': return handled(() => {
         this.trails = !this.trails;
         ($('chk-trails') as HTMLInputElement).checked = this.trails;
+      });
+      case 's': case 'S': return handled(() => {
+        if (this.signalLayer) this.toggleSignals();
       });
       case 'Delete': case 'Backspace': return handled(() => this.deleteSelected());
       case '+': case '=': return handled(() => this.view.zoomAt(1.25, this.view.width / 2, this.view.height / 2));
@@ -847,6 +922,8 @@ export class WebMap {
       frameTimes: () => [...this.frameTimes],
       mapLoaded: () => this.layer !== null,
       mapCounts: () => this.mapReply?.counts ?? null,
+      signalsShown: () => this.signals && this.signalLayer !== null,
+      hasSignalLayer: () => this.signalLayer !== null,
       mode: () => this.mode,
       connection: () => this.conn.kind,
       lastFrame: () => this.state.frame,

@@ -4,6 +4,7 @@
  * be too small to see), flags, the selection, and labels (id and speed) placed so they never overlap.
  */
 import type { SceneState } from './scene-state.js';
+import type { SignalLabel } from './signals.js';
 import type { EgoFrameEntry, NpcFrameEntry } from './types.js';
 import type { View } from './view.js';
 
@@ -21,11 +22,13 @@ export interface OverlayOptions {
   goals: boolean;
   trails: boolean;
   selected: number | null;
+  /** more labels to place with the vehicles' (the signals' time to change), after the selected vehicle and egos */
+  labels?: readonly SignalLabel[];
 }
 
 /** Below this many pixels of length a vehicle is drawn as a fixed-size arrowhead. */
 const MIN_BOX_PX = 10;
-const LABEL_FONT = '600 11px system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", sans-serif';
+export const LABEL_FONT = '600 11px system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", sans-serif';
 
 interface Label {
   text: string;
@@ -179,6 +182,7 @@ export function drawOverlay(ctx: CanvasRenderingContext2D, view: View, state: Sc
     });
   }
 
+  for (const l of opts.labels ?? []) labels.push({ ...l, priority: 1.5 });
   drawLabels(ctx, view, labels);
 }
 

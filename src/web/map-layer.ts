@@ -4,9 +4,14 @@
  * the drawing is cached in an off-screen canvas with a margin, so the 50 Hz scene drawn over it costs one
  * image copy per frame. Panning within the margin moves the cached image; a zoom shows it scaled until
  * the view has been still for a moment, then redraws it sharp.
+ *
+ * The static part of the traffic control goes into the same tiles: junction outlines (a faint tint and a thin
+ * dashed line, by control), the painted stop lines, stop and yield signs. What changes — each signal group's
+ * state on its stop line, the heads' lamps — is drawn per frame over it (signals.ts). A map without traffic
+ * control draws exactly as before.
  */
 import type { Bounds, View } from './view.js';
-import type { MapReply, MapRoad } from './types.js';
+import type { JunctionControl, MapReply, MapRoad } from './types.js';
 
 const TILE_M = 150;
 /** lanes are drawn this wide as asphalt under everything else [m] */
@@ -26,16 +31,36 @@ export const COLOURS = {
   crosswalk: 'rgba(235, 240, 245, 0.55)',
   speedBump: '#f5a623',
   stopSign: '#d32f2f',
+  stopLine: 'rgba(238, 241, 243, 0.8)',
 } as const;
+
+/** Junction outlines by control: [fill, outline]. */
+export const JUNCTION_COLOURS: Record<JunctionControl, readonly [string, string]> = {
+  signal: ['rgba(80, 160, 255, 0.07)', 'rgba(110, 180, 255, 0.55)'],
+  all_way_stop: ['rgba(235, 70, 70, 0.08)', 'rgba(240, 100, 100, 0.6)'],
+  stop: ['rgba(240, 120, 60, 0.07)', 'rgba(245, 140, 80, 0.55)'],
+  yield: ['rgba(240, 190, 50, 0.07)', 'rgba(245, 200, 80, 0.55)'],
+  priority: ['rgba(170, 180, 190, 0.05)', 'rgba(170, 180, 190, 0.4)'],
+};
+const JUNCTION_CONTROLS = Object.keys(JUNCTION_COLOURS) as JunctionControl[];
+
+/** Whether a map reply has any traffic control to show (junctions of priority alone are not). */
+export function hasTrafficControl(map: MapReply): boolean {
+  const tc = map.traffic_control;
+  if (!tc) return false;
+  return tc.groups.length > 0 || tc.heads.length > 0 || tc.stop_lines.length > 0 || tc.signs.some((s) => s.kind === 'stop' || s.kind === 'yield') || tc.junctions.some((j) => j.control !== 'priority');
+}
 
 type StyleKey =
   | 'driveway' | 'asphalt' | 'crosswalk' | 'bump' | 'lane' | 'arrow' | 'edge' | 'median'
-  | 'white:solid' | 'white:broken' | 'white:double' | 'yellow:solid' | 'yellow:broken' | 'yellow:double';
+  | 'white:solid' | 'white:broken' | 'white:double' | 'yellow:solid' | 'yellow:broken' | 'yellow:double'
+  | 'stopline' | `junction:${JunctionControl}`;
 
 interface Tile {
   bounds: Bounds;
   paths: Partial<Record<StyleKey, Path2D>>;
   stops: Array<[number, number]>;
+  yields: Array<[number, number]>;
 }
 
 function lineKey(r: MapRoad): StyleKey {
@@ -66,7 +91,7 @@ export class MapLayer {
       const key = `${Math.floor(x / TILE_M)},${Math.floor(y / TILE_M)}`;
       let t = grid.get(key);
       if (!t) {
-        t = { bounds: { minX: Infinity, minY: Infinity, maxX: -Infinity, maxY: -Infinity }, paths: {}, stops: [] };
+        t = { bounds: { minX: Infinity, minY: Infinity, maxX: -Infinity, maxY: -Infinity }, paths: {}, stops: [], yields: [] };
         grid.set(key, t);
       }
       return t;
@@ -107,13 +132,25 @@ export class MapLayer {
     for (const r of roads.speed_bump ?? []) add('bump', r.points, true, 0);
     for (const r of roads.road_edge ?? []) add(r.median ? 'median' : 'edge', r.points, false, 0.5);
     for (const r of roads.road_line ?? []) add(lineKey(r), r.points, false, 0.5);
+    const sign = (list: 'stops' | 'yields', x: number, y: number) => {
+      const t = tileAt(x, y);
+      t[list].push([x, y]);
+      const tb = t.bounds;
+      tb.minX = Math.min(tb.minX, x - 2); tb.maxX = Math.max(tb.maxX, x + 2);
+      tb.minY = Math.min(tb.minY, y - 2); tb.maxY = Math.max(tb.maxY, y + 2);
+    };
     for (const r of roads.stop_sign ?? []) {
       if (r.points.length < 2) continue;
-      const t = tileAt(r.points[0], r.points[1]);
-      t.stops.push([r.points[0], r.points[1]]);
-      const tb = t.bounds;
-      tb.minX = Math.min(tb.minX, r.points[0] - 2); tb.maxX = Math.max(tb.maxX, r.points[0] + 2);
-      tb.minY = Math.min(tb.minY, r.points[1] - 2); tb.maxY = Math.max(tb.maxY, r.points[1] + 2);
+      sign('stops', r.points[0], r.points[1]);
+    }
+    const tc = map.traffic_control;
+    if (tc && hasTrafficControl(map)) {
+      for (const j of tc.junctions) if (j.polygon.length >= 6) add(`junction:${j.control}`, j.polygon, true, 0.5);
+      for (const l of tc.stop_lines) add('stopline', l.points, false, 0.5);
+      for (const s of tc.signs) {
+        if (s.kind === 'stop') sign('stops', s.x, s.y);
+        else if (s.kind === 'yield') sign('yields', s.x, s.y);
+      }
     }
     this.tiles = [...grid.values()];
   }
@@ -191,6 +228,7 @@ export class MapLayer {
     };
     fill('driveway', COLOURS.driveway);
     stroke('asphalt', COLOURS.asphalt, Math.max(LANE_WIDTH_M, 3 * px));
+    for (const c of JUNCTION_CONTROLS) fill(`junction:${c}`, JUNCTION_COLOURS[c][0]);
     fill('crosswalk', COLOURS.crosswalk);
     fill('bump', COLOURS.speedBump);
     stroke('lane', COLOURS.laneCentre, px);
@@ -209,9 +247,26 @@ export class MapLayer {
     }
     stroke('edge', COLOURS.kerb, Math.max(0.25, 1.4 * px));
     stroke('median', COLOURS.median, Math.max(0.3, 1.6 * px));
+    ctx.lineCap = 'butt';
+    stroke('stopline', COLOURS.stopLine, Math.max(0.4, 2 * px));
+    ctx.lineCap = 'round';
+    for (const c of JUNCTION_CONTROLS) stroke(`junction:${c}`, JUNCTION_COLOURS[c][1], Math.max(0.1, px), [4 * px, 3 * px]);
     ctx.setLineDash([]);
     const r = Math.max(0.9, 4.5 * px);
     for (const t of tiles) {
+      // yield: a white triangle with a red border, point down
+      for (const [x, y] of t.yields) {
+        ctx.beginPath();
+        ctx.moveTo(x, y - r);
+        ctx.lineTo(x + r * 1.1, y + r * 0.75);
+        ctx.lineTo(x - r * 1.1, y + r * 0.75);
+        ctx.closePath();
+        ctx.fillStyle = '#fff';
+        ctx.fill();
+        ctx.strokeStyle = COLOURS.stopSign;
+        ctx.lineWidth = Math.max(0.2, 1.8 * px);
+        ctx.stroke();
+      }
       for (const [x, y] of t.stops) {
         ctx.beginPath();
         for (let i = 0; i < 8; i++) {

@@ -34,6 +34,22 @@ export interface EgoFrameEntry {
   timestamp?: number | null;
 }
 
+export type SignalColour = 'green' | 'green_yield' | 'yellow' | 'red' | 'off';
+
+/** One signal group's state in a frame (`signals`). */
+export interface SignalState {
+  id: string;
+  numeric_id?: number;
+  junction: string;
+  state: SignalColour;
+  code?: 'G' | 'g' | 'y' | 'r' | 'o';
+  /** seconds until it changes by the plan; null while set live */
+  time_to_change_s?: number | null;
+  source?: 'plan' | 'live' | 'transition';
+  left?: boolean;
+  lanes?: string[];
+}
+
 export interface NpcStatesFrame {
   type: 'npc_states';
   timestamp: number;
@@ -43,7 +59,12 @@ export interface NpcStatesFrame {
   npcs: NpcFrameEntry[];
   metrics: { sim_time_ms: number; policy_time_ms: number; total_time_ms: number; num_active_npcs: number };
   egos?: EgoFrameEntry[];
+  /** every signal group's state (servers with traffic control) */
+  signals?: SignalState[];
 }
+
+/** Why an NPC stands or slows (GET /api/npcs `hold`). */
+export type NpcHold = 'none' | 'red' | 'yellow' | 'stop_sign' | 'give_way' | 'box' | 'queue';
 
 /** GET /api/npcs entries: the frame entry plus goal and origin. */
 export interface NpcDetail extends NpcFrameEntry {
@@ -51,6 +72,7 @@ export interface NpcDetail extends NpcFrameEntry {
   goal_y: number;
   auto: boolean;
   heading: number;
+  hold?: NpcHold;
 }
 
 /** GET /api/status, the fields the page shows (every one optional: the page tolerates older and newer servers). */
@@ -127,4 +149,16 @@ export interface MapReply {
   bounds: { min_x: number; min_y: number; max_x: number; max_y: number };
   roads: Partial<Record<MapRoadType, MapRoad[]>>;
   counts: Record<string, number>;
+  /** absent from servers without traffic control */
+  traffic_control?: MapTrafficControl;
+}
+
+export type JunctionControl = 'signal' | 'all_way_stop' | 'stop' | 'yield' | 'priority';
+
+export interface MapTrafficControl {
+  junctions: Array<{ id: string; control: JunctionControl; polygon: number[] }>;
+  groups: Array<{ id: string; junction: string; stop_line: number[]; heads: string[]; left: boolean }>;
+  heads: Array<{ id: string; x: number; y: number; kind: string; head: string; left_arrow: boolean; groups: string[] }>;
+  stop_lines: Array<{ id: string; points: number[] }>;
+  signs: Array<{ id: string; x: number; y: number; kind: string }>;
 }

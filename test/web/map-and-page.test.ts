@@ -17,7 +17,11 @@ import { startServer } from '../helpers/server-fixture.js';
 import { PROJECT_ROOT } from '../helpers/shared.js';
 import { buildWebBundle, mkTemp } from './browser.js';
 
-const demo = JSON.parse(readFileSync(join(PROJECT_ROOT, 'maps', 'demo-track.json'), 'utf8')) as { roads: Array<{ type: string; geometry: Array<{ x: number; y: number }>; map_element_id?: number }> };
+interface DemoTrack {
+  roads: Array<{ type: string; geometry: Array<{ x: number; y: number }>; map_element_id?: number }>;
+  traffic_control: { signals: Array<{ id: string; x: number; y: number }>; stop_lines: Array<{ id: string; geometry: Array<{ x: number; y: number }> }> };
+}
+const demo = JSON.parse(readFileSync(join(PROJECT_ROOT, 'maps', 'demo-track.json'), 'utf8')) as DemoTrack;
 
 let server: VilsServer;
 let url: string;
@@ -42,7 +46,8 @@ describe('GET /api/map', () => {
     expect(m.bounds.min_x).toBeCloseTo(b.minX, 2);
     expect(m.bounds.max_y).toBeCloseTo(b.maxY, 2);
     for (const t of MAP_ROAD_TYPES) expect(m.roads[t].length).toBe(demo.roads.filter((r) => r.type === t).length);
-    expect(m.counts).toMatchObject({ lane: 12, road_line: 6, road_edge: 4, crosswalk: 4, speed_bump: 1, stop_sign: 4, driveway: 0, skipped: 0 });
+    // the crossing is signalised: its stop signs became signal heads and stop lines (traffic_control)
+    expect(m.counts).toMatchObject({ lane: 12, road_line: 6, road_edge: 4, crosswalk: 4, speed_bump: 1, stop_sign: 0, driveway: 0, skipped: 0 });
     expect(m.counts.points).toBe(demo.roads.reduce((n, r) => n + r.geometry.length, 0));
     for (const t of MAP_ROAD_TYPES) {
       for (const r of m.roads[t]) {
@@ -59,7 +64,57 @@ describe('GET /api/map', () => {
     const broken = m.roads.road_line.find((r: { element: number }) => r.element === 6);
     expect(broken).toMatchObject({ colour: 'white', pattern: 'broken' });
     expect(m.roads.road_edge.every((r: { median: boolean }) => r.median === false)).toBe(true);
-    expect(m.roads.stop_sign[0].points).toHaveLength(2);
+  });
+
+  it('gives the traffic control the scene runs: the crossing J1, its two signal groups with stop lines, two heads, two stop lines', async () => {
+    const m = (await (await fetch(`${url}/api/map`)).json()) as any;
+    const tc = m.traffic_control;
+    expect(Object.keys(tc).sort()).toEqual(['groups', 'heads', 'junctions', 'signs', 'stop_lines']);
+    const layout = server.host.scene.control.layout;
+    expect(tc.junctions).toHaveLength(1);
+    expect(tc.junctions[0]).toMatchObject({ id: 'J1', control: 'signal' });
+    expect(tc.junctions[0].polygon).toEqual(layout.junctions[0].junction.polygon.flatMap((p) => [p.x, p.y]));
+    expect(tc.groups.map((g: { id: string }) => g.id).sort()).toEqual(['J1.A', 'J1.B']);
+    for (const g of tc.groups) {
+      const src = layout.groups.find((l) => l.id === g.id)!;
+      expect(g).toMatchObject({ junction: 'J1', left: false, heads: [...src.heads] });
+      expect(g.stop_line).toHaveLength(2 * src.stopLine.length);
+      src.stopLine.forEach((p, i) => {
+        expect(Math.abs(g.stop_line[2 * i] - p.x)).toBeLessThanOrEqual(0.005 + 1e-9);
+        expect(Math.abs(g.stop_line[2 * i + 1] - p.y)).toBeLessThanOrEqual(0.005 + 1e-9);
+      });
+    }
+    // each head shows the group whose heads list it
+    expect(tc.heads).toHaveLength(2);
+    for (const h of tc.heads) {
+      const src = demo.traffic_control.signals.find((s) => s.id === h.id)!;
+      expect(h).toMatchObject({ x: Math.round(src.x * 100) / 100, y: Math.round(src.y * 100) / 100, kind: 'vehicle', left_arrow: false });
+      expect(h.groups).toEqual(tc.groups.filter((g: { heads: string[] }) => g.heads.includes(h.id)).map((g: { id: string }) => g.id));
+      expect(h.groups).toHaveLength(1);
+    }
+    expect(tc.stop_lines.map((l: { id: string }) => l.id)).toEqual(demo.traffic_control.stop_lines.map((l) => l.id));
+    expect(tc.stop_lines[0].points).toEqual(demo.traffic_control.stop_lines[0].geometry.flatMap((p) => [Math.round(p.x * 100) / 100, Math.round(p.y * 100) / 100]));
+    expect(tc.signs).toEqual([]);
+    // the signal states' ids in the frames are the groups' ids
+    expect(server.host.scene.snapshot().signals.map((s) => s.id).sort()).toEqual(['J1.A', 'J1.B']);
+  });
+
+  it('gives signs and pedestrian heads as mapped, a pedestrian head in no group, and no junctions without a scene\'s layout', () => {
+    const trafficControl = {
+      signals: [{ id: 'P1', x: 1.234, y: 2.345, head: 'pedestrian_2_colour', kind: 'pedestrian' as const, left_arrow: false, lanes: [] }],
+      stop_lines: [{ id: 'L9', geometry: [{ x: 0.001, y: 1 }, { x: 3.456, y: 1 }], lanes: [] }],
+      signs: [{ id: 'Y1', x: 5.555, y: 6.666, kind: 'yield' as const, lanes: [] }, { id: 'T1', x: 7, y: 8, kind: 'stop' as const, lanes: [] }],
+    };
+    const reply = buildMapReply(
+      { label: 'x', scene: { objects: [], roads: [{ type: 'lane', geometry: [{ x: 0, y: 0 }, { x: 10, y: 0 }] }] }, trafficControl },
+      { geo: { origin: { lat: 37, lon: 127 }, originConvergenceDeg: 0 }, scene: { bounds: { minX: 0, minY: 0, maxX: 10, maxY: 1 } } } as never,
+    );
+    expect(reply.traffic_control).toEqual({
+      junctions: [], groups: [],
+      heads: [{ id: 'P1', x: 1.23, y: 2.35, kind: 'pedestrian', head: 'pedestrian_2_colour', left_arrow: false, groups: [] }],
+      stop_lines: [{ id: 'L9', points: [0, 1, 3.46, 1] }],
+      signs: [{ id: 'Y1', x: 5.56, y: 6.67, kind: 'yield' }, { id: 'T1', x: 7, y: 8, kind: 'stop' }],
+    });
   });
 
   it('is gzipped when asked, revalidates with its ETag, and is in the OpenAPI document', async () => {
@@ -83,6 +138,7 @@ describe('GET /api/map', () => {
     expect((await fetch(`${url}/api/map`, { headers: { 'if-none-match': etag } })).status).toBe(304);
     const docs = (await (await fetch(`${url}/docs/json`)).json()) as any;
     expect(docs.paths['/api/map'].get.responses['200'].content['application/json'].schema.properties).toHaveProperty('roads');
+    expect(docs.paths['/api/map'].get.responses['200'].content['application/json'].schema.properties.traffic_control.properties).toHaveProperty('groups');
     expect(docs.paths['/scenes/b/api/map']).toBeDefined();
   });
 

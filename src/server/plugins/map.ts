@@ -3,7 +3,10 @@
  * with its polyline or polygon as a flat [x0, y0, x1, y1, …] list in metres (1 cm steps); road lines carry
  * their colour and pattern from the Waymax map_element_id, road edges whether they are a median, lanes
  * (centre lines, in driving direction) their lane-graph id and speed limit. Plus the bounds, the origin and
- * the meridian convergence.
+ * the meridian convergence, and the traffic control the scene runs (`traffic_control`): its junctions (outline
+ * and control), signal groups (where their vehicles stop, which heads show them), the mapped signal heads (with
+ * the groups each shows), stop lines and signs. Signal states are not here: they change, and come with every
+ * npc_states frame (`signals`, by group id).
  *
  * The reply is built and gzipped once when the plugin registers (a map never changes under a scene), so
  * serving it never blocks the loop; clients revalidate with the ETag.
@@ -13,6 +16,8 @@ import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
 import type { LoadedMap } from '../../map/scene-json.js';
+import type { SignalHeadKind, SignKind } from '../../map/traffic-control.js';
+import type { JunctionControl, TrafficLayout } from '../../scene/control/index.js';
 import type { SceneHost } from '../host.js';
 import { mapReplySchema } from '../schemas.js';
 
@@ -36,6 +41,45 @@ export interface MapRoad {
   speed_limit?: number;
 }
 
+export interface MapJunction {
+  id: string;
+  control: JunctionControl;
+  /** outline, flat x, y pairs (a convex ring), map metres */
+  polygon: number[];
+}
+
+export interface MapSignalGroup {
+  /** e.g. J1.A, J3.B.left: the ids of the frames' `signals` */
+  id: string;
+  /** junction id */
+  junction: string;
+  /** where its vehicles stop, flat x, y pairs across the lanes it controls */
+  stop_line: number[];
+  /** ids of the mapped heads that show it */
+  heads: string[];
+  /** the protected-left group of an approach whose heads have a left arrow */
+  left: boolean;
+}
+
+export interface MapSignalHead {
+  id: string;
+  x: number;
+  y: number;
+  kind: SignalHeadKind;
+  head: string;
+  left_arrow: boolean;
+  /** the groups it shows (none: a pedestrian head, or one bound to no junction) */
+  groups: string[];
+}
+
+export interface MapTrafficControl {
+  junctions: MapJunction[];
+  groups: MapSignalGroup[];
+  heads: MapSignalHead[];
+  stop_lines: Array<{ id: string; points: number[] }>;
+  signs: Array<{ id: string; x: number; y: number; kind: SignKind }>;
+}
+
 export interface MapReply {
   name: string;
   origin: { lat: number; lon: number };
@@ -43,6 +87,7 @@ export interface MapReply {
   bounds: { min_x: number; min_y: number; max_x: number; max_y: number };
   roads: Record<MapRoadType, MapRoad[]>;
   counts: Record<MapRoadType, number> & { points: number; skipped: number };
+  traffic_control: MapTrafficControl;
 }
 
 /** Waymax road-line ids (spec §8.8) → colour and pattern; anything else (5: unknown) a solid white line. */
@@ -61,6 +106,25 @@ export function lineStyle(element: number | undefined): { colour: LineColour; pa
 }
 
 const c2 = (v: number) => Math.round(v * 100) / 100;
+const flat2 = (pts: ReadonlyArray<{ readonly x: number; readonly y: number }>): number[] => pts.flatMap((p) => [c2(p.x), c2(p.y)]);
+
+/** The map's traffic control as the scene runs it: the layout's junctions and groups, and the mapped records. */
+export function trafficControlReply(map: Pick<LoadedMap, 'trafficControl'>, layout: TrafficLayout | undefined): MapTrafficControl {
+  const rec = map.trafficControl ?? { signals: [], stop_lines: [], signs: [] };
+  const junctions = layout?.junctions ?? [];
+  const groups: MapSignalGroup[] = (layout?.groups ?? []).map((g) => ({
+    id: g.id, junction: junctions[g.junction]?.junction.id ?? String(g.junction), stop_line: flat2(g.stopLine), heads: [...g.heads], left: g.left,
+  }));
+  const groupsOfHead = new Map<string, string[]>();
+  for (const g of groups) for (const h of g.heads) groupsOfHead.set(h, [...(groupsOfHead.get(h) ?? []), g.id]);
+  return {
+    junctions: junctions.map((cj) => ({ id: cj.junction.id, control: cj.control, polygon: flat2(cj.junction.polygon) })),
+    groups,
+    heads: rec.signals.map((h) => ({ id: h.id, x: c2(h.x), y: c2(h.y), kind: h.kind, head: h.head, left_arrow: h.left_arrow, groups: groupsOfHead.get(h.id) ?? [] })),
+    stop_lines: rec.stop_lines.map((l) => ({ id: l.id, points: flat2(l.geometry) })),
+    signs: rec.signs.map((s) => ({ id: s.id, x: c2(s.x), y: c2(s.y), kind: s.kind })),
+  };
+}
 
 export function buildMapReply(map: LoadedMap, host: Pick<SceneHost, 'geo' | 'scene'>): MapReply {
   const roads = Object.fromEntries(MAP_ROAD_TYPES.map((t) => [t, [] as MapRoad[]])) as Record<MapRoadType, MapRoad[]>;
@@ -104,6 +168,8 @@ export function buildMapReply(map: LoadedMap, host: Pick<SceneHost, 'geo' | 'sce
     bounds: { min_x: c2(b.minX), min_y: c2(b.minY), max_x: c2(b.maxX), max_y: c2(b.maxY) },
     roads,
     counts,
+    // a scene without traffic control (a stand-in host) gives the mapped records and no junctions
+    traffic_control: trafficControlReply(map, (host.scene as { control?: { layout: TrafficLayout } }).control?.layout),
   };
 }
 
@@ -125,7 +191,7 @@ export async function mapPlugin(app: FastifyInstance, opts: { host: SceneHost })
   app.get('/api/map', {
     schema: {
       tags: ['map'],
-      description: 'The road layers of the scene\'s map in the map frame (x east, y north, metres about the origin), for drawing. Each road\'s geometry is a flat [x0, y0, x1, y1, …] list.',
+      description: 'The road layers of the scene\'s map in the map frame (x east, y north, metres about the origin), for drawing, and its traffic control (junctions, signal groups with their stop lines, signal heads, stop lines, signs). Each geometry is a flat [x0, y0, x1, y1, …] list. Signal states come with every npc_states frame.',
       response: { 200: mapReplySchema, 304: { description: 'not modified since the ETag given in If-None-Match', type: 'null' } },
     },
   }, async (req, reply) => {
