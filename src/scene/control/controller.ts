@@ -11,7 +11,7 @@
  */
 import { InputError } from '../errors.js';
 import type { ControlledJunction, SignalGroup, TrafficLayout } from './layout.js';
-import { GROUP_STATE_CODES, groupsConflict, stateConflicts, validatePlan, type GroupStateCode, type SignalPlan } from './plan.js';
+import { GROUP_STATE_CODES, groupsConflict, PLAN_LIMITS, stateConflicts, validatePlan, type GroupStateCode, type SignalPlan } from './plan.js';
 
 export type SignalColour = 'green' | 'green_yield' | 'yellow' | 'red' | 'off';
 
@@ -42,6 +42,8 @@ export interface LiveSignalInput {
 }
 
 export const LIVE_TIMEOUT_DEFAULT_S = 10;
+/** the least all-red a plan has between conflicting greens (one phase) [s] */
+const MIN_ALL_RED_S = PLAN_LIMITS.minPhaseS;
 export const LIVE_TIMEOUT_MAX_S = 3600;
 
 const COLOUR: Record<GroupStateCode, SignalColour> = { G: 'green', g: 'green_yield', y: 'yellow', r: 'red', o: 'off' };
@@ -160,7 +162,12 @@ export class SignalController {
     return null;
   }
 
-  /** Advances every junction to simulation time t (the time of a policy step). */
+  /**
+   * Advances every junction to simulation time t (the time of a policy step). The shown states always move toward
+   * the target (the live input, else the plan) through the clearances: with a valid plan alone that is the plan
+   * itself (its yellows and all-reds are at least the minimum), and after a live input it is the plan's yellow and
+   * all-red times.
+   */
   update(t: number): void {
     this.time = t;
     for (const run of this.runs) {
@@ -169,23 +176,15 @@ export class SignalController {
         run.returning = true;
       }
       const target = run.live ? run.live.states : this.planStates(run, t);
-      if (!run.live && !run.returning) {
-        for (let k = 0; k < run.shown.length; k++) {
-          if (run.shown[k] !== target[k]) {
-            run.shown[k] = target[k];
-            run.since[k] = t;
-          }
-        }
-        continue;
-      }
-      this.transition(run, target, t);
+      const managed = run.live !== null || run.returning;
+      this.transition(run, target, t, managed ? run.plan.yellow_s : PLAN_LIMITS.minYellowS, managed ? run.plan.all_red_s : MIN_ALL_RED_S);
       if (run.returning && run.shown.join('') === target) run.returning = false;
     }
   }
 
   /** One step of the way from the shown states to the target without skipping a clearance. */
-  private transition(run: JunctionRun, target: string, t: number): void {
-    const { cj, plan } = run;
+  private transition(run: JunctionRun, target: string, t: number, yellowS: number, allRedS: number): void {
+    const { cj } = run;
     const groups = this.layout.groups;
     const set = (k: number, ch: string) => {
       if (run.shown[k] !== ch) {
@@ -199,7 +198,7 @@ export class SignalController {
       if (cur === tgt) continue;
       if ((cur === 'G' || cur === 'g') && (tgt === 'r' || tgt === 'o' || tgt === 'y')) set(k, 'y');
       else if (cur === 'G' && tgt === 'g') set(k, 'g');
-      else if (cur === 'y' && tgt !== 'y' && t - run.since[k] >= plan.yellow_s - 1e-9) set(k, 'r');
+      else if (cur === 'y' && tgt !== 'y' && t - run.since[k] >= yellowS - 1e-9) set(k, 'r');
       else if (cur === 'o' && tgt === 'r') set(k, 'r');
     }
     // greens that may start: every conflicting group red (or off) for the all-red time
@@ -208,9 +207,9 @@ export class SignalController {
       if (cur === tgt || !(tgt === 'G' || tgt === 'g') || !(cur === 'r' || cur === 'o' || (cur === 'g' && tgt === 'G'))) continue;
       let clear = true;
       for (let j = 0; j < run.shown.length && clear; j++) {
-        if (j === k || !groupsConflict(cj, groups, cj.groups[k], cj.groups[j], tgt === 'g')) continue;
+        if (j === k || !groupsConflict(cj, groups, cj.groups[k], cj.groups[j], true)) continue;
         const sj = run.shown[j];
-        if (!((sj === 'r' || sj === 'o') && t - run.since[j] >= plan.all_red_s - 1e-9)) clear = false;
+        if (!((sj === 'r' || sj === 'o') && t - run.since[j] >= allRedS - 1e-9)) clear = false;
       }
       if (clear) set(k, tgt);
     }

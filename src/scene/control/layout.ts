@@ -144,7 +144,11 @@ function withEntry(m: Movement, lanes: readonly LayoutLane[], chain: readonly nu
   return { ...m, pieces, entry: { lane: chain[0], s, x: p.x, y: p.y, yaw: lanes[chain[0]].xs.length > 1 ? p.yaw : m.entry.yaw }, length };
 }
 
-export function buildTrafficLayout(lanes: readonly LayoutLane[], records: TrafficControlRecords, laneIndexOf: (id: string) => number, opts: { junctions?: readonly Junction[] } = {}): TrafficLayout {
+/**
+ * `signalAll`: give every junction signals (a test of the plans over every junction of a map, or a scenario that
+ * wants every crossing signalised).
+ */
+export function buildTrafficLayout(lanes: readonly LayoutLane[], records: TrafficControlRecords, laneIndexOf: (id: string) => number, opts: { junctions?: readonly Junction[]; signalAll?: boolean } = {}): TrafficLayout {
   const junctions = opts.junctions ?? deriveJunctions(lanes);
   const prev: number[][] = lanes.map(() => []);
   lanes.forEach((L, a) => L.next.forEach((b) => prev[b]?.push(a)));
@@ -252,7 +256,7 @@ export function buildTrafficLayout(lanes: readonly LayoutLane[], records: Traffi
       heads: headsAt.get(key(j, a.index)) ?? [],
       signs: signAt.get(key(j, a.index))?.ids ?? [],
     }));
-    const signalled = approaches.some((a) => a.heads.length > 0);
+    const signalled = opts.signalAll === true || approaches.some((a) => a.heads.length > 0);
     const signed = approaches.filter((a) => a.sign !== null);
     const control: JunctionControl = signalled ? 'signal'
       : signed.length > 0 && signed.length === approaches.length && approaches.length > 1 && signed.every((a) => a.sign === 'stop') ? 'all_way_stop'

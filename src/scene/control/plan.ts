@@ -255,6 +255,10 @@ export function defaultPlan(cj: ControlledJunction, layout: TrafficLayout, lanes
     for (const set of colours) phaseSets.push({ groups: set, left: c.left });
   }
   const { yellow, allRed } = clearanceTimes(cj, lanes);
+  // nothing conflicts (the heads guard a crossing VILS has no pedestrians for): one phase, green throughout
+  if (phaseSets.length === 1) {
+    return { junction: J.id, cycle_s: PLAN_LIMITS.minCycleS, offset_s: 0, phases: [{ duration_s: PLAN_LIMITS.minCycleS, states: 'G'.repeat(k) }], yellow_s: yellow, all_red_s: allRed, source: 'default' };
+  }
   // greens: lefts short, main phases share the rest of a 60–120 s cycle
   const mains = phaseSets.filter((p) => !p.left).length;
   const lefts = phaseSets.length - mains;

@@ -1,0 +1,46 @@
+/** Hand-made road maps with junctions, for traffic-control tests. */
+import { parseMapJson, type LoadedMap } from '../../src/map/scene-json.js';
+
+type Pt = { x: number; y: number };
+
+const line = (x0: number, y0: number, x1: number, y1: number, step = 2): Pt[] => {
+  const n = Math.max(1, Math.round(Math.hypot(x1 - x0, y1 - y0) / step));
+  return Array.from({ length: n + 1 }, (_, i) => ({ x: x0 + ((x1 - x0) * i) / n, y: y0 + ((y1 - y0) * i) / n }));
+};
+
+/**
+ * A four-way crossing of two two-way roads at the origin, one lane each way (3.5 m lanes, driving on the right),
+ * arms `arm` m long: lanes EB (eastbound, y = −1.75), WB, NB (x = +1.75), SB; each runs straight through. Road
+ * edges 4.5 m either side of each road, cut open at the crossing. `signs` puts a stop or yield sign on lanes.
+ */
+export function crossingMap(opts: { arm?: number; signs?: Record<string, 'stop' | 'yield'>; signals?: boolean } = {}): LoadedMap {
+  const a = opts.arm ?? 150;
+  const h = 1.75;
+  const lanes: Array<{ id: string; pts: Pt[] }> = [
+    { id: 'EB', pts: line(-a, -h, a, -h) },
+    { id: 'WB', pts: line(a, h, -a, h) },
+    { id: 'NB', pts: line(h, -a, h, a) },
+    { id: 'SB', pts: line(-h, a, -h, -a) },
+  ];
+  const roads: Array<{ type: string; geometry: Pt[]; map_element_id?: number }> = [];
+  const graph = lanes.map((l) => {
+    roads.push({ type: 'lane', geometry: l.pts, map_element_id: 2 });
+    return { id: l.id, road_index: roads.length - 1, next: [], left: null, right: null };
+  });
+  const cut = 7;
+  for (const s of [-4.5, 4.5]) {
+    roads.push({ type: 'road_edge', geometry: line(-a, s, -cut, s), map_element_id: 15 });
+    roads.push({ type: 'road_edge', geometry: line(cut, s, a, s), map_element_id: 15 });
+    roads.push({ type: 'road_edge', geometry: line(s, -a, s, -cut), map_element_id: 15 });
+    roads.push({ type: 'road_edge', geometry: line(s, cut, s, a), map_element_id: 15 });
+  }
+  // where each lane enters the crossing, and which way it comes from
+  const before: Record<string, Pt> = { EB: { x: -10, y: -h }, WB: { x: 10, y: h }, NB: { x: h, y: -10 }, SB: { x: -h, y: 10 } };
+  const signs = Object.entries(opts.signs ?? {}).map(([lane, kind], i) => ({ id: `SG${i + 1}`, x: before[lane].x, y: before[lane].y, kind, lanes: [lane] }));
+  const signals = opts.signals ? lanes.map((l, i) => ({ id: `H${i + 1}`, x: before[l.id].x, y: before[l.id].y, head: 'vehicle_horizontal_3_colour', kind: 'vehicle', left_arrow: false, lanes: [l.id] })) : [];
+  return parseMapJson({
+    map: { name: 'crossing', origin: { lat: 37.3645, lon: 126.7239 }, lane_graph: { lanes: graph } },
+    roads,
+    traffic_control: { signals, stop_lines: [], signs },
+  }, 'crossing');
+}
