@@ -64,6 +64,9 @@ export interface ControlledJunction {
   readonly groups: readonly number[];
   /** per movement: its global signal-group index, −1 when unsignalised */
   readonly groupOfMovement: Int32Array;
+  /** where movement a meets b, as distances from a's entry (moved to a stop line), as Junction.zoneStart/End */
+  readonly zoneStart: Float32Array;
+  readonly zoneEnd: Float32Array;
   /**
    * per movement pair (a·n + b): 1 when a must give way to b where both may go (a left turn to oncoming traffic
    * in a permissive phase; at an unsignalised junction by sign, class, then the right-hand rule)
@@ -292,7 +295,17 @@ export function buildTrafficLayout(lanes: readonly LayoutLane[], records: Traffi
     }
     // two movements never both give way to each other: the lower index goes first
     for (let a = 0; a < n; a++) for (let b = a + 1; b < n; b++) if (yields[a * n + b] && yields[b * n + a]) yields[a * n + b] = 0;
-    return { junction: J, movements, control, approaches, groups: mine, groupOfMovement, yields };
+    // zones measured from the entries the movements have now (moved back to a stop line: further along)
+    const zoneStart = Float32Array.from(J.zoneStart), zoneEnd = Float32Array.from(J.zoneEnd);
+    for (let a = 0; a < n; a++) {
+      const shift = movements[a].length - J.movements[a].length;
+      if (shift === 0) continue;
+      for (let b = 0; b < n; b++) {
+        zoneStart[a * n + b] += shift;
+        zoneEnd[a * n + b] += shift;
+      }
+    }
+    return { junction: J, movements, control, approaches, groups: mine, groupOfMovement, yields, zoneStart, zoneEnd };
   });
 
   return {

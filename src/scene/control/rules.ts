@@ -39,8 +39,9 @@ const COMFORT_DECEL = 2;
 const HARD_DECEL = 4.5;
 /** a full stop: at most this fast [m/s] … */
 export const FULL_STOP_SPEED = 0.1;
-/** … with its front within this of the line [m] */
+/** … with its front within this of the line [m], standing this long [s] */
 const STOP_ZONE_M = 3;
+const STOP_DWELL_S = 1;
 /** rules are decided this far ahead of a stop line, and at least as far as stopping comfortably takes [m] */
 const DECIDE_M = 40;
 /** margin between the NPC clearing a conflict zone and a vehicle with priority reaching it [s] */
@@ -129,7 +130,7 @@ export class TrafficRules {
   readonly stopDoneT: Float64Array;
   /** the movement it was held for in the last step (−1) */
   private readonly heldMg: Int32Array;
-  /** egos: since when it has stood at its line */
+  /** since when it has stood at its line (the full stop at a stop sign; egos at an all-way stop) */
   private readonly standSince: Float64Array;
   /** the movement it was in (else approached) in the last step */
   private readonly lastMg: Int32Array;
@@ -491,10 +492,15 @@ export class TrafficRules {
       const approach = cj.approaches[cj.movements[m].approach];
       const mustStop = !signal && (cj.control === 'all_way_stop' || approach.sign === 'stop');
       if (mustStop && this.stopDone[s] !== mg) {
+        reason = HoldReason.StopSign;
         if (first && v <= FULL_STOP_SPEED && dFront <= STOP_ZONE_M) {
-          this.stopDone[s] = mg;
-          this.stopDoneT[s] = this.time;
-        } else reason = HoldReason.StopSign;
+          if (this.standSince[s] < 0) this.standSince[s] = this.time;
+          if (this.time - this.standSince[s] >= STOP_DWELL_S - 1e-9) {
+            this.stopDone[s] = mg;
+            this.stopDoneT[s] = this.standSince[s];
+            reason = HoldReason.None;
+          }
+        } else this.standSince[s] = -1;
       }
       if (reason === HoldReason.None) {
         const blocker = this.giveWay(world, s, j, m, dFront, v, signal && !insideOther, cj.control === 'all_way_stop' && !signal && !insideOther, insideOther);
@@ -534,8 +540,8 @@ export class TrafficRules {
       const kind = J.conflicts[m * n + c];
       if (kind === ConflictKind.None || cj.movements[c].approach === mine.approach) continue;
       const cg = this.base[j] + c;
-      const zsM = J.zoneStart[m * n + c], zeM = J.zoneEnd[m * n + c];
-      const zsC = J.zoneStart[c * n + m], zeC = J.zoneEnd[c * n + m];
+      const zsM = cj.zoneStart[m * n + c], zeM = cj.zoneEnd[m * n + c];
+      const zsC = cj.zoneStart[c * n + m], zeC = cj.zoneEnd[c * n + m];
       const tArrive = timeToCover(dFront + zsM, v, GO_ACCEL, vmax);
       const tClear = timeToCover(dFront + zeM + L, v, GO_ACCEL, vmax);
       // whoever is in the conflicting movement and will still be in the way

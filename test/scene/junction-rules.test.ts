@@ -1,0 +1,222 @@
+/**
+ * NPCs at junctions (src/scene/control/rules.ts), in live scenes on simulation time with the S75 policy: red → they
+ * stop at the line and queue, green → they go; an all-way stop serves the approaches in the order their vehicles
+ * stopped; a car standing in the junction holds crossing NPCs; a live signal input overrides the plan through the
+ * clearances and times out back to it.
+ */
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadMapFile, type LoadedMap } from '../../src/map/scene-json.js';
+import type { Movement } from '../../src/map/junctions.js';
+import { PolicySession } from '../../src/policy/session.js';
+import { LiveScene } from '../../src/scene/index.js';
+import { POLICY_DT } from '../../src/traffic/engine.js';
+import { crossingMap } from '../helpers/junction-maps.js';
+import { testModel } from '../helpers/server-fixture.js';
+import { HAVE_SHARED, PROJECT_ROOT, SHARED } from '../helpers/shared.js';
+
+const TRACK = loadMapFile(join(PROJECT_ROOT, 'maps', 'demo-track.json'));
+let policy: PolicySession;
+beforeAll(async () => {
+  policy = await PolicySession.load(testModel());
+});
+afterAll(async () => policy?.release());
+
+function sceneOn(map: LoadedMap, config = {}): LiveScene {
+  const s = new LiveScene(map, policy.fork(), { npc_target: 0, seed: 1, ...config });
+  s.reset();
+  return s;
+}
+
+/** The movement of a junction that starts on lane `laneId`. */
+function movementFrom(sc: LiveScene, laneId: string): Movement {
+  const cj = sc.control.layout.junctions[0];
+  const m = cj.movements.find((mv) => sc.lanes.lanes[mv.pieces[0].lane].id === laneId || sc.lanes.lanes[mv.entry.lane].id === laneId);
+  if (!m) throw new Error(`no movement from ${laneId}`);
+  return m;
+}
+
+/** How far a vehicle's front is past the movement's stop line (negative: before it). */
+function frontPast(m: Movement, n: { x: number; y: number; length: number }): number {
+  return (n.x - m.entry.x) * Math.cos(m.entry.yaw) + (n.y - m.entry.y) * Math.sin(m.entry.yaw) + 0.5 * n.length;
+}
+
+/** A spawn `back` m before the movement's line, along its entry lane. */
+function before(sc: LiveScene, m: Movement, back: number, speed: number) {
+  const p = sc.lanes.pose(m.entry.lane, m.entry.s - back);
+  return { x: p.x, y: p.y, yaw: p.yaw, speed, keepDriving: false };
+}
+
+// the S75 policy is what drives up to the lines; a random-weight stand-in does not drive. Without ../shared these
+// skip, except in CI, where they run and fail.
+const RUN = HAVE_SHARED || !!process.env.CI;
+describe.skipIf(!RUN)('NPCs at junctions (S75 policy)', () => {
+  beforeAll(() => {
+    if (!HAVE_SHARED) throw new Error(`CI is set but ../shared is not at ${SHARED}: the junction scene tests need the S75 checkpoint`);
+  });
+
+  it('red: NPCs stop at the line and queue behind the first; green: they all go; no contact, no violation', async () => {
+    const sc = sceneOn(TRACK);
+    const ctl = sc.control.controller;
+    const A = sc.control.layout.groups.find((g) => g.id === 'J1.A')!;
+    ctl.setLive({ junction: 'J1', states: { 'J1.A': 'r', 'J1.B': 'r' }, timeout_s: 600 });
+    const ids: Array<{ id: number; m: Movement }> = [];
+    for (const lane of A.lanes) {
+      const m = movementFrom(sc, lane);
+      for (const back of [18, 40]) ids.push({ id: sc.spawnNpc(before(sc, m, back, 8)), m });
+    }
+    let worstPast = -Infinity;
+    for (let k = 0; k < 400; k++) {
+      await sc.advanceTo(k * POLICY_DT);
+      for (const n of sc.snapshot().npcs) {
+        const me = ids.find((i) => i.id === n.id);
+        if (me) worstPast = Math.max(worstPast, frontPast(me.m, n));
+      }
+    }
+    expect(worstPast).toBeLessThanOrEqual(0);
+    const snap = sc.snapshot();
+    for (const lane of A.lanes) {
+      const mine = ids.filter((i) => sc.lanes.lanes[i.m.pieces[0].lane].id === lane || sc.lanes.lanes[i.m.entry.lane].id === lane);
+      const states = mine.map((i) => ({ ...i, n: snap.npcs.find((n) => n.id === i.id)! })).sort((a, b) => frontPast(b.m, b.n) - frontPast(a.m, a.n));
+      const [first, second] = states;
+      expect(first.n.speed).toBeLessThan(0.3);
+      expect(second.n.speed).toBeLessThan(0.3);
+      // the first within 2.5 m of the line, held by the red light; the second close behind it, in the queue
+      expect(frontPast(first.m, first.n)).toBeGreaterThan(-2.5);
+      expect(first.n.hold).toBe('red');
+      expect(frontPast(first.m, first.n) - frontPast(second.m, second.n)).toBeLessThan(first.n.length + 6);
+      expect(second.n.hold).toBe('queue');
+    }
+    // green for A: everyone crosses
+    ctl.setLive({ junction: 'J1', states: { 'J1.A': 'G' }, timeout_s: 600 });
+    const crossed = new Set<number>();
+    for (let k = 400; k < 650; k++) {
+      await sc.advanceTo(k * POLICY_DT);
+      for (const n of sc.snapshot().npcs) {
+        const me = ids.find((i) => i.id === n.id);
+        if (me && frontPast(me.m, n) > 5) crossed.add(n.id);
+      }
+    }
+    expect([...crossed].sort()).toEqual(ids.map((i) => i.id).sort());
+    expect(sc.quality.summary().vehicle_contact_steps).toBe(0);
+    expect(sc.control.metrics.summary().red_light_violations).toBe(0);
+  }, 120_000);
+
+  it('an all-way stop: every NPC stops fully at its line, and of two crossing approaches the one that stopped first goes first', async () => {
+    const map = crossingMap({ signs: { EB: 'stop', WB: 'stop', NB: 'stop', SB: 'stop' } });
+    const sc = sceneOn(map);
+    expect(sc.control.layout.junctions[0].control).toBe('all_way_stop');
+    // arrival order by distance: NB, then EB, SB, WB
+    const plan: Array<[string, number]> = [['NB', 14], ['EB', 26], ['SB', 38], ['WB', 50]];
+    const npc = plan.map(([lane, back]) => {
+      const m = movementFrom(sc, lane);
+      return { lane, m, id: sc.spawnNpc(before(sc, m, back, 6)), stoppedAt: Infinity, crossedAt: Infinity, minSpeedNearLine: Infinity };
+    });
+    for (let k = 0; k < 700; k++) {
+      const t = k * POLICY_DT;
+      await sc.advanceTo(t);
+      for (const n of sc.snapshot().npcs) {
+        const me = npc.find((i) => i.id === n.id);
+        if (!me) continue;
+        const past = frontPast(me.m, n);
+        if (past > -3 && past <= 0) me.minSpeedNearLine = Math.min(me.minSpeedNearLine, n.speed);
+        if (n.speed <= 0.1 && past > -3 && past <= 0 && me.stoppedAt === Infinity) me.stoppedAt = t;
+        if (past > 0 && me.crossedAt === Infinity) me.crossedAt = t;
+      }
+    }
+    for (const me of npc) {
+      expect(me.stoppedAt, `${me.lane} stopped at its line`).toBeLessThan(Infinity);
+      expect(me.crossedAt, `${me.lane} crossed`).toBeLessThan(Infinity);
+      expect(me.crossedAt).toBeGreaterThan(me.stoppedAt);
+    }
+    const by = (lane: string) => npc.find((i) => i.lane === lane)!;
+    for (const [a, b] of [['NB', 'EB'], ['NB', 'WB'], ['SB', 'EB'], ['SB', 'WB']]) {
+      const first = by(a).stoppedAt < by(b).stoppedAt ? by(a) : by(b);
+      const second = first === by(a) ? by(b) : by(a);
+      expect(first.crossedAt, `${first.lane} stopped before ${second.lane} and goes first`).toBeLessThan(second.crossedAt);
+    }
+    console.log(`all-way stop: ${npc.map((i) => `${i.lane} stopped ${i.stoppedAt.toFixed(1)} s, crossed ${i.crossedAt.toFixed(1)} s`).join('; ')}`);
+    expect(sc.control.metrics.summary().stop_sign_violations).toBe(0);
+    expect(sc.quality.summary().vehicle_contact_steps).toBe(0);
+  }, 120_000);
+
+  it('a car standing in the junction holds the crossing NPCs at their line, however green; they go once it has left', async () => {
+    const sc = sceneOn(TRACK);
+    const ctl = sc.control.controller;
+    const A = sc.control.layout.groups.find((g) => g.id === 'J1.A')!;
+    const B = sc.control.layout.groups.find((g) => g.id === 'J1.B')!;
+    ctl.setLive({ junction: 'J1', states: { 'J1.B': 'G', 'J1.A': 'r' }, timeout_s: 600 });
+    // the car stands in the middle of the crossing, on approach A's path
+    const carLane = movementFrom(sc, A.lanes[0]);
+    const p = sc.lanes.pose(carLane.entry.lane, carLane.entry.s + 10);
+    const ids = B.lanes.flatMap((lane) => {
+      const m = movementFrom(sc, lane);
+      return [{ id: sc.spawnNpc(before(sc, m, 30, 8)), m }];
+    });
+    let worstPast = -Infinity;
+    let held = 0;
+    for (let k = 0; k < 200; k++) {
+      const t = k * POLICY_DT;
+      sc.updateEgo({ egoId: 'car', x: p.x, y: p.y, yaw: p.yaw, speed: 0 }, t);
+      await sc.advanceTo(t);
+      for (const n of sc.snapshot().npcs) {
+        const me = ids.find((i) => i.id === n.id);
+        if (!me) continue;
+        worstPast = Math.max(worstPast, frontPast(me.m, n));
+        if (n.hold === 'give_way') held++;
+      }
+    }
+    expect(worstPast).toBeLessThanOrEqual(0);
+    expect(held).toBeGreaterThan(0);
+    expect(sc.egoCollisionSteps).toBe(0);
+    sc.removeEgo('car');
+    const crossed = new Set<number>();
+    for (let k = 200; k < 400; k++) {
+      await sc.advanceTo(k * POLICY_DT);
+      for (const n of sc.snapshot().npcs) {
+        const me = ids.find((i) => i.id === n.id);
+        if (me && frontPast(me.m, n) > 5) crossed.add(n.id);
+      }
+    }
+    expect(crossed.size).toBe(ids.length);
+  }, 120_000);
+});
+
+describe('signals on simulation time in a live scene', () => {
+  it('a live input overrides the plan through yellow and all-red, and times out back to the plan', async () => {
+    const sc = sceneOn(TRACK);
+    const plan = sc.control.controller.plan('J1')!;
+    await sc.advanceTo(2);
+    const greenNow = sc.snapshot().signals.find((s) => s.code === 'G')!.id;
+    const other = greenNow === 'J1.A' ? 'J1.B' : 'J1.A';
+    sc.control.controller.setLive({ junction: 'J1', states: { [other]: 'G' }, timeout_s: 10 });
+    const changes: Array<{ t: number; states: string; source: string }> = [];
+    for (let k = 21; k <= 600; k++) {
+      const t = k * POLICY_DT;
+      await sc.advanceTo(t);
+      const sig = sc.snapshot().signals;
+      const states = sig.map((s) => `${s.id}:${s.code}`).join(' ');
+      expect(sig.filter((s) => s.code === 'G' || s.code === 'y').length, `t=${t.toFixed(1)} ${states}`).toBeLessThanOrEqual(1);
+      if (!changes.length || changes[changes.length - 1].states !== states) changes.push({ t, states, source: sig[0].source });
+    }
+    const at = (i: number) => changes[i];
+    expect(at(0).states).toContain(`${greenNow}:y`);
+    expect(at(1).t - at(0).t).toBeCloseTo(plan.yellow_s, 5);
+    expect(at(1).states).toContain(`${greenNow}:r`);
+    expect(at(2).t - at(1).t).toBeCloseTo(plan.all_red_s, 5);
+    expect(at(2).states).toContain(`${other}:G`);
+    // the timeout (10 s from the input at 2 s): the live green ends in yellow, and the plan takes over again
+    expect(changes.find((c) => c.t > 11.95 && c.states.includes(`${other}:y`))!.t).toBeCloseTo(12, 5);
+    const last = sc.snapshot();
+    expect(last.signals.every((s) => s.source === 'plan')).toBe(true);
+    // … showing what the plan says at this time
+    let tc = (60 - plan.offset_s) % plan.cycle_s;
+    let phase = plan.phases[0];
+    for (const ph of plan.phases) {
+      if (tc < ph.duration_s) { phase = ph; break; }
+      tc -= ph.duration_s;
+    }
+    const cj = sc.control.layout.junctions[0];
+    expect(sc.control.controller.junctionStates(cj)).toBe(phase.states);
+  }, 60_000);
+});
