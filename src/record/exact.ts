@@ -3,14 +3,34 @@
  * and numbers in JSON with −0 kept (JSON.stringify writes −0 as 0; every other finite double round-trips
  * exactly through JSON text in JavaScript).
  */
-import type { NpcState } from '../scene/index.js';
+import type { NpcHold, NpcState } from '../scene/index.js';
+import type { SignalGroupState } from '../scene/control/index.js';
 
-/** The NPC state fields compared in replay, in column order (flags pack collided, offroad and auto). */
+/**
+ * The NPC state fields compared in replay, in column order. flags: 1 collided, 2 off-road, 4 auto, and bits 3–5
+ * the hold (NPC_HOLDS index; frame format 2 — recordings made before it have 0 there).
+ */
 export const NPC_COLUMNS = ['id', 'x', 'y', 'yaw', 'vx', 'vy', 'speed', 'length', 'width', 'goalX', 'goalY', 'flags'] as const;
 export type NpcColumn = (typeof NPC_COLUMNS)[number];
 const C = NPC_COLUMNS.length;
 
-const flagsOf = (n: NpcState) => (n.collided ? 1 : 0) | (n.offroad ? 2 : 0) | (n.auto ? 4 : 0);
+/** Why an NPC stands, by its index in the flags column (bits 3–5). */
+export const NPC_HOLDS: readonly NpcHold[] = ['none', 'red', 'yellow', 'stop_sign', 'give_way', 'box', 'queue'];
+const HOLD_SHIFT = 3;
+/** the flags bits of frame format 1 (collided, off-road, auto) */
+export const NPC_FLAGS_V1_MASK = 7;
+
+const flagsOf = (n: NpcState) => (n.collided ? 1 : 0) | (n.offroad ? 2 : 0) | (n.auto ? 4 : 0) | (Math.max(0, NPC_HOLDS.indexOf(n.hold)) << HOLD_SHIFT);
+
+/** The flags column in words: "collided, auto, hold red". */
+export function describeNpcFlags(f: number): string {
+  const out: string[] = [];
+  if (f & 1) out.push('collided');
+  if (f & 2) out.push('off-road');
+  if (f & 4) out.push('auto');
+  out.push(`hold ${NPC_HOLDS[(f >> HOLD_SHIFT) & 7] ?? `#${(f >> HOLD_SHIFT) & 7}`}`);
+  return out.join(', ');
+}
 
 /** NPC states as one float64 array, column by column (all ids, then all x, ...). */
 export function packNpcs(npcs: readonly NpcState[]): Float64Array {
@@ -43,7 +63,7 @@ export function unpackNpcs(cols: Float64Array): NpcState[] {
     out.push({
       id: cols[i], x: cols[n + i], y: cols[2 * n + i], yaw: cols[3 * n + i], vx: cols[4 * n + i], vy: cols[5 * n + i],
       speed: cols[6 * n + i], length: cols[7 * n + i], width: cols[8 * n + i], goalX: cols[9 * n + i], goalY: cols[10 * n + i],
-      collided: (f & 1) !== 0, offroad: (f & 2) !== 0, auto: (f & 4) !== 0, hold: 'none',
+      collided: (f & 1) !== 0, offroad: (f & 2) !== 0, auto: (f & 4) !== 0, hold: NPC_HOLDS[(f >> HOLD_SHIFT) & 7] ?? 'none',
     });
   }
   return out;
@@ -80,20 +100,117 @@ export function sameBits(a: number, b: number): boolean {
   return bitsU[0] === bitsU[1];
 }
 
-/** The first field that differs between two packed frames, or null when they are equal bit for bit. */
-export function firstNpcDifference(expected: Float64Array, actual: Float64Array): NpcDifference | null {
+/**
+ * The first field that differs between two packed frames, or null when they are equal bit for bit. `flagsMask`
+ * compares only those bits of the flags (NPC_FLAGS_V1_MASK for a recording made before holds were recorded).
+ */
+export function firstNpcDifference(expected: Float64Array, actual: Float64Array, flagsMask?: number): NpcDifference | null {
   const ne = expected.length / C;
   const na = actual.length / C;
   const n = Math.min(ne, na);
+  const flags = C - 1;
   for (let i = 0; i < n; i++) {
     for (let c = 0; c < C; c++) {
-      const e = expected[c * ne + i];
-      const a = actual[c * na + i];
+      let e = expected[c * ne + i];
+      let a = actual[c * na + i];
+      if (c === flags && flagsMask !== undefined) {
+        e &= flagsMask;
+        a &= flagsMask;
+      }
       if (!sameBits(e, a)) return { index: i, id: expected[i], field: NPC_COLUMNS[c], expected: e, actual: a };
     }
   }
   if (ne !== na) return { index: n, id: ne > n ? expected[n] : actual[n], field: 'count', expected: ne, actual: na };
   return null;
+}
+
+// ---- signal groups ----
+
+/**
+ * The signal group state fields compared in replay, in column order: the group's numeric id, its state code (the
+ * character's code: G, g, y, r, o), what drives it (SIGNAL_SOURCES index) and the time to its next change (NaN
+ * when none is known: set live).
+ */
+export const SIGNAL_COLUMNS = ['numeric_id', 'code', 'source', 'time_to_change_s'] as const;
+export type SignalColumn = (typeof SIGNAL_COLUMNS)[number];
+const SC = SIGNAL_COLUMNS.length;
+export const SIGNAL_SOURCES: ReadonlyArray<SignalGroupState['source']> = ['plan', 'live', 'transition'];
+
+/** Signal group states as one float64 array, column by column (all numeric ids, then all codes, ...). */
+export function packSignals(groups: readonly SignalGroupState[]): Float64Array {
+  const n = groups.length;
+  const out = new Float64Array(n * SC);
+  for (let i = 0; i < n; i++) {
+    const g = groups[i];
+    out[i] = g.numeric_id;
+    out[n + i] = g.code.charCodeAt(0);
+    out[2 * n + i] = SIGNAL_SOURCES.indexOf(g.source);
+    out[3 * n + i] = g.time_to_change_s === null ? NaN : g.time_to_change_s;
+  }
+  return out;
+}
+
+/** What a recording knows of a signal group besides its state (session metadata `signal_groups`). */
+export interface SignalGroupInfo {
+  id: string;
+  numeric_id: number;
+  junction: string;
+  left: boolean;
+  lanes: string[];
+  /** the stop line, map frame: [[x, y], …] */
+  stop_line: Array<[number, number]>;
+}
+
+/** Packed signal states back to states; `groups` (by numeric id) gives their ids, junctions and lanes. */
+export function unpackSignals(cols: Float64Array, groups: ReadonlyMap<number, SignalGroupInfo> = new Map()): SignalGroupState[] {
+  const n = cols.length / SC;
+  if (!Number.isInteger(n)) throw new RangeError(`packed signal states: ${cols.length} values is not a multiple of ${SC}`);
+  const colour = { G: 'green', g: 'green_yield', y: 'yellow', r: 'red', o: 'off' } as const;
+  const out: SignalGroupState[] = [];
+  for (let i = 0; i < n; i++) {
+    const id = cols[i];
+    const info = groups.get(id);
+    const code = String.fromCharCode(cols[n + i]) as SignalGroupState['code'];
+    const ttc = cols[3 * n + i];
+    out.push({
+      id: info?.id ?? `#${id}`, numeric_id: id, junction: info?.junction ?? '', code, state: colour[code] ?? 'off',
+      time_to_change_s: Number.isNaN(ttc) ? null : ttc, source: SIGNAL_SOURCES[cols[2 * n + i]] ?? 'plan', left: info?.left ?? false, lanes: info?.lanes ?? [],
+    });
+  }
+  return out;
+}
+
+export interface SignalDifference {
+  /** group index in the frame */
+  index: number;
+  numeric_id: number;
+  field: SignalColumn | 'count';
+  expected: number;
+  actual: number;
+}
+
+/** The first field that differs between two packed signal frames, or null when they are equal bit for bit. */
+export function firstSignalDifference(expected: Float64Array, actual: Float64Array): SignalDifference | null {
+  const ne = expected.length / SC;
+  const na = actual.length / SC;
+  const n = Math.min(ne, na);
+  for (let i = 0; i < n; i++) {
+    for (let c = 0; c < SC; c++) {
+      const e = expected[c * ne + i];
+      const a = actual[c * na + i];
+      if (!sameBits(e, a)) return { index: i, numeric_id: expected[i], field: SIGNAL_COLUMNS[c], expected: e, actual: a };
+    }
+  }
+  if (ne !== na) return { index: n, numeric_id: ne > n ? expected[n] : actual[n], field: 'count', expected: ne, actual: na };
+  return null;
+}
+
+/** A value of a signal column in words (the code's letter, the source's name). */
+export function describeSignalValue(field: SignalColumn | 'count', v: number): string {
+  if (field === 'code') return Number.isInteger(v) && v > 0 && v < 128 ? String.fromCharCode(v) : String(v);
+  if (field === 'source') return SIGNAL_SOURCES[v] ?? String(v);
+  if (field === 'time_to_change_s' && Number.isNaN(v)) return 'none';
+  return Object.is(v, -0) ? '-0' : String(v);
 }
 
 /** A number for JSON that keeps −0 (written as the string "-0"). */

@@ -7,6 +7,8 @@
  *   /vils/fix     foxglove.LocationFix     one per ego and per NPC (frame_id ego/<id>, npc/<id>)
  *   /vils/fixes   foxglove.LocationFixes   all of them in one message
  *   /vils/tf      foxglove.FrameTransforms map → ego/<id>
+ *   /vils/signals vils.signals             every signal group's state (and /vils/scene draws each group's stop line
+ *                                          in its colour: green, yellow, red, grey when off)
  *
  * Frames: `map` is x east, y north (m, UTM grid about the map origin), z up.
  */
@@ -19,6 +21,7 @@ import {
 import type { GeoFrame } from '../geo/frame.js';
 import type { LoadedMap } from '../map/scene-json.js';
 import type { EgoState, NpcState, SceneSnapshot } from '../scene/index.js';
+import type { SignalGroupState } from '../scene/control/index.js';
 
 
 export const MAP_FRAME = 'map';
@@ -70,6 +73,18 @@ export const COLORS = {
   goal: { r: 0.2, g: 0.55, b: 1, a: 0.5 },
 } as const satisfies Record<string, Color>;
 
+/** Stop lines by signal state. */
+export const SIGNAL_COLORS: Readonly<Record<SignalGroupState['code'], Color>> = {
+  G: { r: 0.1, g: 0.85, b: 0.25, a: 1 },
+  g: { r: 0.55, g: 0.95, b: 0.45, a: 1 },
+  y: { r: 1, g: 0.8, b: 0.05, a: 1 },
+  r: { r: 0.95, g: 0.1, b: 0.1, a: 1 },
+  o: { r: 0.55, g: 0.55, b: 0.55, a: 0.8 },
+};
+
+/** Where each signal group's vehicles stop (map frame), by group id: what /vils/scene draws in the group's colour. */
+export type StopLines = ReadonlyMap<string, ReadonlyArray<{ readonly x: number; readonly y: number }>>;
+
 const ROAD_COLORS: Record<string, Color> = {
   lane: { r: 0.5, g: 0.5, b: 0.5, a: 0.6 },
   road_line: { r: 0.95, g: 0.95, b: 0.95, a: 0.9 },
@@ -116,8 +131,11 @@ function label(x: number, y: number, text: string, color: Color) {
   return { pose: { position: p3(x, y, HEIGHT + 0.8), orientation: quat(0) }, billboard: true, font_size: 14, scale_invariant: true, color, text };
 }
 
-/** NPCs and egos as one SceneUpdate that replaces the previous one (deletion of all, then every entity). */
-export function sceneUpdate(s: SceneSnapshot, wallTimeS: number) {
+/**
+ * NPCs and egos as one SceneUpdate that replaces the previous one (deletion of all, then every entity), and with
+ * `stopLines`, each signal group's stop line coloured by its state (`signal/<group id>`).
+ */
+export function sceneUpdate(s: SceneSnapshot, wallTimeS: number, stopLines?: StopLines) {
   const stamp = toTime(wallTimeS);
   const entities = [];
   for (const n of s.npcs) {
@@ -144,7 +162,69 @@ export function sceneUpdate(s: SceneSnapshot, wallTimeS: number) {
       texts: [label(e.x, e.y, e.egoId, c)],
     }));
   }
+  if (stopLines) {
+    for (const g of s.signals) {
+      const line = stopLines.get(g.id);
+      if (!line || line.length < 2) continue;
+      entities.push(entity(stamp, `signal/${g.id}`, {
+        metadata: [
+          { key: 'group', value: g.id }, { key: 'junction', value: g.junction }, { key: 'state', value: g.state },
+          { key: 'source', value: g.source }, { key: 'time_to_change_s', value: g.time_to_change_s === null ? '' : String(g.time_to_change_s) },
+        ],
+        lines: [{
+          type: 0, pose: { position: { x: 0, y: 0, z: 0 }, orientation: quat(0) }, thickness: 0.5, scale_invariant: false,
+          points: line.map((p) => p3(p.x, p.y, 0.05)), color: SIGNAL_COLORS[g.code] ?? SIGNAL_COLORS.o, colors: [], indices: [],
+        }],
+      }));
+    }
+  }
   return { deletions: [{ timestamp: stamp, type: 1, id: '' }], entities };
+}
+
+/** The JSON schema of /vils/signals (schema name vils.signals). */
+export const SIGNALS_SCHEMA = {
+  title: 'vils.signals',
+  description: 'Every signal group\'s state at a frame (the npc_states frame\'s signals without the lane lists)',
+  type: 'object',
+  required: ['timestamp', 'sim_time_s', 'signals'],
+  properties: {
+    timestamp: { type: 'object', properties: { sec: { type: 'integer', minimum: 0 }, nsec: { type: 'integer', minimum: 0, maximum: 999999999 } }, description: 'wall-clock time of the frame' },
+    sim_time_s: { type: 'number', description: 'simulation time of the frame, s' },
+    signals: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['id', 'numeric_id', 'junction', 'state', 'code', 'time_to_change_s', 'source', 'left'],
+        properties: {
+          id: { type: 'string', description: 'signal group: <junction>.<approach letter>[.left]' },
+          numeric_id: { type: 'integer' },
+          junction: { type: 'string' },
+          state: { enum: ['green', 'green_yield', 'yellow', 'red', 'off'] },
+          code: { enum: ['G', 'g', 'y', 'r', 'o'] },
+          time_to_change_s: { type: ['number', 'null'], description: 'until the plan changes it (0.1 s steps); null while set live' },
+          source: { enum: ['plan', 'live', 'transition'] },
+          left: { type: 'boolean', description: 'a protected left-turn group' },
+        },
+      },
+    },
+  },
+} as const;
+
+/** Every signal group's state, for /vils/signals. */
+export function signalsMessage(s: SceneSnapshot, wallTimeS: number) {
+  return {
+    timestamp: toTime(wallTimeS),
+    sim_time_s: r3(s.time),
+    signals: s.signals.map((g) => ({
+      id: g.id, numeric_id: g.numeric_id, junction: g.junction, state: g.state, code: g.code,
+      time_to_change_s: g.time_to_change_s === null ? null : Math.round(g.time_to_change_s * 10) / 10, source: g.source, left: g.left,
+    })),
+  };
+}
+
+/** The stop lines of a layout's signal groups, by group id. */
+export function stopLinesOf(groups: ReadonlyArray<{ readonly id: string; readonly stopLine: ReadonlyArray<{ readonly x: number; readonly y: number }> }>): StopLines {
+  return new Map(groups.map((g) => [g.id, g.stopLine]));
 }
 
 /** The map's road layers as line primitives, one entity per layer (a line strip list per road type). */

@@ -2,8 +2,11 @@
  * Exact replay: a recorded session made again from its scene-call log, on simulation time, against a fresh
  * scene built from the recorded map, settings and model (checked by sha256), with the policy in the
  * recorded (deterministic) mode. Each recorded frame is compared with the replayed scene's snapshot at the
- * same simulation time, every NPC state field bit for bit (float64 patterns); each call's result and refusal
- * are compared too. The first difference is reported with where it happened.
+ * same simulation time, every NPC state field bit for bit (float64 patterns) and every signal group's state
+ * (code, source, time to change); each call's result and refusal are compared too (live signal inputs and plan
+ * changes are scene calls like the others). The first difference is reported with where it happened. A
+ * recording made before signal states and NPC holds were recorded (frame format 1) replays with a note: those
+ * are then not compared.
  *
  * The replay re-runs the current code: a recording made before a behaviour change replays with differences,
  * which is what it is for (did this change alter what the NPCs do?).
@@ -14,7 +17,10 @@ import { parseMapJson, type LoadedMap } from '../map/scene-json.js';
 import { resolvePolicyModel } from '../policy/model-files.js';
 import { PolicySession, type ActionMode } from '../policy/session.js';
 import { LiveScene, type EgoState, type SceneConfig, type SceneSnapshot } from '../scene/index.js';
-import { base64ToF64, firstNpcDifference, fromExactNum, packNpcs, unpackNpcs, type NpcDifference } from './exact.js';
+import {
+  NPC_FLAGS_V1_MASK, base64ToF64, describeNpcFlags, describeSignalValue, firstNpcDifference, firstSignalDifference, fromExactNum, packNpcs,
+  packSignals, unpackNpcs, unpackSignals, type NpcDifference, type SignalDifference, type SignalGroupInfo,
+} from './exact.js';
 import { applySceneCall, decodeCall, type FrameRecord, type SceneCallRecord } from './log.js';
 import { decodeJson, readSession, sessionSegments } from './reader.js';
 
@@ -57,10 +63,12 @@ export interface ReplayOptions {
   /** keep going after the first difference, counting them */
   all?: boolean;
   onProgress?: (p: { frames: number; simTimeS: number }) => void;
+  /** what the replay could not compare and why (default: written to stderr as "note: …"); also in the result */
+  onNote?: (note: string) => void;
 }
 
 export interface ReplayDifference {
-  what: 'npc' | 'npc_count' | 'step' | 'call_result' | 'call_error' | 'call_step' | 'call_gap' | 'frame_order';
+  what: 'npc' | 'npc_count' | 'signal' | 'signal_count' | 'step' | 'call_result' | 'call_error' | 'call_step' | 'call_gap' | 'frame_order';
   /** frame number and simulation time where it was found */
   frame: number | null;
   simTimeS: number;
@@ -68,6 +76,8 @@ export interface ReplayDifference {
   /** scene-call number, for call differences */
   call: number | null;
   npc: NpcDifference | null;
+  /** for signal differences (absent otherwise) */
+  signal?: SignalDifference | null;
   message: string;
 }
 
@@ -78,6 +88,10 @@ export interface ReplayResult {
   frames: number;
   /** NPC states compared (one per NPC per frame) */
   npcStates: number;
+  /** signal group states compared (one per group per frame) */
+  signalStates: number;
+  /** what could not be compared and why (a recording made before signals were recorded, …) */
+  notes: string[];
   /** policy steps replayed (across resets) */
   steps: number;
   /** simulation time replayed: steps × 0.1 s */
@@ -116,6 +130,18 @@ export async function replayRecording(path: string, opts: ReplayOptions = {}): P
   let totalSteps = 0;
   let frames = 0;
   let npcStates = 0;
+  let signalStates = 0;
+  const notes: string[] = [];
+  const note = (n: string) => {
+    if (notes.includes(n)) return;
+    notes.push(n);
+    (opts.onNote ?? ((m: string) => process.stderr.write(`note: ${m}\n`)))(n);
+  };
+  let groupIds: Map<number, string> | null = null;
+  const groupName = (numericId: number) => {
+    groupIds ??= new Map((scene as LiveScene).control.layout.groups.map((g) => [g.numericId, g.id]));
+    return groupIds.get(numericId) ?? `#${numericId}`;
+  };
   let differences = 0;
   let first: ReplayDifference | null = null;
   let stopped = false;
@@ -138,7 +164,12 @@ export async function replayRecording(path: string, opts: ReplayOptions = {}): P
       throw new Error(`model ${modelPath} (sha256 ${sha.slice(0, 12)}…) is not the recorded one (${session.modelSha256.slice(0, 12)}…, ${session.modelPath}); give --model, or --allow-model-mismatch`);
     }
     policy = await PolicySession.load(modelPath, { intraOpThreads: session.intraOpThreads || 1, mode: session.mode });
-    return new LiveScene(map, policy, session.sceneConfig);
+    const replayed = new LiveScene(map, policy, session.sceneConfig);
+    const plans = session.raw.signal_plans;
+    if (plans !== undefined && plans !== JSON.stringify(replayed.control.controller.plans)) {
+      note('the signal plans this code derives for the map at the start differ from the recorded ones (the plan generator changed since the recording): signal states will differ');
+    }
+    return replayed;
   };
 
   try {
@@ -189,15 +220,32 @@ export async function replayRecording(path: string, opts: ReplayOptions = {}): P
         differ({ what: 'step', frame: rec.f, simTimeS: t, step: snap.step, call: null, npc: null, message: `recorded step ${rec.step}, replay at step ${snap.step}` });
         continue;
       }
+      // frame format 2 holds the signal states and every NPC's hold; an older recording is compared without them
+      const v2 = (rec.v ?? 1) >= 2;
+      if (!v2) note('this recording was made before signal states and NPC holds were recorded (frame format 1): NPC states are compared without their hold, signal states not at all');
       const expected = base64ToF64(rec.npcs);
       const actual = packNpcs(snap.npcs);
       npcStates += snap.npcs.length;
-      const d = firstNpcDifference(expected, actual);
+      const d = firstNpcDifference(expected, actual, v2 ? undefined : NPC_FLAGS_V1_MASK);
       if (d) {
         const message = d.field === 'count'
           ? `recorded ${d.expected} NPCs, replay has ${d.actual}`
-          : `NPC ${d.id} (#${d.index}) ${d.field}: recorded ${fmt(d.expected)}, replay ${fmt(d.actual)}`;
+          : d.field === 'flags'
+            ? `NPC ${d.id} (#${d.index}) flags: recorded ${fmt(d.expected)} (${describeNpcFlags(d.expected)}), replay ${fmt(d.actual)} (${describeNpcFlags(d.actual)})`
+            : `NPC ${d.id} (#${d.index}) ${d.field}: recorded ${fmt(d.expected)}, replay ${fmt(d.actual)}`;
         differ({ what: d.field === 'count' ? 'npc_count' : 'npc', frame: rec.f, simTimeS: t, step: snap.step, call: null, npc: d, message });
+      }
+      if (v2 && !stopped) {
+        const se = base64ToF64(rec.signals ?? '');
+        const sa = packSignals(snap.signals);
+        signalStates += snap.signals.length;
+        const sd = firstSignalDifference(se, sa);
+        if (sd) {
+          const message = sd.field === 'count'
+            ? `recorded ${sd.expected} signal groups, replay has ${sd.actual}`
+            : `signal group ${groupName(sd.numeric_id)} (#${sd.index}) ${sd.field}: recorded ${describeSignalValue(sd.field, sd.expected)}, replay ${describeSignalValue(sd.field, sd.actual)}`;
+          differ({ what: sd.field === 'count' ? 'signal_count' : 'signal', frame: rec.f, simTimeS: t, step: snap.step, call: null, npc: null, signal: sd, message });
+        }
       }
       if (opts.onProgress && frames % 500 === 0) opts.onProgress({ frames, simTimeS: t });
     }
@@ -208,15 +256,31 @@ export async function replayRecording(path: string, opts: ReplayOptions = {}): P
   const wallS = (performance.now() - t0) / 1000;
   const simTimeS = totalSteps * 0.1;
   return {
-    files, session: (loaded as Loaded).session, calls: nextCall, frames, npcStates, steps: totalSteps, simTimeS, wallS,
+    files, session: (loaded as Loaded).session, calls: nextCall, frames, npcStates, signalStates, notes, steps: totalSteps, simTimeS, wallS,
     speed: wallS > 0 ? simTimeS / wallS : 0, differences, first,
   };
 }
 
-/** A recorded frame as a snapshot (for playback): exact NPC states, the recorded egos and timings. */
-export function frameSnapshot(rec: FrameRecord): SceneSnapshot {
+/** The signal groups a recording names (session metadata `signal_groups`), by numeric id; empty for older recordings. */
+export function recordedSignalGroups(session: SessionInfo): Map<number, SignalGroupInfo> {
+  const text = session.raw.signal_groups;
+  if (!text) return new Map();
+  try {
+    const list = JSON.parse(text) as SignalGroupInfo[];
+    return new Map(list.map((g) => [g.numeric_id, g]));
+  } catch {
+    return new Map();
+  }
+}
+
+/**
+ * A recorded frame as a snapshot (for playback): exact NPC states (with their holds), the recorded egos, timings
+ * and signal states (none in a recording made before signals were recorded); `groups` names the signal groups.
+ */
+export function frameSnapshot(rec: FrameRecord, groups?: ReadonlyMap<number, SignalGroupInfo>): SceneSnapshot {
   return {
     time: fromExactNum(rec.t, 'frame t'), step: rec.step, npcs: unpackNpcs(base64ToF64(rec.npcs)),
-    egos: rec.egos as unknown as EgoState[], timings: rec.timings as SceneSnapshot['timings'], signals: [],
+    egos: rec.egos as unknown as EgoState[], timings: rec.timings as SceneSnapshot['timings'],
+    signals: rec.signals ? unpackSignals(base64ToF64(rec.signals), groups) : [],
   };
 }

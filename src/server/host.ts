@@ -13,7 +13,9 @@ import { SceneInputs } from './inputs.js';
 import { RollingStats } from './rolling-stats.js';
 import { MAX_PUBLISH_HZ, MIN_PUBLISH_HZ, SceneRunner, type FrameSink, type PublishedFrame } from './runner.js';
 import { SceneTime } from './scene-time.js';
-import { buildNpcStatesFrame, egoEntry, type NpcStatesFrame } from './wire.js';
+import { SignalDesk } from './signals.js';
+import { stopLinesOf, type StopLines } from '../record/foxglove-messages.js';
+import { buildNpcStatesFrame, egoEntry, type NpcStatesFrame, type SignalEntry } from './wire.js';
 import { encodeNpcStatesBinary } from './wire-binary.js';
 
 /** Settings of the server side of a scene (the rest are the scene's own). */
@@ -87,6 +89,10 @@ export class SceneHost implements FrameSink {
   readonly inputs: SceneInputs;
   /** the time conductor: the world, simulated egos and external simulators as assets (the runner's step driver) */
   readonly time: SceneTime;
+  /** junctions and signal groups: what the API shows, live signal input and plan changes (through `inputs`) */
+  readonly signals: SignalDesk;
+  /** each signal group's stop line by group id (Foxglove draws them in the group's colour) */
+  readonly stopLines: StopLines;
   /** the recorder, the Foxglove channels: shown in the status, closed with the host */
   readonly attachments = new Map<string, HostAttachment>();
   private readonly logger?: Logger;
@@ -116,6 +122,8 @@ export class SceneHost implements FrameSink {
       onError: (err) => this.logger?.error({ err, scene: this.name }, 'simulation step failed'),
     });
     this.runner.addSink(this);
+    this.signals = new SignalDesk(this.scene, this.inputs, () => this.runner.simNow());
+    this.stopLines = stopLinesOf(this.scene.control.layout.groups);
     this.scene.on((e) => this.logEvent(e));
   }
 
@@ -153,6 +161,11 @@ export class SceneHost implements FrameSink {
       this.binaryFrame = frame;
     }
     return this.binary;
+  }
+
+  /** The signal group states of a frame as the JSON frame carries them. */
+  frameSignals(frame: PublishedFrame): SignalEntry[] {
+    return this.wireFrameOf(frame).signals ?? [];
   }
 
   private wireFrameOf(frame: PublishedFrame): NpcStatesFrame {
@@ -222,6 +235,7 @@ export class SceneHost implements FrameSink {
       ws_errors: this.counters.errors,
       ego_collision_steps: scene.egoCollisionSteps,
       quality: scene.quality.summary(),
+      junctions: scene.control.metrics.summary(),
       time: this.time.status(),
       rss_mb: Math.round(process.memoryUsage().rss / 1e5) / 10,
       ...Object.fromEntries([...this.attachments].map(([k, a]) => [k, a.status()])),
@@ -238,6 +252,7 @@ export class SceneHost implements FrameSink {
       case 'ego_stale': return log.warn({ ...ctx, age_s: e.ageS }, `ego ${e.egoId} is stale (no update for ${e.ageS.toFixed(1)} s): NPCs no longer see it`);
       case 'ego_forgotten': return log.info({ ...ctx, reason: e.reason }, `ego ${e.egoId} forgotten (${e.reason})`);
       case 'ego_collided': return log.warn({ ...ctx, npcs: e.npcIds }, `ego ${e.egoId} collided${e.npcIds.length ? ` with NPC ${e.npcIds.join(', ')}` : ''}`);
+      case 'ego_ran_red': return log.warn({ ...ctx, junction: e.junction, group: e.group }, `ego ${e.egoId} crossed the stop line of ${e.group} on red`);
     }
   }
 

@@ -15,7 +15,8 @@
  * difference it causes.
  */
 import type { EgoReport, LiveScene, SceneConfig, SpawnRequest } from '../scene/index.js';
-import type { SceneCall, SceneCallResult } from '../record/log.js';
+import type { LiveSignalInput, SignalPlan, SignalPlanOverride } from '../scene/control/index.js';
+import { releaseSignal, setSignalLive, setSignalPlan, type LiveSignalResult, type SceneCall, type SceneCallResult } from '../record/log.js';
 
 export interface SceneCallEvent {
   call: SceneCall;
@@ -206,5 +207,25 @@ export class SceneInputs {
    */
   configure<T>(patch: Partial<SceneConfig>, apply: () => T): Promise<T> {
     return this.submit({ kind: 'configure', patch }, apply);
+  }
+
+  /** A junction's signal groups set live (the roadside, an operator); logged with the time the input ends. */
+  setSignalLive(input: LiveSignalInput): Promise<LiveSignalResult> {
+    const copy: LiveSignalInput = { junction: input.junction };
+    if (input.states !== undefined) copy.states = { ...input.states };
+    if (input.phase !== undefined) copy.phase = input.phase;
+    if (input.timeout_s !== undefined) copy.timeout_s = input.timeout_s;
+    return this.submit({ kind: 'signal_live', input: copy }, () => setSignalLive(this.scene, copy), (v) => v.until_s);
+  }
+
+  /** A junction's live input ended: back to its plan. */
+  releaseSignal(junction: string): Promise<boolean> {
+    return this.submit({ kind: 'signal_release', junction }, () => releaseSignal(this.scene, junction), (v) => v);
+  }
+
+  /** A junction's plan changed by an override of its current one; logged with the new cycle. */
+  setSignalPlan(override: SignalPlanOverride): Promise<SignalPlan> {
+    const copy = structuredClone(override);
+    return this.submit({ kind: 'signal_plan', override: copy }, () => setSignalPlan(this.scene, copy), (v) => v.cycle_s);
   }
 }

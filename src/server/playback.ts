@@ -10,7 +10,7 @@ import type { WebSocket } from 'ws';
 import { GeoFrame } from '../geo/frame.js';
 import { parseMapJson, type LoadedMap } from '../map/scene-json.js';
 import { decodeJson, readSession, sessionSegments } from '../record/reader.js';
-import { frameSnapshot, parseSessionInfo, type SessionInfo } from '../record/replay.js';
+import { frameSnapshot, parseSessionInfo, recordedSignalGroups, type SessionInfo } from '../record/replay.js';
 import type { FrameRecord } from '../record/log.js';
 import { ClientRegistry } from './clients.js';
 import { FoxgloveChannels, foxglovePlugin, handleProtocols } from './plugins/foxglove.js';
@@ -58,8 +58,11 @@ export async function createPlayback(path: string, opts: PlaybackOptions = {}): 
   const clients = new ClientRegistry(() => 4);
   let textFrame: PublishedFrame | null = null;
   let text = '';
+  // the signal groups the recording names (ids, stop lines); none in a recording made before signals were
+  const groups = recordedSignalGroups(session);
   const source = {
     name: session.scene, geo, map,
+    stopLines: new Map([...groups.values()].map((g) => [g.id, g.stop_line.map(([x, y]) => ({ x, y }))])),
     frameText(frame: PublishedFrame): string {
       if (textFrame !== frame) {
         text = JSON.stringify(buildNpcStatesFrame(geo, frame.snapshot, frame.state, frame.wallTimeS));
@@ -104,7 +107,7 @@ export async function createPlayback(path: string, opts: PlaybackOptions = {}): 
         const dueMs = first.at + ((rec.wall_time - first.wall) * 1000) / speed;
         if (dueMs > nowMs) await sleep(dueMs - nowMs);
         if (stopped) return;
-        const frame: PublishedFrame = { snapshot: frameSnapshot(rec), state: rec.state, wallTimeS: (performance.timeOrigin + performance.now()) / 1000 };
+        const frame: PublishedFrame = { snapshot: frameSnapshot(rec, groups), state: rec.state, wallTimeS: (performance.timeOrigin + performance.now()) / 1000 };
         position = { frame: rec.f, sim_time_s: frame.snapshot.time, segment: item.segment };
         if (clients.size > 0) clients.broadcast(source.frameText(frame));
         fox.publish(frame);

@@ -5,7 +5,9 @@
  * Channels (JSON encoding; schemas from @foxglove/schemas for the foxglove.* ones, so the file opens in
  * Foxglove as is):
  *   /vils/calls          vils.SceneCall        the scene-call log: what replay makes again (essential)
- *   /vils/frame          vils.Frame            every frame: exact NPC states (float64), egos, timings
+ *   /vils/frame          vils.Frame            every frame: exact NPC states (float64, with each NPC's hold), signal
+ *                                              states (float64), egos, timings
+ *   /vils/signals        vils.signals          every frame's signal group states (as the Foxglove channel)
  *   /vils/npc_states     vils.npc_states       every frame as sent to the WebSocket clients
  *   /vils/inputs/stream  vils.StreamInput      every message received on the stream, with its arrival time
  *   /vils/inputs/rest    vils.RestCommand      every REST command (not reads), with its reply
@@ -14,13 +16,15 @@
  *   /vils/scene /vils/map /vils/fix /vils/fixes /vils/tf   Foxglove views (record-foxglove-hz, default 10;
  *                        /vils/fix for the egos only, every NPC's LocationFix is in /vils/fixes)
  * Metadata `vils.session`: the model (path, sha256, its own metadata), the map (path, sha256; the file
- * itself is attached to the first segment), the origin, the scene settings at the start, the session id.
+ * itself is attached to the first segment), the origin, the scene settings at the start, the session id, the
+ * signal groups (ids, junctions, lanes, stop lines) and the signal plans at the start. Live signal inputs and
+ * plan changes are scene calls (/vils/calls), so replay makes them again at the same step.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
-import { exactNum, f64ToBase64, packNpcs } from '../record/exact.js';
-import { FOXGLOVE_SCHEMAS, egoTransforms, locationFixes, mapUpdate, sceneUpdate, timeToNs } from '../record/foxglove-messages.js';
+import { exactNum, f64ToBase64, packNpcs, packSignals, type SignalGroupInfo } from '../record/exact.js';
+import { FOXGLOVE_SCHEMAS, SIGNALS_SCHEMA, egoTransforms, locationFixes, mapUpdate, sceneUpdate, signalsMessage, timeToNs } from '../record/foxglove-messages.js';
 import { encodeCallArgs, type FrameRecord, type SceneCallRecord } from '../record/log.js';
 import { RecordingWriter, type ChannelSpec } from '../record/writer.js';
 import type { SceneEvent } from '../scene/index.js';
@@ -31,6 +35,8 @@ import type { FrameSink, PublishedFrame } from './runner.js';
 import { npcStatesSchema } from './schemas.js';
 
 export const RECORDING_FORMAT = 'vils-recording/1';
+/** the /vils/frame record format: 2 adds the signal states and each NPC's hold (log.ts FrameRecord) */
+export const FRAME_FORMAT = 2;
 
 export interface RecordingSettings {
   enabled: boolean;
@@ -62,7 +68,13 @@ const any = {};
 
 const VILS_SCHEMAS: Record<string, object> = {
   'vils.SceneCall': obj({ n: num, kind: str, at_step: num, wall_time: num, args: { type: 'object' }, result: any, error: { type: ['string', 'null'] } }, 'A call that changed the scene (replay makes it again)'),
-  'vils.Frame': obj({ f: num, calls: num, t: any, step: num, state: str, wall_time: num, npcs: { type: 'string', description: 'float64 columns id,x,y,yaw,vx,vy,speed,length,width,goalX,goalY,flags (base64)' }, egos: { type: 'array' }, timings: any }, 'A frame with the exact NPC states'),
+  'vils.Frame': obj({
+    f: num, calls: num, t: any, step: num, state: str, wall_time: num,
+    npcs: { type: 'string', description: 'float64 columns id,x,y,yaw,vx,vy,speed,length,width,goalX,goalY,flags (base64); flags: 1 collided, 2 off-road, 4 auto, bits 3-5 the hold (none, red, yellow, stop_sign, give_way, box, queue)' },
+    egos: { type: 'array' }, timings: any, v: { type: 'integer', description: 'frame format (2)' },
+    signals: { type: 'string', description: 'float64 columns numeric_id, code (character code), source (0 plan, 1 live, 2 transition), time_to_change_s (NaN: none) (base64)' },
+  }, 'A frame with the exact NPC and signal states'),
+  'vils.signals': SIGNALS_SCHEMA,
   'vils.npc_states': npcStatesSchema,
   'vils.StreamInput': obj({ client: num, arrival_wall: num, sim_time: num, outcome: str, message: str }, 'A message received on /ws/vils/stream'),
   'vils.RestCommand': obj({ method: str, url: str, body: any, status: num, reply: str, arrival_wall: num, sim_time: num }, 'A REST command'),
@@ -82,6 +94,7 @@ function channelSpecs(): ChannelSpec[] {
     vils('/vils/config', 'vils.Config', { latched: true, essential: true }),
     vils('/vils/frame', 'vils.Frame'),
     vils('/vils/npc_states', 'vils.npc_states'),
+    vils('/vils/signals', 'vils.signals'),
     vils('/vils/inputs/stream', 'vils.StreamInput'),
     vils('/vils/inputs/rest', 'vils.RestCommand'),
     vils('/vils/events', 'vils.SceneEvent'),
@@ -141,6 +154,11 @@ export class SceneRecorder implements FrameSink, HostAttachment {
       scene_config: JSON.stringify(host.scene.config),
       serving_config: JSON.stringify(host.serving),
       node: process.version,
+      signal_groups: JSON.stringify(host.scene.control.layout.groups.map((g): SignalGroupInfo => ({
+        id: g.id, numeric_id: g.numericId, junction: host.scene.control.layout.junctions[g.junction].junction.id, left: g.left,
+        lanes: [...g.lanes], stop_line: g.stopLine.map((p) => [p.x, p.y]),
+      }))),
+      signal_plans: JSON.stringify(host.scene.control.controller.plans),
     };
     const writer = await RecordingWriter.open({
       dir: recordingDir(settings),
@@ -210,15 +228,17 @@ export class SceneRecorder implements FrameSink, HostAttachment {
     const rec: FrameRecord = {
       f: this.frames++, calls: this.host.inputs.calls, t: exactNum(s.time), step: s.step, state: frame.state, wall_time: wall,
       npcs: f64ToBase64(packNpcs(s.npcs)), egos: s.egos.map((e) => ({ ...e })), timings: s.timings ? { ...s.timings } : null,
+      v: FRAME_FORMAT, signals: f64ToBase64(packSignals(s.signals)),
     };
     const w = this.writer;
     w.write(this.ch['/vils/frame'], t, JSON.stringify(rec));
     w.write(this.ch['/vils/npc_states'], t, this.host.frameText(frame));
+    w.write(this.ch['/vils/signals'], t, JSON.stringify(signalsMessage(s, wall)));
     const hz = this.settings.foxgloveHz;
     if (hz > 0 && (s.time < this.lastVizT || s.time - this.lastVizT >= 1 / hz - 1e-6 || (frame.state !== 'running' && s.step !== this.lastVizStep))) {
       this.lastVizT = s.time;
       this.lastVizStep = s.step;
-      w.write(this.ch['/vils/scene'], t, JSON.stringify(sceneUpdate(s, wall)));
+      w.write(this.ch['/vils/scene'], t, JSON.stringify(sceneUpdate(s, wall, this.host.stopLines)));
       const fixes = locationFixes(s, wall, this.host.geo);
       // one LocationFix message per ego; every NPC's LocationFix is in /vils/fixes (63 messages a frame
       // more would cost a fifth of the file for the same positions)

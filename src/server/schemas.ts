@@ -2,8 +2,11 @@
  * JSON schemas of the WebSocket protocol and the REST API: the single source for validation (ajv for
  * WebSocket messages, fastify for HTTP) and for the published protocol files (docs/protocol/*.schema.json).
  */
+import { LIVE_TIMEOUT_MAX_S } from '../scene/control/controller.js';
+
 const num = { type: 'number' } as const;
 const str = { type: 'string' } as const;
+const strList = { type: 'array', items: str } as const;
 
 export const egoStateSchema = {
   $id: 'ego_state',
@@ -62,6 +65,23 @@ const npcSchema = {
   },
 } as const;
 
+/** One signal group's state (npc_states.signals, signal_states, GET /api/signals). */
+export const signalEntrySchema = {
+  type: 'object',
+  required: ['id', 'numeric_id', 'junction', 'state', 'code', 'time_to_change_s', 'source', 'left', 'lanes'],
+  properties: {
+    id: { ...str, description: 'signal group: <junction>.<approach letter> (A, B, … clockwise from north), <…>.left for an arrow-controlled left turn' },
+    numeric_id: { type: 'integer', description: '1, 2, … over the map (for consumers that need integer ids)' },
+    junction: str,
+    state: { enum: ['green', 'green_yield', 'yellow', 'red', 'off'], description: 'green_yield: green that gives way (a permissive left turn)' },
+    code: { enum: ['G', 'g', 'y', 'r', 'o'], description: 'the state as one character (SUMO style)' },
+    time_to_change_s: { type: ['number', 'null'], description: 'seconds until the plan changes it (0.1 s steps), or the yellow left while a live input clears; null while set live' },
+    source: { enum: ['plan', 'live', 'transition'], description: 'what drives it: the fixed-time plan, a live input, or the clearance (yellow, all-red) between the two' },
+    left: { type: 'boolean', description: 'a protected left-turn group' },
+    lanes: { ...strList, description: 'ids of the lanes its movements start on' },
+  },
+} as const;
+
 export const npcStatesSchema = {
   $id: 'npc_states',
   title: 'npc_states (server → client)',
@@ -94,6 +114,97 @@ export const npcStatesSchema = {
         },
       },
     },
+    signals: {
+      description: 'extension: every signal group\'s state at the frame time (empty when the map has no signals). Not in binary frames: binary clients get signal_states messages',
+      type: 'array',
+      items: signalEntrySchema,
+    },
+  },
+} as const;
+
+const liveStates = {
+  type: 'object',
+  maxProperties: 256,
+  propertyNames: { maxLength: 64 },
+  additionalProperties: { type: 'string', maxLength: 16 },
+  description: 'state by signal group id: G (or green), g (green_yield), y (yellow), r (red), o (off); groups left out are red',
+} as const;
+
+const liveInputFields = {
+  states: liveStates,
+  phase: { type: 'integer', minimum: 0, maximum: 255, description: "or a phase of the junction's plan (0-based): its states" },
+  timeout_s: { type: 'number', exclusiveMinimum: 0, maximum: LIVE_TIMEOUT_MAX_S, description: 'back to the plan after this long without a new input (default 10 s)' },
+} as const;
+
+export const signalInputSchema = {
+  $id: 'signal_input',
+  title: 'signal_input (client → server, operator role)',
+  description: "Sets a signalised junction's groups live, as a roadside unit's SPaT or an operator does: states by group id, or a phase of its plan. Each message renews the input (send it at 10 Hz, or set timeout_s); after timeout_s without one the junction goes back to its plan. Changes go through the clearances (a green that must end turns yellow, then red; a green starts only after the all-red time). Refused whole with the reason (an error): unknown junction or group, conflicting greens, a phase that does not exist. Answered with signal_ack.",
+  type: 'object',
+  required: ['type', 'data'],
+  additionalProperties: false,
+  properties: {
+    type: { const: 'signal_input' },
+    data: {
+      type: 'object',
+      required: ['junction'],
+      additionalProperties: false,
+      properties: { junction: { type: 'string', minLength: 1, maxLength: 64, description: 'junction id, e.g. J1' }, ...liveInputFields },
+    },
+  },
+} as const;
+
+export const signalReleaseSchema = {
+  $id: 'signal_release',
+  title: 'signal_release (client → server, operator role)',
+  description: 'Ends a junction\'s live input now: it goes back to its plan (through the clearances). Answered with signal_ack.',
+  type: 'object',
+  required: ['type', 'data'],
+  additionalProperties: false,
+  properties: {
+    type: { const: 'signal_release' },
+    data: { type: 'object', required: ['junction'], additionalProperties: false, properties: { junction: { type: 'string', minLength: 1, maxLength: 64 } } },
+  },
+} as const;
+
+const liveResult = {
+  type: 'object',
+  properties: {
+    junction: str,
+    states: { type: 'object', additionalProperties: { enum: ['G', 'g', 'y', 'r', 'o'] }, description: 'what will be shown once the clearances have run, by group id' },
+    until_s: { ...num, description: 'simulation time the input ends at, unless renewed' },
+    clearance: { type: 'boolean', description: 'the junction goes through a clearance (yellow, all-red) to get there' },
+  },
+} as const;
+
+export const signalAckSchema = {
+  $id: 'signal_ack',
+  title: 'signal_ack (server → client)',
+  description: 'A signal_input or signal_release was applied (between two policy steps).',
+  type: 'object',
+  required: ['type', 'input', 'data'],
+  properties: {
+    type: { const: 'signal_ack' },
+    input: { enum: ['signal_input', 'signal_release'] },
+    data: {
+      description: 'signal_input: {junction, states, until_s, clearance}; signal_release: {junction, released} (released: false when no live input was active)',
+      type: 'object',
+      properties: { ...liveResult.properties, released: { type: 'boolean' } },
+    },
+  },
+} as const;
+
+export const signalStatesSchema = {
+  $id: 'signal_states',
+  title: 'signal_states (server → binary clients)',
+  description: 'For clients of ?format=binary, whose npc_states frames carry NPCs and egos only: every signal group\'s state, as a JSON text message, sent right after the frame in which a group\'s state or source changed, and at least once a second. JSON clients get the same list in every frame (npc_states.signals) and no signal_states.',
+  type: 'object',
+  required: ['type', 'timestamp', 'sim_time_s', 'signals'],
+  properties: {
+    type: { const: 'signal_states' },
+    timestamp: { ...num, description: 'wall-clock time of the frame it goes with, seconds since the Unix epoch' },
+    sim_time_s: { ...num, description: 'simulation time of that frame' },
+    signals: { type: 'array', items: signalEntrySchema },
   },
 } as const;
 
@@ -117,7 +228,10 @@ export const pongSchema = {
   properties: { type: { const: 'pong' }, timestamp: num },
 } as const;
 
-export const PROTOCOL_SCHEMAS = { ego_state: egoStateSchema, ping: pingSchema, npc_states: npcStatesSchema, error: errorSchema, pong: pongSchema };
+export const PROTOCOL_SCHEMAS = {
+  ego_state: egoStateSchema, ping: pingSchema, npc_states: npcStatesSchema, error: errorSchema, pong: pongSchema,
+  signal_input: signalInputSchema, signal_release: signalReleaseSchema, signal_ack: signalAckSchema, signal_states: signalStatesSchema,
+};
 
 // ---- REST ----
 
@@ -184,6 +298,7 @@ export const npcViewSchema = {
   properties: {
     id: { type: 'integer' }, x: num, y: num, lat: num, lon: num, yaw: num, heading: num, speed: num, vx: num, vy: num, length: num, width: num,
     goal_x: num, goal_y: num, collided: { type: 'boolean' }, offroad: { type: 'boolean' }, auto: { type: 'boolean' },
+    hold: { enum: ['none', 'red', 'yellow', 'stop_sign', 'give_way', 'box', 'queue'], description: 'why it is held back: a traffic rule (red, yellow, stop_sign, give_way, box: no room past the junction), a vehicle ahead that waits (queue), or none' },
   },
 } as const;
 
@@ -198,6 +313,87 @@ export const egoViewSchema = {
 export const errorReplySchema = {
   type: 'object',
   properties: { statusCode: { type: 'integer' }, error: str, message: str },
+} as const;
+
+// ---- signals (GET/PUT/DELETE /api/signals) ----
+
+export const signalLiveBodySchema = {
+  type: 'object',
+  additionalProperties: false,
+  description: 'states by group id, or a phase of the plan; timeout_s (default 10 s, at most 3600 s): back to the plan after this long without a new input',
+  properties: liveInputFields,
+} as const;
+
+export const signalLiveReplySchema = liveResult;
+
+const phaseStates = {
+  anyOf: [
+    { type: 'string', maxLength: 256, description: "one character per group, in the junction's group order" },
+    { type: 'object', maxProperties: 256, propertyNames: { maxLength: 64 }, additionalProperties: { type: 'string', maxLength: 16 }, description: 'by group id (groups left out are red)' },
+  ],
+} as const;
+
+export const signalPlanBodySchema = {
+  type: 'object',
+  additionalProperties: false,
+  description: "a change to the junction's current plan: the whole program (phases) or its green times (green_s, one per green phase), and/or offset_s, yellow_s, all_red_s; validated whole (every green ends in a yellow of 3–6 s, conflicting groups are never green together, an all-red before a conflicting green)",
+  properties: {
+    offset_s: { type: 'number', minimum: 0, maximum: 3600, description: 'the cycle starts at this simulation time' },
+    phases: {
+      type: 'array', minItems: 1, maxItems: 64,
+      items: { type: 'object', required: ['duration_s', 'states'], additionalProperties: false, properties: { duration_s: { type: 'number', minimum: 0, maximum: 3600 }, states: phaseStates } },
+    },
+    green_s: { type: 'array', minItems: 1, maxItems: 64, items: { type: 'number', minimum: 0, maximum: 3600 } },
+    yellow_s: { type: 'number', minimum: 0, maximum: 60 },
+    all_red_s: { type: 'number', minimum: 0, maximum: 60 },
+  },
+} as const;
+
+export const signalPlanSchema = {
+  type: ['object', 'null'],
+  properties: {
+    cycle_s: num, offset_s: num, yellow_s: num, all_red_s: num,
+    source: { enum: ['default', 'scenario', 'api'] },
+    phases: {
+      type: 'array',
+      items: { type: 'object', properties: { duration_s: num, states: { ...str, description: 'one character per group, in the order of the junction\'s groups' }, by_group: { type: 'object', additionalProperties: str } } },
+    },
+  },
+} as const;
+
+export const junctionViewSchema = {
+  type: 'object',
+  properties: {
+    id: str,
+    control: { enum: ['signal', 'all_way_stop', 'stop', 'yield', 'priority'] },
+    x: { ...num, description: 'centre, map metres' },
+    y: num,
+    approaches: {
+      type: 'array',
+      items: { type: 'object', properties: { letter: str, sign: { type: ['string', 'null'], enum: ['stop', 'yield', null] }, heads: { ...strList, description: 'signal heads (map ids)' }, signs: strList } },
+    },
+    groups: { ...strList, description: 'its signal group ids, in the order of a plan\'s state characters' },
+    plan: signalPlanSchema,
+    live: {
+      type: ['object', 'null'],
+      description: 'the latest live input (null: none since the last reset or release)',
+      properties: {
+        active: { type: 'boolean', description: 'still in force (false once it ran out: the junction is back on its plan)' },
+        states: { type: 'object', additionalProperties: str },
+        until_s: num, remaining_s: num, set_at_s: num, set_by: str,
+      },
+    },
+    signals: { type: 'array', items: signalEntrySchema },
+  },
+} as const;
+
+export const signalsReplySchema = {
+  type: 'object',
+  properties: {
+    sim_time_s: num,
+    signals: { type: 'array', items: signalEntrySchema },
+    junctions: { type: 'array', items: junctionViewSchema },
+  },
 } as const;
 
 // ---- map (GET /api/map) ----

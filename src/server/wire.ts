@@ -5,6 +5,7 @@
  */
 import type { GeoFrame } from '../geo/frame.js';
 import type { EgoReport, EgoState, NpcState, SceneSnapshot } from '../scene/index.js';
+import type { SignalGroupState } from '../scene/control/index.js';
 
 const r3 = (v: number) => Math.round(v * 1000) / 1000;
 const r7 = (v: number) => Math.round(v * 1e7) / 1e7;
@@ -61,15 +62,38 @@ export function npcEntry(geo: GeoFrame, n: NpcState): NpcEntry {
   };
 }
 
-/** An NPC for GET /api/npcs: the frame entry plus its goal and whether the scene spawned it. */
+/** An NPC for GET /api/npcs: the frame entry plus its goal, whether the scene spawned it and why it is held back. */
 export function npcDetail(geo: GeoFrame, n: NpcState) {
-  return { ...npcEntry(geo, n), goal_x: r3(n.goalX), goal_y: r3(n.goalY), auto: n.auto };
+  return { ...npcEntry(geo, n), goal_x: r3(n.goalX), goal_y: r3(n.goalY), auto: n.auto, hold: n.hold };
 }
 
 export function egoEntry(e: EgoState) {
   return {
     ego_id: e.egoId, x: r3(e.x), y: r3(e.y), yaw: r3(e.yaw), speed: r3(e.speed), length: r3(e.length), width: r3(e.width),
     stale: e.stale, collided: e.collided, timestamp: e.clientTimestamp,
+  };
+}
+
+/** A signal group's state as frames, the REST API and the Foxglove channel show it. */
+export interface SignalEntry {
+  id: string;
+  numeric_id: number;
+  junction: string;
+  state: SignalGroupState['state'];
+  code: SignalGroupState['code'];
+  /** seconds until the plan changes it, to 0.1 s (the yellow left while a live input clears); null while it is set live */
+  time_to_change_s: number | null;
+  source: SignalGroupState['source'];
+  left: boolean;
+  lanes: readonly string[];
+}
+
+const r1 = (v: number) => Math.round(v * 10) / 10;
+
+export function signalEntry(g: SignalGroupState): SignalEntry {
+  return {
+    id: g.id, numeric_id: g.numeric_id, junction: g.junction, state: g.state, code: g.code,
+    time_to_change_s: g.time_to_change_s === null ? null : r1(g.time_to_change_s), source: g.source, left: g.left, lanes: g.lanes,
   };
 }
 
@@ -86,6 +110,11 @@ export interface NpcStatesFrame {
   npcs: NpcEntry[];
   metrics: { sim_time_ms: number; policy_time_ms: number; total_time_ms: number; num_active_npcs: number };
   egos: Array<ReturnType<typeof egoEntry>>;
+  /**
+   * every signal group's state at the frame time (empty when the map has none). Absent from frames decoded
+   * from the binary format, which carries NPCs and egos only (binary clients get `signal_states` messages).
+   */
+  signals?: SignalEntry[];
 }
 
 export function buildNpcStatesFrame(geo: GeoFrame, s: SceneSnapshot, state: RunState, wallTimeS: number): NpcStatesFrame {
@@ -104,5 +133,6 @@ export function buildNpcStatesFrame(geo: GeoFrame, s: SceneSnapshot, state: RunS
       num_active_npcs: s.npcs.length,
     },
     egos: s.egos.map(egoEntry),
+    signals: s.signals.map(signalEntry),
   };
 }

@@ -64,7 +64,7 @@ describe('Foxglove WebSocket', () => {
     const topics = s.channels.map((c) => `${c.topic} ${c.schemaName}`).sort();
     expect(topics).toEqual([
       '/vils/fix foxglove.LocationFix', '/vils/fixes foxglove.LocationFixes', '/vils/map foxglove.SceneUpdate',
-      '/vils/npc_states vils.npc_states', '/vils/scene foxglove.SceneUpdate', '/vils/tf foxglove.FrameTransforms',
+      '/vils/npc_states vils.npc_states', '/vils/scene foxglove.SceneUpdate', '/vils/signals vils.signals', '/vils/tf foxglove.FrameTransforms',
     ]);
     expect(s.channels.every((c) => c.encoding === 'json' && c.schemaEncoding === 'jsonschema')).toBe(true);
     // an ego, so there are ego boxes, fixes and transforms

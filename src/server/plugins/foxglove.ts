@@ -5,7 +5,8 @@
  *
  * Channels (JSON encoding, JSON schemas from @foxglove/schemas; builders in src/record/foxglove-messages.ts):
  *   /vils/scene foxglove.SceneUpdate · /vils/map foxglove.SceneUpdate · /vils/fix foxglove.LocationFix ·
- *   /vils/fixes foxglove.LocationFixes · /vils/tf foxglove.FrameTransforms · /vils/npc_states (raw frames)
+ *   /vils/fixes foxglove.LocationFixes · /vils/tf foxglove.FrameTransforms · /vils/npc_states (raw frames) ·
+ *   /vils/signals vils.signals (every signal group's state; /vils/scene draws the groups' stop lines in their colours)
  * A channel's messages are built only while a client is subscribed, once per frame for every client. A
  * client that does not keep up (more than `maxBufferedBytes` unsent) misses frames, counted as dropped; the
  * loop never waits for it.
@@ -16,7 +17,7 @@ import type { FastifyInstance } from 'fastify';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { GeoFrame } from '../../geo/frame.js';
 import type { LoadedMap } from '../../map/scene-json.js';
-import { FOXGLOVE_SCHEMAS, egoTransforms, locationFixes, mapUpdate, sceneUpdate, timeToNs } from '../../record/foxglove-messages.js';
+import { FOXGLOVE_SCHEMAS, SIGNALS_SCHEMA, egoTransforms, locationFixes, mapUpdate, sceneUpdate, signalsMessage, timeToNs, type StopLines } from '../../record/foxglove-messages.js';
 import type { FrameSink, PublishedFrame } from '../runner.js';
 import { npcStatesSchema } from '../schemas.js';
 
@@ -29,13 +30,15 @@ export interface FoxgloveSource {
   readonly geo: GeoFrame;
   readonly map: LoadedMap;
   frameText(frame: PublishedFrame): string;
+  /** each signal group's stop line by group id, drawn on /vils/scene in the group's colour (none: not drawn) */
+  readonly stopLines?: StopLines;
 }
 
 // a CommonJS package: its named exports are not visible to Node's ESM loader
 const { FoxgloveServer } = wsProtocol;
 type FoxgloveServer = InstanceType<typeof FoxgloveServer>;
 
-type Topic = '/vils/scene' | '/vils/map' | '/vils/fix' | '/vils/fixes' | '/vils/tf' | '/vils/npc_states';
+type Topic = '/vils/scene' | '/vils/map' | '/vils/fix' | '/vils/fixes' | '/vils/tf' | '/vils/npc_states' | '/vils/signals';
 
 const encoder = new TextEncoder();
 
@@ -124,6 +127,7 @@ export class FoxgloveChannels implements FrameSink {
     add('/vils/fixes', 'foxglove.LocationFixes', FOXGLOVE_SCHEMAS['foxglove.LocationFixes']);
     add('/vils/tf', 'foxglove.FrameTransforms', FOXGLOVE_SCHEMAS['foxglove.FrameTransforms']);
     add('/vils/npc_states', 'vils.npc_states', JSON.stringify(npcStatesSchema));
+    add('/vils/signals', 'vils.signals', JSON.stringify(SIGNALS_SCHEMA));
     this.server.on('subscribe', (id) => {
       const topic = this.topicById.get(id);
       if (!topic) return;
@@ -178,7 +182,7 @@ export class FoxgloveChannels implements FrameSink {
     const wall = frame.wallTimeS;
     const t = timeToNs(wall);
     const sub = this.subscribed;
-    if (sub.has('/vils/scene')) this.send('/vils/scene', t, JSON.stringify(sceneUpdate(s, wall)));
+    if (sub.has('/vils/scene')) this.send('/vils/scene', t, JSON.stringify(sceneUpdate(s, wall, this.source.stopLines)));
     if (sub.has('/vils/fix') || sub.has('/vils/fixes')) {
       const fixes = locationFixes(s, wall, this.source.geo);
       if (sub.has('/vils/fix')) for (const f of fixes) this.send('/vils/fix', t, JSON.stringify(f));
@@ -186,6 +190,7 @@ export class FoxgloveChannels implements FrameSink {
     }
     if (sub.has('/vils/tf')) this.send('/vils/tf', t, JSON.stringify(egoTransforms(s, wall)));
     if (sub.has('/vils/npc_states')) this.send('/vils/npc_states', t, this.source.frameText(frame));
+    if (sub.has('/vils/signals')) this.send('/vils/signals', t, JSON.stringify(signalsMessage(s, wall)));
   }
 
   status(): Record<string, unknown> {

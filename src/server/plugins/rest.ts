@@ -7,6 +7,7 @@ import { InputError } from '../../scene/index.js';
 import type { SceneHost, SessionConfig } from '../host.js';
 import { configSchema, egoViewSchema, errorReplySchema, npcSpawnSchema, npcViewSchema } from '../schemas.js';
 import { egoEntry, mapPoint, npcDetail } from '../wire.js';
+import { signalsPlugin } from './signals.js';
 
 const obj = { type: 'object', additionalProperties: true } as const;
 const stateReply = { type: 'object', properties: { state: { type: 'string' } } } as const;
@@ -140,4 +141,7 @@ export async function restPlugin(app: FastifyInstance, opts: { host: SceneHost }
     if (!(await inputs.removeEgo(req.params.id))) return reply.code(404).send(notFound(`no ego with id "${req.params.id}"`));
     return { removed: req.params.id };
   });
+
+  // ---- signals (a child of this plugin, so its commands are recorded by the hooks above) ----
+  await app.register(signalsPlugin, { host });
 }

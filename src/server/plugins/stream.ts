@@ -11,6 +11,12 @@
  * Fixes are judged on the server's clock: a non-finite timestamp is refused, a fix older than ego_timeout_s
  * (after clock_offset_s) is stale and not used, and a client whose clock is off by more than a second is
  * told so once.
+ *
+ * Signals: an operator-role client may set a signalised junction's groups live (`signal_input`, as a roadside
+ * unit feeds its SPaT, typically at 10 Hz: each message renews the input) and end that (`signal_release`); each
+ * is answered with `signal_ack`, or an error with the reason. JSON clients see every group's state in each
+ * frame (`signals`); binary clients, whose frames carry NPCs and egos only, get a JSON `signal_states` text
+ * message when a group's state or its source changes (and once a second, so a dropped one is made good).
  */
 import { Ajv } from 'ajv';
 import type { FastifyInstance } from 'fastify';
@@ -18,8 +24,10 @@ import type { WebSocket } from 'ws';
 import { InputError } from '../../scene/index.js';
 import type { ClientChannel } from '../clients.js';
 import type { SceneHost } from '../host.js';
-import { egoStateSchema, pingSchema } from '../schemas.js';
+import { egoStateSchema, pingSchema, signalInputSchema, signalReleaseSchema } from '../schemas.js';
 import { egoReportFromGnss, type GnssEgo } from '../wire.js';
+import type { FrameSink, PublishedFrame } from '../runner.js';
+import type { LiveSignalInput } from '../../scene/control/index.js';
 import { AccessControl, AccessError, EgoOwners, type Peer } from '../access.js';
 
 export const WS_PATH = '/ws/vils/stream';
@@ -30,6 +38,10 @@ export const CLOCK_WARN_S = 1;
 const ajv = new Ajv({ allErrors: false, strict: false });
 const validateEgo = ajv.compile(egoStateSchema);
 const validatePing = ajv.compile(pingSchema);
+const validateSignalInput = ajv.compile(signalInputSchema);
+const validateSignalRelease = ajv.compile(signalReleaseSchema);
+/** binary clients get signal_states at least this often, changed or not [s of wall time] */
+const SIGNAL_STATES_REFRESH_MS = 1000;
 
 function describeErrors(errors: typeof validateEgo.errors): string {
   const e = errors?.[0];
@@ -58,6 +70,26 @@ export async function streamPlugin(app: FastifyInstance, opts: { host: SceneHost
     if (e.type === 'ego_forgotten') owners.forget(e.egoId);
   });
   const log = app.log;
+  // binary clients: signal_states when a state changes (their frames carry no signals)
+  const binaryClients = new Map<ClientChannel, { key: string | null; at: number }>();
+  const signalSink: FrameSink = {
+    publish(frame: PublishedFrame) {
+      if (binaryClients.size === 0) return;
+      const signals = host.frameSignals(frame);
+      const key = signals.map((g) => `${g.code}${g.source[0]}`).join('');
+      const now = performance.now();
+      let text: Buffer | null = null;
+      for (const [c, last] of binaryClients) {
+        if (last.key === key && (signals.length === 0 || now - last.at < SIGNAL_STATES_REFRESH_MS)) continue;
+        text ??= Buffer.from(JSON.stringify({ type: 'signal_states', timestamp: frame.wallTimeS, sim_time_s: Math.round(frame.snapshot.time * 1000) / 1000, signals }), 'utf8');
+        c.send(text);
+        last.key = key;
+        last.at = now;
+      }
+    },
+  };
+  host.runner.addSink(signalSink);
+  app.addHook('onClose', async () => host.runner.removeSink(signalSink));
   app.get(WS_PATH, { websocket: true }, (socket: WebSocket, req) => {
     const address = req.ip;
     const peer: Peer = req.vilsPeer ?? access.identify(undefined, undefined, address);
@@ -79,6 +111,7 @@ export async function streamPlugin(app: FastifyInstance, opts: { host: SceneHost
     }
     const channel = clients.add(socket);
     channel.binary = format === 'binary';
+    if (channel.binary) binaryClients.set(channel, { key: null, at: -Infinity });
     const who = `client ${channel.id} (${peer.label}, ${peer.role ?? 'no role'})`;
     log.info({ scene: host.name, client: channel.id, peer: peer.label, role: peer.role }, `${who} connected to the stream${host.name === 'default' ? '' : ` of scene ${host.name}`}`);
     const reply = (c: ClientChannel, obj: unknown) => c.sendReply(JSON.stringify(obj));
@@ -178,13 +211,43 @@ export async function streamPlugin(app: FastifyInstance, opts: { host: SceneHost
         if (!validatePing(msg)) return fail(`ping: ${describeErrors(validatePing.errors)}`);
         return reply(channel, { type: 'pong', timestamp: Date.now() / 1000 });
       }
-      return fail(`unknown message type "${type.slice(0, 64)}" (expected ego_state or ping)`);
+      if (type === 'signal_input' || type === 'signal_release') {
+        const validate = type === 'signal_input' ? validateSignalInput : validateSignalRelease;
+        if (!validate(msg)) return fail(`${type}: ${describeErrors(validate.errors)}`);
+        if (!access.may(peer, 'operator')) return fail(`${type}: ${peer.token?.name ?? 'this client'} may not set signals (${peer.role ?? 'no'} role): that needs an operator token`);
+        const a = arrival;
+        const failed = (err: unknown) => {
+          if (err instanceof InputError) return fail(`${type}: ${err.message}`, a);
+          app.log.error({ err }, `${type} handling failed`);
+          return fail(`${type}: internal error (${(err as Error).message})`, a);
+        };
+        try {
+          if (type === 'signal_input') {
+            const d = (msg as { data: LiveSignalInput }).data;
+            host.signals.setLive(d, `stream client ${channel.id}, ${peer.label}`).then((r) => {
+              note(a, 'ok');
+              reply(channel, { type: 'signal_ack', input: 'signal_input', data: r });
+            }, failed);
+          } else {
+            const d = (msg as { data: { junction: string } }).data;
+            host.signals.release(d.junction).then((r) => {
+              note(a, 'ok');
+              reply(channel, { type: 'signal_ack', input: 'signal_release', data: r });
+            }, failed);
+          }
+        } catch (err) {
+          return failed(err);
+        }
+        return;
+      }
+      return fail(`unknown message type "${type.slice(0, 64)}" (expected ego_state, ping, signal_input or signal_release)`);
     });
     let gone = false;
     const left = (how: string) => {
       if (gone) return;
       gone = true;
       clients.remove(channel);
+      binaryClients.delete(channel);
       owners.disconnected(channel.id);
       limiter.release();
       log.info({ scene: host.name, client: channel.id, peer: peer.label, frames_sent: channel.sent, frames_dropped: channel.dropped, rate_limited: limiter.dropped }, `${who} disconnected (${how}; ${channel.sent} frames sent, ${channel.dropped} dropped as it was slow${limiter.dropped ? `, ${limiter.dropped} messages over the rate limit` : ''})`);
