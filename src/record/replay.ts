@@ -164,7 +164,9 @@ export async function replayRecording(path: string, opts: ReplayOptions = {}): P
       throw new Error(`model ${modelPath} (sha256 ${sha.slice(0, 12)}…) is not the recorded one (${session.modelSha256.slice(0, 12)}…, ${session.modelPath}); give --model, or --allow-model-mismatch`);
     }
     policy = await PolicySession.load(modelPath, { intraOpThreads: session.intraOpThreads || 1, mode: session.mode });
-    const replayed = new LiveScene(map, policy, session.sceneConfig);
+    // the scene's signal options as recorded (a scenario's plans, signals on every junction); none in older recordings
+    const control = session.raw.control_options !== undefined ? JSON.parse(session.raw.control_options) as LiveScene['controlOptions'] : {};
+    const replayed = new LiveScene(map, policy, session.sceneConfig, control);
     const plans = session.raw.signal_plans;
     if (plans !== undefined && plans !== JSON.stringify(replayed.control.controller.plans)) {
       note('the signal plans this code derives for the map at the start differ from the recorded ones (the plan generator changed since the recording): signal states will differ');

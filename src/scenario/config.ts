@@ -33,6 +33,7 @@ import type { VehicleParams } from '../plant/params/vehicle.js';
 import { LEVELS, type Level } from '../plant/types.js';
 import { DEFAULT_SCENE_CONFIG, type SceneConfig } from '../scene/config.js';
 import { type CommsSpec, parseComms } from '../cosim/comms/config.js';
+import { parseSignals, type ScenarioSignals } from './signals.js';
 import { type TimeSettings, TimeSettingsError, parseTimeSettings, planSession } from '../time/settings.js';
 import { STEP_US, egoAssetName } from './assets.js';
 import { loadTemplates } from '../cosim/comms/templates/registry.js';
@@ -122,6 +123,8 @@ export interface Scenario {
   /** NPCs kept on the road map (0: no NPC world) */
   npcs: number;
   scene: Partial<SceneConfig>;
+  /** signals on every junction, and plan changes by junction (`signals:`) */
+  signals: ScenarioSignals;
   egos: EgoSpec[];
   infra: InfraSensor[];
   run: { mode: RunMode; comms: CommsSpec | null };
@@ -139,7 +142,7 @@ export interface ScenarioLoadOptions extends RefOptions {
   allowDuplicateKeys?: boolean;
 }
 
-const TOP_KEYS = ['name', 'label', 'description', 'map', 'npcs', 'seed', 'duration', 'dt', 'scene', 'sensors', 'metrics', 'egos', 'run', 'time', '_overrides',
+const TOP_KEYS = ['name', 'label', 'description', 'map', 'npcs', 'seed', 'duration', 'dt', 'scene', 'signals', 'sensors', 'metrics', 'egos', 'run', 'time', '_overrides',
   'vehicle', 'tire', 'tire_rear', 'level', 'maneuver', 'kinematics', 'start', 'driver', 'autopilot'];
 const EGO_KEYS = ['id', 'vehicle_id', 'vehicle', 'tire', 'tire_rear', 'level', 'sensors', 'dt', 'size', 'start', 'driver', 'autopilot', 'maneuver', 'label'];
 const AUTOPILOT_KEYS = ['speed', 'speed_factor', 'lookahead_m', 'lookahead_gain_s', 'follow', 'time_gap_s', 'min_gap_m', 'decel'];
@@ -276,6 +279,7 @@ export async function scenarioFromDocument(data: Record<string, unknown>, path: 
   if (!Number.isInteger(npcs)) throw new ConfigError(path, 'npcs', `expected a whole number of NPCs, got ${npcs}`);
   if (npcs > 0 && !map.roadMapPath) throw new ConfigError(path, 'npcs', `NPCs need a road map with lanes; ${mapPath} has no road_map`);
   const scene = { ...parseSceneSettings(mapAt(doc, 'scene', path, 'scene'), path), npc_target: npcs, seed };
+  const signals = parseSignals(doc.signals, path);
 
   // scenario-level sensor suite
   let suite: SensorParams | null = null;
@@ -438,7 +442,7 @@ export async function scenarioFromDocument(data: Record<string, unknown>, path: 
   return {
     file: path,
     name: typeof doc.name === 'string' ? doc.name : path.split('/').pop()!.replace(/\.ya?ml$/, ''),
-    duration, seed, map, npcs, scene, egos, infra,
+    duration, seed, map, npcs, scene, signals, egos, infra,
     run: { mode, comms },
     time,
     metrics: metrics as string[],

@@ -112,7 +112,7 @@ export class ScenarioWorld {
     if (scenario.npcs > 0 && scenario.map.roadMapPath) {
       setup = await setupScene({
         mapPath: scenario.map.roadMapPath, config: { ...scenario.scene, max_egos: Math.max(4, scenario.egos.length) }, policy: opts.policy, modelPath: opts.modelPath,
-        intraOpThreads: opts.intraOpThreads, mode: { kind: 'deterministic' },
+        intraOpThreads: opts.intraOpThreads, mode: { kind: 'deterministic' }, signals: scenario.signals,
       });
     }
     return new ScenarioWorld(scenario, setup, opts);

@@ -118,14 +118,18 @@ export class LiveScene {
   private inStep = false;
   private readonly emitEvent: SceneEventListener;
 
-  constructor(readonly map: LoadedMap, readonly policy: PolicySession, config: Partial<SceneConfig> = {}, opts: { signalPlans?: readonly SignalPlanOverride[] } = {}) {
+  /** what the scene's traffic control was built with (a recording keeps it for replay) */
+  readonly controlOptions: { readonly signalPlans?: readonly SignalPlanOverride[]; readonly signalAll?: boolean };
+
+  constructor(readonly map: LoadedMap, readonly policy: PolicySession, config: Partial<SceneConfig> = {}, opts: { signalPlans?: readonly SignalPlanOverride[]; signalAll?: boolean } = {}) {
     this.config = { ...DEFAULT_SCENE_CONFIG, ...config };
     this.engine = new TrafficEngine(map.scene, policy, { maxExternal: this.config.max_egos, laneGraph: map.mapMetadata?.lane_graph, shield: DEFAULT_SHIELD_OPTIONS });
     this.engine.shieldEnabled = this.config.shield;
     this.lanes = this.engine.lanes;
     this.quality = new QualityMetrics(this.lanes, this.config.speed_limit_mps);
     this.bounds = mapBounds(map);
-    this.control = new TrafficControl(map, this.engine, { rules: this.config.traffic_rules, plans: opts.signalPlans });
+    this.controlOptions = { signalPlans: opts.signalPlans, signalAll: opts.signalAll };
+    this.control = new TrafficControl(map, this.engine, { rules: this.config.traffic_rules, plans: opts.signalPlans, signalAll: opts.signalAll });
     const emit = (e: SceneEvent) => {
       for (const l of this.listeners) l(e);
     };

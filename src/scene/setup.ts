@@ -9,6 +9,7 @@ import { resolvePolicyModel } from '../policy/model-files.js';
 import { PolicySession, type ActionMode } from '../policy/session.js';
 import { projectRoot } from '../util/project-root.js';
 import type { SceneConfig } from './config.js';
+import type { SignalPlanOverride } from './control/traffic-control.js';
 import { LiveScene } from './scene.js';
 
 export const DEFAULT_MAP = 'maps/demo-track.json';
@@ -28,6 +29,8 @@ export interface SceneSetupOptions {
   config?: Partial<SceneConfig>;
   intraOpThreads?: number;
   mode?: ActionMode;
+  /** plan changes by junction, and signals on every junction (a scenario's `signals:`) */
+  signals?: { plans?: readonly SignalPlanOverride[]; all?: boolean };
 }
 
 export interface SceneSetup {
@@ -46,6 +49,6 @@ export async function setupScene(opts: SceneSetupOptions = {}): Promise<SceneSet
   const policy = opts.policy
     ? opts.policy.fork(opts.mode)
     : await PolicySession.load(resolvePolicyModel({ model: opts.modelPath }), { intraOpThreads: opts.intraOpThreads ?? 1, mode: opts.mode });
-  const scene = new LiveScene(map, policy, opts.config);
+  const scene = new LiveScene(map, policy, opts.config, { signalPlans: opts.signals?.plans, signalAll: opts.signals?.all });
   return { map, geo, policy, scene, release: () => policy.release() };
 }

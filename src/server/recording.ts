@@ -159,6 +159,7 @@ export class SceneRecorder implements FrameSink, HostAttachment {
         lanes: [...g.lanes], stop_line: g.stopLine.map((p) => [p.x, p.y]),
       }))),
       signal_plans: JSON.stringify(host.scene.control.controller.plans),
+      control_options: JSON.stringify(host.scene.controlOptions),
     };
     const writer = await RecordingWriter.open({
       dir: recordingDir(settings),

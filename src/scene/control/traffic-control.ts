@@ -29,6 +29,8 @@ export interface TrafficControlOptions {
   /** NPCs obey the signals, signs and right of way (default true); signals run either way */
   rules?: boolean;
   plans?: readonly SignalPlanOverride[];
+  /** signals on every junction (default plans), not only where the map has heads */
+  signalAll?: boolean;
 }
 
 export class TrafficControl {
@@ -40,7 +42,7 @@ export class TrafficControl {
 
   constructor(map: LoadedMap, private readonly engine: TrafficEngine, opts: TrafficControlOptions = {}) {
     const lanes = engine.lanes;
-    this.layout = buildTrafficLayout(lanes.lanes, map.trafficControl, (id) => lanes.laneById(id));
+    this.layout = buildTrafficLayout(lanes.lanes, map.trafficControl, (id) => lanes.laneById(id), { signalAll: opts.signalAll });
     const plans = new Map<string, SignalPlan>();
     for (const cj of this.layout.junctions) if (cj.control === 'signal') plans.set(cj.junction.id, defaultPlan(cj, this.layout, lanes.lanes));
     for (const o of opts.plans ?? []) {
