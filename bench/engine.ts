@@ -8,6 +8,9 @@
  * machine load falls on both alike; their NPC states must stay identical bit for bit. Per-step p50/p99 of
  * observation building, inference, the shield, dynamics + collisions, the engine step (goal: p50 ≤ 2.5 ms on
  * the demo track with 63 NPCs) and the whole scene step (population and metrics included).
+ * The traffic rules (signals, every NPC's stop line, the junction figures) run before the engine step: their cost
+ * is reported against the engine step of the same scene (goal: ≤ 10 %), and a third scene with the rules off
+ * (rows path) is stepped alongside to show the engine step without them.
  */
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -34,15 +37,17 @@ const modelPath = resolvePolicyModel({ model: values.model });
 const paths = {
   today: await PolicySession.load(modelPath, { graph: 'full', inference: 'async', intraOpThreads: 1 }),
   rows: await PolicySession.load(modelPath, { graph: 'rows', inference: 'sync', intraOpThreads: 1 }),
+  norules: await PolicySession.load(modelPath, { graph: 'rows', inference: 'sync', intraOpThreads: 1 }),
 };
 const config = { npc_target: npcCount, seed: 7, shield };
 const scenes = {
   today: await setupScene({ mapPath, policy: paths.today, config }),
   rows: await setupScene({ mapPath, policy: paths.rows, config }),
+  norules: await setupScene({ mapPath, policy: paths.norules, config: { ...config, traffic_rules: false } }),
 };
 type Path = keyof typeof scenes;
-const order: Path[] = ['today', 'rows'];
-const samples: Record<Path, SceneTimings[]> = { today: [], rows: [] };
+const order: Path[] = ['today', 'rows', 'norules'];
+const samples: Record<Path, SceneTimings[]> = { today: [], rows: [], norules: [] };
 for (const p of order) scenes[p].scene.reset();
 let differing = 0;
 let k = 0;
@@ -55,18 +60,24 @@ for (let i = 0; i < steps; i++, k++) {
   if (JSON.stringify(scenes.today.scene.snapshot().npcs) !== JSON.stringify(scenes.rows.scene.snapshot().npcs)) differing++;
 }
 
-const fields = ['obs_ms', 'inference_ms', 'shield_ms', 'dynamics_ms', 'total_ms', 'scene_ms'] as const;
+const fields = ['obs_ms', 'inference_ms', 'shield_ms', 'dynamics_ms', 'total_ms', 'rules_ms', 'scene_ms'] as const;
 const stats = (p: Path) => Object.fromEntries(fields.map((f) => {
   const s = summarise(samples[p].map((t) => t[f]));
   return [f, { p50: s.p50, p99: s.p99 }];
 })) as Record<(typeof fields)[number], { p50: number; p99: number }>;
 const today = stats('today');
 const rows = stats('rows');
+const norules = stats('norules');
+// the rules' share of the engine step, step by step (the same steps' timings)
+const ruleShare = summarise(samples.rows.map((t) => t.rules_ms / t.total_ms));
 const meanNpcs = samples.rows.reduce((a, t) => a + t.npcs, 0) / samples.rows.length;
 const result = {
   benchmark: 'engine', map: mapPath, steps, npcs_mean: meanNpcs, intra_op_threads: 1, shield,
   goal_total_p50_ms: ENGINE_GOAL_MS,
-  today, rows,
+  today, rows, norules,
+  rules_share_of_engine_step_p50: ruleShare.p50,
+  rules_over_engine_p50: rows.rules_ms.p50 / rows.total_ms.p50,
+  goal_rules_share: 0.1,
   speedup_inference_p50: today.inference_ms.p50 / rows.inference_ms.p50,
   speedup_total_p50: today.total_ms.p50 / rows.total_ms.p50,
   steps_with_differing_npc_states: differing,
@@ -83,7 +94,7 @@ if (values.json) {
   console.log('                          today p50   p99     rows p50    p99');
   const names: Record<(typeof fields)[number], string> = {
     obs_ms: 'observations', inference_ms: 'inference', shield_ms: shield ? 'shield (action choice)' : 'action choice',
-    dynamics_ms: 'dynamics + collisions', total_ms: 'engine step (total)', scene_ms: 'scene step (all)',
+    dynamics_ms: 'dynamics + collisions', total_ms: 'engine step (total)', rules_ms: 'traffic rules', scene_ms: 'scene step (all)',
   };
   for (const f of fields) {
     const a = today[f], b = rows[f];
@@ -91,4 +102,5 @@ if (values.json) {
   }
   console.log(`inference ×${result.speedup_inference_p50.toFixed(2)} faster, engine step ×${result.speedup_total_p50.toFixed(2)}; engine step p50 ${rows.total_ms.p50.toFixed(2)} ms (goal ≤ ${ENGINE_GOAL_MS} ms)`);
   console.log(`steps whose NPC states differ between the two paths: ${differing} (of ${steps})`);
+  console.log(`traffic rules: p50 ${rows.rules_ms.p50.toFixed(3)} ms, ${(100 * result.rules_share_of_engine_step_p50).toFixed(1)} % of the engine step (p50 of the per-step ratio; goal ≤ 10 %); engine step with the rules off, same run: p50 ${norules.total_ms.p50.toFixed(3)} ms (rules on ${rows.total_ms.p50.toFixed(3)})`);
 }

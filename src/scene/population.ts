@@ -77,6 +77,15 @@ const SPAWN_BEHIND_CONE = 0.47;
 /** goals are renewed at least this far before the NPC gets there (GPUDrive's goal radius is 2 m) */
 const MIN_GOAL_GAP_M = 6;
 
+/** Where the junctions are, for starting auto NPCs (src/scene/control's rules answer it). */
+export interface JunctionSpots {
+  insideJunction(lane: number, s: number): boolean;
+  distanceToLine(lanes: readonly number[], s0: number): number;
+}
+
+/** an auto NPC starts no faster than it could stop at this before the next junction's line (it may be red) [m/s²] */
+const SPAWN_LINE_DECEL = 2.5;
+
 export class NpcPopulation {
   private readonly plans = new Map<number, Plan>();
   private rng: SeededRandom;
@@ -87,6 +96,7 @@ export class NpcPopulation {
     private readonly config: SceneConfig,
     private readonly quality: QualityMetrics,
     private readonly checkInMap: (x: number, y: number, what: string) => void,
+    private readonly junctions: JunctionSpots | null = null,
   ) {
     this.rng = new SeededRandom(config.seed);
   }
@@ -201,14 +211,17 @@ export class NpcPopulation {
       if (!start) break;
       const p = this.lanes.pose(start.lane, start.s);
       if (egos.some((e) => Math.hypot(e.x - p.x, e.y - p.y) < c.spawn_clearance_m)) continue;
+      // never inside a junction (it would start in the way of crossing traffic)
+      if (this.junctions?.insideJunction(start.lane, start.s)) continue;
       const gap = clearance(p.x, p.y, p.yaw, avoid);
       if (gap < c.spawn_min_gap_m) continue;
       const route = this.newRoute(start.lane, start.s);
       if (route.length < MIN_ROUTE_M) continue;
       const limit = this.speedLimitAt(start.lane);
       const cruise = (Number.isFinite(limit) ? limit : c.speed_limit_mps) * (0.4 + 0.3 * this.rng.next());
-      // no faster than it could stop in half the free road ahead
-      const speed = Math.min(cruise, Math.sqrt(Math.max(0, gap - c.spawn_min_gap_m) * 2));
+      // no faster than it could stop in half the free road ahead, or before the next junction's line
+      const toLine = this.junctions ? this.junctions.distanceToLine(route.lanes, start.s) : Infinity;
+      const speed = Math.min(cruise, Math.sqrt(Math.max(0, gap - c.spawn_min_gap_m) * 2), Math.sqrt(2 * SPAWN_LINE_DECEL * Math.max(0, toLine - 5)));
       const goal = route.goal(c.goal_min_lead_m, c.goal_lead_m, c.goal_max_deviation_m, c.goal_lateral_gain);
       const id = engine.addNpc({ x: p.x, y: p.y, yaw: p.yaw, speed, goalX: goal.x, goalY: goal.y, maxSpeed: limit });
       this.plans.set(id, { auto: true, keepDriving: true, route, final: goal.final, lostSince: -1, slowSince: -1 });

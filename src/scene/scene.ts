@@ -135,7 +135,7 @@ export class LiveScene {
     };
     this.emitEvent = emit;
     this.egos = new EgoRegistry(this.config, emit);
-    this.population = new NpcPopulation(this.engine, this.lanes, this.config, this.quality, (x, y, what) => this.checkInMap(x, y, what));
+    this.population = new NpcPopulation(this.engine, this.lanes, this.config, this.quality, (x, y, what) => this.checkInMap(x, y, what), this.control.rules);
   }
 
   /** Scene events (ego connected / stale / forgotten / collided). */

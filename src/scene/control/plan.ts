@@ -50,6 +50,53 @@ export const PLAN_LIMITS = {
 
 const OPPOSITE_COS = Math.cos((135 * Math.PI) / 180);
 const DEFAULT_SPEED = 50 / 3.6;
+/** the shortest greens a default plan gives [s] */
+const MIN_MAIN_GREEN_S = 10;
+const MIN_LEFT_GREEN_S = 6;
+/** an NPC's route (one trip) is about this long: a vehicle leaves a lane for a new trip with the lane's share of it [m] */
+const TRIP_M = 500;
+
+/**
+ * The flow each lane can expect from NPCs on random routes, relative: the stationary flow of a random walk over the
+ * lane graph (at a fork each successor alike, as routes choose them), with trips ending along the way (a lane's
+ * length over a trip length) and starting anywhere by length, as the population spawns them.
+ */
+export function laneFlows(lanes: readonly LayoutLane[]): Float64Array {
+  const n = lanes.length;
+  const total = lanes.reduce((a, l) => a + l.length, 0) || 1;
+  let f = Float64Array.from(lanes, (l) => l.length / total);
+  for (let it = 0; it < 200; it++) {
+    const g = new Float64Array(n);
+    let restart = 0;
+    for (let a = 0; a < n; a++) {
+      const L = lanes[a];
+      const end = L.next.length === 0 ? 1 : Math.min(1, L.length / TRIP_M);
+      restart += f[a] * end;
+      const on = f[a] * (1 - end);
+      for (const b of L.next) g[b] += on / L.next.length;
+    }
+    for (let a = 0; a < n; a++) g[a] += (restart * lanes[a].length) / total;
+    f = g;
+  }
+  return f;
+}
+
+/** A phase's demand: the busiest entry lane of its groups (the movements' flows summed per lane they start from). */
+function phaseDemand(cj: ControlledJunction, groups: readonly SignalGroup[], on: readonly number[], flows: Float64Array): number {
+  let worst = 0;
+  for (const g of on) {
+    const perLane = new Map<number, number>();
+    for (const m of groups[g].movements) {
+      const mv = cj.movements[m];
+      // a movement's own flow: the least along its pieces (an intersection lane carries only this movement)
+      let f = Infinity;
+      for (const p of mv.pieces) f = Math.min(f, flows[p.lane]);
+      perLane.set(mv.entry.lane, (perLane.get(mv.entry.lane) ?? 0) + (Number.isFinite(f) ? f : 0));
+    }
+    for (const v of perLane.values()) worst = Math.max(worst, v);
+  }
+  return worst;
+}
 
 const turning = (m: Movement) => m.turn === 'left' || m.turn === 'uturn';
 
@@ -196,6 +243,22 @@ export function validatePlan(plan: SignalPlan, cj: ControlledJunction, groups: r
 
 const round = (v: number) => Math.round(v * 100) / 100;
 
+/**
+ * Do an approach's left (and U) turns start from a lane its other movements also start from? The lane a movement
+ * is fed by: its entry lane, or for a movement entering on an intersection lane, the lane before it.
+ */
+function leftsShareLanes(cj: ControlledJunction, approach: number, lanes: readonly LayoutLane[]): boolean {
+  const feeder = (m: Movement): number => {
+    const e = m.entry.lane;
+    if (m.entry.s > 0.5 || !lanes[e].internal) return e;
+    const prev = lanes.findIndex((L) => L.next.includes(e));
+    return prev >= 0 ? prev : e;
+  };
+  const ms = cj.junction.approaches[approach].movements.map((i) => cj.movements[i]);
+  const leftLanes = new Set(ms.filter(turning).map(feeder));
+  return ms.some((m) => !turning(m) && leftLanes.has(feeder(m)));
+}
+
 /** The fastest approach speed of a junction (its entry lanes' limits; 50 km/h where unknown) [m/s]. */
 function approachSpeed(cj: ControlledJunction, lanes: readonly LayoutLane[]): number {
   let v = 0;
@@ -216,7 +279,7 @@ export function clearanceTimes(cj: ControlledJunction, lanes: readonly LayoutLan
 }
 
 /** The default fixed-time plan of a signalised junction. */
-export function defaultPlan(cj: ControlledJunction, layout: TrafficLayout, lanes: readonly LayoutLane[]): SignalPlan {
+export function defaultPlan(cj: ControlledJunction, layout: TrafficLayout, lanes: readonly LayoutLane[], flows?: Float64Array): SignalPlan {
   const groups = layout.groups;
   const J = cj.junction;
   const local = cj.groups;
@@ -235,11 +298,20 @@ export function defaultPlan(cj: ControlledJunction, layout: TrafficLayout, lanes
       axes.push([a, opp]);
     } else axes.push([a]);
   }
-  // candidate phases: each axis's through groups, then its protected lefts
+  // candidate phases: each axis's through groups, then its protected lefts; where an approach's left turns share a
+  // lane with its other movements, a left turner waiting for its arrow would hold up the lane behind it, so each
+  // approach of that axis gets a phase of its own with all its movements (the split phasing Korean signals use)
   const candidates: Array<{ groups: number[]; left: boolean }> = [];
   for (const axis of axes) {
     const main = local.filter((g) => axis.includes(groups[g].approach) && !groups[g].left);
     const lefts = local.filter((g) => axis.includes(groups[g].approach) && groups[g].left);
+    if (lefts.length && axis.some((a) => leftsShareLanes(cj, a, lanes))) {
+      for (const a of axis) {
+        const all = local.filter((g) => groups[g].approach === a);
+        if (all.length) candidates.push({ groups: all, left: false });
+      }
+      continue;
+    }
     if (main.length) candidates.push({ groups: main, left: false });
     if (lefts.length) candidates.push({ groups: lefts, left: true });
   }
@@ -259,23 +331,34 @@ export function defaultPlan(cj: ControlledJunction, layout: TrafficLayout, lanes
   if (phaseSets.length === 1) {
     return { junction: J.id, cycle_s: PLAN_LIMITS.minCycleS, offset_s: 0, phases: [{ duration_s: PLAN_LIMITS.minCycleS, states: 'G'.repeat(k) }], yellow_s: yellow, all_red_s: allRed, source: 'default' };
   }
-  // greens: lefts short, main phases share the rest of a 60–120 s cycle
+  // the cycle: lost time plus default greens (lefts short), within 60–120 s; the greens share it by the phases'
+  // expected flows where they are known (Webster's split by flow ratios), equally otherwise
   const mains = phaseSets.filter((p) => !p.left).length;
   const lefts = phaseSets.length - mains;
   const lost = phaseSets.length * (yellow + allRed);
-  let mainGreen: number = PLAN_LIMITS.defaultMainGreenS;
-  const leftGreen: number = PLAN_LIMITS.defaultLeftGreenS;
-  let cycle = lost + mains * mainGreen + lefts * leftGreen;
-  if (cycle < PLAN_LIMITS.minCycleS && mains > 0) mainGreen += (PLAN_LIMITS.minCycleS - cycle) / mains;
-  if (cycle > PLAN_LIMITS.maxCycleS2 && mains > 0) mainGreen = Math.max(10, mainGreen - (cycle - PLAN_LIMITS.maxCycleS2) / mains);
-  mainGreen = Math.round(mainGreen * 2) / 2;
+  const cycle0 = Math.min(PLAN_LIMITS.maxCycleS2, Math.max(PLAN_LIMITS.minCycleS, lost + mains * PLAN_LIMITS.defaultMainGreenS + lefts * PLAN_LIMITS.defaultLeftGreenS));
+  const greenTotal = cycle0 - lost;
+  const demand = phaseSets.map((p) => (flows ? phaseDemand(cj, groups, p.groups, flows) : p.left ? PLAN_LIMITS.defaultLeftGreenS : PLAN_LIMITS.defaultMainGreenS));
+  const sum = demand.reduce((a, b) => a + b, 0);
+  const minGreen = (p: { left: boolean }) => (p.left ? MIN_LEFT_GREEN_S : MIN_MAIN_GREEN_S);
+  const greens = phaseSets.map((p, i) => Math.max(minGreen(p), sum > 0 ? (greenTotal * demand[i]) / sum : greenTotal / phaseSets.length));
+  // the minimums may have pushed the total over: take it back from the phases above their minimum
+  let over = greens.reduce((a, b) => a + b, 0) - greenTotal;
+  for (let pass = 0; pass < 4 && over > 1e-6; pass++) {
+    const room = greens.map((g, i) => Math.max(0, g - minGreen(phaseSets[i])));
+    const roomSum = room.reduce((a, b) => a + b, 0);
+    if (roomSum <= 0) break;
+    for (let i = 0; i < greens.length; i++) greens[i] -= (over * room[i]) / roomSum;
+    over = greens.reduce((a, b) => a + b, 0) - greenTotal;
+  }
+  for (let i = 0; i < greens.length; i++) greens[i] = Math.max(minGreen(phaseSets[i]), Math.round(greens[i] * 2) / 2);
   const phases: SignalPhase[] = [];
   const stateOf = (on: readonly number[], ch: GroupStateCode) => local.map((g) => (on.includes(g) ? ch : 'r')).join('');
-  for (const p of phaseSets) {
-    phases.push({ duration_s: p.left ? leftGreen : mainGreen, states: stateOf(p.groups, 'G') });
+  for (const [i, p] of phaseSets.entries()) {
+    phases.push({ duration_s: greens[i], states: stateOf(p.groups, 'G') });
     phases.push({ duration_s: yellow, states: stateOf(p.groups, 'y') });
     phases.push({ duration_s: allRed, states: 'r'.repeat(k) });
   }
-  cycle = phases.reduce((a, p) => a + p.duration_s, 0);
+  const cycle = phases.reduce((a, p) => a + p.duration_s, 0);
   return { junction: J.id, cycle_s: Math.round(cycle * 1000) / 1000, offset_s: 0, phases, yellow_s: yellow, all_red_s: allRed, source: 'default' };
 }

@@ -46,8 +46,14 @@ const STOP_DWELL_S = 1;
 const DECIDE_M = 40;
 /** margin between the NPC clearing a conflict zone and a vehicle with priority reaching it [s] */
 const GAP_S = 1.5;
-/** acceleration assumed for a vehicle moving off or speeding up to the limit [m/s²] */
+/** acceleration assumed for a vehicle moving off or speeding up to the limit: another, and the NPC itself [m/s²] */
 const GO_ACCEL = 1.5;
+const OWN_ACCEL = 2;
+/** in a merge, the NPC goes when it will be through it this long before the vehicle with priority gets there [s] */
+const MERGE_HEADWAY_S = 1;
+/** a vehicle slower than this, this close behind another as slow, waits in a queue (it is not coming) */
+const QUEUED_MPS = 0.5;
+const QUEUE_GAP_M = 8;
 /** the exit must have room for the vehicle plus this (car-following's standstill gap, 2.5 m, and a margin) [m] */
 const BOX_GAP_M = 3;
 /** room a vehicle takes on a short road between two junctions: its length plus car-following's standstill gap [m] */
@@ -207,6 +213,39 @@ export class TrafficRules {
     this.heldMg = new Int32Array(cap).fill(-1);
     this.standSince = new Float64Array(cap).fill(-1);
     this.lastMg = new Int32Array(cap).fill(-1);
+  }
+
+  private coverOnLane: Map<number, Array<[number, number]>> | null = null;
+
+  /** Is (lane, s) inside a junction: on a movement between its entry and where a vehicle is clear of the junction? */
+  insideJunction(lane: number, s: number): boolean {
+    if (!this.coverOnLane) {
+      const cover = new Map<number, Array<[number, number]>>();
+      this.refs.forEach(({ j, m }, mg) => {
+        const mv = this.layout.junctions[j].movements[m];
+        const extra = this.clear[mg] - mv.length;
+        mv.pieces.forEach((p, q) => push(cover, p.lane, [p.s0, q === mv.pieces.length - 1 ? p.s1 + extra : p.s1] as [number, number]));
+      });
+      this.coverOnLane = cover;
+    }
+    for (const [a, b] of this.coverOnLane.get(lane) ?? []) if (s >= a - 1 && s <= b + 1) return true;
+    return false;
+  }
+
+  /** Distance along `lanes` from s0 on the first to the next junction entry (a line an NPC may have to stop at); Infinity when none. */
+  distanceToLine(lanes: readonly number[], s0: number): number {
+    let d = -s0;
+    for (let k = 0; k < lanes.length && d < LOOKAHEAD_M; k++) {
+      let best = Infinity;
+      for (const mg of this.entriesOnLane.get(lanes[k]) ?? []) {
+        const { j, m } = this.refs[mg];
+        const e = d + this.layout.junctions[j].movements[m].entry.s;
+        if (e >= 0 && e < best) best = e;
+      }
+      if (best < Infinity) return best;
+      d += this.lanes.lanes[lanes[k]].length;
+    }
+    return Infinity;
   }
 
   junctionOf(mg: number): ControlledJunction {
@@ -542,8 +581,12 @@ export class TrafficRules {
       const cg = this.base[j] + c;
       const zsM = cj.zoneStart[m * n + c], zeM = cj.zoneEnd[m * n + c];
       const zsC = cj.zoneStart[c * n + m], zeC = cj.zoneEnd[c * n + m];
-      const tArrive = timeToCover(dFront + zsM, v, GO_ACCEL, vmax);
-      const tClear = timeToCover(dFront + zeM + L, v, GO_ACCEL, vmax);
+      const tArrive = timeToCover(dFront + zsM, v, OWN_ACCEL, vmax);
+      // clear of it: past a crossing (its rear out of the zone, and a margin); ahead of it in a merge (its front
+      // through the merge, and a headway: the other then follows it)
+      const tClear = kind === ConflictKind.Merge
+        ? timeToCover(dFront + zeM, v, OWN_ACCEL, vmax) + MERGE_HEADWAY_S
+        : timeToCover(dFront + zeM + L, v, OWN_ACCEL, vmax) + GAP_S;
       // whoever is in the conflicting movement and will still be in the way
       for (const w of this.occupants[cg]) {
         if (w === s) continue;
@@ -553,7 +596,7 @@ export class TrafficRules {
         const vw = world.speed(w);
         const wArrive = along + hw >= zsC ? 0 : (zsC - (along + hw)) / Math.max(vw, 0.5);
         const wLeave = (zeC - (along - hw)) / Math.max(vw, 0.3);
-        if (wArrive < tClear + GAP_S && wLeave + GAP_S > tArrive) return world.kind[w] === AgentKind.Controlled ? w : w;
+        if (wArrive < tClear && wLeave + GAP_S > tArrive) return w;
       }
       if (occupantsOnly) continue;
       // who has priority over this movement now
@@ -578,21 +621,38 @@ export class TrafficRules {
         }
         continue;
       }
-      if (!priority) continue;
       for (const w of this.approachers[cg]) {
         if (w === s) continue;
-        // held at its own line (a red light, a stop sign, giving way): not coming
-        if (world.kind[w] === AgentKind.Controlled && this.engine.stops.reason[w] !== HoldReason.None && this.engine.stops.line[w] < Infinity && this.heldMg[w] === cg) continue;
+        // one that has no priority but comes too fast to stop comfortably will come all the same
+        if (!priority && !this.committed(world, w)) continue;
+        const vw = world.speed(w);
+        // held at a line of its own (a red light, a stop sign, giving way), or standing in a queue: not coming
+        if (world.kind[w] === AgentKind.Controlled && vw < QUEUED_MPS && (this.heldMg[w] >= 0 || this.queued(world, w))) continue;
         const hw = 0.5 * world.length[w];
         const dist = this.apD[w] - hw + zsC;
         if (dist > LOOKAHEAD_M) continue;
-        const vw = world.speed(w);
         const wArrive = timeToCover(dist, vw, GO_ACCEL, Math.max(this.limitOf(cj.movements[c].entry.lane), 5));
         const wLeave = wArrive + (zeC - zsC + 2 * hw) / Math.max(vw, 3);
-        if (wArrive < tClear + GAP_S && wLeave + GAP_S > tArrive) return w;
+        if (wArrive < tClear && wLeave + GAP_S > tArrive) return w;
       }
     }
     return -2;
+  }
+
+  /** Can vehicle w no longer stop comfortably before the line it approaches (it will go in whatever it owes)? */
+  private committed(world: World, w: number): boolean {
+    const v = world.speed(w);
+    if (v < 1) return false;
+    const dFront = this.apD[w] - 0.5 * world.length[w] - STOP_MARGIN_M;
+    return (v * v) / (2 * Math.max(dFront, 0.05)) > COMMIT_DECEL && this.heldMg[w] < 0;
+  }
+
+  /** Is NPC w standing behind a vehicle that stands too (car-following holds it in a queue)? */
+  private queued(world: World, w: number): boolean {
+    const leader = this.engine.shield?.predictor.leader[w] ?? -1;
+    if (leader < 0 || !world.present[leader] || world.speed(leader) >= QUEUED_MPS) return false;
+    const gap = Math.hypot(world.x[leader] - world.x[w], world.y[leader] - world.y[w]) - 0.5 * (world.length[leader] + world.length[w]);
+    return gap < QUEUE_GAP_M;
   }
 
   /** The vehicle that leaves no room past the exit of movement mg for NPC s (−2: there is room). */
@@ -650,7 +710,11 @@ export class TrafficRules {
         const t = Math.max(timeToCover(dist, v, GO_ACCEL, Math.max(this.limitOf(mv.entry.lane), 5)), dist / QUEUE_SPEED) + QUEUE_HEADWAY_S * Math.round(linkUse / 7);
         greenThrough = this.controller.timeToChange(group) > t + GREEN_MARGIN_S;
       }
-      const mayStop = stopSign || (signal && !greenThrough);
+      // … or it will have to give way there (an NPC on a minor approach may wait at that line)
+      const nm = this.refs[next].m, nn = nj.movements.length;
+      let givesWay = false;
+      if (!signal && !stopSign) for (let c = 0; c < nn && !givesWay; c++) givesWay = nj.yields[nm * nn + c] === 1;
+      const mayStop = stopSign || givesWay || (signal && !greenThrough);
       const free = between - linkUse;
       if (between < need) {
         if ((mayStop || linkUse > 0) && free < room) {

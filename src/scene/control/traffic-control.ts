@@ -9,7 +9,7 @@ import { InputError } from '../errors.js';
 import { SignalController, type SignalGroupState } from './controller.js';
 import { buildTrafficLayout, type TrafficLayout } from './layout.js';
 import { JunctionMetrics } from './metrics.js';
-import { defaultPlan, validatePlan, type SignalPhase, type SignalPlan } from './plan.js';
+import { defaultPlan, laneFlows, validatePlan, type SignalPhase, type SignalPlan } from './plan.js';
 import { TrafficRules } from './rules.js';
 
 /** A scenario's (or the API's) change to a junction's plan. */
@@ -44,7 +44,8 @@ export class TrafficControl {
     const lanes = engine.lanes;
     this.layout = buildTrafficLayout(lanes.lanes, map.trafficControl, (id) => lanes.laneById(id), { signalAll: opts.signalAll });
     const plans = new Map<string, SignalPlan>();
-    for (const cj of this.layout.junctions) if (cj.control === 'signal') plans.set(cj.junction.id, defaultPlan(cj, this.layout, lanes.lanes));
+    const flows = laneFlows(lanes.lanes);
+    for (const cj of this.layout.junctions) if (cj.control === 'signal') plans.set(cj.junction.id, defaultPlan(cj, this.layout, lanes.lanes, flows));
     for (const o of opts.plans ?? []) {
       const base = plans.get(o.junction);
       if (!base) throw new InputError(`signal plan for ${o.junction}: no signalised junction of that id (signalised: ${[...plans.keys()].join(', ') || 'none'})`);
