@@ -5,6 +5,7 @@
  */
 export * from './layout.js';
 export * from './plan.js';
+export * from './coordination.js';
 export * from './controller.js';
 export * from './rules.js';
 export * from './metrics.js';

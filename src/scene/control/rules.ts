@@ -717,7 +717,11 @@ export class TrafficRules {
       const mayStop = stopSign || givesWay || (signal && !greenThrough);
       const free = between - linkUse;
       if (between < need) {
-        if ((mayStop || linkUse > 0) && free < room) {
+        // the road between cannot hold it: it goes only with that road empty and the next line passable now (green
+        // long enough, or nothing there to give way to)
+        const nextDFront = dFront + clear + between;
+        const passable = signal ? greenThrough : this.giveWay(world, s, this.refs[next].j, nm, nextDFront, v, false, false) === -2;
+        if ((linkUse > 0 || !passable) && free < room) {
           room = Math.max(0, free);
           blocker = -1;
         }

@@ -7,6 +7,7 @@ import type { LoadedMap } from '../../map/scene-json.js';
 import type { TrafficEngine } from '../../traffic/engine.js';
 import { InputError } from '../errors.js';
 import { SignalController, type SignalGroupState } from './controller.js';
+import { coordinatePlans } from './coordination.js';
 import { buildTrafficLayout, type TrafficLayout } from './layout.js';
 import { JunctionMetrics } from './metrics.js';
 import { defaultPlan, laneFlows, validatePlan, type SignalPhase, type SignalPlan } from './plan.js';
@@ -43,9 +44,10 @@ export class TrafficControl {
   constructor(map: LoadedMap, private readonly engine: TrafficEngine, opts: TrafficControlOptions = {}) {
     const lanes = engine.lanes;
     this.layout = buildTrafficLayout(lanes.lanes, map.trafficControl, (id) => lanes.laneById(id), { signalAll: opts.signalAll });
-    const plans = new Map<string, SignalPlan>();
+    let plans = new Map<string, SignalPlan>();
     const flows = laneFlows(lanes.lanes);
     for (const cj of this.layout.junctions) if (cj.control === 'signal') plans.set(cj.junction.id, defaultPlan(cj, this.layout, lanes.lanes, flows));
+    plans = coordinatePlans(this.layout, lanes.lanes, plans, flows);
     for (const o of opts.plans ?? []) {
       const base = plans.get(o.junction);
       if (!base) throw new InputError(`signal plan for ${o.junction}: no signalised junction of that id (signalised: ${[...plans.keys()].join(', ') || 'none'})`);
