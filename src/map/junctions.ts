@@ -31,7 +31,7 @@ export interface JunctionLane {
   readonly right?: number;
   /** the lane runs inside an intersection (NGII LinkType 1): a movement onto it stops at its start */
   readonly internal?: boolean;
-  /** 1 on a bridge, in a tunnel or an underpass (another level: it crosses at-grade lanes without meeting them) */
+  /** 1 on a bridge, in a tunnel or an underpass (another level: see deriveJunctions' separateLevels) */
   readonly level?: number;
 }
 
@@ -182,7 +182,7 @@ class UnionFind {
 }
 
 /** Every pair of lanes that conflict, with where along each. */
-function findConflicts(lanes: readonly JunctionLane[], g: readonly LaneGeom[]): Conflict[] {
+function findConflicts(lanes: readonly JunctionLane[], g: readonly LaneGeom[], separateLevels: boolean): Conflict[] {
   const sl: number[] = [], ss: number[] = [], sx: number[] = [], sy: number[] = [], sh: number[] = [];
   lanes.forEach((L, li) => {
     const n = Math.max(1, Math.ceil(g[li].length / SAMPLE_M));
@@ -203,7 +203,7 @@ function findConflicts(lanes: readonly JunctionLane[], g: readonly LaneGeom[]): 
     const a = sl[p];
     for (const q of index.within(sx[p], sy[p], CLOSE_M)) {
       const b = sl[q];
-      if (b <= a || successor(a, b) || successor(b, a) || (lanes[a].level ?? 0) !== (lanes[b].level ?? 0)) continue;
+      if (b <= a || successor(a, b) || successor(b, a) || (separateLevels && (lanes[a].level ?? 0) !== (lanes[b].level ?? 0))) continue;
       const key = a * N + b;
       let list = hits.get(key);
       if (!list) hits.set(key, (list = []));
@@ -255,10 +255,14 @@ function findConflicts(lanes: readonly JunctionLane[], g: readonly LaneGeom[]): 
   return out;
 }
 
-/** Derives the junctions of a lane network. */
-export function deriveJunctions(lanes: readonly JunctionLane[]): Junction[] {
+/**
+ * Derives the junctions of a lane network. `separateLevels`: lanes on different levels (a bridge over a road) never
+ * meet. Off by default: the NPC world is flat (GPUDrive's collisions are 2-D), so vehicles on a bridge and on the
+ * road under it do meet where their lanes cross in plan, and giving way there is what keeps them apart.
+ */
+export function deriveJunctions(lanes: readonly JunctionLane[], opts: { separateLevels?: boolean } = {}): Junction[] {
   const g = geometry(lanes);
-  const conflicts = findConflicts(lanes, g);
+  const conflicts = findConflicts(lanes, g, opts.separateLevels === true);
   if (conflicts.length === 0) return [];
   // stretches 2k, 2k+1 are conflict k's sides
   const stretches: Stretch[] = [];

@@ -70,7 +70,7 @@ describe('junctions from lane geometry', () => {
     for (const m of J.movements) expect(Math.hypot(m.entry.x, m.entry.y)).toBeGreaterThan(4);
   });
 
-  it('two lanes ending in one point merge; two leaving one point diverge (no junction); a lane on a bridge meets nothing', () => {
+  it('two lanes ending in one point merge; two leaving one point diverge (no junction); a lane on a bridge meets nothing when levels are separate (the flat NPC world does not separate them)', () => {
     const merge = [straight('a', -50, -4, 0, 0, [2]), straight('b', -50, 4, 0, 0, [2]), straight('c', 0, 0, 50, 0)];
     const jm = deriveJunctions(merge);
     expect(jm).toHaveLength(1);
@@ -80,8 +80,8 @@ describe('junctions from lane geometry', () => {
     const diverge = [straight('in', -50, 0, 0, 0, [1, 2]), straight('l', 0, 0, 50, 4), straight('r', 0, 0, 50, -4)];
     expect(deriveJunctions(diverge)).toHaveLength(0);
     const bridge = [straight('road', -50, 0, 50, 0), straight('over', 0, -50, 0, 50, [], { level: 1 })];
-    expect(deriveJunctions(bridge)).toHaveLength(0);
-    expect(deriveJunctions([bridge[0], { ...bridge[1], level: 0 }])).toHaveLength(1);
+    expect(deriveJunctions(bridge, { separateLevels: true })).toHaveLength(0);
+    expect(deriveJunctions(bridge)).toHaveLength(1);
   });
 
   it('turns: left, right and straight through an intersection of NGII-style intersection lanes, and the turning lanes start where the approach ends', () => {

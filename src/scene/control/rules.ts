@@ -54,6 +54,8 @@ const MERGE_HEADWAY_S = 1;
 /** a vehicle slower than this, this close behind another as slow, waits in a queue (it is not coming) */
 const QUEUED_MPS = 0.5;
 const QUEUE_GAP_M = 8;
+/** a vehicle with priority standing longer than this is not coming either [s] */
+const STILL_S = 3;
 /** the exit must have room for the vehicle plus this (car-following's standstill gap, 2.5 m, and a margin) [m] */
 const BOX_GAP_M = 3;
 /** room a vehicle takes on a short road between two junctions: its length plus car-following's standstill gap [m] */
@@ -140,6 +142,8 @@ export class TrafficRules {
   private readonly standSince: Float64Array;
   /** the movement it was in (else approached) in the last step */
   private readonly lastMg: Int32Array;
+  /** since when it has been standing (below QUEUED_MPS; −1 moving) */
+  private readonly stillSince: Float64Array;
   private readonly seq: Int32Array = new Int32Array(MAX_PLAN + 16);
   private readonly pos: LanePosition = { lane: 0, s: 0, offset: 0 };
   private time = 0;
@@ -213,6 +217,7 @@ export class TrafficRules {
     this.heldMg = new Int32Array(cap).fill(-1);
     this.standSince = new Float64Array(cap).fill(-1);
     this.lastMg = new Int32Array(cap).fill(-1);
+    this.stillSince = new Float64Array(cap).fill(-1);
   }
 
   private coverOnLane: Map<number, Array<[number, number]>> | null = null;
@@ -281,6 +286,8 @@ export class TrafficRules {
       if (world.kind[s] !== AgentKind.Controlled && world.kind[s] !== AgentKind.External) continue;
       if (this.memoId[s] !== world.id[s]) this.forget(s, world.id[s]);
       if (world.kind[s] === AgentKind.External && world.speed(s) > FULL_STOP_SPEED) this.standSince[s] = -1;
+      if (world.speed(s) >= QUEUED_MPS) this.stillSince[s] = -1;
+      else if (this.stillSince[s] < 0) this.stillSince[s] = t;
       this.locate(world, s);
     }
     for (let s = 0; s < world.count; s++) {
@@ -296,6 +303,7 @@ export class TrafficRules {
     this.heldMg[s] = -1;
     this.standSince[s] = -1;
     this.lastMg[s] = -1;
+    this.stillSince[s] = -1;
   }
 
   private signalStates(): void {
@@ -626,8 +634,9 @@ export class TrafficRules {
         // one that has no priority but comes too fast to stop comfortably will come all the same
         if (!priority && !this.committed(world, w)) continue;
         const vw = world.speed(w);
-        // held at a line of its own (a red light, a stop sign, giving way), or standing in a queue: not coming
-        if (world.kind[w] === AgentKind.Controlled && vw < QUEUED_MPS && (this.heldMg[w] >= 0 || this.queued(world, w))) continue;
+        // held at a line of its own (a red light, a stop sign, giving way), standing in a queue, or standing for a
+        // while for whatever reason: not coming (a driver goes when the car with priority waits on)
+        if (vw < QUEUED_MPS && ((world.kind[w] === AgentKind.Controlled && (this.heldMg[w] >= 0 || this.queued(world, w))) || this.time - this.stillSince[w] > STILL_S)) continue;
         const hw = 0.5 * world.length[w];
         const dist = this.apD[w] - hw + zsC;
         if (dist > LOOKAHEAD_M) continue;
