@@ -135,10 +135,9 @@ export interface MovementState {
 export function movementStates(cj: ControlledJunction, groups: readonly SignalGroup[], states: string, out?: MovementState[]): MovementState[] {
   const n = cj.movements.length;
   const res = out ?? cj.movements.map(() => ({ code: 'r' as GroupStateCode, yields: false }));
-  const local = new Map(cj.groups.map((g, k) => [g, k]));
   const codeOf = (m: number): GroupStateCode => {
     const g = cj.groupOfMovement[m];
-    return g < 0 ? 'o' : (states[local.get(g)!] as GroupStateCode);
+    return g < 0 ? 'o' : (states[cj.groups.indexOf(g)] as GroupStateCode);
   };
   for (let m = 0; m < n; m++) {
     const code = codeOf(m);

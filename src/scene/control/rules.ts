@@ -97,9 +97,10 @@ export class TrafficRules {
   /** global movement index = base[j] + m */
   readonly base: Int32Array;
   readonly refs: MovementRef[] = [];
-  private readonly entriesOnLane = new Map<number, number[]>();
-  /** movements that drive a lane after their first piece: [mg, piece index] */
-  private readonly laterOnLane = new Map<number, Array<[number, number]>>();
+  /** per lane: the movements whose entry lies on it */
+  private readonly entriesOnLane: number[][];
+  /** per lane: movements that drive it after their first piece: [mg, piece index] */
+  private readonly laterOnLane: Array<Array<[number, number]>>;
   /** each movement's path from entry, sampled every metre (geometric occupancy) */
   private readonly pathX: Float32Array[] = [];
   private readonly pathY: Float32Array[] = [];
@@ -128,7 +129,9 @@ export class TrafficRules {
   /** per slot: its lane and distance along it (−1: off the lanes) */
   readonly laneOf: Int32Array;
   readonly sOf: Float64Array;
-  private readonly laneVehicles = new Map<number, number[]>();
+  /** per lane: the vehicles on it this step (and the lanes that have any, to clear them) */
+  private readonly laneVehicles: number[][];
+  private readonly laneTouched: number[] = [];
   // memos per slot (reset when the slot changes hands)
   private readonly memoId: Int32Array;
   /** +mg+1: decided to go on this yellow; −(mg+1): to stop */
@@ -150,6 +153,10 @@ export class TrafficRules {
 
   constructor(readonly layout: TrafficLayout, readonly controller: SignalController, private readonly lanes: LaneNetwork, readonly engine: TrafficEngine) {
     const J = layout.junctions;
+    const nl = lanes.lanes.length;
+    this.entriesOnLane = Array.from({ length: nl }, () => []);
+    this.laterOnLane = Array.from({ length: nl }, () => []);
+    this.laneVehicles = Array.from({ length: nl }, () => []);
     this.base = new Int32Array(J.length + 1);
     for (let j = 0; j < J.length; j++) this.base[j + 1] = this.base[j] + J[j].movements.length;
     const total = this.base[J.length];
@@ -168,9 +175,9 @@ export class TrafficRules {
         this.refs.push({ j, m: mi });
         this.occupants.push([]);
         this.approachers.push([]);
-        push(this.entriesOnLane, m.entry.lane, mg);
+        this.entriesOnLane[m.entry.lane].push(mg);
         m.pieces.forEach((p, q) => {
-          if (q > 0) push(this.laterOnLane, p.lane, [mg, q] as [number, number]);
+          if (q > 0) this.laterOnLane[p.lane].push([mg, q]);
         });
         const n = Math.max(2, Math.ceil(m.length) + 1);
         const xs = new Float32Array(n), ys = new Float32Array(n);
@@ -233,7 +240,7 @@ export class TrafficRules {
       });
       this.coverOnLane = cover;
     }
-    for (const [a, b] of this.coverOnLane.get(lane) ?? []) if (s >= a - 1 && s <= b + 1) return true;
+    for (const [a, b] of this.coverOnLane.get(lane) ?? NONE) if (s >= a - 1 && s <= b + 1) return true;
     return false;
   }
 
@@ -242,7 +249,7 @@ export class TrafficRules {
     let d = -s0;
     for (let k = 0; k < lanes.length && d < LOOKAHEAD_M; k++) {
       let best = Infinity;
-      for (const mg of this.entriesOnLane.get(lanes[k]) ?? []) {
+      for (const mg of this.entriesOnLane[lanes[k]]) {
         const { j, m } = this.refs[mg];
         const e = d + this.layout.junctions[j].movements[m].entry.s;
         if (e >= 0 && e < best) best = e;
@@ -276,7 +283,8 @@ export class TrafficRules {
       this.approachers[mg].length = 0;
     }
     this.touched.length = 0;
-    for (const list of this.laneVehicles.values()) list.length = 0;
+    for (const l of this.laneTouched) this.laneVehicles[l].length = 0;
+    this.laneTouched.length = 0;
     for (let s = 0; s < world.count; s++) {
       this.apMg[s] = -1;
       this.ap2Mg[s] = -1;
@@ -352,12 +360,13 @@ export class TrafficRules {
     const here = lanes[off];
     this.laneOf[s] = here;
     this.sOf[s] = s0;
-    push(this.laneVehicles, here, s);
+    if (this.laneVehicles[here].length === 0) this.laneTouched.push(here);
+    this.laneVehicles[here].push(s);
     const half = 0.5 * world.length[s];
     // inside a movement whose entry lies on an earlier lane (the plan starts at the current lane): the one it was
     // in or approaching in the last step where several share this lane
     let pick = -1, pickAlong = 0;
-    for (const [mg, q] of this.laterOnLane.get(here) ?? []) {
+    for (const [mg, q] of this.laterOnLane[here]) {
       const { j, m } = this.refs[mg];
       const mv = this.layout.junctions[j].movements[m];
       if (!this.matches(mv.pieces, q, lanes, off, count)) continue;
@@ -381,7 +390,7 @@ export class TrafficRules {
     let d = -s0;
     for (let k = 0; k < count && d < LOOKAHEAD_M; k++) {
       const lane = lanes[off + k];
-      for (const mg of this.entriesOnLane.get(lane) ?? []) {
+      for (const mg of this.entriesOnLane[lane]) {
         const { j, m } = this.refs[mg];
         const mv = this.layout.junctions[j].movements[m];
         if (!this.matches(mv.pieces, 0, lanes, off + k, count - k)) continue;
@@ -693,13 +702,13 @@ export class TrafficRules {
         blocker = w;
       }
     };
-    for (const w of this.laneVehicles.get(exitLane) ?? []) consider(w, this.sOf[w] - exitS);
+    for (const w of this.laneVehicles[exitLane]) consider(w, this.sOf[w] - exitS);
     // … and on the lanes after it, as far as the room needed, a queue behind a line there and the next junction reach
     let lane = exitLane, reach = L.length - exitS;
     for (let hop = 0; hop < 4 && (reach < need + 30 || reach < between); hop++) {
       const nx = this.nextLaneOf(s, lane);
       if (nx < 0) break;
-      for (const w of this.laneVehicles.get(nx) ?? []) consider(w, reach + this.sOf[w]);
+      for (const w of this.laneVehicles[nx]) consider(w, reach + this.sOf[w]);
       reach += this.lanes.lanes[nx].length;
       lane = nx;
     }
@@ -779,6 +788,7 @@ export class TrafficRules {
   }
 }
 
+const NONE: ReadonlyArray<[number, number]> = [];
 const G = 'G'.charCodeAt(0);
 const g = 'g'.charCodeAt(0);
 const Y = 'y'.charCodeAt(0);
