@@ -21,7 +21,7 @@ import type { EgoReport } from '../scene/egos.js';
 import type { SceneSnapshot } from '../scene/scene.js';
 import type { NativeStep, SessionAsset } from '../time/index.js';
 import { POLICY_DT } from '../traffic/engine.js';
-import type { TrafficObject } from './drivers.js';
+import type { StopPoint, TrafficObject } from './drivers.js';
 import { type SimEgo, US } from './sim-ego.js';
 
 export const WORLD_ASSET = 'world';
@@ -33,14 +33,16 @@ export interface SteppedScene {
   readonly nextStepTime: number;
   advanceTo(t: number): Promise<number>;
   snapshot(t?: number): SceneSnapshot;
+  /** the stop lines closed by red or yellow signals now (none when absent) */
+  signalStops?(): readonly StopPoint[];
 }
 
 /** The traffic each ego sees in a snapshot: every NPC and every other ego. */
-export function observeSnapshot(egos: readonly SimEgo[], snap: SceneSnapshot): void {
+export function observeSnapshot(egos: readonly SimEgo[], snap: SceneSnapshot, stops?: readonly StopPoint[]): void {
   const npcs: TrafficObject[] = snap.npcs.map((n) => ({ x: n.x, y: n.y, vx: n.vx, vy: n.vy, length: n.length, width: n.width, yaw: n.yaw }));
   for (const e of egos) {
     const others = snap.egos.filter((o) => o.egoId !== e.id && !o.stale).map((o) => ({ x: o.x, y: o.y, vx: o.speed * Math.cos(o.yaw), vy: o.speed * Math.sin(o.yaw), length: o.length, width: o.width, yaw: o.yaw }));
-    e.observe({ t: snap.time, objects: others.length ? [...npcs, ...others] : npcs });
+    e.observe({ t: snap.time, objects: others.length ? [...npcs, ...others] : npcs, stops });
     const me = snap.egos.find((o) => o.egoId === e.id);
     if (me && !me.stale) {
       e.sceneSteps++;
@@ -151,7 +153,7 @@ export class ScenarioAssets {
       // an ego at b is reported at b; one left behind (realtime only) at its own time, and the scene moves it on
       for (const e of this.o.egos) this.o.report(e.report(), e.timeUs === b ? ts : e.time);
       await scene.advanceTo(ts);
-      if (this.o.egos.length > 0) observeSnapshot(this.o.egos, scene.snapshot(ts));
+      if (this.o.egos.length > 0) observeSnapshot(this.o.egos, scene.snapshot(ts), scene.signalStops?.());
     } else observeEachOther(this.o.egos, ts);
     this.observedUs = b;
   }

@@ -22,9 +22,27 @@ export interface TrafficObject {
   width?: number;
 }
 
+/**
+ * A stop line the autopilot must not pass now: a movement whose signal shows red or yellow, from its entry
+ * (where a front stops) to its exit. It applies to a vehicle whose line runs through both.
+ */
+export interface StopPoint {
+  x: number;
+  y: number;
+  yaw: number;
+  exitX: number;
+  exitY: number;
+  /** entry → exit along the movement [m] */
+  length: number;
+  /** yellow: stop only when that takes no more than YELLOW_DECEL */
+  yellow: boolean;
+}
+
 export interface TrafficView {
   t: number;
   objects: readonly TrafficObject[];
+  /** red and yellow stop lines as of t */
+  stops?: readonly StopPoint[];
 }
 
 /** VDSim's throttle_hold: clamp((v − vx)/3 + 0.05, 0, 1); above the target by more than 0.5 m/s it brakes (−e/3). */
@@ -64,6 +82,12 @@ const DEADLOCK_COMMIT_S = 4;
  * line, the NPC standing for the car that had stopped in its lane: demo lap, seed 1)
  */
 const PASS_ROOM_M = 1.1;
+/** the front stops this far before a red stop line [m] */
+const STOP_LINE_MARGIN_M = 1;
+/** on yellow the vehicle stops when it can at this deceleration, as the NPCs (issue 22) [m/s²] */
+const YELLOW_DECEL = 3;
+/** a stop line whose movement's entry and exit lie this close to the line is on it [m] */
+const STOP_ON_LINE_M = 2;
 
 export class Autopilot {
   private readonly proj: LineProjection = { seg: 0, s: 0, cte: 0, heading: 0, x: 0, y: 0 };
@@ -78,6 +102,8 @@ export class Autopilot {
   private stoppedSince = 0;
   /** until when crossing vehicles are left to yield (after standing DEADLOCK_S for them) [s] */
   private committedUntil = -Infinity;
+  /** the yellow line it chose to stop at */
+  private yellowStop: StopPoint | null = null;
 
   constructor(
     readonly spec: AutopilotSpec,
@@ -96,6 +122,7 @@ export class Autopilot {
     this.gap = Infinity;
     this.stoppedSince = 0;
     this.committedUntil = -Infinity;
+    this.yellowStop = null;
   }
 
   /** The vehicles around, as of t (the NPCs after a policy step, other egos). */
@@ -176,6 +203,35 @@ export class Autopilot {
     return Math.max(0, Math.min(safe, Math.max(keep, 0)));
   }
 
+  /** The highest speed that stops the front before the nearest red (or stoppable yellow) line ahead (Infinity: none). */
+  private stopLineSpeed(s: Readonly<VehicleState>): number {
+    const stops = this.traffic?.stops;
+    if (!stops || stops.length === 0 || !this.spec.follow) return Infinity;
+    const half = this.length / 2;
+    const v = Math.max(0, s.vx);
+    let best = Infinity;
+    for (const p of stops) {
+      if (Math.abs(p.x - s.x) > FOLLOW_RANGE_M || Math.abs(p.y - s.y) > FOLLOW_RANGE_M) continue;
+      project(this.line, p.x, p.y, this.other, this.proj.seg, FOLLOW_RANGE_M, 0);
+      if (Math.abs(this.other.cte) > STOP_ON_LINE_M || Math.cos(p.yaw - this.other.heading) < 0.7) continue;
+      const front = alongDistance(this.line, this.proj.s, this.other.s) - half;
+      // a front already over the line has entered: it clears the junction
+      if (!(front > -0.2 && front < FOLLOW_RANGE_M) || front >= best) continue;
+      const entryS = this.other.s;
+      project(this.line, p.exitX, p.exitY, this.other, this.other.seg, p.length + 20, 0);
+      const through = alongDistance(this.line, entryS, this.other.s);
+      if (Math.abs(this.other.cte) > STOP_ON_LINE_M || through < 0.5 * p.length || through > 1.5 * p.length + 5) continue;
+      const room = front - STOP_LINE_MARGIN_M;
+      // a yellow it has chosen to stop for stays a stop (braking, it would soon be too close to stop "comfortably")
+      if (p.yellow && p !== this.yellowStop && v * v > 2 * YELLOW_DECEL * Math.max(room, 0.01)) continue;
+      if (p.yellow) this.yellowStop = p;
+      best = front;
+    }
+    if (!Number.isFinite(best)) return Infinity;
+    const room = best - STOP_LINE_MARGIN_M;
+    return room <= 0.3 ? 0 : Math.sqrt(2 * this.spec.decel * room);
+  }
+
   update(s: Readonly<VehicleState>, t: number, out: DriverCommand): DriverCommand {
     if (s.vx > 0.3) this.stoppedSince = t;
     const p = project(this.line, s.x, s.y, this.proj, this.hint, 40, 20);
@@ -187,7 +243,7 @@ export class Autopilot {
     out.handbrake = false;
     if (t - this.followT >= FOLLOW_PERIOD_S - 1e-9) {
       this.followT = t;
-      this.followV = this.followSpeed(s, t);
+      this.followV = Math.min(this.followSpeed(s, t), this.stopLineSpeed(s));
     }
     const v = Math.min(this.anticipated(p.s, Math.max(0, s.vx)), this.followV);
     speedControl(v, s.vx, out);

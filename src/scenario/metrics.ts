@@ -17,7 +17,7 @@
  *   settling_time (5 %), ay_ss, peak_lat_g, ay_per_steer, yaw_rate_gain, understeer_k ((δ − L·r/vx)/a_y at
  *   steady state [rad/(m/s²)]).
  * - npc_contacts: ego–NPC contacts of this vehicle, counted per NPC step (0.1 s); ego_steps: NPC steps it
- *   took part in.
+ *   took part in; red_runs: times it crossed a stop line while its signal showed red.
  */
 import { type StepSteerMetrics, stepSteerMetrics } from '../plant/validation/iso7401.js';
 import type { VehicleParams } from '../plant/params/vehicle.js';
@@ -31,7 +31,7 @@ export interface MetricContext {
   line: DrivingLine | null;
   vehicle: Readonly<VehicleParams>;
   /** scene figures of this vehicle (absent without an NPC world) */
-  scene?: { npcContacts: number; steps: number };
+  scene?: { npcContacts: number; steps: number; redRuns: number };
 }
 
 export interface MetricDefinition {
@@ -207,6 +207,7 @@ const DEFS: MetricDefinition[] = [
   { name: 'yaw_rate_gain', unit: '1/s', description: 'step steer: yaw-rate gain r_ss / δ_ss', fn: iso((m) => m.yawRateSs / m.steer) },
   { name: 'understeer_k', unit: 'rad/(m/s²)', description: 'step steer: (δ − L·r/vx) / a_y at steady state', fn: iso((m, c) => (m.steer - (c.vehicle.wheelbase * m.yawRateSs) / Math.max(m.vx, 1e-3)) / m.lateralAccelSs) },
   { name: 'npc_contacts', unit: '', description: 'ego–NPC contacts of this vehicle, per NPC step', fn: (c) => c.scene?.npcContacts ?? NaN },
+  { name: 'red_runs', unit: '', description: 'times this vehicle crossed a stop line on red', fn: (c) => c.scene?.redRuns ?? NaN },
   { name: 'ego_steps', unit: '', description: 'NPC steps this vehicle took part in', fn: (c) => c.scene?.steps ?? NaN },
 ];
 for (const d of DEFS) registerMetric(d);

@@ -48,6 +48,8 @@ export class SimEgo {
   /** NPC steps this ego took part in, and those with an NPC touching it */
   sceneSteps = 0;
   npcContacts = 0;
+  /** times it crossed a stop line on red (the scene's ego_ran_red) */
+  redRuns = 0;
   /** yaw acceleration of the last tick (finite difference) [rad/s²], for sensor lever arms */
   yawAccel = 0;
   /** called after every tick (comms emission) */
@@ -103,6 +105,7 @@ export class SimEgo {
     this.ticks = 0;
     this.sceneSteps = 0;
     this.npcContacts = 0;
+    this.redRuns = 0;
     this.yawAccel = 0;
     this.oneShot = null;
     this.trace.clear();

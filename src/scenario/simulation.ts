@@ -129,7 +129,7 @@ export class Simulation {
       trace: e.trace,
       line: this.scenario.map.line,
       vehicle: e.spec.vehicle,
-      scene: this.world.scene ? { npcContacts: e.npcContacts, steps: e.sceneSteps } : undefined,
+      scene: this.world.scene ? { npcContacts: e.npcContacts, steps: e.sceneSteps, redRuns: e.redRuns } : undefined,
     });
   }
 

@@ -37,7 +37,7 @@ export async function advanceEgos(scene: SteppedScene | null, egos: readonly Sim
     if (scene) {
       for (const e of egos) report(e.report(), ts);
       await scene.advanceTo(ts);
-      observeSnapshot(egos, scene.snapshot(ts));
+      observeSnapshot(egos, scene.snapshot(ts), scene.signalStops?.());
     } else observeEachOther(egos, ts);
     t = next;
   }
@@ -97,6 +97,9 @@ export class ScenarioWorld {
     const egoOpts: SimEgoOptions = { ground: scenario.map.ground, line: scenario.map.line, cmdTimeoutS: opts.cmdTimeoutS ?? 0, record: opts.record };
     this.egos = scenario.egos.map((s) => new SimEgo(s, egoOpts));
     const scene = this.scene;
+    scene?.on((e) => {
+      if (e.type === 'ego_ran_red') for (const ego of this.egos) if (ego.id === e.egoId) ego.redRuns++;
+    });
     this.timeSettings = opts.time ?? scenario.time;
     let session: TimeSession | undefined;
     this.assets = new ScenarioAssets({ scene, egos: this.egos, report: (r, ts) => scene?.updateEgo(r, ts), waitsFor: (n) => session?.waitsFor(n) ?? true });

@@ -20,7 +20,7 @@ import { InputError } from './errors.js';
 import type { SceneEvent, SceneEventListener } from './events.js';
 import { NpcPopulation, type Obstacle, type SpawnRequest } from './population.js';
 import { QualityMetrics } from './quality.js';
-import { TrafficControl, type SignalGroupState, type SignalPlanOverride } from './control/index.js';
+import { TrafficControl, type SignalGroupState, type SignalPlanOverride, type SignalStopPoint } from './control/index.js';
 
 export interface NpcState {
   id: number;
@@ -129,7 +129,7 @@ export class LiveScene {
     this.quality = new QualityMetrics(this.lanes, this.config.speed_limit_mps);
     this.bounds = mapBounds(map);
     this.controlOptions = { signalPlans: opts.signalPlans, signalAll: opts.signalAll };
-    this.control = new TrafficControl(map, this.engine, { rules: this.config.traffic_rules, plans: opts.signalPlans, signalAll: opts.signalAll });
+    this.control = new TrafficControl(map, this.engine, { rules: this.config.traffic_rules, plans: opts.signalPlans, signalAll: opts.signalAll, expectedNpcs: this.config.npc_target });
     const emit = (e: SceneEvent) => {
       for (const l of this.listeners) l(e);
     };
@@ -325,5 +325,10 @@ export class LiveScene {
       };
     });
     return { time: t, step: this.steps, npcs, egos: this.egos.list(t), timings: this.timings, signals: this.control.signals(t) };
+  }
+
+  /** The movements closed by a red or yellow signal now (for simulated egos' drivers). */
+  signalStops(): readonly SignalStopPoint[] {
+    return this.control.signalStops();
   }
 }

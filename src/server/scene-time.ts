@@ -61,6 +61,7 @@ export class SceneTime implements StepDriver {
         return this.advanceFn(t);
       },
       snapshot: (t) => scene.snapshot(t),
+      signalStops: () => scene.signalStops(),
     };
     this.assets = this.build([], () => undefined);
     const plan = planSession(this.settings, this.assets.nativeSteps());

@@ -14,7 +14,7 @@ import { convertNgii } from '../../src/map/ngii/convert.js';
 import { loadMapFile, parseMapJson, type LoadedMap } from '../../src/map/scene-json.js';
 import { SignalController } from '../../src/scene/control/controller.js';
 import { buildTrafficLayout, type TrafficLayout } from '../../src/scene/control/layout.js';
-import { defaultPlan, groupsConflict, PLAN_LIMITS, stateConflicts, validatePlan, type SignalPlan } from '../../src/scene/control/plan.js';
+import { defaultPlan, groupsConflict, laneFlows, PLAN_LIMITS, SATURATION_VPS, stateConflicts, validatePlan, type SignalPlan } from '../../src/scene/control/plan.js';
 import { InputError } from '../../src/scene/errors.js';
 import { LaneNetwork } from '../../src/traffic/lanes.js';
 import { crossingMap } from '../helpers/junction-maps.js';
@@ -130,6 +130,31 @@ describe('signal plans', () => {
     // after the 20 s timeout the plan is back (through a clearance), and says so
     ctl.update(60);
     expect(ctl.states().every((s) => s.source === 'plan')).toBe(true);
+  });
+
+  it('timed for the NPCs expected (Webster): the cycle grows with the flows to the longest when saturated, each phase\'s green keeps up with its flow, the busier axis gets the longer green', () => {
+    const { layout, net } = layoutOf(loadMapFile(join(PROJECT_ROOT, 'maps', 'demo-track.json')));
+    const cj = layout.junctions[0];
+    const cycleFor = (npcs: number) => defaultPlan(cj, layout, net.lanes, laneFlows(net.lanes, npcs), true);
+    const few = cycleFor(5), some = cycleFor(30), many = cycleFor(63);
+    expect(few.cycle_s).toBe(PLAN_LIMITS.minCycleS);
+    expect(some.cycle_s).toBeGreaterThanOrEqual(few.cycle_s);
+    expect(many.cycle_s).toBe(PLAN_LIMITS.maxCycleS2); // 63 NPCs through one crossing: saturated
+    for (const p of [few, some, many]) expect(validatePlan(p, cj, layout.groups)).toEqual([]);
+    // per second, the flows of 30 NPCs: every phase's degree of saturation (flow over capacity at 1,800/h) ≤ 0.8
+    const flows = laneFlows(net.lanes, 30);
+    const greens = some.phases.filter((ph) => ph.states.includes('G'));
+    for (const ph of greens) {
+      const k = ph.states.indexOf('G');
+      const g = layout.groups[cj.groups[k]];
+      const q = Math.max(...g.movements.map((m) => Math.min(...cj.movements[m].pieces.map((pc) => flows[pc.lane]))));
+      expect((q * some.cycle_s) / (SATURATION_VPS * ph.duration_s)).toBeLessThanOrEqual(0.8 + 1e-9);
+    }
+    // flows relative: they sum to 1; per second they scale with the NPCs
+    const rel = laneFlows(net.lanes);
+    expect(rel.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 6);
+    const f30 = laneFlows(net.lanes, 30), f60 = laneFlows(net.lanes, 60);
+    for (let i = 0; i < f30.length; i++) expect(f60[i]).toBeCloseTo(2 * f30[i], 9);
   });
 
   it('a four-way crossing with signals: a plan whose phases serve every group, valid', () => {

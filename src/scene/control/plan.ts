@@ -53,48 +53,71 @@ const DEFAULT_SPEED = 50 / 3.6;
 /** the shortest greens a default plan gives [s] */
 const MIN_MAIN_GREEN_S = 10;
 const MIN_LEFT_GREEN_S = 6;
-/** an NPC's route (one trip) is about this long: a vehicle leaves a lane for a new trip with the lane's share of it [m] */
-const TRIP_M = 500;
+/** the textbook saturation flow of a lane: 1,800 vehicles an hour of green [veh/s] */
+export const SATURATION_VPS = 0.5;
+/** NPCs cruise at about this share of the limit between junctions (for the expected flows) */
+const CRUISE_SHARE = 0.7;
+/** HCM's saturation-flow factors of protected left and right turns */
+const LEFT_TURN_FACTOR = 0.95;
+const RIGHT_TURN_FACTOR = 0.85;
+/** a default plan's greens keep each phase's degree of saturation (flow over capacity) at most this */
+const TARGET_SATURATION = 0.8;
+/** Webster's cycle uses the flow ratios up to this sum (beyond it the junction is saturated: the longest cycle) */
+const MAX_FLOW_RATIO = 0.9;
 
 /**
- * The flow each lane can expect from NPCs on random routes, relative: the stationary flow of a random walk over the
- * lane graph (at a fork each successor alike, as routes choose them), with trips ending along the way (a lane's
- * length over a trip length) and starting anywhere by length, as the population spawns them.
+ * The flow each lane can expect from NPCs on random routes: the stationary flow of a random walk over the lane
+ * graph (at a fork each successor alike, as routes choose them; a trip's end drives on along a new route, so only
+ * the end of the road takes a vehicle out, and it starts again anywhere by length, as the population spawns).
+ * Relative (summing to 1) without `npcs`; with the number of NPCs expected, vehicles per second: each NPC enters
+ * lanes at the rate its mean time per lane allows, cruising at CRUISE_SHARE of the limit.
  */
-export function laneFlows(lanes: readonly LayoutLane[]): Float64Array {
+export function laneFlows(lanes: readonly LayoutLane[], npcs?: number): Float64Array {
   const n = lanes.length;
   const total = lanes.reduce((a, l) => a + l.length, 0) || 1;
   let f = Float64Array.from(lanes, (l) => l.length / total);
-  for (let it = 0; it < 200; it++) {
-    const g = new Float64Array(n);
+  let g = new Float64Array(n);
+  // a lazy walk (half stays) converges where the graph has cycles of one length only
+  for (let it = 0; it < 400; it++) {
+    g.fill(0);
     let restart = 0;
     for (let a = 0; a < n; a++) {
-      const L = lanes[a];
-      const end = L.next.length === 0 ? 1 : Math.min(1, L.length / TRIP_M);
-      restart += f[a] * end;
-      const on = f[a] * (1 - end);
-      for (const b of L.next) g[b] += on / L.next.length;
+      const next = lanes[a].next;
+      if (next.length === 0) restart += f[a];
+      else for (const b of next) g[b] += f[a] / next.length;
     }
-    for (let a = 0; a < n; a++) g[a] += (restart * lanes[a].length) / total;
-    f = g;
+    for (let a = 0; a < n; a++) g[a] = 0.5 * f[a] + 0.5 * (g[a] + (restart * lanes[a].length) / total);
+    [f, g] = [g, f];
   }
+  if (npcs === undefined) return f;
+  let hopS = 0;
+  for (let a = 0; a < n; a++) {
+    const v = Number.isFinite(lanes[a].speedLimit) ? lanes[a].speedLimit : DEFAULT_SPEED;
+    hopS += (f[a] * lanes[a].length) / (CRUISE_SHARE * v);
+  }
+  const scale = hopS > 0 ? npcs / hopS : 0;
+  for (let a = 0; a < n; a++) f[a] *= scale;
   return f;
 }
 
-/** A phase's demand: the busiest entry lane of its groups (the movements' flows summed per lane they start from). */
+/**
+ * A phase's demand: its busiest entry lane (the flows of the phase's movements summed per lane they start from, in
+ * through-car equivalents: a turn takes longer to discharge, by HCM's turn factors).
+ */
 function phaseDemand(cj: ControlledJunction, groups: readonly SignalGroup[], on: readonly number[], flows: Float64Array): number {
-  let worst = 0;
+  const perLane = new Map<number, number>();
   for (const g of on) {
-    const perLane = new Map<number, number>();
     for (const m of groups[g].movements) {
       const mv = cj.movements[m];
       // a movement's own flow: the least along its pieces (an intersection lane carries only this movement)
       let f = Infinity;
       for (const p of mv.pieces) f = Math.min(f, flows[p.lane]);
-      perLane.set(mv.entry.lane, (perLane.get(mv.entry.lane) ?? 0) + (Number.isFinite(f) ? f : 0));
+      const factor = mv.turn === 'right' ? RIGHT_TURN_FACTOR : mv.turn === 'straight' ? 1 : LEFT_TURN_FACTOR;
+      perLane.set(mv.entry.lane, (perLane.get(mv.entry.lane) ?? 0) + (Number.isFinite(f) ? f / factor : 0));
     }
-    for (const v of perLane.values()) worst = Math.max(worst, v);
   }
+  let worst = 0;
+  for (const v of perLane.values()) worst = Math.max(worst, v);
   return worst;
 }
 
@@ -277,8 +300,49 @@ export function clearanceTimes(cj: ControlledJunction, lanes: readonly LayoutLan
   return { yellow, allRed };
 }
 
+/** Webster's cycle for flow ratios y and the lost time, grown so no phase passes TARGET_SATURATION; its greens. */
+function websterGreens(y: readonly number[], minGreens: readonly number[], lost: number): number[] {
+  const Y = y.reduce((a, b) => a + b, 0);
+  const need = (c: number) => y.map((yi, i) => Math.max(minGreens[i], (yi * c) / TARGET_SATURATION));
+  let cycle = Math.min(PLAN_LIMITS.maxCycleS2, Math.max(PLAN_LIMITS.minCycleS, (1.5 * lost + 5) / (1 - Math.min(MAX_FLOW_RATIO, Y))));
+  for (let it = 0; it < 50; it++) {
+    const c = Math.min(PLAN_LIMITS.maxCycleS2, lost + need(cycle).reduce((a, b) => a + b, 0));
+    if (c <= cycle + 1e-6) break;
+    cycle = c;
+  }
+  const greens = need(cycle);
+  const spare = cycle - lost - greens.reduce((a, b) => a + b, 0);
+  if (spare >= 0) return greens.map((g, i) => g + (Y > 0 ? (spare * y[i]) / Y : spare / y.length));
+  return fitGreens(greens, minGreens, PLAN_LIMITS.maxCycleS2 - lost);
+}
+
+/** Default greens shared by `demand` (equally without), the cycle lost time plus default greens. */
+function defaultGreens(phaseSets: ReadonlyArray<{ left: boolean }>, demand: readonly number[] | null, minGreen: (p: { left: boolean }) => number, lost: number): number[] {
+  const mains = phaseSets.filter((p) => !p.left).length;
+  const lefts = phaseSets.length - mains;
+  const cycle0 = Math.min(PLAN_LIMITS.maxCycleS2, Math.max(PLAN_LIMITS.minCycleS, lost + mains * PLAN_LIMITS.defaultMainGreenS + lefts * PLAN_LIMITS.defaultLeftGreenS));
+  const greenTotal = cycle0 - lost;
+  const d = demand ?? phaseSets.map((p) => (p.left ? PLAN_LIMITS.defaultLeftGreenS : PLAN_LIMITS.defaultMainGreenS));
+  const sum = d.reduce((a, b) => a + b, 0);
+  const greens = phaseSets.map((p, i) => Math.max(minGreen(p), sum > 0 ? (greenTotal * d[i]) / sum : greenTotal / phaseSets.length));
+  return fitGreens(greens, phaseSets.map(minGreen), PLAN_LIMITS.maxCycleS2 - lost);
+}
+
+/** Greens whose minimums pushed them over `total`, taken back from the phases above their minimum. */
+function fitGreens(greens: number[], minGreens: readonly number[], total: number): number[] {
+  let over = greens.reduce((a, b) => a + b, 0) - total;
+  for (let pass = 0; pass < 4 && over > 1e-6; pass++) {
+    const room = greens.map((g, i) => Math.max(0, g - minGreens[i]));
+    const roomSum = room.reduce((a, b) => a + b, 0);
+    if (roomSum <= 0) break;
+    for (let i = 0; i < greens.length; i++) greens[i] -= (over * room[i]) / roomSum;
+    over = greens.reduce((a, b) => a + b, 0) - total;
+  }
+  return greens;
+}
+
 /** The default fixed-time plan of a signalised junction. */
-export function defaultPlan(cj: ControlledJunction, layout: TrafficLayout, lanes: readonly LayoutLane[], flows?: Float64Array): SignalPlan {
+export function defaultPlan(cj: ControlledJunction, layout: TrafficLayout, lanes: readonly LayoutLane[], flows?: Float64Array, flowsPerS = false): SignalPlan {
   const groups = layout.groups;
   const J = cj.junction;
   const local = cj.groups;
@@ -330,26 +394,14 @@ export function defaultPlan(cj: ControlledJunction, layout: TrafficLayout, lanes
   if (phaseSets.length === 1) {
     return { junction: J.id, cycle_s: PLAN_LIMITS.minCycleS, offset_s: 0, phases: [{ duration_s: PLAN_LIMITS.minCycleS, states: 'G'.repeat(k) }], yellow_s: yellow, all_red_s: allRed, source: 'default' };
   }
-  // the cycle: lost time plus default greens (lefts short), within 60–120 s; the greens share it by the phases'
-  // expected flows where they are known (Webster's split by flow ratios), equally otherwise
-  const mains = phaseSets.filter((p) => !p.left).length;
-  const lefts = phaseSets.length - mains;
+  // the cycle: with flows in vehicles per second, Webster's optimum (1.5·L + 5) / (1 − Y) from the lost time L and
+  // the phases' critical flow ratios y (Y their sum), long enough that every phase's green keeps its degree of
+  // saturation y·C/g at most TARGET_SATURATION above its minimum green; the greens get the rest by flow ratio.
+  // Without flows per second: the lost time plus default greens (lefts short), shared by the relative flows where
+  // they are known, equally otherwise. Within 60–120 s.
   const lost = phaseSets.length * (yellow + allRed);
-  const cycle0 = Math.min(PLAN_LIMITS.maxCycleS2, Math.max(PLAN_LIMITS.minCycleS, lost + mains * PLAN_LIMITS.defaultMainGreenS + lefts * PLAN_LIMITS.defaultLeftGreenS));
-  const greenTotal = cycle0 - lost;
-  const demand = phaseSets.map((p) => (flows ? phaseDemand(cj, groups, p.groups, flows) : p.left ? PLAN_LIMITS.defaultLeftGreenS : PLAN_LIMITS.defaultMainGreenS));
-  const sum = demand.reduce((a, b) => a + b, 0);
   const minGreen = (p: { left: boolean }) => (p.left ? MIN_LEFT_GREEN_S : MIN_MAIN_GREEN_S);
-  const greens = phaseSets.map((p, i) => Math.max(minGreen(p), sum > 0 ? (greenTotal * demand[i]) / sum : greenTotal / phaseSets.length));
-  // the minimums may have pushed the total over: take it back from the phases above their minimum
-  let over = greens.reduce((a, b) => a + b, 0) - greenTotal;
-  for (let pass = 0; pass < 4 && over > 1e-6; pass++) {
-    const room = greens.map((g, i) => Math.max(0, g - minGreen(phaseSets[i])));
-    const roomSum = room.reduce((a, b) => a + b, 0);
-    if (roomSum <= 0) break;
-    for (let i = 0; i < greens.length; i++) greens[i] -= (over * room[i]) / roomSum;
-    over = greens.reduce((a, b) => a + b, 0) - greenTotal;
-  }
+  const greens = flows && flowsPerS ? websterGreens(phaseSets.map((p) => phaseDemand(cj, groups, p.groups, flows) / SATURATION_VPS), phaseSets.map(minGreen), lost) : defaultGreens(phaseSets, flows ? phaseSets.map((p) => phaseDemand(cj, groups, p.groups, flows)) : null, minGreen, lost);
   for (let i = 0; i < greens.length; i++) greens[i] = Math.max(minGreen(phaseSets[i]), Math.round(greens[i] * 2) / 2);
   const phases: SignalPhase[] = [];
   const stateOf = (on: readonly number[], ch: GroupStateCode) => local.map((g) => (on.includes(g) ? ch : 'r')).join('');

@@ -13,6 +13,17 @@ import { JunctionMetrics } from './metrics.js';
 import { defaultPlan, laneFlows, validatePlan, type SignalPhase, type SignalPlan } from './plan.js';
 import { TrafficRules } from './rules.js';
 
+/** A movement closed by its signal, as SignalStops gives it (map frame). */
+export interface SignalStopPoint {
+  readonly x: number;
+  readonly y: number;
+  readonly yaw: number;
+  readonly exitX: number;
+  readonly exitY: number;
+  readonly length: number;
+  readonly yellow: boolean;
+}
+
 /** A scenario's (or the API's) change to a junction's plan. */
 export interface SignalPlanOverride {
   junction: string;
@@ -32,6 +43,8 @@ export interface TrafficControlOptions {
   plans?: readonly SignalPlanOverride[];
   /** signals on every junction (default plans), not only where the map has heads */
   signalAll?: boolean;
+  /** the NPCs expected on the map: default plans are timed for the flows they make (Webster); without, default greens */
+  expectedNpcs?: number;
 }
 
 export class TrafficControl {
@@ -45,8 +58,8 @@ export class TrafficControl {
     const lanes = engine.lanes;
     this.layout = buildTrafficLayout(lanes.lanes, map.trafficControl, (id) => lanes.laneById(id), { signalAll: opts.signalAll });
     let plans = new Map<string, SignalPlan>();
-    const flows = laneFlows(lanes.lanes);
-    for (const cj of this.layout.junctions) if (cj.control === 'signal') plans.set(cj.junction.id, defaultPlan(cj, this.layout, lanes.lanes, flows));
+    const flows = laneFlows(lanes.lanes, opts.expectedNpcs);
+    for (const cj of this.layout.junctions) if (cj.control === 'signal') plans.set(cj.junction.id, defaultPlan(cj, this.layout, lanes.lanes, flows, opts.expectedNpcs !== undefined));
     plans = coordinatePlans(this.layout, lanes.lanes, plans, flows);
     for (const o of opts.plans ?? []) {
       const base = plans.get(o.junction);
@@ -110,11 +123,38 @@ export class TrafficControl {
     this.metrics.observe(this.engine.world, t);
   }
 
+  /**
+   * Every movement that must not be entered now for its signal (red; yellow flagged): entry, exit and length,
+   * for drivers outside the NPC world (a simulated ego's autopilot). Rebuilt only when a state changes.
+   */
+  signalStops(): readonly SignalStopPoint[] {
+    let key = '';
+    for (const cj of this.layout.junctions) if (cj.groups.length) key += this.controller.junctionStates(cj) + '|';
+    if (key === this.stopsKey) return this.stops;
+    this.stopsKey = key;
+    const out: SignalStopPoint[] = [];
+    for (const cj of this.layout.junctions) {
+      for (const m of cj.movements) {
+        const g = cj.groupOfMovement[m.index];
+        if (g < 0) continue;
+        const code = this.controller.code(g);
+        if (code !== 'r' && code !== 'y') continue;
+        out.push({ x: m.entry.x, y: m.entry.y, yaw: m.entry.yaw, exitX: m.exit.x, exitY: m.exit.y, length: m.length, yellow: code === 'y' });
+      }
+    }
+    this.stops = out;
+    return out;
+  }
+
+  private stopsKey = '';
+  private stops: readonly SignalStopPoint[] = [];
+
   signals(t?: number): SignalGroupState[] {
     return this.controller.states(t);
   }
 
   reset(): void {
+    this.stopsKey = '';
     this.controller.reset();
     this.rules.reset();
     this.metrics.reset();
