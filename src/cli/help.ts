@@ -52,6 +52,7 @@ flags [default]:
   --seconds <s>               simulated seconds to run (as fast as the machine goes) [60]
   --seed <n>                  scenario seed [1]
   --model <file.onnx>         policy model [the default model]
+  --no-rules                  NPCs ignore signals, stop lines, signs and right of way (the signals still run) [rules on]
   --json                      one JSON object instead of text [text]`,
   eval: `
 flags [default]:

@@ -393,6 +393,11 @@ export const signalsReplySchema = {
     sim_time_s: num,
     signals: { type: 'array', items: signalEntrySchema },
     junctions: { type: 'array', items: junctionViewSchema },
+    unbound: {
+      type: 'object',
+      description: 'map records bound to no junction (a stop line at a mid-block crosswalk, a head whose lanes meet nothing): ids',
+      properties: { heads: strList, stop_lines: strList, signs: strList },
+    },
   },
 } as const;
 

@@ -55,6 +55,8 @@ export interface SignalsView {
   sim_time_s: number;
   signals: SignalEntry[];
   junctions: JunctionView[];
+  /** map records bound to no junction (a stop line at a mid-block crosswalk, a head whose lanes meet nothing) */
+  unbound: { heads: string[]; stop_lines: string[]; signs: string[] };
 }
 
 interface LiveRecord {
@@ -154,10 +156,12 @@ export class SignalDesk {
   /** Every group's state and every junction, at simulation time t (default: now). */
   view(t = this.simNow()): SignalsView {
     const states = this.scene.control.signals(t);
+    const u = this.scene.control.layout.unbound;
     return {
       sim_time_s: r3(t),
       signals: states.map(signalEntry),
       junctions: this.scene.control.layout.junctions.map((cj) => this.junctionView(cj, t, states)),
+      unbound: { heads: [...u.heads], stop_lines: [...u.stopLines], signs: [...u.signs] },
     };
   }
 }

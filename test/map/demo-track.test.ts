@@ -37,17 +37,23 @@ describe('demo track', () => {
     expect(a.lane).not.toBe(b.lane);
     expect(Math.abs(Math.cos(net.pose(a.lane, a.s).yaw - net.pose(b.lane, b.s).yaw))).toBeLessThan(0.05);
     const types = new Set(scene.roads.map((r) => r.type));
-    for (const t of ['lane', 'road_line', 'road_edge', 'stop_sign', 'crosswalk', 'speed_bump']) expect(types.has(t)).toBe(true);
+    for (const t of ['lane', 'road_line', 'road_edge', 'crosswalk', 'speed_bump']) expect(types.has(t)).toBe(true);
+    // the crossing is signalised: two heads and two painted stop lines, on the lanes of each approach, no stop signs
+    expect(types.has('stop_sign')).toBe(false);
+    const tc = loadMapFile(TRACK).trafficControl;
+    expect(tc.signals.map((h) => h.lanes.length)).toEqual([2, 2]);
+    expect(tc.stop_lines.map((l) => l.lanes.length)).toEqual([2, 2]);
+    expect(tc.signs).toEqual([]);
   });
 
-  it('renders to SVG with lanes, coloured lines, edges, bumps, stop signs and the origin', () => {
+  it('renders to SVG with lanes, coloured lines, edges, bumps and the origin', () => {
     const loaded = loadMapFile(TRACK);
     const svg = renderMapSvg(loaded.scene, { title: 'demo' });
     expect(svg.startsWith('<svg')).toBe(true);
     expect(svg).toContain('stroke="#ffffff"'); // white lines
     expect(svg).toContain('stroke-dasharray'); // the broken lane line
     expect(svg).toContain('fill="#e67e22"'); // speed bump
-    expect((svg.match(/<circle /g) ?? []).length).toBe(4); // stop signs
+    expect((svg.match(/<circle /g) ?? []).length).toBe(0); // no stop signs: the crossing has signals
     expect(svg).toContain('stroke="#00f"'); // origin cross
   });
 });

@@ -66,13 +66,15 @@ describe('signals on a fast clock', () => {
       expect(['G', 'g', 'y', 'r', 'o']).toContain(g.code);
     }
     expect(r.body.junctions).toHaveLength(1);
+    expect(r.body.unbound).toEqual({ heads: [], stop_lines: [], signs: [] });
     const j = r.body.junctions[0];
     expect(j).toMatchObject({ id: 'J1', control: 'signal', groups: ['J1.A', 'J1.B'], live: null });
     expect(j.approaches.map((a: Json) => a.letter).sort()).toEqual(['A', 'B']);
     expect(j.approaches.flatMap((a: Json) => a.heads).sort()).toEqual(['S1', 'S2']);
     expect(j.approaches.every((a: Json) => a.sign === null && Array.isArray(a.signs))).toBe(true);
-    expect(j.plan).toMatchObject({ source: 'default', cycle_s: 61, yellow_s: 3.5, all_red_s: 2 });
-    expect(j.plan.phases[0]).toEqual({ duration_s: 25, states: 'rG', by_group: { 'J1.A': 'r', 'J1.B': 'G' } });
+    // Webster's cycle for the NPCs the server keeps: the shortest, 60 s
+    expect(j.plan).toMatchObject({ source: 'default', cycle_s: 60, yellow_s: 3.5, all_red_s: 2 });
+    expect(j.plan.phases[0]).toEqual({ duration_s: 24.5, states: 'rG', by_group: { 'J1.A': 'r', 'J1.B': 'G' } });
     const one = await call('GET', '/api/signals/J1');
     expect(one.status).toBe(200);
     expect(one.body).toMatchObject({ id: 'J1', control: 'signal', groups: ['J1.A', 'J1.B'] });
