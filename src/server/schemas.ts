@@ -245,6 +245,7 @@ export const configSchema = {
     ego_length: { type: 'number', exclusiveMinimum: 0, maximum: 30 },
     ego_width: { type: 'number', exclusiveMinimum: 0, maximum: 10 },
     npc_target: { type: 'integer', minimum: 0, maximum: 63, description: 'NPCs the server keeps on the map by itself' },
+    traffic_rules: { type: 'boolean', description: 'NPCs obey signals, stop lines, signs and right of way at junctions (false: they do not; the signals run either way)' },
     respawn: { type: 'boolean', description: 'auto NPCs at the end of their route drive on along a new one instead of leaving' },
     trip_length_m: { type: 'number', minimum: 30, maximum: 20000, description: 'length of an NPC route along the lanes (one trip), ±25 %' },
     goal_lead_m: { type: 'number', minimum: 5, maximum: 200, description: 'the goal shown to the policy lies up to this far ahead along the route' },

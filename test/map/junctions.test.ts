@@ -2,11 +2,12 @@
  * Junctions derived from lane geometry (src/map/junctions.ts) and bound to the map's traffic control
  * (src/scene/control/layout.ts): crossings, merges, diverges, lanes on another level, approaches, turns, stop lines.
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildRoadEntities } from '../../src/map/road-entities.js';
 import { ConflictKind, deriveJunctions, insideConvex, type JunctionLane } from '../../src/map/junctions.js';
-import { loadMapFile, type LoadedMap } from '../../src/map/scene-json.js';
+import { loadMapFile, parseMapJson, type LoadedMap } from '../../src/map/scene-json.js';
 import { buildTrafficLayout } from '../../src/scene/control/layout.js';
 import { LaneNetwork } from '../../src/traffic/lanes.js';
 import { crossingMap } from '../helpers/junction-maps.js';
@@ -104,6 +105,16 @@ describe('junctions from lane geometry', () => {
 });
 
 describe('junction control from the map', () => {
+  it('traffic control never reaches what the policy observes: the roads and road entities of a map are the same with and without its records', () => {
+    const raw = JSON.parse(readFileSync(join(PROJECT_ROOT, 'maps', 'demo-track.json'), 'utf8')) as Record<string, unknown>;
+    expect((raw.traffic_control as { signals: unknown[] }).signals.length).toBeGreaterThan(0);
+    const { traffic_control: _, ...bare } = raw;
+    const withTc = parseMapJson(raw, 'with'), without = parseMapJson(bare, 'without');
+    expect(without.trafficControl.signals).toEqual([]);
+    expect(withTc.scene.roads).toEqual(without.scene.roads);
+    const entities = (m: LoadedMap) => buildRoadEntities(m.scene.roads, { x: 0, y: 0 }, { gpudriveCaps: true });
+    expect(entities(withTc)).toEqual(entities(without));
+  });
   it('stop signs on every approach make an all-way stop, on some a two-way stop; yield signs give way; signal heads make groups', () => {
     const ctl = (opts: Parameters<typeof crossingMap>[0]) => {
       const map = crossingMap(opts);

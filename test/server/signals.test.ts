@@ -105,6 +105,18 @@ describe('signals on a fast clock', () => {
     for (const g of f.signals) if (g.time_to_change_s !== null) expect(Math.round(g.time_to_change_s * 10) / 10).toBe(g.time_to_change_s);
   });
 
+  it('PUT /api/config traffic_rules turns the NPC rules off and on (the signals run either way); a non-boolean is refused', async () => {
+    expect((await call('GET', '/api/config')).body.traffic_rules).toBe(true);
+    const off = await call('PUT', '/api/config', { traffic_rules: false });
+    expect(off.status).toBe(200);
+    expect(off.body.traffic_rules).toBe(false);
+    expect(server.host.scene.control.enabled).toBe(false);
+    const bad = await call('PUT', '/api/config', { traffic_rules: 'no' });
+    expect(bad.status).toBe(400);
+    expect((await call('PUT', '/api/config', { traffic_rules: true })).body.traffic_rules).toBe(true);
+    expect(server.host.scene.control.enabled).toBe(true);
+  });
+
   it('sets J1.A green live: the reply, the status while paused, the next frames, and back to the plan after the timeout', async () => {
     await call('POST', '/api/pause');
     const put = await call('PUT', '/api/signals/J1', { states: { 'J1.A': 'G' }, timeout_s: 20 });
