@@ -19,6 +19,7 @@
  * Pure: no I/O, lanes in, junctions out (map frame, metres).
  */
 import KDBush from 'kdbush';
+import { wrapPi } from '../geo/frame.js';
 
 export interface JunctionLane {
   readonly id: string;
@@ -137,7 +138,6 @@ interface Conflict {
   b: Stretch;
 }
 
-const wrap = (a: number) => a - 2 * Math.PI * Math.round(a / (2 * Math.PI));
 
 function geometry(lanes: readonly JunctionLane[]): LaneGeom[] {
   const g: LaneGeom[] = lanes.map((L) => {
@@ -365,7 +365,7 @@ function buildJunction(index: number, members: number[], stretches: Stretch[], c
     // the turn: the heading a little inside each end (the very ends of a polyline can be kinked)
     const hIn = lanePoint(lanes[first], g[first].cum, Math.min(entryS + 1, pieces[0].s1)).yaw;
     const hOut = lanePoint(lanes[last], g[last].cum, Math.max(exitS - 1, pieces[pieces.length - 1].s0)).yaw;
-    const dh = wrap(hOut - hIn);
+    const dh = wrapPi(hOut - hIn);
     const turn: Turn = Math.abs(dh) > (150 * Math.PI) / 180 ? 'uturn' : dh > (35 * Math.PI) / 180 ? 'left' : dh < (-35 * Math.PI) / 180 ? 'right' : 'straight';
     const length = pieces.reduce((acc, p) => acc + (p.s1 - p.s0), 0);
     return { index: mi, id: `${id}.${mi}`, pieces, entry: { lane: first, s: entryS, ...e }, exit: { lane: last, s: exitS, ...x }, length, approach: -1, turn };

@@ -218,12 +218,7 @@ export class LaneNetwork {
   }
 
   pose(lane: number, s: number): Pose2 {
-    const { xs, ys, cum } = this.lanes[lane];
-    const sc = Math.min(Math.max(s, 0), cum[cum.length - 1]);
-    const i = segmentEnd(cum, sc);
-    const seg = cum[i] - cum[i - 1] || 1;
-    const t = (sc - cum[i - 1]) / seg;
-    return { x: xs[i - 1] + t * (xs[i] - xs[i - 1]), y: ys[i - 1] + t * (ys[i] - ys[i - 1]), yaw: Math.atan2(ys[i] - ys[i - 1], xs[i] - xs[i - 1]) };
+    return poseAlong(this.lanes[lane], s);
   }
 
   /** pose's point without its direction (no atan2): the same x and y, written into `out`. */
@@ -519,6 +514,16 @@ function distanceToPolyline(x: number, y: number, xs: Float32Array, ys: Float32A
     best = Math.min(best, Math.hypot(x - xs[i - 1] - t * dx, y - ys[i - 1] - t * dy));
   }
   return best;
+}
+
+/** The pose at distance s (clamped) along a polyline with its cumulative lengths. */
+export function poseAlong(line: { readonly xs: ArrayLike<number>; readonly ys: ArrayLike<number>; readonly cum: ArrayLike<number> }, s: number): Pose2 {
+  const { xs, ys, cum } = line;
+  const sc = Math.min(Math.max(s, 0), cum[cum.length - 1]);
+  const i = segmentEnd(cum, sc);
+  const seg = cum[i] - cum[i - 1] || 1;
+  const t = (sc - cum[i - 1]) / seg;
+  return { x: xs[i - 1] + t * (xs[i] - xs[i - 1]), y: ys[i - 1] + t * (ys[i] - ys[i - 1]), yaw: Math.atan2(ys[i] - ys[i - 1], xs[i] - xs[i - 1]) };
 }
 
 /** The first segment end (index ≥ 1) at or past sc along a lane (cum never decreases: a binary search finds what a scan from 1 finds). */

@@ -264,6 +264,12 @@ def _signal_records(frame):
     return [s for s in signals if isinstance(s, dict)]
 
 
+def _group_id(record, group_ids):
+    """The id a signal record is published under: the car's map id from ``group_ids`` (None: not in that map), else
+    the record's ``numeric_id``."""
+    return group_ids.get(record.get('id')) if group_ids else _integer(record.get('numeric_id'))
+
+
 def traffic_light_groups(frame, group_ids=None):
     """The TrafficLightGroupArray of a frame's ``signals``: {'stamp': (sec, nanosec), 'traffic_light_groups':
     [{'traffic_light_group_id', 'elements': [element], 'id', 'state'}]} ('id' and 'state', VILS's, are for logs).
@@ -277,7 +283,7 @@ def traffic_light_groups(frame, group_ids=None):
         return None
     groups = []
     for s in records:
-        gid = group_ids.get(s.get('id')) if group_ids else _integer(s.get('numeric_id'))
+        gid = _group_id(s, group_ids)
         if gid is None:
             continue
         state = signal_state(s)
@@ -296,7 +302,7 @@ def signals_side_message(frame, group_ids=None):
         return None
     out = []
     for s in records:
-        gid = group_ids.get(s.get('id')) if group_ids else _integer(s.get('numeric_id'))
+        gid = _group_id(s, group_ids)
         ttc = s.get('time_to_change_s')
         out.append({
             'id': s.get('id'), 'numeric_id': s.get('numeric_id'), 'traffic_light_group_id': gid,

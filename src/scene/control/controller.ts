@@ -66,6 +66,8 @@ export class SignalController {
   /** global group index → its junction run and position in it */
   private readonly groupAt: Array<{ run: JunctionRun; k: number }> = [];
   private time = 0;
+  /** counts changes of any shown state (and resets): what is shown is the same while it is */
+  version = 0;
 
   constructor(readonly layout: TrafficLayout, plans: ReadonlyMap<string, SignalPlan>) {
     for (const cj of layout.junctions) {
@@ -97,6 +99,7 @@ export class SignalController {
   /** Back to time 0: plans as they are, no live inputs. */
   reset(): void {
     this.time = 0;
+    this.version++;
     for (const r of this.runs) {
       r.live = null;
       r.returning = false;
@@ -186,20 +189,14 @@ export class SignalController {
   private transition(run: JunctionRun, target: string, t: number, yellowS: number, allRedS: number): void {
     const { cj } = run;
     const groups = this.layout.groups;
-    const set = (k: number, ch: string) => {
-      if (run.shown[k] !== ch) {
-        run.shown[k] = ch;
-        run.since[k] = t;
-      }
-    };
     // greens that must end, and yellows that have run their time
     for (let k = 0; k < run.shown.length; k++) {
       const cur = run.shown[k], tgt = target[k];
       if (cur === tgt) continue;
-      if ((cur === 'G' || cur === 'g') && (tgt === 'r' || tgt === 'o' || tgt === 'y')) set(k, 'y');
-      else if (cur === 'G' && tgt === 'g') set(k, 'g');
-      else if (cur === 'y' && tgt !== 'y' && t - run.since[k] >= yellowS - 1e-9) set(k, 'r');
-      else if (cur === 'o' && tgt === 'r') set(k, 'r');
+      if ((cur === 'G' || cur === 'g') && (tgt === 'r' || tgt === 'o' || tgt === 'y')) this.show(run, k, 'y', t);
+      else if (cur === 'G' && tgt === 'g') this.show(run, k, 'g', t);
+      else if (cur === 'y' && tgt !== 'y' && t - run.since[k] >= yellowS - 1e-9) this.show(run, k, 'r', t);
+      else if (cur === 'o' && tgt === 'r') this.show(run, k, 'r', t);
     }
     // greens that may start: every conflicting group red (or off) for the all-red time
     for (let k = 0; k < run.shown.length; k++) {
@@ -211,8 +208,15 @@ export class SignalController {
         const sj = run.shown[j];
         if (!((sj === 'r' || sj === 'o') && t - run.since[j] >= allRedS - 1e-9)) clear = false;
       }
-      if (clear) set(k, tgt);
+      if (clear) this.show(run, k, tgt, t);
     }
+  }
+
+  private show(run: JunctionRun, k: number, ch: string, t: number): void {
+    if (run.shown[k] === ch) return;
+    run.shown[k] = ch;
+    run.since[k] = t;
+    this.version++;
   }
 
   /**
@@ -281,9 +285,9 @@ export class SignalController {
     const groups = this.layout.groups;
     const out: SignalGroupState[] = [];
     for (const run of this.runs) {
+      const source = run.live ? (run.shown.join('') === run.live.states ? 'live' : 'transition') : run.returning ? 'transition' : 'plan';
       run.cj.groups.forEach((g, k) => {
         const code = run.shown[k] as GroupStateCode;
-        const source = run.live ? (run.shown.join('') === run.live.states ? 'live' : 'transition') : run.returning ? 'transition' : 'plan';
         let ttc: number | null = null;
         if (source === 'plan') {
           const p = this.planTimeToChange(run, k, t);

@@ -13,6 +13,8 @@
  */
 import { ConflictKind, deriveJunctions, type Junction, type JunctionLane, type Movement, type MovementPiece } from '../../map/junctions.js';
 import { controlsVehicles, type TrafficControlRecords } from '../../map/traffic-control.js';
+import { wrapPi } from '../../geo/frame.js';
+import { poseAlong } from '../../traffic/lanes.js';
 
 export type JunctionControl = 'signal' | 'all_way_stop' | 'stop' | 'yield' | 'priority';
 
@@ -89,18 +91,6 @@ const STOP_LINE_AHEAD_M = 2.5;
 /** opposite approaches: headings within this of 180° */
 const OPPOSITE_COS = Math.cos((135 * Math.PI) / 180);
 
-const wrap = (a: number) => a - 2 * Math.PI * Math.round(a / (2 * Math.PI));
-
-function pointAt(L: LayoutLane, s: number): { x: number; y: number; yaw: number } {
-  const n = L.xs.length;
-  const cum = L.cum;
-  const sc = Math.min(Math.max(s, 0), cum[n - 1]);
-  let i = 1;
-  while (i < n - 1 && cum[i] < sc) i++;
-  const seg = cum[i] - cum[i - 1] || 1;
-  const t = (sc - cum[i - 1]) / seg;
-  return { x: L.xs[i - 1] + t * (L.xs[i] - L.xs[i - 1]), y: L.ys[i - 1] + t * (L.ys[i] - L.ys[i - 1]), yaw: Math.atan2(L.ys[i] - L.ys[i - 1], L.xs[i] - L.xs[i - 1]) };
-}
 
 /** Where a polyline crosses a lane's centre line: distance along the lane, or NaN. */
 function crossingOnLane(L: LayoutLane, line: ReadonlyArray<{ x: number; y: number }>): number {
@@ -142,7 +132,7 @@ function withEntry(m: Movement, lanes: readonly LayoutLane[], chain: readonly nu
   if (chain.length === 1) pieces.push({ lane: first.lane, s0: s, s1: first.s1 });
   else pieces.push({ lane: first.lane, s0: 0, s1: first.s1 });
   pieces.push(...rest);
-  const p = pointAt(lanes[chain[0]], s);
+  const p = poseAlong(lanes[chain[0]], s);
   const length = pieces.reduce((a, q) => a + (q.s1 - q.s0), 0);
   return { ...m, pieces, entry: { lane: chain[0], s, x: p.x, y: p.y, yaw: lanes[chain[0]].xs.length > 1 ? p.yaw : m.entry.yaw }, length };
 }
@@ -376,10 +366,10 @@ function givesWay(a: Movement, b: Movement, approaches: readonly ApproachControl
   if (ra !== rb) return ra < rb;
   if (kind === ConflictKind.Merge && Math.abs(Math.abs(turnAngle(a)) - Math.abs(turnAngle(b))) > 0.3) return Math.abs(turnAngle(a)) > Math.abs(turnAngle(b));
   // the right-hand rule: b comes from a's right when b heads about 90° to the left of a's heading
-  const rel = wrap(b.entry.yaw - a.entry.yaw);
+  const rel = wrapPi(b.entry.yaw - a.entry.yaw);
   return rel > Math.PI / 4 && rel < (3 * Math.PI) / 4;
 }
 
 function turnAngle(m: Movement): number {
-  return wrap(m.exit.yaw - m.entry.yaw);
+  return wrapPi(m.exit.yaw - m.entry.yaw);
 }

@@ -128,10 +128,8 @@ export class TrafficControl {
    * for drivers outside the NPC world (a simulated ego's autopilot). Rebuilt only when a state changes.
    */
   signalStops(): readonly SignalStopPoint[] {
-    let key = '';
-    for (const cj of this.layout.junctions) if (cj.groups.length) key += this.controller.junctionStates(cj) + '|';
-    if (key === this.stopsKey) return this.stops;
-    this.stopsKey = key;
+    if (this.controller.version === this.stopsVersion) return this.stops;
+    this.stopsVersion = this.controller.version;
     const out: SignalStopPoint[] = [];
     for (const cj of this.layout.junctions) {
       for (const m of cj.movements) {
@@ -146,7 +144,7 @@ export class TrafficControl {
     return out;
   }
 
-  private stopsKey = '';
+  private stopsVersion = -1;
   private stops: readonly SignalStopPoint[] = [];
 
   signals(t?: number): SignalGroupState[] {
@@ -154,7 +152,6 @@ export class TrafficControl {
   }
 
   reset(): void {
-    this.stopsKey = '';
     this.controller.reset();
     this.rules.reset();
     this.metrics.reset();
