@@ -115,7 +115,7 @@ function formatHealth(c: RealtimeCounters, prev: RealtimeCounters, dtS: number, 
   ].join(' | ');
 }
 
-interface Parsed {
+export interface ParsedRealtime {
   config: RealtimeConfig;
   time: TimeSettings;
   http?: { port: number; host: string };
@@ -125,7 +125,8 @@ interface Parsed {
   banner: string;
 }
 
-async function parse(argv: string[]): Promise<Parsed> {
+/** The command line as the server will run it (exported so its defaults can be checked without binding ports). */
+export async function parseRealtimeArgs(argv: string[]): Promise<ParsedRealtime> {
   const { rest, lugre } = takeLugre(argv);
   const { values, positionals } = parseArgs({
     args: rest,
@@ -282,7 +283,7 @@ async function httpApp(server: RealtimeServer, host: string, port: number): Prom
 
 /** Parses argv, binds everything and starts ticking; the caller decides how it stops. */
 export async function startRealtime(argv: string[], io: RealtimeIo = { log: (l) => console.log(l), err: (l) => console.error(l) }): Promise<RealtimeHandle> {
-  const p = await parse(argv);
+  const p = await parseRealtimeArgs(argv);
   for (const w of p.warnings) io.err(`warning: ${w}`);
   let server: RealtimeServer;
   try {

@@ -86,6 +86,22 @@ const PASS_ROOM_M = 1.1;
 const STOP_LINE_MARGIN_M = 1;
 /** on yellow the vehicle stops when it can at this deceleration, as the NPCs (issue 22) [m/s²] */
 const YELLOW_DECEL = 3;
+/**
+ * a red (or chosen yellow) line stays a stop while the front can still stop no further than this past it, braking
+ * at most at STOP_HARD_FRACTION of the brakes' full deceleration; a front that cannot has entered (it clears the
+ * junction) [m]
+ */
+const STOP_OVERRUN_M = 0.5;
+const STOP_HARD_FRACTION = 0.9;
+/** … and never harder than this [m/s²] */
+const STOP_HARD_MAX = 6;
+/**
+ * on the way to a stop line, once stopping at its stop point takes this share of spec.decel, the brake is set for
+ * the deceleration that takes (v²/2d) instead of following the speed target: the speed controller (brake ∝ the
+ * excess over the target) trailed the braking curve by ~2 m/s and let its brake fade near the line — the car
+ * crept over red lines at 1 m/s (demo lap, seeds 2 and 6)
+ */
+const STOP_BRAKE_ONSET = 0.8;
 /** a stop line whose movement's entry and exit lie this close to the line is on it [m] */
 const STOP_ON_LINE_M = 2;
 
@@ -102,8 +118,16 @@ export class Autopilot {
   private stoppedSince = 0;
   /** until when crossing vehicles are left to yield (after standing DEADLOCK_S for them) [s] */
   private committedUntil = -Infinity;
-  /** the yellow line it chose to stop at */
+  /** the yellow line it chose to stop at (the scene rebuilds its stop points on any signal change: matched by place) */
   private yellowStop: StopPoint | null = null;
+  /** the entry (on the line, s) of the red or chosen yellow line it stops at, as of the last check (NaN: none) */
+  private stopS = NaN;
+  /** a stop line held it at the last check (standing there is not standing for crossing traffic) */
+  private heldAtLine = false;
+  /** deceleration at full brake [m/s²] */
+  private readonly brakeDecel: number;
+  /** the most it brakes to stop at a red line [m/s²] */
+  private readonly hardDecel: number;
 
   constructor(
     readonly spec: AutopilotSpec,
@@ -112,7 +136,11 @@ export class Autopilot {
     private readonly length: number,
     /** speed where neither the spec nor the line gives one [m/s] */
     private readonly fallbackSpeed = 10,
-  ) {}
+  ) {
+    const full = vp.maxBrakeTorque / (vp.wheelRadiusNominal * vp.mass);
+    this.brakeDecel = Number.isFinite(full) && full > 0 ? full : STOP_HARD_MAX;
+    this.hardDecel = Math.min(STOP_HARD_MAX, STOP_HARD_FRACTION * this.brakeDecel);
+  }
 
   reset(): void {
     this.hint = -1;
@@ -123,6 +151,8 @@ export class Autopilot {
     this.stoppedSince = 0;
     this.committedUntil = -Infinity;
     this.yellowStop = null;
+    this.stopS = NaN;
+    this.heldAtLine = false;
   }
 
   /** The vehicles around, as of t (the NPCs after a policy step, other egos). */
@@ -203,37 +233,56 @@ export class Autopilot {
     return Math.max(0, Math.min(safe, Math.max(keep, 0)));
   }
 
-  /** The highest speed that stops the front before the nearest red (or stoppable yellow) line ahead (Infinity: none). */
+  /**
+   * The highest speed that stops the front before the nearest red (or stoppable yellow) line ahead (Infinity:
+   * none); sets stopS. A line holds while the front can still stop no more than STOP_OVERRUN_M past it at
+   * hardDecel (a car creeping up to a line that turns red stops: it used to ignore a line once its front was
+   * 0.2 m over, at any speed); past that, the vehicle has entered and clears the junction.
+   */
   private stopLineSpeed(s: Readonly<VehicleState>): number {
+    this.stopS = NaN;
     const stops = this.traffic?.stops;
+    // the chosen yellow is forgotten once it no longer shows yellow (red holds by itself; the next yellow is new)
+    if (this.yellowStop) {
+      let shown = false;
+      for (const p of stops ?? []) if (p.yellow && sameMovement(p, this.yellowStop)) shown = true;
+      if (!shown) this.yellowStop = null;
+    }
     if (!stops || stops.length === 0 || !this.spec.follow) return Infinity;
     const half = this.length / 2;
     const v = Math.max(0, s.vx);
     let best = Infinity;
+    let bestS = NaN;
     for (const p of stops) {
       if (Math.abs(p.x - s.x) > FOLLOW_RANGE_M || Math.abs(p.y - s.y) > FOLLOW_RANGE_M) continue;
       project(this.line, p.x, p.y, this.other, this.proj.seg, FOLLOW_RANGE_M, 0);
       if (Math.abs(this.other.cte) > STOP_ON_LINE_M || Math.cos(p.yaw - this.other.heading) < 0.7) continue;
       const front = alongDistance(this.line, this.proj.s, this.other.s) - half;
-      // a front already over the line has entered: it clears the junction
-      if (!(front > -0.2 && front < FOLLOW_RANGE_M) || front >= best) continue;
+      if (!(front > -STOP_OVERRUN_M && front < FOLLOW_RANGE_M) || front >= best) continue;
+      // it cannot stop before the line (+ STOP_OVERRUN_M) any more: it goes through
+      if (v * v > 2 * this.hardDecel * (front + STOP_OVERRUN_M)) continue;
       const entryS = this.other.s;
       project(this.line, p.exitX, p.exitY, this.other, this.other.seg, p.length + 20, 0);
       const through = alongDistance(this.line, entryS, this.other.s);
       if (Math.abs(this.other.cte) > STOP_ON_LINE_M || through < 0.5 * p.length || through > 1.5 * p.length + 5) continue;
       const room = front - STOP_LINE_MARGIN_M;
       // a yellow it has chosen to stop for stays a stop (braking, it would soon be too close to stop "comfortably")
-      if (p.yellow && p !== this.yellowStop && v * v > 2 * YELLOW_DECEL * Math.max(room, 0.01)) continue;
-      if (p.yellow) this.yellowStop = p;
+      if (p.yellow) {
+        const kept = this.yellowStop !== null && sameMovement(p, this.yellowStop);
+        if (!kept && v * v > 2 * YELLOW_DECEL * Math.max(room, 0.01)) continue;
+        if (!kept) this.yellowStop = p;
+      }
       best = front;
+      bestS = entryS;
     }
     if (!Number.isFinite(best)) return Infinity;
+    this.stopS = bestS;
     const room = best - STOP_LINE_MARGIN_M;
     return room <= 0.3 ? 0 : Math.sqrt(2 * this.spec.decel * room);
   }
 
   update(s: Readonly<VehicleState>, t: number, out: DriverCommand): DriverCommand {
-    if (s.vx > 0.3) this.stoppedSince = t;
+    if (s.vx > 0.3 || this.heldAtLine) this.stoppedSince = t;
     const p = project(this.line, s.x, s.y, this.proj, this.hint, 40, 20);
     this.hint = p.seg;
     const ld = this.spec.lookaheadM + this.spec.lookaheadGainS * Math.max(0, s.vx);
@@ -243,16 +292,35 @@ export class Autopilot {
     out.handbrake = false;
     if (t - this.followT >= FOLLOW_PERIOD_S - 1e-9) {
       this.followT = t;
-      this.followV = Math.min(this.followSpeed(s, t), this.stopLineSpeed(s));
+      const follow = this.followSpeed(s, t);
+      const atLine = this.stopLineSpeed(s);
+      this.heldAtLine = atLine <= follow && atLine < Infinity;
+      this.followV = Math.min(follow, atLine);
     }
     const v = Math.min(this.anticipated(p.s, Math.max(0, s.vx)), this.followV);
     speedControl(v, s.vx, out);
+    // a stop line ahead: on its braking curve, brake for the deceleration that stops the front at its stop point
+    if (!Number.isNaN(this.stopS) && s.vx > 0.05) {
+      const front = alongDistance(this.line, p.s, this.stopS) - this.length / 2;
+      if (front < FOLLOW_RANGE_M) {
+        const need = (s.vx * s.vx) / (2 * Math.max(front - STOP_LINE_MARGIN_M, 0.05));
+        if (need >= STOP_BRAKE_ONSET * this.spec.decel) {
+          out.throttle = 0;
+          out.brake = Math.max(out.brake, Math.min(1, need / this.brakeDecel));
+        }
+      }
+    }
     if (this.gap < this.spec.minGapM * 0.6) {
       out.throttle = 0;
       out.brake = 1;
     }
     return out;
   }
+}
+
+/** Are two stop points the same movement's (the scene rebuilds them on every signal change)? */
+function sameMovement(a: StopPoint, b: StopPoint): boolean {
+  return a.x === b.x && a.y === b.y && a.exitX === b.exitX && a.exitY === b.exitY;
 }
 
 /** VDSim's experiment manoeuvres (spec §6.7, §9.2); `path` is the autopilot with no following. */

@@ -11,7 +11,7 @@
 import { wrapPi } from '../geo/frame.js';
 import type { LoadedMap } from '../map/scene-json.js';
 import type { PolicySession } from '../policy/session.js';
-import { POLICY_DT, TrafficEngine, type NpcView, type StepTimings } from '../traffic/engine.js';
+import { POLICY_DT, TrafficEngine, type NpcView, type StepTimings, type StepWork } from '../traffic/engine.js';
 import type { LaneNetwork } from '../traffic/lanes.js';
 import { DEFAULT_SHIELD_OPTIONS } from '../traffic/shield.js';
 import { DEFAULT_SCENE_CONFIG, RESTART_ONLY_SETTINGS, type SceneConfig } from './config.js';
@@ -121,9 +121,19 @@ export class LiveScene {
   /** what the scene's traffic control was built with (a recording keeps it for replay) */
   readonly controlOptions: { readonly signalPlans?: readonly SignalPlanOverride[]; readonly signalAll?: boolean };
 
-  constructor(readonly map: LoadedMap, readonly policy: PolicySession, config: Partial<SceneConfig> = {}, opts: { signalPlans?: readonly SignalPlanOverride[]; signalAll?: boolean } = {}) {
+  constructor(
+    readonly map: LoadedMap,
+    readonly policy: PolicySession,
+    config: Partial<SceneConfig> = {},
+    opts: { signalPlans?: readonly SignalPlanOverride[]; signalAll?: boolean; reference?: boolean } = {},
+  ) {
     this.config = { ...DEFAULT_SCENE_CONFIG, ...config };
-    this.engine = new TrafficEngine(map.scene, policy, { maxExternal: this.config.max_egos, laneGraph: map.mapMetadata?.lane_graph, shield: DEFAULT_SHIELD_OPTIONS });
+    this.engine = new TrafficEngine(map.scene, policy, {
+      maxExternal: this.config.max_egos,
+      laneGraph: map.mapMetadata?.lane_graph,
+      shield: DEFAULT_SHIELD_OPTIONS,
+      reference: opts.reference,
+    });
     this.engine.shieldEnabled = this.config.shield;
     this.lanes = this.engine.lanes;
     this.quality = new QualityMetrics(this.lanes, this.config.speed_limit_mps);
@@ -146,6 +156,11 @@ export class LiveScene {
   /** Simulation time of the next policy step [s]. */
   get nextStepTime(): number {
     return this.steps * POLICY_DT;
+  }
+
+  /** the NPC step's work counters (tests and benchmarks; see EngineOptions.reference) */
+  stepWork(): StepWork {
+    return this.engine.workDone();
   }
 
   get npcCount(): number {

@@ -15,8 +15,14 @@ export class CollisionDetector {
   /** per agent slot: the road edges and stop signs near where it was (no tree walk each step) */
   private readonly near: RadiusMemo;
   private readonly active: Int32Array;
+  /** road entities box-tested so far (the work the corner pre-test saves; see reference) */
+  boxTests = 0;
 
-  constructor(capacity: number) {
+  /**
+   * reference: box-test every road entity the spatial index gives instead of first leaving out those whose
+   * corner circle is too far to touch: the same flags with more work (the exactness test compares the two).
+   */
+  constructor(capacity: number, private readonly reference = false) {
     this.near = new RadiusMemo(capacity, 5, true);
     this.active = new Int32Array(capacity);
   }
@@ -76,7 +82,8 @@ export class CollisionDetector {
           // axis then has a gap of at least EDGE_SLACK_M/√2, far above rounding): the same answer, no trig
           const dx = e.x[id] - xi, dy = e.y[id] - yi;
           const reach = ri + roads.cornerReach[id] + EDGE_SLACK_M;
-          if (dx * dx + dy * dy > reach * reach) continue;
+          if (dx * dx + dy * dy > reach * reach && !this.reference) continue;
+          this.boxTests++;
           if (ci === 2) { ci = Math.cos(world.yaw[i]); si = Math.sin(world.yaw[i]); }
           if (obbOverlapCS(xi, yi, ci, si, hli, hwi, e.x[id], e.y[id], roads.headingCos[id], roads.headingSin[id], e.halfLength[id], e.halfWidth[id])) {
             world.hitRoad[i] = 1;

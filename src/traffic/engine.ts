@@ -96,6 +96,18 @@ export interface NpcView {
 /** NpcView.waitingFor: held back for an ego (or another vehicle that is not an NPC) */
 export const WAITING_FOR_EGO = -2;
 
+/** Counters of the step's work (EngineOptions.reference does more of it for the same decisions). */
+export interface StepWork {
+  /** shield candidates rolled out */
+  shieldChecks: number;
+  /** continuation steps those rollouts computed */
+  continuationSteps: number;
+  /** road entities the rollouts' edge checks distance-tested */
+  edgeTests: number;
+  /** road entities the collision pass box-tested */
+  boxTests: number;
+}
+
 export interface EngineOptions {
   readonly maxNpcs?: number;
   readonly maxExternal?: number;
@@ -103,6 +115,12 @@ export interface EngineOptions {
   readonly laneGraph?: LaneGraphJson;
   /** a safety shield over the policy (live traffic only; GPUDrive's evaluation never has one) */
   readonly shield?: ShieldOptions | null;
+  /**
+   * Run the step's reference computation instead of its shortcuts (the shield's remembered candidates, its
+   * reachable-edge list and parked rollouts; the collision pass's corner pre-test): the same decisions, bit for
+   * bit, with more work (see stepWork). For the exactness test; live scenes never set it.
+   */
+  readonly reference?: boolean;
 }
 
 export class TrafficEngine {
@@ -151,9 +169,9 @@ export class TrafficEngine {
     const capacity = this.maxNpcs + (opts.maxExternal ?? 8);
     const roads = new RoadIndex(buildRoadEntities(map.roads, { x: 0, y: 0 }, { gpudriveCaps: false }));
     this.world = new World(capacity, 1);
-    this.sim = new Sim(this.world, roads, {});
+    this.sim = new Sim(this.world, roads, { reference: opts.reference });
     this.lanes = new LaneNetwork(roads.entities, opts.laneGraph);
-    this.shield = opts.shield ? new SafetyShield(capacity, roads, this.lanes, opts.shield) : null;
+    this.shield = opts.shield ? new SafetyShield(capacity, roads, this.lanes, opts.shield, opts.reference) : null;
     this.shieldEnabled = this.shield !== null;
     const rowsGraph = policy.graph === 'rows';
     this.rows = rowsGraph ? policy.createRows(this.maxNpcs) : null;
@@ -446,6 +464,12 @@ export class TrafficEngine {
   }
 
   /** Present NPCs in map coordinates (allocates: for reporting, not for the hot path). */
+  /** Work the step's checks have done since the engine was made (what the shortcuts save; see `reference`). */
+  workDone(): StepWork {
+    const w = this.shield?.work;
+    return { shieldChecks: w?.checks ?? 0, continuationSteps: w?.continuationSteps ?? 0, edgeTests: w?.edgeTests ?? 0, boxTests: this.sim.collisions.boxTests };
+  }
+
   npcs(): NpcView[] {
     const w = this.world;
     const out: NpcView[] = [];

@@ -194,8 +194,20 @@ export class SafetyShield {
   private readonly edgeSteps: number;
   /** lines NPCs must stop at this step (traffic rules), set by prepare */
   private stops: StopConstraints | null = null;
+  /** work done so far: candidates checked, continuation steps computed, road entities distance-tested */
+  readonly work = { checks: 0, continuationSteps: 0, edgeTests: 0 };
 
-  constructor(capacity: number, private readonly roads: RoadIndex | null, private readonly lanes: LaneNetwork | null, readonly options: ShieldOptions = DEFAULT_SHIELD_OPTIONS) {
+  /**
+   * reference: check every candidate afresh, test every edge near the NPC and roll parked rollouts on, instead
+   * of the shortcuts that provably change nothing (the engine's `reference` option; see the exactness test)
+   */
+  constructor(
+    capacity: number,
+    private readonly roads: RoadIndex | null,
+    private readonly lanes: LaneNetwork | null,
+    readonly options: ShieldOptions = DEFAULT_SHIELD_OPTIONS,
+    private readonly reference = false,
+  ) {
     this.outcome = new Uint8Array(capacity);
     this.intent = new Float32Array(capacity);
     this.edgeIds = new Int32Array(Math.max(1, roads?.collidable.length ?? 1));
@@ -207,7 +219,7 @@ export class SafetyShield {
     let maxAccel = options.brakeDecel;
     for (const a of ACCEL_VALUES) maxAccel = Math.max(maxAccel, Math.abs(a));
     this.accelBound = maxAccel;
-    this.parkable = options.brakeDecel >= 0;
+    this.parkable = options.brakeDecel >= 0 && !reference;
     this.others = new Int32Array(capacity);
     this.tight = new Uint8Array(capacity);
     this.otherBox = new Float32Array(capacity * 5);
@@ -406,7 +418,7 @@ export class SafetyShield {
       if (Object.is(this.triedAccel[t], accel) && Object.is(this.triedSteer[t], steer)) return false;
     }
     const r = this.check(world, i, accel, steer);
-    if (this.triedN < MAX_TRIED) {
+    if (this.triedN < MAX_TRIED && !this.reference) {
       this.triedAccel[this.triedN] = accel;
       this.triedSteer[this.triedN++] = steer;
     }
@@ -527,6 +539,10 @@ export class SafetyShield {
   private reachableEdges(world: World, i: number, v0: number): number {
     const roads = this.roads;
     if (!roads) return 0;
+    if (this.reference) {
+      this.edgeIds.set(this.edgeIdsNear.subarray(0, this.edgesNearN));
+      return this.edgesNearN;
+    }
     const e = roads.entities;
     const T = this.edgeSteps * STEP_DT;
     const travel = (T * v0 + 0.5 * this.accelBound * T * T) * 1.001;
@@ -605,6 +621,7 @@ export class SafetyShield {
     const o = this.options;
     const s = this.st;
     const pred = this.predictor;
+    this.work.checks++;
     s.x = world.x[i]; s.y = world.y[i]; s.yaw = world.yaw[i]; s.vx = world.vx[i]; s.vy = world.vy[i];
     const len = world.length[i];
     const hl = 0.5 * len, hw = 0.5 * world.width[i];
@@ -652,6 +669,7 @@ export class SafetyShield {
       // 0·dt (x + ±0 = x for x ≠ 0) and turns by 0; speed stays 0, travelled gains 0. Only the other vehicles
       // move on.
       if (parked) continue;
+      this.work.continuationSteps++;
       // continuation: brake, and steer along the lane path (pure pursuit) when there is one
       // (turning no harder than the NPC may: the same limit as its own steering)
       const decel = this.keepGoing ? 0 : Math.min(o.brakeDecel, speed / STEP_DT);
@@ -698,6 +716,7 @@ export class SafetyShield {
     const e = roads.entities;
     const r = hypot(hl, hw);
     const ids = this.edgeList;
+    this.work.edgeTests += this.edgeListN;
     for (let k = 0; k < this.edgeListN; k++) {
       const id = ids[k];
       const dx = e.x[id] - x, dy = e.y[id] - y;

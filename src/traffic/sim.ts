@@ -13,6 +13,8 @@ import { AgentKind, type World } from './world.js';
 export interface SimOptions {
   /** steps per episode; after the last one every agent is done (91 in evaluation), Infinity for live use */
   readonly episodeSteps?: number;
+  /** the collision pass without its shortcut (CollisionDetector's reference): for the exactness test */
+  readonly reference?: boolean;
 }
 
 export class Sim {
@@ -21,7 +23,7 @@ export class Sim {
   readonly episodeSteps: number;
 
   constructor(readonly world: World, readonly roads: RoadIndex | null, opts: SimOptions = {}) {
-    this.collisions = new CollisionDetector(world.capacity);
+    this.collisions = new CollisionDetector(world.capacity, opts.reference ?? false);
     this.observations = new ObservationBuilder(world.capacity);
     this.episodeSteps = opts.episodeSteps ?? Infinity;
   }

@@ -7,7 +7,8 @@ import { CommsRouter } from '../../src/cosim/comms/router.js';
 import { loadTemplates } from '../../src/cosim/comms/templates/registry.js';
 import { CosimVehicle } from '../../src/cosim/vehicle.js';
 import { FlatGround, sensorParams, tireParams, vehicleParams } from '../../src/plant/index.js';
-import { HAVE_SHARED, sharedPath } from '../helpers/shared.js';
+import { sharedPath } from '../helpers/shared.js';
+import { have } from '../helpers/prerequisites.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'vils-comms-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -27,7 +28,7 @@ function fleet(ids = [0, 1]): CosimVehicle[] {
 const parse = (doc: unknown) => parseComms(doc, 'test.yaml');
 const out = (source: string, template: string, extra: object = {}) => ({ name: 't', channels: [{ source, template, to: [{ ip: '127.0.0.1', port: 9000 }], ...extra }] });
 
-describe.skipIf(!HAVE_SHARED)("VDSim's comms files load unchanged", () => {
+describe.skipIf(!have('shared'))("VDSim's comms files load unchanged", () => {
   it('comms_vds1_loopback.yaml: vehicle 0 state fan-out to 2, one VDS1 CMD fan-in port', async () => {
     const c = await loadCommsFile(sharedPath('data', 'vdsim', 'comms_vds1_loopback.yaml'));
     expect(c.name).toBe('vds1_loopback');

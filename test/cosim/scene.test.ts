@@ -5,8 +5,9 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startRealtime } from '../../src/cli/realtime.js';
 import { loadWorldFile } from '../../src/cosim/scene.js';
-import { HAVE_SHARED, sharedPath } from '../helpers/shared.js';
+import { sharedPath } from '../helpers/shared.js';
 import { freePort } from './helpers/udp.js';
+import { have } from '../helpers/prerequisites.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'vils-scene-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -73,7 +74,7 @@ comms:
   });
 });
 
-describe.skipIf(!HAVE_SHARED)("VDSim's catalog scene (scene_two_vehicle_race.yaml, unchanged)", () => {
+describe.skipIf(!have('shared'))("VDSim's catalog scene (scene_two_vehicle_race.yaml, unchanged)", () => {
   const scene = sharedPath('data', 'vdsim', 'scene_two_vehicle_race.yaml');
   it('needs the parts catalog for its blueprints, and says so', async () => {
     await expect(loadWorldFile(scene)).rejects.toThrow(/key 'fleet\[0\].blueprint': 'vehicle.sedan_comfort' needs the VDSim parts catalog: pass --catalog=<configs dir>/);

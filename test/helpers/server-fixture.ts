@@ -66,9 +66,14 @@ export class TestClient {
     this.ws.send(typeof obj === 'string' ? obj : JSON.stringify(obj));
   }
 
-  next(pred: (m: Record<string, any>) => boolean, timeoutMs = 3000): Promise<Record<string, any>> {
+  /**
+   * The next message matching pred. The timeout only guards against a hang: it is at least 20 s, so that a busy
+   * machine never fails a test that would pass on a quiet one.
+   */
+  next(pred: (m: Record<string, any>) => boolean, timeoutMs = 20_000): Promise<Record<string, any>> {
+    const guardMs = Math.max(timeoutMs, 20_000);
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no matching message within ${timeoutMs} ms`)), timeoutMs);
+      const timer = setTimeout(() => reject(new Error(`no matching message within ${guardMs} ms`)), guardMs);
       this.waiters.push({ pred, resolve: (m) => { clearTimeout(timer); resolve(m); } });
     });
   }

@@ -1,4 +1,4 @@
-/** Locating ../shared (read-only real data). Tests that need it skip with a clear message when it is absent. */
+/** Locating ../shared (read-only real data). Tests that need it ask have('shared') (helpers/prerequisites.ts). */
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,7 +14,3 @@ export function sharedPath(...parts: string[]): string {
 export const S75_CHECKPOINT = sharedPath('data', 'gpudrive', 'checkpoints', 'policy_S75_2025-05-21_u4800.pt');
 export const S500_CHECKPOINT = sharedPath('data', 'gpudrive', 'checkpoints', 'policy_S500_75_75_1_2025-06-03_u2400.pt');
 export const SCENES_DIR = sharedPath('data', 'gpudrive', 'scenes');
-
-if (!HAVE_SHARED) {
-  console.warn(`[vils tests] ../shared not found at ${SHARED}: tests on the real checkpoints, scenes and maps are SKIPPED.`);
-}

@@ -7,8 +7,9 @@ import { loadMapFile } from '../../src/map/scene-json.js';
 import { buildRoadEntities } from '../../src/map/road-entities.js';
 import { LaneNetwork } from '../../src/traffic/lanes.js';
 import { driveMap } from '../../src/cli/drive.js';
-import { HAVE_SHARED, PROJECT_ROOT } from '../helpers/shared.js';
+import { PROJECT_ROOT } from '../helpers/shared.js';
 import { testModel } from '../helpers/server-fixture.js';
+import { have } from '../helpers/prerequisites.js';
 
 const TRACK = join(PROJECT_ROOT, 'maps', 'demo-track.json');
 
@@ -58,7 +59,7 @@ describe('demo track', () => {
   });
 });
 
-describe.skipIf(!HAVE_SHARED)('NPCs on the demo track (S75)', () => {
+describe.skipIf(!have('shared'))('NPCs on the demo track (S75)', () => {
   it('drive their routes, keep to their lanes and the road: 10 NPCs for 60 s', async () => {
     const r = await driveMap({ mapPath: TRACK, npcs: 10, seconds: 60, seed: 2, modelPath: testModel() });
     expect(r.npc_steps).toBe(6000);

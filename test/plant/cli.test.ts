@@ -5,7 +5,8 @@ import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { UsageError } from '../../src/cli/commands.js';
 import { isVdsimDefaultCar, plantCommand } from '../../src/cli/plant.js';
 import { tireParams, vehicleParams } from '../../src/plant/index.js';
-import { HAVE_SHARED, sharedPath } from '../helpers/shared.js';
+import { sharedPath } from '../helpers/shared.js';
+import { have } from '../helpers/prerequisites.js';
 
 const vdsim = (name: string) => sharedPath('data', 'vdsim', name);
 const dir = mkdtempSync(join(tmpdir(), 'vils-plant-cli-'));
@@ -47,7 +48,7 @@ describe('vils plant: usage', () => {
   });
 });
 
-describe.skipIf(!HAVE_SHARED)('vils plant on the shared VDSim configs', () => {
+describe.skipIf(!have('shared'))('vils plant on the shared VDSim configs', () => {
   it('iso7401 --json prints one JSON object with the metrics and no traces', async () => {
     const { code, out } = await capture(['iso7401', '--vehicle', vdsim('generic_sedan.yaml'), '--tire', vdsim('generic_pacejka.yaml'), '--json']);
     expect(code).toBe(0);

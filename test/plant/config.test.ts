@@ -15,7 +15,8 @@ import {
   tireParams,
   vehicleParams,
 } from '../../src/plant/index.js';
-import { HAVE_SHARED, sharedPath } from '../helpers/shared.js';
+import { sharedPath } from '../helpers/shared.js';
+import { have } from '../helpers/prerequisites.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'vils-plant-config-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -35,7 +36,7 @@ function errorOf(f: () => unknown): ConfigError {
 }
 const vdsim = (name: string) => sharedPath('data', 'vdsim', name);
 
-describe.skipIf(!HAVE_SHARED)('VDSim config files in ../shared/data/vdsim', () => {
+describe.skipIf(!have('shared'))('VDSim config files in ../shared/data/vdsim', () => {
   it('generic_sedan.yaml is exactly the C++ defaults; its renderer keys are metadata, not warnings', () => {
     const r = loadVehicleParams(vdsim('generic_sedan.yaml'));
     expect(r.params).toEqual(vehicleParams());

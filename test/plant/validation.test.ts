@@ -4,11 +4,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import { GRAVITY, VDSIM_SEDAN_L2, loadTireParams, loadVehicleParams, runIso3888, runIso4138, runIso7401 } from '../../src/plant/index.js';
-import { HAVE_SHARED, sharedPath } from '../helpers/shared.js';
+import { sharedPath } from '../helpers/shared.js';
+import { have } from '../helpers/prerequisites.js';
 
 const vdsim = (name: string) => sharedPath('data', 'vdsim', name);
 
-describe.skipIf(!HAVE_SHARED)('ISO procedures on generic_sedan + generic_pacejka, L2 (spec §8.3/8.4)', () => {
+describe.skipIf(!have('shared'))('ISO procedures on generic_sedan + generic_pacejka, L2 (spec §8.3/8.4)', () => {
   const car = () => ({ vehicle: loadVehicleParams(vdsim('generic_sedan.yaml')).params, tires: loadTireParams(vdsim('generic_pacejka.yaml')).params, level: 'L2' as const });
 
   it('ISO 7401 step steer 80 km/h, 6°: VDSim CI bands ψ̇ss 0.528 ± 0.06, U 1.16 ± 0.12, a_y,ss 8.34 ± 0.9', () => {
@@ -60,7 +61,7 @@ describe.skipIf(!HAVE_SHARED)('ISO procedures on generic_sedan + generic_pacejka
   });
 });
 
-describe.skipIf(!HAVE_SHARED)('the sports-L3 report (spec §8.3), run as it was produced: LuGre off', () => {
+describe.skipIf(!have('shared'))('the sports-L3 report (spec §8.3), run as it was produced: LuGre off', () => {
   // The report predates LuGre as the default tire layer (spec §8.1): its tire file has no `lugre:` key, so
   // today's defaults would switch LuGre on. Run with LuGre off, the MF96 + relaxation-length path reproduces it.
   const car = () => {

@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { checkLateFusionWeights, CheckpointError, LATE_FUSION_TENSORS, parameterCount, readPickle, readTorchCheckpoint, loadPolicyCheckpoint, describeTrainingScenes } from '../../src/policy/index.js';
-import { HAVE_SHARED, S75_CHECKPOINT, S500_CHECKPOINT } from '../helpers/shared.js';
+import { S75_CHECKPOINT, S500_CHECKPOINT } from '../helpers/shared.js';
 import { randomLateFusionTensors } from '../helpers/policy-fixtures.js';
 import { writeTorchZip } from '../helpers/torch-writer.js';
+import { have } from '../helpers/prerequisites.js';
 
 describe('late-fusion tensor table', () => {
   it('has the 24 tensors and 51,228 parameters of spec §1/§9', () => {
@@ -58,7 +59,7 @@ describe('torch zip checkpoints written by the tests', () => {
   });
 });
 
-describe.skipIf(!HAVE_SHARED)('real GPUDrive checkpoints (../shared)', () => {
+describe.skipIf(!have('shared'))('real GPUDrive checkpoints (../shared)', () => {
   it('reads S75: 24 tensors, training metadata, provenance', () => {
     const { weights, provenance } = loadPolicyCheckpoint(S75_CHECKPOINT);
     expect(weights.size).toBe(24);

@@ -6,7 +6,8 @@ import {
   ACTION_COUNT, OBS_SIZE, PolicySession, ReferencePolicy, buildLateFusionOnnx, checkLateFusionWeights,
   loadPolicyCheckpoint, readModelMetadata, readTorchCheckpoint, writeModelFromCheckpoint, type LateFusionWeights,
 } from '../../src/policy/index.js';
-import { HAVE_SHARED, S75_CHECKPOINT } from '../helpers/shared.js';
+import { S75_CHECKPOINT } from '../helpers/shared.js';
+import { have } from '../helpers/prerequisites.js';
 import { randomLateFusionTensors, randomObservations } from '../helpers/policy-fixtures.js';
 import { writeTorchZip } from '../helpers/torch-writer.js';
 
@@ -83,7 +84,7 @@ describe('ONNX export vs the float64 reference (random weights)', () => {
   });
 });
 
-describe.skipIf(!HAVE_SHARED)('ONNX model of the real S75 checkpoint', () => {
+describe.skipIf(!have('shared'))('ONNX model of the real S75 checkpoint', () => {
   const modelPath = join(dir, 's75.onnx');
   let weights: LateFusionWeights;
   beforeAll(() => {

@@ -17,7 +17,8 @@ import { Sim } from '../../src/traffic/sim.js';
 import { EPISODE_STEPS } from '../../src/traffic/world.js';
 import { setupScene } from '../../src/scene/index.js';
 import { POLICY_DT } from '../../src/traffic/engine.js';
-import { HAVE_SHARED, PROJECT_ROOT, S75_CHECKPOINT, SCENES_DIR } from '../helpers/shared.js';
+import { PROJECT_ROOT, S75_CHECKPOINT, SCENES_DIR } from '../helpers/shared.js';
+import { have } from '../helpers/prerequisites.js';
 import { randomLateFusionTensors, randomObservations } from '../helpers/policy-fixtures.js';
 import { writeTorchZip } from '../helpers/torch-writer.js';
 
@@ -176,7 +177,7 @@ describe('rows graph vs full graph (random weights)', () => {
   });
 });
 
-describe.skipIf(!HAVE_SHARED)('rows graph vs full graph on real observations (S75)', () => {
+describe.skipIf(!have('shared'))('rows graph vs full graph on real observations (S75)', () => {
   let p: Pair;
   const model = join(dir, 's75.onnx');
   beforeAll(async () => {

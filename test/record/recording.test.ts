@@ -105,37 +105,28 @@ describe('MCAP recording', () => {
     expect(total).toBeLessThanOrEqual(700_000 + 60_000 + 20_000);
   });
 
-  it('never blocks the loop: ego messages and 5 MB/s of bulk data into the recorder at 50 Hz with 63 NPCs, step period kept', async () => {
-    const off = await flood(false);
-    const on = await flood(true);
-    console.log(`flood without recording: ${off.line}\nflood with recording:    ${on.line}`);
-    expect(on.received).toBeGreaterThan(6_000);
+  // whether recording slows the loop (frame lateness with and without it under this flood) is measured by
+  // npm run bench:record; here, that nothing of the flood is lost
+  it('ego messages from 8 clients and 100 kB bulk frames at 50 Hz with 63 NPCs: every message recorded, as input and as scene call, nothing dropped', async () => {
+    const on = await flood();
+    expect(on.received).toBe(8 * 4 * FLOOD_ROUNDS);
     expect(on.dropped).toBe(0);
-    expect(on.bytesIn).toBeGreaterThan(20e6);
-    // every received ego message is in the recording, as input and as scene call
+    expect(on.bytesIn).toBeGreaterThan(1e6); // bulk frames went in beside them
     expect(on.inputs).toBe(on.received);
     expect(on.egoCalls).toBe(on.received);
-    // the loop kept its 20 ms period while the flood was being recorded, and the frames between policy steps
-    // (whose ticks do nothing but publish) went out as punctually as without recording
-    // (compared with the same flood unrecorded, just before, so that a busy machine fails neither run alone)
-    expect(on.mean).toBeLessThan(Math.max(20.4, off.mean + 0.5));
-    expect(on.overruns).toBeLessThanOrEqual(off.overruns + 3);
-    // (synchronous zstd on the loop would add 10–20 ms to a quarter of these frames)
-    expect(on.lateP99).toBeLessThan(off.lateP99 + 6);
   }, 90_000);
 });
 
-async function flood(record: boolean) {
+/** rounds of 4 ego messages from each of 8 clients */
+const FLOOD_ROUNDS = 100;
+
+async function flood() {
   const dir = mkdtempSync(join(tmpdir(), 'vils-flood-'));
-  const { server, wsUrl } = await startServer({ config: { npc_target: 63, publish_hz: 50, max_egos: 32 }, recording: record ? { dir, foxgloveHz: 50 } : undefined });
+  // ego_timeout_s 60: a fix a busy machine delays by seconds is still fresh (else refused as stale, and not recorded as used)
+  const { server, wsUrl } = await startServer({ config: { npc_target: 63, publish_hz: 50, max_egos: 32, ego_timeout_s: 60 }, recording: { dir, foxgloveHz: 50 } });
   const host = server.host;
-  await new Promise((r) => setTimeout(r, 500));
-  const walls: number[] = [];
-  /** how late each frame went out after its scheduled time [ms], for ticks that ran no policy step */
-  const late: number[] = [];
-  let lastStep = -1;
-  const writer = record ? (host.attachments.get('recording') as unknown as { writer: RecordingWriter }).writer : null;
-  const bulk = writer?.channel('/vils/events') ?? 0;
+  const writer = (host.attachments.get('recording') as unknown as { writer: RecordingWriter }).writer;
+  const bulk = writer.channel('/vils/events');
   let n = 0;
   // 100 kB of poorly compressible text per frame: 5 MB/s for the writer thread to compress and write
   const pool = Array.from({ length: 16 }, () => {
@@ -143,54 +134,33 @@ async function flood(record: boolean) {
     for (let k = 0; k < 2500; k++) parts.push((Math.random() * 1e9).toString(36));
     return JSON.stringify({ type: 'bulk', data: parts.join('').slice(0, 100_000) });
   });
-  host.runner.addSink({
-    publish: (f) => {
-      walls.push(performance.now());
-      if (f.snapshot.step === lastStep) late.push(performance.timeOrigin + performance.now() - f.wallTimeS * 1000);
-      lastStep = f.snapshot.step;
-      writer?.write(bulk, BigInt(Date.now()) * 1_000_000n, pool[n++ % pool.length]);
-    },
-  });
+  host.runner.addSink({ publish: () => writer.write(bulk, BigInt(Date.now()) * 1_000_000n, pool[n++ % pool.length]) });
   const sockets = await Promise.all(Array.from({ length: 8 }, async () => {
     const ws = new WebSocket(wsUrl);
     await new Promise((r) => ws.once('open', r));
     return ws;
   }));
   const p = host.geo.toLatLon(0, 0);
-  const stats0 = host.runner.stats;
-  const until = performance.now() + 4000;
-  // 8 clients, each sending 4 messages every 10 ms: ~3,200 ego messages a second, each recorded twice
-  await new Promise<void>((resolve) => {
-    const timer = setInterval(() => {
-      if (performance.now() > until) {
-        clearInterval(timer);
-        resolve();
-        return;
-      }
-      for (const [i, ws] of sockets.entries()) {
-        for (let k = 0; k < 4; k++) ws.send(JSON.stringify({ type: 'ego_state', ego_id: `car${i}`, timestamp: Date.now() / 1000, data: { lat: p.lat + k * 1e-7, lon: p.lon, heading: 0, speed: 1 } }));
-      }
-    }, 10);
-  });
+  for (let round = 0; round < FLOOD_ROUNDS; round++) {
+    for (const [i, ws] of sockets.entries()) {
+      for (let k = 0; k < 4; k++) ws.send(JSON.stringify({ type: 'ego_state', ego_id: `car${i}`, timestamp: Date.now() / 1000, data: { lat: p.lat + k * 1e-7, lon: p.lon, heading: 0, speed: 1 } }));
+    }
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  // every message in before the server closes (the count is the server's own)
+  const expected = 8 * 4 * FLOOD_ROUNDS;
+  for (let waited = 0; host.counters.messages < expected && waited < 30_000; waited += 20) await new Promise((r) => setTimeout(r, 20));
   for (const ws of sockets) ws.close();
-  await new Promise((r) => setTimeout(r, 300));
-  const overruns = host.runner.stats.overruns - stats0.overruns;
   const received = host.counters.messages;
-  const dropped = writer?.stats.dropped ?? 0;
-  const bytesIn = writer?.stats.bytesIn ?? 0;
+  const bytesIn = writer.stats.bytesIn;
+  const dropped = writer.stats.dropped;
   await server.close();
-  const mean = (walls[walls.length - 1] - walls[0]) / (walls.length - 1);
-  late.sort((a, b) => a - b);
-  const lateP99 = late[Math.floor(late.length * 0.99)];
   let inputs = 0;
   let egoCalls = 0;
-  if (record) {
-    for await (const item of readRecording(readdirSync(dir).map((f) => join(dir, f))[0], { topics: new Set(['/vils/inputs/stream', '/vils/calls']) })) {
-      if (item.type !== 'message') continue;
-      if (item.message.topic === '/vils/inputs/stream') inputs++;
-      else if (decodeJson<{ kind: string }>(item.message.data).kind === 'ego') egoCalls++;
-    }
+  for await (const item of readRecording(readdirSync(dir).map((f) => join(dir, f))[0], { topics: new Set(['/vils/inputs/stream', '/vils/calls']) })) {
+    if (item.type !== 'message') continue;
+    if (item.message.topic === '/vils/inputs/stream') inputs++;
+    else if (decodeJson<{ kind: string }>(item.message.data).kind === 'ego') egoCalls++;
   }
-  const line = `${received} ego messages, frame period mean ${mean.toFixed(2)} ms, frames without a step late by p50 ${late[late.length >> 1].toFixed(2)} / p99 ${lateP99.toFixed(2)} ms, overruns ${overruns}${record ? `; recorder ${(bytesIn / 1e6).toFixed(1)} MB in, ${dropped} dropped` : ''}`;
-  return { received, mean, lateP99, overruns, dropped, bytesIn, inputs, egoCalls, line };
+  return { received, dropped, bytesIn, inputs, egoCalls };
 }

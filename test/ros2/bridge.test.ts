@@ -5,15 +5,10 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../helpers/shared.js';
+import { have } from '../helpers/prerequisites.js';
+import { PYTHON } from '../support/prerequisites.mjs';
 
-const PYTHON = '/usr/bin/python3';
-const probe = spawnSync(PYTHON, ['-c', 'import pytest, websockets'], { encoding: 'utf8' });
-const ready = probe.status === 0;
-if (!ready) {
-  const why = `python3 with pytest and websockets not found (${(probe.stderr ?? String(probe.error ?? '')).trim().split('\n').pop()}); install Debian's python3-pytest and python3-websockets`;
-  if (process.env.CI === 'true') throw new Error(`ROS 2 bridge tests: ${why}`);
-  console.warn(`[vils tests] ROS 2 bridge tests SKIPPED: ${why}`);
-}
+const ready = have('python');
 
 describe.skipIf(!ready)('the ROS 2 bridge (pytest)', () => {
   it('passes its pytest suite against a live server', () => {

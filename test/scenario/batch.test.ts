@@ -4,13 +4,15 @@
  * `vils worker` processes writes the same files. The threads and workers run the compiled code (npm run build).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalExecutor, QueueExecutor, loadCampaign, loadScenario, runCampaign, type Progress } from '../../src/scenario/index.js';
 import { PROJECT_ROOT } from '../helpers/shared.js';
+import { have } from '../helpers/prerequisites.js';
+import { findRedis } from '../support/prerequisites.mjs';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'vils-batch-'));
 const iso = join(PROJECT_ROOT, 'configs', 'experiments', 'iso7401.yaml');
@@ -69,10 +71,9 @@ function freePort(): Promise<number> {
   });
 }
 
-const REDIS = ['/usr/bin/redis-server', '/usr/local/bin/redis-server'].find((p) => existsSync(p));
-if (!REDIS) console.warn(`[vils tests] redis-server not found: the BullMQ batch test is ${process.env.CI ? 'FAILING (CI must install it)' : 'SKIPPED (apt-get install redis-server)'}`);
+const REDIS = have('redis') ? findRedis() : null;
 
-describe.skipIf(!REDIS && !process.env.CI)('batch beyond one machine: BullMQ on a real redis-server', () => {
+describe.skipIf(!REDIS)('batch beyond one machine: BullMQ on a real redis-server', () => {
   let redis: ChildProcess | null = null;
   let url = '';
   const workers: ChildProcess[] = [];

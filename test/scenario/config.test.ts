@@ -6,7 +6,8 @@ import { loadWorldFile } from '../../src/cosim/scene.js';
 import { loadCommsFile } from '../../src/cosim/comms/config.js';
 import { loadSensorParams, loadTireParams, loadVehicleParams, vehicleParams, tireParams } from '../../src/plant/index.js';
 import { loadScenario, loadCampaign } from '../../src/scenario/index.js';
-import { HAVE_SHARED, PROJECT_ROOT, sharedPath } from '../helpers/shared.js';
+import { PROJECT_ROOT, sharedPath } from '../helpers/shared.js';
+import { have } from '../helpers/prerequisites.js';
 
 const cfg = (...p: string[]) => join(PROJECT_ROOT, 'configs', ...p);
 const tmp = () => mkdtempSync(join(tmpdir(), 'vils-scn-'));
@@ -58,7 +59,7 @@ describe('configs/ from a fresh clone', () => {
   });
 });
 
-describe.skipIf(!HAVE_SHARED)("VDSim's files in ../shared load unchanged", () => {
+describe.skipIf(!have('shared'))("VDSim's files in ../shared load unchanged", () => {
   const v = (f: string) => sharedPath('data', 'vdsim', f);
   const opts = { searchPath: [sharedPath('data', 'vdsim')] };
 

@@ -12,14 +12,13 @@ import { LiveScene } from '../../src/scene/index.js';
 import { POLICY_DT } from '../../src/traffic/engine.js';
 import type { LaneNetwork } from '../../src/traffic/lanes.js';
 import { testModel } from '../helpers/server-fixture.js';
-import { HAVE_SHARED, sharedPath } from '../helpers/shared.js';
-
-if (!HAVE_SHARED) console.warn('[vils tests] ../shared is absent: the K-City ego scenarios (30 NPCs) are SKIPPED.');
+import { sharedPath } from '../helpers/shared.js';
+import { have } from '../helpers/prerequisites.js';
 
 let map: LoadedMap;
 let policy: PolicySession;
 beforeAll(async () => {
-  if (!HAVE_SHARED) return;
+  if (!have('shared')) return;
   map = parseMapJson((await convertNgii(sharedPath('data', 'ngii', 'kcity'))).map, 'K-City');
   policy = await PolicySession.load(testModel());
 }, 120_000);
@@ -53,7 +52,7 @@ function frame(p: { x: number; y: number; yaw: number }, x: number, y: number): 
   return { along: (x - p.x) * c + (y - p.y) * s, across: -(x - p.x) * s + (y - p.y) * c };
 }
 
-describe.skipIf(!HAVE_SHARED)('NPCs and an injected ego (30 NPCs, K-City)', () => {
+describe.skipIf(!have('shared'))('NPCs and an injected ego (30 NPCs, K-City)', () => {
   it('(a) a car standing in a lane for 5 simulated minutes: no contact; NPCs stop behind it or pass it, and go on when it leaves', async () => {
     const sc = scene();
     const lane = laneWithRoadAhead(sc.lanes, 400);

@@ -11,7 +11,7 @@ import { LiveScene } from '../../src/scene/index.js';
 import { POLICY_DT } from '../../src/traffic/engine.js';
 import { PROJECT_ROOT } from '../helpers/shared.js';
 import { testModel } from '../helpers/server-fixture.js';
-import { HAVE_SHARED } from '../helpers/shared.js';
+import { have } from '../helpers/prerequisites.js';
 
 const TRACK = loadMapFile(join(PROJECT_ROOT, 'maps', 'demo-track.json'));
 let policy: PolicySession;
@@ -32,7 +32,7 @@ function lanePose(sc: LiveScene, lane: number, s: number) {
 }
 
 // the S75 policy is what these are about; a random-weight stand-in drives too erratically to mean anything
-describe.skipIf(!HAVE_SHARED)('NPCs and an injected ego (30 NPCs, demo track)', () => {
+describe.skipIf(!have('shared'))('NPCs and an injected ego (30 NPCs, demo track)', () => {
   it('(a) a car standing in a lane for 5 simulated minutes: no contact; NPCs queue behind it and go on when it leaves', async () => {
     const sc = scene();
     const p = lanePose(sc, 2, 120); // on the long curve of the outer lane

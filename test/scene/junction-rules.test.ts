@@ -13,7 +13,8 @@ import { LiveScene } from '../../src/scene/index.js';
 import { POLICY_DT } from '../../src/traffic/engine.js';
 import { crossingMap } from '../helpers/junction-maps.js';
 import { testModel } from '../helpers/server-fixture.js';
-import { HAVE_SHARED, PROJECT_ROOT, SHARED } from '../helpers/shared.js';
+import { PROJECT_ROOT } from '../helpers/shared.js';
+import { have } from '../helpers/prerequisites.js';
 
 const TRACK = loadMapFile(join(PROJECT_ROOT, 'maps', 'demo-track.json'));
 let policy: PolicySession;
@@ -47,13 +48,9 @@ function before(sc: LiveScene, m: Movement, back: number, speed: number) {
   return { x: p.x, y: p.y, yaw: p.yaw, speed, keepDriving: false };
 }
 
-// the S75 policy is what drives up to the lines; a random-weight stand-in does not drive. Without ../shared these
-// skip, except in CI, where they run and fail.
-const RUN = HAVE_SHARED || !!process.env.CI;
+// the S75 policy is what drives up to the lines; a random-weight stand-in does not drive
+const RUN = have('shared');
 describe.skipIf(!RUN)('NPCs at junctions (S75 policy)', () => {
-  beforeAll(() => {
-    if (!HAVE_SHARED) throw new Error(`CI is set but ../shared is not at ${SHARED}: the junction scene tests need the S75 checkpoint`);
-  });
 
   it('red: NPCs stop at the line and queue behind the first; green: they all go; no contact, no violation', async () => {
     const sc = sceneOn(TRACK);

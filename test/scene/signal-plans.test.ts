@@ -18,7 +18,8 @@ import { defaultPlan, groupsConflict, laneFlows, PLAN_LIMITS, SATURATION_VPS, st
 import { InputError } from '../../src/scene/errors.js';
 import { LaneNetwork } from '../../src/traffic/lanes.js';
 import { crossingMap } from '../helpers/junction-maps.js';
-import { HAVE_SHARED, PROJECT_ROOT, SHARED, sharedPath } from '../helpers/shared.js';
+import { PROJECT_ROOT, sharedPath } from '../helpers/shared.js';
+import { have } from '../helpers/prerequisites.js';
 
 function layoutOf(map: LoadedMap, signalAll = false): { layout: TrafficLayout; net: LaneNetwork } {
   const net = new LaneNetwork(buildRoadEntities(map.scene.roads, { x: 0, y: 0 }, { gpudriveCaps: false }), map.mapMetadata?.lane_graph);
@@ -166,12 +167,10 @@ describe('signal plans', () => {
   });
 });
 
-// Without ../shared these skip, except in CI, where they run and fail: the real maps must be there.
-const RUN = HAVE_SHARED || !!process.env.CI;
+const RUN = have('shared');
 describe.skipIf(!RUN)('every junction of K-City and FMTC, signalised: never two conflicting movements green or yellow together', () => {
   const maps: Record<string, LoadedMap> = {};
   beforeAll(async () => {
-    if (!HAVE_SHARED) throw new Error(`CI is set but ../shared is not at ${SHARED}: the signal-plan property test on the real maps must run in CI`);
     mkdtempSync(join(tmpdir(), 'vils-plans-'));
     for (const site of ['kcity', 'fmtc']) maps[site] = parseMapJson(JSON.parse(JSON.stringify((await convertNgii(sharedPath('data', 'ngii', site))).map)), site);
   }, 60_000);

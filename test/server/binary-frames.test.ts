@@ -44,7 +44,7 @@ async function connect(query = ''): Promise<{ ws: WebSocket; got: Received }> {
   return { ws, got };
 }
 
-const until = async (cond: () => boolean, ms = 5000) => {
+const until = async (cond: () => boolean, ms = 20_000) => {
   const end = Date.now() + ms;
   while (!cond()) {
     if (Date.now() > end) throw new Error('timed out');

@@ -72,7 +72,17 @@ describe('Foxglove WebSocket', () => {
     await new Promise((r) => car.once('open', r));
     const p = server.host.geo.toLatLon(0, 0);
     car.send(JSON.stringify({ type: 'ego_state', ego_id: 'car1', data: { lat: p.lat, lon: p.lon, heading: 90, speed: 3 } }));
-    await wait(1500);
+    // until the car is in the scene, its transform and its fix (a hang guard, not a rate: a busy machine is slower)
+    const has = (topic: string, pred: (m: any) => boolean) => (s.messages.get(topic) ?? []).some(pred);
+    for (let waited = 0; waited < 30_000; waited += 100) {
+      if (
+        has('/vils/scene', (m) => m.entities.some((e: { id: string }) => e.id === 'ego/car1')) &&
+        has('/vils/tf', (m) => m.transforms.length > 0) &&
+        has('/vils/fix', () => true)
+      ) break;
+      await wait(100);
+    }
+    await wait(300); // and a few messages more on every channel
     car.close();
     s.client.close();
     const ajv = new Ajv({ strict: false, allErrors: true });
@@ -113,7 +123,9 @@ describe('Foxglove WebSocket', () => {
     server.host.runner.addSink(sink as never);
     const a = await connect(`${url.replace(/^http/, 'ws')}/foxglove`, ['/vils/npc_states', '/vils/scene', '/vils/map']);
     const b = await connect(`${url.replace(/^http/, 'ws')}/foxglove`, ['/vils/npc_states', '/vils/map']);
-    await wait(3000);
+    // 121 frames each (2.4 s at 50 Hz on a quiet machine; the deadline only guards against a hang)
+    const count = (s: typeof a) => (s.messages.get('/vils/npc_states') ?? []).length;
+    for (let waited = 0; waited < 60_000 && (count(a) <= 120 || count(b) <= 120); waited += 100) await wait(100);
     a.client.close();
     b.client.close();
     server.host.runner.removeSink(sink as never);

@@ -19,7 +19,7 @@ async function open(url: string): Promise<TestClient> {
   return c;
 }
 const errorsOf = (c: TestClient) => c.messages.filter((m) => m.type === 'error');
-const until = async (cond: () => boolean, ms = 3000) => {
+const until = async (cond: () => boolean, ms = 20_000) => {
   const end = Date.now() + ms;
   while (!cond()) {
     if (Date.now() > end) throw new Error('condition not met in time');
@@ -27,38 +27,35 @@ const until = async (cond: () => boolean, ms = 3000) => {
   }
 };
 
+// The buckets refill on the server's clock while messages arrive; a refill rate of one message in 1,000 s
+// makes what gets through the burst alone, however slowly a busy machine delivers them.
+const SLOW = 0.001;
+
 describe('WebSocket input limits', () => {
-  let server: VilsServer;
-  let url: string;
-  let wsUrl: string;
-  beforeAll(async () => {
-    const access = accessSettings({
-      limits: {
-        ws_connection: { messages_per_s: 50, messages_burst: 50 },
-        ws_client: { messages_per_s: 80, messages_burst: 80 },
-        ws_close_after_dropped: 400,
-        ws_flood_ban_s: 1,
-        rest_reads_per_s: 20,
-      },
-    }, {});
-    ({ server, url, wsUrl } = await startServer({ config: { npc_target: 3 }, access }));
-  });
+  const servers: VilsServer[] = [];
+  async function serverWith(limits: Record<string, unknown>): Promise<{ server: VilsServer; url: string; wsUrl: string }> {
+    const started = await startServer({ config: { npc_target: 3 }, access: accessSettings({ limits }, {}) });
+    servers.push(started.server);
+    return started;
+  }
   afterAll(async () => {
     for (const c of clients) c.close();
-    await server?.close();
+    for (const s of servers) await s.close();
   });
 
   it('over the limit, messages are dropped unparsed and counted, the client is told once a second; the connection stays', async () => {
+    const { server, wsUrl } = await serverWith({ ws_connection: { messages_per_s: SLOW, messages_burst: 50 } });
     const c = await open(wsUrl);
-    const dropped0 = server.host.status().access as { refused: { rate_limited_ws: number } };
+    const t0 = performance.now();
     for (let i = 0; i < 150; i++) c.send('{"type": "ego_state", broken');
     await until(() => errorsOf(c).some((m) => /rate limit: \d+ messages? dropped/.test(m.error)));
-    const status = server.host.status().access as { refused: { rate_limited_ws: number } };
-    expect(status.refused.rate_limited_ws - dropped0.refused.rate_limited_ws).toBeGreaterThanOrEqual(95);
     // 50 got through (the burst) and got their error: one by one or coalesced, every one accounted for
-    await until(() => accounted(c) >= 50);
+    await until(() => accounted(c) >= 50 && (server.host.status().access as { refused: { rate_limited_ws: number } }).refused.rate_limited_ws >= 100);
+    expect((server.host.status().access as { refused: { rate_limited_ws: number } }).refused.rate_limited_ws).toBe(100);
     expect(accounted(c)).toBe(50);
-    expect(errorsOf(c).filter((m) => /rate limit/.test(m.error))).toHaveLength(1);
+    // the notice comes at most once a second however many are dropped
+    const seconds = (performance.now() - t0) / 1000;
+    expect(errorsOf(c).filter((m) => /rate limit/.test(m.error)).length).toBeLessThanOrEqual(1 + Math.floor(seconds));
     // still connected, still receiving frames
     const s = (await c.next((m) => m.type === 'npc_states')).step;
     await c.next((m) => m.type === 'npc_states' && m.step > s);
@@ -66,6 +63,7 @@ describe('WebSocket input limits', () => {
   });
 
   it('a connection that keeps flooding is closed with 1008; others go on', async () => {
+    const { server, wsUrl } = await serverWith({ ws_connection: { messages_per_s: 50, messages_burst: 50 }, ws_close_after_dropped: 400, ws_flood_ban_s: 1 });
     const flood = await open(wsUrl);
     const other = await open(wsUrl);
     for (let i = 0; i < 1000; i++) flood.send('x');
@@ -80,7 +78,7 @@ describe('WebSocket input limits', () => {
   });
 
   it('the limit per client holds across its connections', async () => {
-    await new Promise((r) => setTimeout(r, 1100)); // the client's bucket refills
+    const { wsUrl } = await serverWith({ ws_connection: { messages_per_s: SLOW, messages_burst: 50 }, ws_client: { messages_per_s: SLOW, messages_burst: 80 } });
     const a = await open(wsUrl);
     const b = await open(wsUrl);
     for (let i = 0; i < 45; i++) {
@@ -92,12 +90,13 @@ describe('WebSocket input limits', () => {
   });
 
   it('REST: over the limit a client gets 429 with the reason; counted', async () => {
-    await new Promise((r) => setTimeout(r, 1100));
-    const codes = await Promise.all(Array.from({ length: 30 }, () => fetch(`${url}/api/npcs`).then(async (r) => ({ status: r.status, body: (await r.json()) as any }))));
+    const { url } = await serverWith({ rest_reads_per_s: 20 });
+    // 60 at once: at most 20 a second pass, so at least 20 are refused unless they take more than 2 s to arrive
+    const codes = await Promise.all(Array.from({ length: 60 }, () => fetch(`${url}/api/npcs`).then(async (r) => ({ status: r.status, body: (await r.json()) as any }))));
     const refused = codes.filter((c) => c.status === 429);
     expect(refused.length).toBeGreaterThanOrEqual(10);
     expect(refused[0].body.message).toMatch(/rate limit: at most 20 reads a second from one client/);
-    await new Promise((r) => setTimeout(r, 1100));
+    await new Promise((r) => setTimeout(r, 1100)); // a read allowed again
     const st = await fetch(`${url}/api/status`).then((r) => r.json() as Promise<any>);
     expect(st.access.refused.rate_limited_rest).toBeGreaterThanOrEqual(10);
   });
@@ -124,7 +123,7 @@ describe('error replies', () => {
     await c.next((m) => m.type === 'npc_states');
     for (let i = 0; i < 2000; i++) c.send(`{"bad": ${i}`);
     // the finding: errors shared the 4-frame queue with broadcasts, and only 40 of 2,000 came back
-    await until(() => accounted(c) >= 2000, 5000);
+    await until(() => accounted(c) >= 2000);
     expect(accounted(c)).toBe(2000);
     const more = errorsOf(c).filter((m) => typeof m.more_errors === 'number');
     expect(more.length).toBeGreaterThanOrEqual(1);

@@ -26,7 +26,8 @@ const CONFIGS = join(PROJECT_ROOT, 'configs');
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** Polls `pred` every 20 ms until it holds; fails after timeoutMs saying what it waited for and what it saw. */
-async function until<T>(what: string, pred: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 15_000, seen: () => unknown = () => ''): Promise<T> {
+async function until<T>(what: string, pred: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 30_000, seen: () => unknown = () => ''): Promise<T> {
+  timeoutMs = Math.max(timeoutMs, 30_000); // a hang guard, never a speed test
   const end = Date.now() + timeoutMs;
   for (;;) {
     const v = await pred();

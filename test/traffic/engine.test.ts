@@ -14,6 +14,7 @@ import { HAVE_SHARED, S75_CHECKPOINT, SCENES_DIR } from '../helpers/shared.js';
 import { randomLateFusionTensors } from '../helpers/policy-fixtures.js';
 import { writeTorchZip } from '../helpers/torch-writer.js';
 import { makeWorld } from '../helpers/world-builder.js';
+import { have } from '../helpers/prerequisites.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'vils-engine-'));
 // A straight two-way road along +x: edges at y = ±7, a lane each way, a centre line.
@@ -120,7 +121,7 @@ describe('live engine', () => {
 });
 
 describe('hot path allocation', () => {
-  it.skipIf(!HAVE_SHARED || typeof globalThis.gc !== 'function')('observation building and the world step allocate nothing per step', () => {
+  it.skipIf(!have('shared') || typeof globalThis.gc !== 'function')('observation building and the world step allocate nothing per step', () => {
     const { scene } = loadMapFile(join(SCENES_DIR, 'womd_00000-of-01000_402.json'));
     const engine = new TrafficEngine(scene, policy);
     const lanes = new LaneNetwork(engine.roads.entities);
@@ -151,7 +152,7 @@ describe('hot path allocation', () => {
   });
 });
 
-describe.skipIf(!HAVE_SHARED)('lane network', () => {
+describe.skipIf(!have('shared'))('lane network', () => {
   it('places starts on lanes with goals ahead along linked lanes, apart from each other', () => {
     const { scene } = loadMapFile(join(SCENES_DIR, 'womd_00000-of-01000_402.json'));
     const roads = new RoadIndex(buildRoadEntities(scene.roads, { x: 0, y: 0 }));

@@ -9,7 +9,8 @@ import { Sim } from '../../src/traffic/sim.js';
 import { evaluateScene } from '../../src/traffic/evaluate.js';
 import { AgentKind } from '../../src/traffic/world.js';
 import { evalCommand } from '../../src/cli/eval.js';
-import { HAVE_SHARED, S75_CHECKPOINT, SCENES_DIR } from '../helpers/shared.js';
+import { S75_CHECKPOINT, SCENES_DIR } from '../helpers/shared.js';
+import { have } from '../helpers/prerequisites.js';
 
 const scenePath = (name: string) => join(SCENES_DIR, name);
 const WOMD = ['womd_00000-of-01000_222.json', 'womd_00000-of-01000_325.json', 'womd_00000-of-01000_402.json'];
@@ -32,7 +33,7 @@ function boxesIntersectBySampling(a: number[], b: number[]): boolean {
   return false;
 }
 
-describe.skipIf(!HAVE_SHARED)('collision fixtures (../shared/data/gpudrive/scenes/test_*.json)', () => {
+describe.skipIf(!have('shared'))('collision fixtures (../shared/data/gpudrive/scenes/test_*.json)', () => {
   it('agent vs road edge: the 0.7-scaled box on the edge is flagged at reset and after a step, as off-road only', () => {
     const { scene } = loadMapFile(scenePath('test_agent_road_edge_collision.json'));
     const { world, mean } = initSceneWorld(scene);
@@ -75,7 +76,7 @@ describe.skipIf(!HAVE_SHARED)('collision fixtures (../shared/data/gpudrive/scene
   });
 });
 
-describe.skipIf(!HAVE_SHARED)('scene initialisation on real Waymo scenes (spec §7.1–7.5)', () => {
+describe.skipIf(!have('shared'))('scene initialisation on real Waymo scenes (spec §7.1–7.5)', () => {
   it('orders SDC first, then tracks_to_predict and objects of interest, then file order', () => {
     const { scene } = loadMapFile(scenePath(WOMD[0]));
     const order = objectCreationOrder(scene);
@@ -104,7 +105,7 @@ describe.skipIf(!HAVE_SHARED)('scene initialisation on real Waymo scenes (spec �
   });
 });
 
-describe.skipIf(!HAVE_SHARED)('acceptance: S75, deterministic, the three 91-step scenes', () => {
+describe.skipIf(!have('shared'))('acceptance: S75, deterministic, the three 91-step scenes', () => {
   const dir = mkdtempSync(join(tmpdir(), 'vils-accept-'));
   const model = join(dir, 's75.onnx');
   let policy: PolicySession;

@@ -8,9 +8,9 @@
  *  - Route.goal computes its samples as its search reaches them; LaneNetwork.pose finds its segment by bisection;
  *  - the quality figures' "vehicle ahead" skips the heading's trigonometry for vehicles too far to reach the
  *    path whatever their heading (mayReachPath).
- * The scene test runs a live scene with the shortcuts and one with each of them switched off (the original
- * computation) side by side, and compares every NPC's state, every shield decision and the quality figures step
- * for step: on the demo track, on FMTC converted from ../shared (its road edges and two-way lanes exercise
+ * The scene test runs a live scene with the shortcuts and one made with `reference: true` (the engine's switch to
+ * the original computation) side by side, compares every NPC's published state and the quality figures step for
+ * step, and checks from the engines' work counters that the reference did the work the shortcuts save: on the demo track, on FMTC converted from ../shared (its road edges and two-way lanes exercise
  * the edge and lane checks the demo track hardly needs), and on any map VILS_EXACT_MAPS names
  * (comma-separated paths, e.g. the converted K-City; converted maps are not in the repository).
  */
@@ -20,70 +20,36 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { setupScene, type LiveScene } from '../../src/scene/index.js';
 import { mayReachPath } from '../../src/scene/quality.js';
-import { POLICY_DT, type TrafficEngine } from '../../src/traffic/engine.js';
+import { POLICY_DT, type StepWork } from '../../src/traffic/engine.js';
 import type { LaneNetwork } from '../../src/traffic/lanes.js';
 import { obbOverlap, obbOverlapCS } from '../../src/traffic/obb.js';
 import { Route } from '../../src/traffic/route.js';
 import { SeededRandom } from '../../src/util/random.js';
 import { convertNgii } from '../../src/map/ngii/convert.js';
-import { HAVE_SHARED, PROJECT_ROOT, sharedPath } from '../helpers/shared.js';
+import { PROJECT_ROOT, sharedPath } from '../helpers/shared.js';
 import { testModel } from '../helpers/server-fixture.js';
+import { have } from '../helpers/prerequisites.js';
 
-/** The shield's internals the reference switches off (private in the source). */
-interface ShieldInternals {
-  parkable: boolean;
-  triedN: number;
-  edgesNearN: number;
-  edgeIds: Int32Array;
-  edgeIdsNear: Int32Array;
-  tryControl(...a: unknown[]): boolean;
-  reachableEdges(...a: unknown[]): number;
-  outcome: Uint8Array;
-  waitingFor: Int32Array;
-  intent: Float32Array;
-}
-
-const engineOf = (scene: LiveScene) => (scene as unknown as { engine: TrafficEngine }).engine;
-
-/** Switches every shortcut off in this scene: what is left is the computation as it was before them. */
-function asBefore(scene: LiveScene): void {
-  const engine = engineOf(scene);
-  const sh = engine.shield as unknown as ShieldInternals;
-  // no parked rollouts
-  sh.parkable = false;
-  // no remembered candidates: each tryControl starts with none
-  const tryControl = sh.tryControl;
-  sh.tryControl = function (this: ShieldInternals, ...a: unknown[]) {
-    this.triedN = 0;
-    return tryControl.apply(this, a);
-  };
-  // every edge near the NPC, reachable or not
-  sh.reachableEdges = function (this: ShieldInternals) {
-    for (let k = 0; k < this.edgesNearN; k++) this.edgeIds[k] = this.edgeIdsNear[k];
-    return this.edgesNearN;
-  };
-  // every collidable road entity the spatial index gives is box-tested (this scene's own index)
-  engine.roads.cornerReach.fill(Infinity);
-}
-
+/** Every NPC's state as the scene publishes it (pose, velocity, goal, flags, what holds it), number for number. */
 function stateOf(scene: LiveScene): string {
-  const engine = engineOf(scene);
-  const w = engine.world;
-  const sh = engine.shield as unknown as ShieldInternals;
-  const parts: number[] = [];
-  for (let i = 0; i < w.count; i++) {
-    parts.push(w.present[i], w.id[i], w.x[i], w.y[i], w.yaw[i], w.vx[i], w.vy[i], w.goalX[i], w.goalY[i], w.hitVehicle[i], w.hitRoad[i], w.reachedGoal[i]);
-    parts.push(sh.outcome[i], sh.waitingFor[i], sh.intent[i]);
-  }
-  // Object.is-exact: the numbers' shortest round-trip strings
-  return parts.map((v) => (Object.is(v, -0) ? '-0' : String(v))).join(',');
+  // Object.is-exact: the numbers' shortest round-trip strings, -0 kept
+  return JSON.stringify(scene.snapshot().npcs, (_k, v) => (Object.is(v, -0) ? '-0' : v));
 }
 
-async function compare(mapPath: string, npcs: number, steps: number, seed: number): Promise<{ differing: number; steps: number; npcSteps: number }> {
+interface Comparison {
+  differing: number;
+  steps: number;
+  npcSteps: number;
+  fast: StepWork;
+  reference: StepWork;
+}
+
+async function compare(mapPath: string, npcs: number, steps: number, seed: number): Promise<Comparison> {
   const model = testModel();
   const a = await setupScene({ mapPath, modelPath: model, config: { npc_target: npcs, seed } });
-  const b = await setupScene({ mapPath, modelPath: model, config: { npc_target: npcs, seed } });
-  asBefore(b.scene);
+  // the reference computation, chosen by its switch: no remembered candidates, every near edge tested, no
+  // parked rollouts, every road entity near a vehicle box-tested
+  const b = await setupScene({ mapPath, modelPath: model, config: { npc_target: npcs, seed }, reference: true });
   a.scene.reset();
   b.scene.reset();
   let differing = 0;
@@ -94,9 +60,21 @@ async function compare(mapPath: string, npcs: number, steps: number, seed: numbe
   }
   if (JSON.stringify(a.scene.quality.summary()) !== JSON.stringify(b.scene.quality.summary())) differing++;
   const npcSteps = a.scene.quality.summary().npc_steps;
+  const fast = a.scene.stepWork(), reference = b.scene.stepWork();
   await a.release();
   await b.release();
-  return { differing, steps, npcSteps };
+  return { differing, steps, npcSteps, fast, reference };
+}
+
+/** The reference computation did the work the shortcuts leave out, so the two runs compared are two paths. */
+function expectTwoPaths(r: Comparison): void {
+  console.log(`[step-exact] work, shortcuts vs reference: ${JSON.stringify(r.fast)} vs ${JSON.stringify(r.reference)}`);
+  expect(r.fast.shieldChecks).toBeGreaterThan(0);
+  // a candidate tried twice for an NPC in a step is rare: the reference checks it again
+  expect(r.reference.shieldChecks).toBeGreaterThanOrEqual(r.fast.shieldChecks);
+  expect(r.reference.edgeTests).toBeGreaterThan(r.fast.edgeTests); // edges out of reach, parked rollouts
+  expect(r.reference.continuationSteps).toBeGreaterThan(r.fast.continuationSteps); // parked rollouts rolled on
+  expect(r.reference.boxTests).toBeGreaterThan(r.fast.boxTests); // corner pre-test
 }
 
 const extraMaps = (process.env.VILS_EXACT_MAPS ?? '').split(',').filter((p) => p && existsSync(p));
@@ -106,13 +84,15 @@ describe('live step shortcuts: NPCs exactly as without them', () => {
     const r = await compare(join(PROJECT_ROOT, 'maps', 'demo-track.json'), 63, 400, 3);
     expect(r.npcSteps).toBeGreaterThan(20_000);
     expect(r.differing).toBe(0);
+    expectTwoPaths(r);
   });
 
-  it.skipIf(!HAVE_SHARED)('FMTC (converted from ../shared), 63 NPCs, 300 steps', async () => {
+  it.skipIf(!have('shared'))('FMTC (converted from ../shared), 63 NPCs, 300 steps', async () => {
     const mapPath = join(mkdtempSync(join(tmpdir(), 'vils-exact-')), 'fmtc.json');
     writeFileSync(mapPath, JSON.stringify((await convertNgii(sharedPath('data', 'ngii', 'fmtc'))).map));
     const r = await compare(mapPath, 63, 300, 1);
     expect(r.differing).toBe(0);
+    expectTwoPaths(r);
   });
 
   it.skipIf(extraMaps.length === 0)('maps named by VILS_EXACT_MAPS (K-City, FMTC), 63 NPCs, 300 steps', async () => {

@@ -3,7 +3,7 @@
  * download), the page's bundle built fresh from src/web, and the page's test handle (window.__vils).
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
@@ -11,24 +11,14 @@ import { afterAll, beforeAll } from 'vitest';
 import type { ServerOptions, VilsServer } from '../../src/server/app.js';
 import { startServer } from '../helpers/server-fixture.js';
 import { PROJECT_ROOT } from '../helpers/shared.js';
+import { have } from '../helpers/prerequisites.js';
+import { findChromium } from '../support/prerequisites.mjs';
 
-const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome', '/usr/bin/google-chrome-stable'];
+export { findChromium };
 
-/** Debian's chromium (or VILS_CHROMIUM), or null. */
-export function findChromium(): string | null {
-  const env = process.env.VILS_CHROMIUM;
-  if (env) return existsSync(env) ? env : null;
-  return CANDIDATES.find((p) => existsSync(p)) ?? null;
-}
-
-export const CHROMIUM = findChromium();
+/** Debian's chromium (or VILS_CHROMIUM) when present; null (skip) when not, except with CI set (see have). */
+export const CHROMIUM = have('chromium') ? findChromium() : null;
 export const ARTIFACTS = join(PROJECT_ROOT, 'test', 'web', 'artifacts');
-
-if (!CHROMIUM) {
-  const msg = `[vils tests] no Chromium found (looked for ${process.env.VILS_CHROMIUM ?? CANDIDATES.join(', ')}): the web map's browser tests are SKIPPED. Install Debian's chromium (apt-get install chromium) or point VILS_CHROMIUM at a Chromium binary.`;
-  if (process.env.CI) throw new Error(`${msg} In CI they must run: .ci/run installs chromium.`);
-  console.warn(msg);
-}
 
 let bundleDir: string | null = null;
 
@@ -186,7 +176,9 @@ export async function shot(page: Page, name: string): Promise<string> {
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Polls `f` until it returns a truthy value or `timeoutMs` passes. */
-export async function until<T>(f: () => Promise<T> | T, what: string, timeoutMs = 15_000): Promise<NonNullable<T>> {
+/** Polls f until it gives a truthy value; the timeout (at least 30 s) only guards against a hang. */
+export async function until<T>(f: () => Promise<T> | T, what: string, timeoutMs = 30_000): Promise<NonNullable<T>> {
+  timeoutMs = Math.max(timeoutMs, 30_000);
   const t0 = Date.now();
   for (;;) {
     const v = await f();

@@ -32,7 +32,9 @@ export class UdpPeer {
   }
 
   /** Resolves once `pred` holds (polled every 5 ms); rejects after timeoutMs. */
-  async waitFor(pred: () => boolean, timeoutMs = 3000, what = 'condition'): Promise<void> {
+  /** Polls pred; the timeout (at least 20 s) only guards against a hang, so a busy machine never fails a wait. */
+  async waitFor(pred: () => boolean, timeoutMs = 20_000, what = 'condition'): Promise<void> {
+    timeoutMs = Math.max(timeoutMs, 20_000);
     const t0 = Date.now();
     while (!pred()) {
       if (Date.now() - t0 > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what} (${this.messages.length} datagrams received)`);

@@ -5,21 +5,17 @@ import { readLayer } from '../../../src/map/ngii/read-layer.js';
 import { FMTC_ORIGIN } from '../../../src/geo/frame.js';
 import { parseMapJson } from '../../../src/map/scene-json.js';
 import { parseTrafficControl, type TrafficControlRecords } from '../../../src/map/traffic-control.js';
-import { HAVE_SHARED, SHARED, sharedPath } from '../../helpers/shared.js';
+import { sharedPath } from '../../helpers/shared.js';
 import { readShpVertices } from '../../helpers/shp-writer.js';
 import { utmForward } from '../../helpers/kruger-utm.js';
+import { have } from '../../helpers/prerequisites.js';
 
 const KCITY = sharedPath('data', 'ngii', 'kcity');
 const FMTC = sharedPath('data', 'ngii', 'fmtc');
 
-// Without ../shared these tests skip, except in CI, where they run and fail: the real data must be there.
-const RUN = HAVE_SHARED || !!process.env.CI;
-const requireShared = () => {
-  if (!HAVE_SHARED) throw new Error(`CI is set but ../shared is not at ${SHARED}: the NGII tests on real data must run in CI`);
-};
+const RUN = have('shared');
 
 describe.skipIf(!RUN)('NGII converter on the real K-City release (UTM 52N, CP949 without a hint)', () => {
-  beforeAll(requireShared);
 
   it('converts in under 5 s with the expected counts, every A2 link in the lane graph, and vertices within 1 cm', async () => {
     const t0 = performance.now();
@@ -64,7 +60,6 @@ describe.skipIf(!RUN)('NGII converter on the real K-City release (UTM 52N, CP949
 });
 
 describe.skipIf(!RUN)('NGII converter on the real FMTC release (partial, WGS84 degrees, UTF-8)', () => {
-  beforeAll(requireShared);
 
   it('projects degrees within 1 cm of an independent UTM computation and lands around the FMTC origin', async () => {
     const { map, summary } = await convertNgii(FMTC, { origin: FMTC_ORIGIN });
@@ -135,7 +130,6 @@ describe.skipIf(!RUN)('NGII traffic control on the real K-City release: signal h
   let tc: TrafficControlRecords;
   let laneIds: Set<string>;
   beforeAll(async () => {
-    requireShared();
     ({ map, summary } = await convertNgii(KCITY));
     tc = map.traffic_control;
     laneIds = new Set((map.map.lane_graph.lanes as Array<{ id: string }>).map((l) => l.id));
@@ -213,7 +207,6 @@ describe.skipIf(!RUN)('NGII traffic control on the real K-City release: signal h
 });
 
 describe.skipIf(!RUN)('NGII traffic control on the real FMTC release', () => {
-  beforeAll(requireShared);
 
   it('16 heads (8 four-colour vehicle heads with a left arrow, 8 pedestrian), 32 stop lines, no B1 layer', async () => {
     const { map, summary } = await convertNgii(FMTC, { origin: FMTC_ORIGIN });

@@ -1,0 +1,24 @@
+/**
+ * Whether a test file may use Chromium, redis-server, python3's modules or ../shared. Missing, its tests skip
+ * with the reason printed; with CI set the file fails with that reason instead: in CI a skip would hide a
+ * failure. The table of what is checked and which Debian packages provide it is test/support/prerequisites.mjs
+ * (npm test installs what it can from it before vitest starts).
+ */
+import { PREREQUISITES, type Prerequisite } from '../support/prerequisites.mjs';
+
+const known = new Map<Prerequisite['key'], string | null>();
+
+export class MissingPrerequisite extends Error {}
+
+/** true when `key` is present; else false after a warning, or (CI set) throws why it is missing */
+export function have(key: Prerequisite['key']): boolean {
+  const p = PREREQUISITES.find((q) => q.key === key)!;
+  if (!known.has(key)) known.set(key, p.check());
+  const missing = known.get(key);
+  if (missing === null) return true;
+  const fix = p.apt.length > 0 ? `install Debian's ${p.apt.join(' ')} (npm test does so when run as root)` : 'it cannot be installed from a package';
+  const msg = `${missing}: ${p.used} need it; ${fix}`;
+  if (process.env.CI) throw new MissingPrerequisite(`CI is set, so this is a failure, not a skip: ${msg}`);
+  console.warn(`[vils tests] SKIPPED (${key} missing): ${msg}`);
+  return false;
+}
