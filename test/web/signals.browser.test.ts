@@ -112,10 +112,19 @@ describe.skipIf(!CHROMIUM)('web map in Chromium: signals on the demo track', () 
       await until(async () => (await stateOf('J1.A')) === want['J1.A'] && (await stateOf('J1.B')) === want['J1.B'], `J1.A ${want['J1.A']} and J1.B ${want['J1.B']} in the page's frames`, 20_000);
       await api('POST', '/api/pause');
       await until(async () => (await vils<{ state?: string }>(fx.page, 'lastFrame()')).state === 'paused', 'the paused frame');
-      await sleep(150);
       const shown = { 'J1.A': await stateOf('J1.A'), 'J1.B': await stateOf('J1.B') };
-      const lines = { 'J1.A': await lineStates(A), 'J1.B': await lineStates(B) };
-      const heads = { 'J1.A': classify(await vils<number[]>(fx.page, `pixelAt(${headOf(A).x}, ${headOf(A).y})`)), 'J1.B': classify(await vils<number[]>(fx.page, `pixelAt(${headOf(B).x}, ${headOf(B).y})`)) };
+      const drawn = async () => ({
+        lines: { 'J1.A': await lineStates(A), 'J1.B': await lineStates(B) },
+        heads: { 'J1.A': classify(await vils<number[]>(fx.page, `pixelAt(${headOf(A).x}, ${headOf(A).y})`)), 'J1.B': classify(await vils<number[]>(fx.page, `pixelAt(${headOf(B).x}, ${headOf(B).y})`)) },
+      });
+      // the page draws the paused frame on its next animation frame (later on a busy machine): until it has
+      const agrees = (d: Awaited<ReturnType<typeof drawn>>) => (['J1.A', 'J1.B'] as const).every((id) => drawnAs(d.lines[id], shown[id]!) && d.heads[id] === shown[id]);
+      let last = await drawn();
+      for (let waited = 0; !agrees(last) && waited < 10_000; waited += 100) {
+        await sleep(100);
+        last = await drawn();
+      }
+      const { lines, heads } = last;
       await api('POST', '/api/start');
       for (const id of ['J1.A', 'J1.B'] as const) {
         expect(drawnAs(lines[id], shown[id]!), `${id}'s stop line drawn ${lines[id].join(',')}, the frame says ${shown[id]}`).toBe(true);
