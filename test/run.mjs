@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * npm test: makes sure of what the tests need beyond npm, then runs vitest (arguments are passed on, e.g.
- * `npm test -- --sequence.shuffle` or `npm test -- test/server`).
+ * `npm test -- --sequence.shuffle.files` or `npm test -- test/server`).
  *
  * Missing Debian packages (test/support/prerequisites.mjs lists them) are installed with apt-get when this runs
  * as root on Debian; otherwise the exact command is printed and the tests that need them skip with that reason,
