@@ -8,7 +8,9 @@
  *
  * Flags are written `--name=value` as VDSim parses them; `--name value` works too. Extensions: --protocol=1..5
  * (VDS1 version, default 5), --failsafe=straight|hold-steer and --failsafe-brake=, --http-port= (the JSON data
- * port, with OpenAPI at /docs), --io-timeout=, --catalog=<dir> (blueprints), --t-end=, --bind=, --spin-us= (the
+ * port, with OpenAPI at /docs), --io-timeout=, --catalog=<dir> (blueprints), --t-end=, --bind= (default
+ * 127.0.0.1; beyond loopback --allow=<addresses or a.b.c.d/n blocks> names whose datagrams are taken),
+ * --auto-subscribers=N (legacy subscribers discovered from CMD sources, default 4, 0: off), --spin-us= (the
  * clock's final busy-wait), --priority=<nice> (e.g. −10 on a loaded machine), --quiet, --json; the time conductor:
  * --time-mode=realtime|afap|lockstep, --dmax-ms=, --time-step-ms=, --asset-port= (external simulators over UDP).
  * Prints a health line per second (rx/tx rates, drops by reason, fail-safe state) and stops cleanly on SIGINT
@@ -33,6 +35,9 @@ import {
   isVds1Version,
   loadWorldFile,
   seedWorld,
+  SourceFilter,
+  SourceListError,
+  isLoopbackAddress,
 } from '../cosim/index.js';
 import { LEVELS, type Level } from '../plant/types.js';
 import type { FailsafeSteer } from '../plant/runners/real-time.js';
@@ -44,7 +49,7 @@ import { type Command, UsageError } from './commands.js';
 const USAGE = [
   'vils realtime <vehicle.yaml> <tire.yaml> [--level=L1|L2|L3] [--cmd-port=7001] [--state-ip=127.0.0.1] [--state-port=7002] [--rate=200] [--vx0=0] [--cmd-timeout=0.1]',
   '       vils realtime --scene=<world|scene.yaml> [--cmd-port=] [--state-ip=] [--state-port=] [--rate=] [--time-scale=] [--cmd-timeout=] [--lugre|--no-lugre] [--catalog=<dir>]',
-  '       common: [--protocol=1..5] [--failsafe=straight|hold-steer] [--failsafe-brake=0.3] [--http-port=N [--http-host=127.0.0.1]] [--io-timeout=0] [--t-end=S] [--bind=0.0.0.0] [--spin-us=1500] [--priority=<nice>] [--allow-duplicate-keys] [--quiet] [--json]',
+  '       common: [--protocol=1..5] [--failsafe=straight|hold-steer] [--failsafe-brake=0.3] [--http-port=N [--http-host=127.0.0.1]] [--io-timeout=0] [--t-end=S] [--bind=127.0.0.1 [--allow=a.b.c.d[/n],...]] [--auto-subscribers=4] [--spin-us=1500] [--priority=<nice>] [--allow-duplicate-keys] [--quiet] [--json]',
   '       time: [--time-mode=realtime|afap|lockstep] [--dmax-ms=100] [--time-step-ms=1] [--asset-port=N]',
 ].join('\n');
 
@@ -102,6 +107,7 @@ function formatTime(t: TimeJson): string {
 function formatHealth(c: RealtimeCounters, prev: RealtimeCounters, dtS: number, cpu: number, elapsedS: number, time: TimeJson): string {
   const rate = (a: number, b: number) => Math.round((a - b) / dtS);
   const drops = REJECT_REASONS.filter((r) => c.drops[r] > 0).map((r) => `${r} ${c.drops[r]}`);
+  if (c.refusedSources > 0) drops.push(`not allowed ${c.refusedSources}`);
   const veh = c.vehicles.map((v) => `v${v.id} ${v.failsafe ? 'FAILSAFE' : 'ok'}${v.failsafeEntries ? ` (${v.failsafeEntries}×)` : ''}`);
   return [
     `[vils realtime] ${elapsedS.toFixed(0)} s`,
@@ -151,6 +157,8 @@ export async function parseRealtimeArgs(argv: string[]): Promise<ParsedRealtime>
       catalog: { type: 'string', multiple: true },
       't-end': { type: 'string' },
       bind: { type: 'string' },
+      allow: { type: 'string', multiple: true },
+      'auto-subscribers': { type: 'string' },
       'spin-us': { type: 'string' },
       priority: { type: 'string' },
       'allow-duplicate-keys': { type: 'boolean' },
@@ -198,6 +206,17 @@ export async function parseRealtimeArgs(argv: string[]): Promise<ParsedRealtime>
   }
   const stateIp = values['state-ip'] ?? DEFAULT_STATE_IP;
   if (!/^\d{1,3}(\.\d{1,3}){3}$/.test(stateIp)) throw new UsageError(`--state-ip must be an IPv4 address, got '${stateIp}'`);
+  const allowSources = (values.allow ?? []).flatMap((a) => a.split(',')).map((a) => a.trim()).filter(Boolean);
+  try {
+    new SourceFilter(allowSources);
+  } catch (err) {
+    if (err instanceof SourceListError) throw new UsageError(`--allow: ${err.message}`);
+    throw err;
+  }
+  if (values.bind !== undefined && !isLoopbackAddress(values.bind) && allowSources.length === 0) {
+    throw new UsageError(`--bind=${values.bind} answers other machines: name whose commands are taken with --allow=<addresses or a.b.c.d/n blocks> (loopback is always taken)`);
+  }
+  const maxAutoSubscribers = numberOpt(values['auto-subscribers'], 'auto-subscribers', 0, 1000, true);
   const loadOpts = { lugre, allowDuplicateKeys: values['allow-duplicate-keys'] ?? false, catalogDirs: values.catalog ?? [] };
 
   let world: RealtimeWorld;
@@ -259,6 +278,8 @@ export async function parseRealtimeArgs(argv: string[]): Promise<ParsedRealtime>
       stateIp,
       statePort: statePort ?? DEFAULT_STATE_PORT,
       bindAddress: values.bind,
+      allowSources,
+      maxAutoSubscribers,
       clock: spinUs !== undefined ? createSystemClock({ spinS: spinUs / 1e6 }) : undefined,
       time,
     },

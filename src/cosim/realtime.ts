@@ -33,6 +33,7 @@ import { JsonDataPort } from './ports.js';
 import type { FleetWorld, GroundSpec } from './scene.js';
 import { TxRing, bindUdp, closeSocket, senderSocket } from './udp.js';
 import { MAX_STATE_BYTES, REJECT_REASONS, type RejectCounts, VDS1_VERSION, Vds1CmdReceiver, encodeState, rejectCounts } from './vds1.js';
+import { SourceFilter, SourceListError, isLoopbackAddress } from './sources.js';
 import { CosimVehicle } from './vehicle.js';
 
 export const DEFAULT_CMD_PORT = 7001;
@@ -40,7 +41,13 @@ export const DEFAULT_STATE_IP = '127.0.0.1';
 export const DEFAULT_STATE_PORT = 7002;
 /** Auto-discovered legacy subscribers are dropped after this long without a CMD [s]. */
 export const SUBSCRIBER_TIMEOUT_S = 2;
-const MAX_SUBSCRIBERS = 64;
+/**
+ * Auto-discovered legacy subscribers at most (VDSim's rule sends STATE to the source of every accepted CMD: one
+ * 76-byte CMD buys 2 s of 200 Hz STATE, so the number of addresses it answers is bounded; 0 switches it off).
+ */
+export const DEFAULT_MAX_AUTO_SUBSCRIBERS = 4;
+/** The command ports listen here unless told otherwise: answering other machines is a choice (allowSources). */
+export const DEFAULT_BIND_ADDRESS = '127.0.0.1';
 
 export type RealtimeWorld = FleetWorld;
 
@@ -66,7 +73,12 @@ export interface RealtimeConfig {
   cmdPort?: number;
   stateIp?: string;
   statePort?: number;
+  /** default 127.0.0.1; beyond loopback, allowSources must name who is answered */
   bindAddress?: string;
+  /** IPv4 addresses or a.b.c.d/n blocks whose datagrams are taken (loopback always is); others are dropped and counted */
+  allowSources?: readonly string[];
+  /** auto-discovered legacy subscribers at most (default 4; 0: none, STATE only to the configured state address) */
+  maxAutoSubscribers?: number;
   /** Legacy subscribers are dropped after this long without a CMD (default 2 s, VDSim's). */
   subscriberTimeoutS?: number;
   clock?: Clock;
@@ -101,6 +113,8 @@ export interface RealtimeCounters {
   txOversize: number;
   handlerErrors: number;
   subscribers: number;
+  /** datagrams from addresses outside allowSources, dropped before decoding */
+  refusedSources: number;
   /** ticks the conductor held the plant (afap / lockstep) */
   heldTicks: number;
   vehicles: { id: number; failsafe: boolean; failsafeEntries: number; failsafeTicks: number; accepted: number; lastEntryDelayS: number | null; maxEntryDelayS: number | null }[];
@@ -141,6 +155,9 @@ export class RealtimeServer {
   private txErrors = 0;
   private handlerErrors = 0;
   private subscribersRefused = 0;
+  private sourcesRefused = 0;
+  private readonly sources: SourceFilter;
+  private readonly maxAutoSubscribers: number;
   private timeScaleTimer: NodeJS.Timeout | undefined;
   private running = false;
   private readonly onLegacySent = (err: Error | null) => {
@@ -150,6 +167,13 @@ export class RealtimeServer {
 
   private constructor(cfg: RealtimeConfig) {
     this.cfg = cfg;
+    this.sources = new SourceFilter(cfg.allowSources ?? []);
+    const bindAddress = cfg.bindAddress ?? DEFAULT_BIND_ADDRESS;
+    if (!isLoopbackAddress(bindAddress) && this.sources.entries.length === 0) {
+      throw new SourceListError(`binding ${bindAddress} answers other machines: name the addresses whose commands are taken (allow-list, e.g. --allow=192.168.1.20,10.0.0.0/24)`);
+    }
+    this.maxAutoSubscribers = cfg.maxAutoSubscribers ?? DEFAULT_MAX_AUTO_SUBSCRIBERS;
+    if (!(Number.isInteger(this.maxAutoSubscribers) && this.maxAutoSubscribers >= 0)) throw new SourceListError(`the auto-discovered subscriber cap must be an integer ≥ 0, got ${cfg.maxAutoSubscribers}`);
     this.clock = cfg.clock ?? systemClock;
     this.protocolVersion = cfg.protocolVersion ?? VDS1_VERSION;
     const now = this.clock.now();
@@ -214,7 +238,7 @@ export class RealtimeServer {
   };
 
   private async bind(): Promise<void> {
-    const address = this.cfg.bindAddress ?? '0.0.0.0';
+    const address = this.cfg.bindAddress ?? DEFAULT_BIND_ADDRESS;
     const recvBufferSize = 1 << 20;
     this.txSocket = await senderSocket(this.onSocketError);
     this.dataPort.useSocket(this.txSocket);
@@ -240,6 +264,10 @@ export class RealtimeServer {
   /** One datagram on a command port: decode, route, latch. Never throws. */
   private onDatagram(msg: Buffer, rinfo: RemoteInfo, defaultVehicleId: number, legacy: boolean): void {
     try {
+      if (!this.sources.allows(rinfo.address)) {
+        this.sourcesRefused++;
+        return;
+      }
       const now = this.clock.now();
       const v = this.receiver.receive(msg, msg.length, defaultVehicleId);
       if (!v) return;
@@ -257,7 +285,9 @@ export class RealtimeServer {
         return;
       }
     }
-    if (this.subscribers.length >= MAX_SUBSCRIBERS) {
+    let auto = 0;
+    for (const s of this.subscribers) if (!s.seed) auto++;
+    if (auto >= this.maxAutoSubscribers) {
       this.subscribersRefused++;
       return;
     }
@@ -377,6 +407,7 @@ export class RealtimeServer {
       txOversize: r ? r.tx.reduce((a, c) => a + c.oversize, 0) : 0,
       handlerErrors: this.handlerErrors,
       subscribers: this.subscribers.length,
+      refusedSources: this.sourcesRefused,
       heldTicks: this.heldTicks,
       vehicles: this.vehicles.map((v) => ({
         id: v.id,
@@ -411,6 +442,10 @@ export class RealtimeServer {
       state: `${this.cfg.stateIp ?? DEFAULT_STATE_IP}:${this.cfg.statePort ?? DEFAULT_STATE_PORT}`,
       subscribers: this.subscribers.map((s) => `${s.address}:${s.port}`),
       subscribers_refused: this.subscribersRefused,
+      max_auto_subscribers: this.maxAutoSubscribers,
+      bind: this.cfg.bindAddress ?? DEFAULT_BIND_ADDRESS,
+      allow: this.sources.entries,
+      sources_refused: this.sourcesRefused,
     };
   }
 }

@@ -77,12 +77,29 @@ export function stateBytes(version: number): number {
 }
 export const MAX_STATE_BYTES = HEADER_BYTES + 8 * STATE_DOUBLES[VDS1_MAX_VERSION] + CRC_BYTES;
 
-/** Why a datagram was dropped. The first six are format checks; the last two need the receiver's state. */
-export type Vds1Reject = 'short' | 'magic' | 'version' | 'type' | 'length' | 'crc' | 'stale_seq' | 'unknown_vehicle';
-export const REJECT_REASONS: readonly Vds1Reject[] = ['short', 'magic', 'version', 'type', 'length', 'crc', 'stale_seq', 'unknown_vehicle'];
+/**
+ * Why a datagram was dropped. The first six are format checks; `bad_value` is a well-formed CMD whose steer,
+ * throttle or brake is not a number a controller can mean (see plausibleControl); the last two need the
+ * receiver's state.
+ */
+export type Vds1Reject = 'short' | 'magic' | 'version' | 'type' | 'length' | 'crc' | 'bad_value' | 'stale_seq' | 'unknown_vehicle';
+export const REJECT_REASONS: readonly Vds1Reject[] = ['short', 'magic', 'version', 'type', 'length', 'crc', 'bad_value', 'stale_seq', 'unknown_vehicle'];
 export type RejectCounts = Record<Vds1Reject, number>;
 export function rejectCounts(): RejectCounts {
-  return { short: 0, magic: 0, version: 0, type: 0, length: 0, crc: 0, stale_seq: 0, unknown_vehicle: 0 };
+  return { short: 0, magic: 0, version: 0, type: 0, length: 0, crc: 0, bad_value: 0, stale_seq: 0, unknown_vehicle: 0 };
+}
+
+/**
+ * The largest |steer| [rad] and |throttle|, |brake| a CMD may carry. Within them VDSim's rules apply (the plant
+ * clamps pedals to [0, 1] and the steering to its rack); beyond them (NaN, ±Infinity, 1e308) the number means
+ * nothing a controller could intend, and clamping it would turn garbage into full throttle: the CMD is dropped
+ * and counted as bad_value. The advisory aux fields are not checked (VDSim's Python client sends NaN there).
+ */
+export const MAX_CMD_STEER_RAD = 2 * Math.PI;
+export const MAX_CMD_PEDAL = 10;
+
+export function plausibleControl(cmd: Pick<CmdFields, 'steer' | 'throttle' | 'brake'>): boolean {
+  return Math.abs(cmd.steer) <= MAX_CMD_STEER_RAD && Math.abs(cmd.throttle) <= MAX_CMD_PEDAL && Math.abs(cmd.brake) <= MAX_CMD_PEDAL;
 }
 
 /** A CMD (controller → sim). */
@@ -257,7 +274,7 @@ export interface CmdTarget {
 
 /**
  * Decodes CMD datagrams and routes them to a vehicle, applying every rule of spec §1.7–1.8 and counting each
- * drop by reason: the format checks of decodeCmd, then the target vehicle (header vehicle_id from v4; before
+ * drop by reason: the format checks of decodeCmd, then plausible controls (plausibleControl), then the target vehicle (header vehicle_id from v4; before
  * v4 the `defaultVehicleId`) — an unknown one is dropped — then the sequence number, per target vehicle as in
  * vdsim_realtime: seq 0 is always accepted (unsequenced), any other seq ≤ the vehicle's last accepted one is
  * stale. The accepted seq becomes the last one, 0 included, and there is no wrap-around handling (VDSim's
@@ -288,6 +305,8 @@ export class Vds1CmdReceiver<T extends CmdTarget> {
     this.received++;
     const cmd = this.cmd;
     let reason = decodeCmd(buf, len, this.version, cmd);
+    // NaN fails every comparison: plausibleControl is false for it
+    if (reason === null && !plausibleControl(cmd)) reason = 'bad_value';
     let target: T | undefined;
     if (reason === null) {
       target = this.lookup(this.version >= 4 ? cmd.vehicleId : defaultVehicleId);

@@ -19,6 +19,7 @@ export interface CommsLinkOptions {
   /** simulation time now [s] (stamps arriving commands) */
   now: () => number;
   protocolVersion?: number;
+  /** where the command ports listen (default 127.0.0.1; `vils serve` passes its own host) */
   bindAddress?: string;
   running?: () => boolean;
 }
@@ -59,7 +60,7 @@ export class EgoCommsLink {
       link.tx = await senderSocket();
       link.dataPort.useSocket(link.tx);
       for (const rx of link.router?.rx ?? []) {
-        const sock = await bindUdp({ port: rx.port, address: opts.bindAddress ?? '0.0.0.0', recvBufferSize: 1 << 20 });
+        const sock = await bindUdp({ port: rx.port, address: opts.bindAddress ?? '127.0.0.1', recvBufferSize: 1 << 20 });
         sock.on('message', (msg: Buffer, _r: RemoteInfo) => link.onDatagram(msg, rx.defaultVehicleId));
         link.sockets.push(sock);
         link.cmdPorts.push(sock.address().port);

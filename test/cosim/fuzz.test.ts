@@ -65,14 +65,14 @@ describe('fuzz: 100,000 bad datagrams against a valid 100 Hz controller', () => 
     closers.push(fuzz);
     const rand = rng(12);
     const int = (n: number) => Math.floor(rand() * n);
-    const expected: Record<Vds1Reject, number> = { short: 0, magic: 0, version: 0, type: 0, length: 0, crc: 0, stale_seq: 0, unknown_vehicle: 0 };
+    const expected: Record<Vds1Reject, number> = { short: 0, magic: 0, version: 0, type: 0, length: 0, crc: 0, bad_value: 0, stale_seq: 0, unknown_vehicle: 0 };
     const reseal = (b: Buffer) => {
       b.writeUInt32LE(zlibCrc32(b.subarray(0, 72)), 72);
       return b;
     };
     const fresh = () => specCmd({ seq: 1_000_000 + int(1_000_000) }, { steer: rand() - 0.5, throttle: rand(), brake: rand() });
     const make = (): [Buffer, Vds1Reject] => {
-      switch (int(10)) {
+      switch (int(11)) {
         case 0: // truncated
           return [fresh().subarray(0, int(76)), 'short'];
         case 1: { // corrupt payload bytes (distinct positions: two flips of one byte could cancel out)
@@ -111,6 +111,12 @@ describe('fuzz: 100,000 bad datagrams against a valid 100 Hz controller', () => 
           const b = fresh();
           b.writeUInt32LE(1 + int(1000), 12);
           return [reseal(b), 'unknown_vehicle'];
+        }
+        case 10: { // a well-formed CMD with a control no controller can mean: NaN, ±Infinity, 1e308
+          const bad = [Number.NaN, Infinity, -Infinity, 1e308, -1e308][int(5)];
+          const fields = { steer: 0, throttle: 0.1, brake: 0 };
+          fields[(['steer', 'throttle', 'brake'] as const)[int(3)]] = bad;
+          return [specCmd({ seq: 1_000_000 + int(1_000_000) }, fields), 'bad_value'];
         }
         case 8: // replayed: an exact copy of the newest accepted CMD
           return [Buffer.from(history[history.length - 1]), 'stale_seq'];

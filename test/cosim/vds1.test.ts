@@ -149,7 +149,7 @@ describe('CMD receiver: vehicle routing and seq rules (spec §1.8)', () => {
     expect(rx.receive(cmd(9, 99))).toBeNull();
     expect(rx.lastReject).toBe('unknown_vehicle');
     expect(rx.receive(Buffer.alloc(10))).toBeNull();
-    expect(rx.drops).toEqual({ short: 1, magic: 0, version: 0, type: 0, length: 0, crc: 0, stale_seq: 2, unknown_vehicle: 1 });
+    expect(rx.drops).toEqual({ short: 1, magic: 0, version: 0, type: 0, length: 0, crc: 0, bad_value: 0, stale_seq: 2, unknown_vehicle: 1 });
     expect([rx.received, rx.accepted, rx.dropped]).toEqual([9, 5, 4]);
   });
   it('before v4 the header vehicle_id is padding: every CMD goes to the default vehicle', () => {

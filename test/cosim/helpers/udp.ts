@@ -31,7 +31,6 @@ export class UdpPeer {
     return new Promise((resolve, reject) => this.socket.send(buf, port, host, (err) => (err ? reject(err) : resolve())));
   }
 
-  /** Resolves once `pred` holds (polled every 5 ms); rejects after timeoutMs. */
   /** Polls pred; the timeout (at least 20 s) only guards against a hang, so a busy machine never fails a wait. */
   async waitFor(pred: () => boolean, timeoutMs = 20_000, what = 'condition'): Promise<void> {
     timeoutMs = Math.max(timeoutMs, 20_000);
