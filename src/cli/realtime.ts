@@ -292,11 +292,11 @@ export async function parseRealtimeArgs(argv: string[]): Promise<ParsedRealtime>
   };
 }
 
-async function httpApp(server: RealtimeServer, host: string, port: number): Promise<{ app: FastifyInstance; port: number }> {
+async function httpApp(server: RealtimeServer, host: string, port: number, allowTargets: SourceFilter): Promise<{ app: FastifyInstance; port: number }> {
   const app = Fastify({ logger: false });
   await app.register(swagger, { openapi: { info: { title: 'vils realtime — JSON data port', description: "VDSim's GUI data port (spec §4): command in, state out, UDP JSON telemetry targets.", version: '1' } } });
   await app.register(swaggerUi, { routePrefix: '/docs' });
-  await app.register(ioPlugin, { ports: server.dataPort });
+  await app.register(ioPlugin, { ports: server.dataPort, allowTargets });
   await app.listen({ port, host });
   const addr = app.server.address();
   return { app, port: typeof addr === 'object' && addr ? addr.port : port };
@@ -317,7 +317,7 @@ export async function startRealtime(argv: string[], io: RealtimeIo = { log: (l) 
   let http: { app: FastifyInstance; port: number } | undefined;
   let assets: Awaited<ReturnType<typeof openAssetPort>> = null;
   try {
-    if (p.http) http = await httpApp(server, p.http.host, p.http.port);
+    if (p.http) http = await httpApp(server, p.http.host, p.http.port, new SourceFilter(p.config.allowSources ?? []));
     assets = await openAssetPort(server.time, p.time);
   } catch (err) {
     await http?.app.close();

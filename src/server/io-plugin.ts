@@ -8,15 +8,28 @@
  *                           (POST is accepted too: VDSim's GUI uses POST)
  *
  * As in VDSim, an unknown vehicle is answered with 200 and `{"error": "unknown vehicle N", "vehicles": [...]}`,
- * keys outside the schema are ignored, and the targets reply carries `"ok": true`. Register it on any fastify
+ * keys outside the schema are ignored, and the targets reply carries `"ok": true`. Unlike VDSim, which drops bad
+ * targets silently and streams 200 Hz UDP wherever it is told, a target must be an IPv4 address on loopback or
+ * in the server's allow-list (`allowTargets`; `vils realtime --allow`) with a port in 1..65535, and a command's
+ * pedals must be within [0, 1] and its steering within ±2π rad: anything else is a 400 naming the field and
+ * changes nothing (no open relay, no garbage driving). Register it on any fastify
  * instance: `app.register(ioPlugin, { ports })`; its routes carry JSON schemas, so @fastify/swagger (registered
  * first) documents them.
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { type IoCommand, type TargetsPatch, type VehiclePorts, isUnknownVehicle } from '../cosim/ports.js';
+import { SourceFilter, parseIpv4 } from '../cosim/sources.js';
+import { MAX_CMD_STEER_RAD } from '../cosim/vds1.js';
 
 export interface IoPluginOptions {
   ports: VehiclePorts;
+  /** telemetry destinations allowed beyond loopback (default: none) */
+  allowTargets?: SourceFilter;
+}
+
+/** A request the data port refuses whole (400, the field named). */
+class TargetError extends Error {
+  readonly statusCode = 400;
 }
 
 const number = { type: 'number' } as const;
@@ -29,9 +42,9 @@ export const ioCommandSchema = {
   description: 'Keys given replace those of the vehicle command; missing keys keep their value. The command is held (VDSim GUI behaviour) until a VDS1 CMD for the vehicle arrives, or for --io-timeout seconds.',
   properties: {
     vehicle: { type: 'integer', minimum: 0, maximum: 4294967295, description: 'fleet vehicle id (default: the live vehicle, the first of the fleet)' },
-    throttle: { ...number, description: 'accelerator pedal [0, 1]' },
-    brake: { ...number, description: 'brake pedal [0, 1]' },
-    steer: { ...number, description: 'road-wheel angle [rad], + = left' },
+    throttle: { ...number, minimum: 0, maximum: 1, description: 'accelerator pedal [0, 1]' },
+    brake: { ...number, minimum: 0, maximum: 1, description: 'brake pedal [0, 1]' },
+    steer: { ...number, minimum: -MAX_CMD_STEER_RAD, maximum: MAX_CMD_STEER_RAD, description: 'road-wheel angle [rad], + = left' },
   },
 } as const;
 
@@ -83,20 +96,29 @@ export const targetsViewSchema = {
 export const targetsPatchSchema = {
   type: 'object',
   additionalProperties: true,
-  description: 'Rate is clamped to [1, 200] Hz; targets with an empty ip or a port outside 1..65535 are dropped (as VDSim does).',
+  description: 'Rate is clamped to [1, 200] Hz. Each target is an IPv4 address on loopback or in the server\'s allow-list and a port in 1..65535; a request with any other target is refused whole (400).',
   properties: {
     vehicle: { type: 'integer', minimum: 0, maximum: 4294967295 },
     enabled: { type: 'boolean' },
     rate: { ...number, description: 'datagrams per second [Hz]' },
     send_state: { type: 'boolean' },
     send_cmd: { type: 'boolean' },
-    targets: { type: 'array', maxItems: 64, items: { type: 'object', properties: { ip: {}, port: {} } } },
+    targets: {
+      type: 'array',
+      maxItems: 64,
+      items: { type: 'object', required: ['ip', 'port'], properties: { ip: { type: 'string' }, port: { type: 'integer', minimum: 1, maximum: 65535 } } },
+    },
   },
 } as const;
 
 export const ioPlugin: FastifyPluginAsync<IoPluginOptions> = async (app, opts) => {
   const { ports } = opts;
+  const allow = opts.allowTargets ?? new SourceFilter([]);
   const tags = ['io'];
+  app.setErrorHandler((err: Error & { statusCode?: number; validation?: unknown }, _req, reply) => {
+    const code = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
+    return reply.code(code).send({ statusCode: code, error: code === 400 ? 'Bad Request' : 'Error', message: err.message });
+  });
 
   app.post<{ Body: IoCommand }>('/api/io', { schema: { tags, summary: 'command a vehicle, get the state', body: ioCommandSchema, response: { 200: ioSnapshotSchema } } }, async (req) => ports.command(req.body ?? {}));
 
@@ -105,6 +127,13 @@ export const ioPlugin: FastifyPluginAsync<IoPluginOptions> = async (app, opts) =
   app.get('/api/io/targets', { schema: { tags, summary: 'UDP JSON telemetry targets per vehicle', response: { 200: targetsViewSchema } } }, async () => ports.targets());
 
   const setTargets = async (req: { body: TargetsPatch }) => {
+    for (const [i, t] of (req.body?.targets ?? []).entries()) {
+      const ip = String(t.ip);
+      if (parseIpv4(ip) === null) throw new TargetError(`body/targets/${i}/ip must be an IPv4 address, got ${JSON.stringify(t.ip).slice(0, 60)}`);
+      if (!allow.allows(ip)) {
+        throw new TargetError(`body/targets/${i}/ip ${ip} is outside loopback and not in this server's allow-list${allow.entries.length ? ` (${allow.entries.join(', ')})` : ''}: telemetry goes only where the operator allowed (vils realtime --allow)`);
+      }
+    }
     const r = ports.setTargets(req.body ?? {});
     return isUnknownVehicle(r) ? r : { ok: true, ...r };
   };

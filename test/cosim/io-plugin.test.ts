@@ -4,6 +4,7 @@ import swagger from '@fastify/swagger';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadTemplates } from '../../src/cosim/comms/templates/registry.js';
 import { RealtimeServer } from '../../src/cosim/realtime.js';
+import { SourceFilter } from '../../src/cosim/sources.js';
 import { ioPlugin } from '../../src/server/io-plugin.js';
 import { freePort, vehicleSpec, world } from './helpers/udp.js';
 
@@ -52,7 +53,7 @@ describe('JSON data port over HTTP (spec §4)', () => {
     const a = await app();
     const g = await a.inject({ method: 'GET', url: '/api/io/targets' });
     expect(g.json()).toEqual({ vehicles: [0, 5], live: 0, configs: { 0: { tx: { enabled: false, rate: 50, send_state: true, send_cmd: true }, targets: [] }, 5: { tx: { enabled: false, rate: 50, send_state: true, send_cmd: true }, targets: [] } } });
-    const p = await a.inject({ method: 'PUT', url: '/api/io/targets', payload: { vehicle: 5, enabled: true, rate: 500, targets: [{ ip: '127.0.0.1', port: 9100 }, { ip: '', port: 1 }] } });
+    const p = await a.inject({ method: 'PUT', url: '/api/io/targets', payload: { vehicle: 5, enabled: true, rate: 500, targets: [{ ip: '127.0.0.1', port: 9100 }] } });
     expect(p.json()).toMatchObject({ ok: true, configs: { 5: { tx: { enabled: true, rate: 200 }, targets: [{ ip: '127.0.0.1', port: 9100 }] } } });
     const q = await a.inject({ method: 'POST', url: '/api/io/targets', payload: { vehicle: 5, rate: 0.1, send_cmd: false } });
     expect(q.json()).toMatchObject({ ok: true, configs: { 5: { tx: { rate: 1, send_cmd: false } } } });
@@ -60,6 +61,44 @@ describe('JSON data port over HTTP (spec §4)', () => {
     expect((await a.inject({ method: 'PUT', url: '/api/io/targets', payload: { enabled: 'yes' } })).statusCode).toBe(400);
     server.dataPort.setTargets({ vehicle: 5, enabled: false, targets: [] });
     await a.close();
+  });
+  it('no open relay (issue 26): targets outside loopback need the allow-list; bad ips and ports and out-of-range commands are a 400 naming the field, and change nothing', async () => {
+    const a = await app();
+    const put = (targets: unknown) => a.inject({ method: 'PUT', url: '/api/io/targets', payload: { vehicle: 5, enabled: true, targets } });
+    const refused: Array<[unknown, RegExp]> = [
+      [[{ ip: '8.8.8.8', port: 9100 }], /body\/targets\/0\/ip 8\.8\.8\.8 is outside loopback and not in this server's allow-list/],
+      [[{ ip: '127.0.0.1', port: 9100 }, { ip: '255.255.255.255', port: 9100 }], /body\/targets\/1\/ip 255\.255\.255\.255 is outside loopback/],
+      [[{ ip: 'example.com', port: 9100 }], /body\/targets\/0\/ip must be an IPv4 address/],
+      [[{ ip: '', port: 9100 }], /body\/targets\/0\/ip must be an IPv4 address/],
+      [[{ ip: '127.0.0.1', port: 0 }], /body\/targets\/0\/port must be >= 1/],
+      [[{ ip: '127.0.0.1', port: 70000 }], /body\/targets\/0\/port must be <= 65535/],
+      [[{ ip: '127.0.0.1' }], /body\/targets\/0 must have required property 'port'/],
+    ];
+    for (const [targets, why] of refused) {
+      const r = await put(targets);
+      expect(r.statusCode, JSON.stringify(targets)).toBe(400);
+      expect(r.json().message).toMatch(why);
+    }
+    // nothing was half-applied
+    expect(server.dataPort.targets().configs[5]).toMatchObject({ tx: { enabled: false }, targets: [] });
+    for (const [body, why] of [
+      [{ throttle: 1e308 }, /body\/throttle must be <= 1/],
+      [{ brake: -0.5 }, /body\/brake must be >= 0/],
+      [{ steer: 100 }, /body\/steer must be <= 6\.28/],
+    ] as const) {
+      const r = await a.inject({ method: 'POST', url: '/api/io', payload: body });
+      expect(r.statusCode, JSON.stringify(body)).toBe(400);
+      expect(r.json().message).toMatch(why);
+    }
+    await a.close();
+    // with an allow-list, a listed machine is a target
+    const b = Fastify({ logger: false });
+    await b.register(ioPlugin, { ports: server.dataPort, allowTargets: new SourceFilter(['192.168.7.0/24']) });
+    const ok = await b.inject({ method: 'PUT', url: '/api/io/targets', payload: { vehicle: 5, targets: [{ ip: '192.168.7.20', port: 9100 }] } });
+    expect(ok.json()).toMatchObject({ ok: true, configs: { 5: { targets: [{ ip: '192.168.7.20', port: 9100 }] } } });
+    expect((await b.inject({ method: 'PUT', url: '/api/io/targets', payload: { vehicle: 5, targets: [{ ip: '192.168.8.20', port: 9100 }] } })).json().message).toMatch(/not in this server's allow-list \(192\.168\.7\.0\/24\)/);
+    server.dataPort.setTargets({ vehicle: 5, enabled: false, targets: [] });
+    await b.close();
   });
   it('documents its routes in OpenAPI and works under a prefix on any instance', async () => {
     const a = await app('/v2');
