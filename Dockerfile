@@ -6,7 +6,7 @@
 FROM node:22-slim
 WORKDIR /app
 ENV NODE_ENV=production
-COPY package.json package-lock.json .npmrc tsconfig.json tsconfig.build.json ./
+COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 COPY bin ./bin
 COPY src ./src
 COPY converters ./converters
@@ -14,7 +14,10 @@ COPY bench ./bench
 COPY maps ./maps
 COPY configs ./configs
 COPY models/checkpoints ./models/checkpoints
-RUN npm ci --include=dev && npm prune --omit=dev \
+# onnxruntime-node's install script downloads its CUDA libraries from NuGet unless told to skip; the image runs on
+# the CPU. package.json's allowScripts denies that script on npm versions that read the field (npm 11 with the
+# allowScripts policy); node:22's npm 10 does not, so the installer's own switch says it here, for the build only.
+RUN ONNXRUNTIME_NODE_INSTALL=skip npm ci --include=dev && npm prune --omit=dev \
   && test -s models/gpudrive-policy.onnx \
   && mkdir -p recordings && chown node:node recordings
 # not root: the server needs to write nothing but its recordings

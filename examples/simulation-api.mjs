@@ -1,6 +1,8 @@
 // The Simulation API from experiment code (README "Scenarios"): node examples/simulation-api.mjs
-// (after `npm run build`). A step steer of your own on VDSim's step-steer experiment, then the metrics and the CSV.
-import { writeFileSync } from 'node:fs';
+// (after `npm run build`). A step steer of your own on VDSim's step-steer experiment, then the metrics and the CSV,
+// written to results/examples/step_steer.csv (results/ is git-ignored; it used to land in the repository root).
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { Simulation } from 'vils';
 
 const sim = await Simulation.load('configs/experiments/step_steer.yaml');
@@ -14,5 +16,9 @@ while (!sim.done()) {
   }
 }
 console.log(sim.metrics(['peak_ay', 'yaw_rate_ss', 'overshoot', 'vmax', 'dist']));
-writeFileSync('step_steer.csv', sim.csv());
+const outDir = fileURLToPath(new URL('../results/examples/', import.meta.url));
+mkdirSync(outDir, { recursive: true });
+const csv = `${outDir}step_steer.csv`;
+writeFileSync(csv, sim.csv());
+console.log(`wrote ${csv}`);
 await sim.close();

@@ -32,7 +32,7 @@ export const replayCommand: Command = {
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be 0..65535, got ${values.port}`);
       const pb = await createPlayback(file, { speed, loop: values.loop, logLevel: values['log-level'] ?? 'info' });
       const address = await pb.app.listen({ port, host: values.host ?? '0.0.0.0' });
-      pb.app.log.info(`VILS playback of ${file} (scene ${pb.session.scene}, ×${speed}) on ${address}: WebSocket ${address.replace(/^http/, 'ws')}/ws/vils/stream, Foxglove ${address.replace(/^http/, 'ws')}/foxglove`);
+      pb.app.log.info(`VILS playback of ${file} (scene ${pb.session.scene}, ×${speed}) on ${address}: web map ${address}/, WebSocket ${address.replace(/^http/, 'ws')}/ws/vils/stream, Foxglove ${address.replace(/^http/, 'ws')}/foxglove`);
       const stop = async () => {
         setTimeout(() => process.exit(0), 2000).unref();
         await pb.close();

@@ -15,6 +15,8 @@ import { loadScenario } from '../scenario/config.js';
 import { attachSimEgos, type SimEgoSession } from '../server/sim-egos.js';
 import { ioPlugin } from '../server/io-plugin.js';
 import { TimeSettingsError, parseTimeSettings, type TimeSettings } from '../time/settings.js';
+import type { Clock } from '../time/clock.js';
+import { stopWithParent } from './stop-with-parent.js';
 
 interface ServeFileConfig extends Partial<SessionConfig> {
   origin?: { lat: number; lon: number };
@@ -43,20 +45,17 @@ export const serveCommand: Command = {
   summary: 'run the VILS server (WebSocket /ws/vils/stream, REST /api, docs /docs)',
   usage: 'vils serve [--port 8000] [--host 0.0.0.0] [--map <file>] [--config <file.json>] [--model <onnx>] [--paused] [--scene <name>=<map.json>]... [--no-record] [--record-dir recordings] [--record-max-file-mb 512] [--record-max-total-mb 8192] [--record-foxglove-hz 10] [--foxglove-port <port>] [--access <file.json>] [--log-level info] [--log-format pretty|json] [--scenario <scenario.yaml>] [--time-mode realtime|afap|lockstep] [--dmax-ms 100] [--time-step-ms 1] [--asset-port <port>]',
   async run(argv) {
-    const { server } = await startServe(argv);
-    const stop = async () => {
-      // close cleanly, but never hang on a client that does not answer the close handshake
-      setTimeout(() => process.exit(0), 2000).unref();
-      try {
-        await server.close();
-      } finally {
-        process.exit(0);
-      }
-    };
-    process.once('SIGINT', () => void stop());
-    process.once('SIGTERM', () => void stop());
-    await new Promise(() => {});
-    return 0;
+    const { server, exited } = await startServe(argv);
+    // Ctrl-C, SIGTERM, SIGHUP, or the process that started it (npm start) gone: say why, close cleanly, but never
+    // hang on a client that does not answer the close handshake (src/cli/stop-with-parent.ts)
+    const log = server.app.log;
+    stopWithParent({ log: { info: (m) => log.info(m), warn: (m) => log.warn(m), error: (m) => log.error(m) }, close: () => server.close() });
+    // a scenario with `at_end: exit` stops the server at its duration; anything else runs until stopped
+    await exited;
+    setTimeout(() => process.exit(0), 2000).unref();
+    await server.close();
+    log.info('stopped');
+    process.exit(0);
   },
 };
 
@@ -66,6 +65,14 @@ export interface ServeHandle {
   address: string;
   /** --scenario's simulated egos, when given */
   sim: SimEgoSession | null;
+  /** resolves when a scenario with `at_end: exit` has reached its duration (never otherwise) */
+  exited: Promise<void>;
+}
+
+/** What tests change of `vils serve`: the runners' clock (a fast virtual clock runs a scenario in moments). */
+export interface ServeOverrides {
+  clock?: Clock;
+  epochNow?: () => number;
 }
 
 /**
@@ -73,7 +80,7 @@ export interface ServeHandle {
  * the JSON data port over them, the listen, the ready lines (tests start the server in-process through it).
  * The caller stops it with `server.close()`.
  */
-export async function startServe(argv: string[]): Promise<ServeHandle> {
+export async function startServe(argv: string[], overrides: ServeOverrides = {}): Promise<ServeHandle> {
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -111,12 +118,16 @@ export async function startServe(argv: string[]): Promise<ServeHandle> {
     mapPath: scenario?.map.roadMapPath ?? values.map ?? map, modelPath: values.model ?? model, origin, config: { ...session, ...scenario?.scene }, scenes,
     autostart: !values.paused, logLevel: values['log-level'] ?? 'info', logFormat, access,
     recording, foxglove: { port: foxglovePort, host: values.host ?? fileHost ?? '0.0.0.0' }, time,
+    clock: overrides.clock, epochNow: overrides.epochNow,
   });
   let sim: SimEgoSession | null = null;
+  let exit: () => void = () => {};
+  const exited = new Promise<void>((resolve) => (exit = resolve));
   if (scenario) {
-    sim = await attachSimEgos(server.host, scenario, { bindAddress: values.host ?? fileHost });
+    sim = await attachSimEgos(server.host, scenario, { bindAddress: values.host ?? fileHost, log: (msg) => server.app.log.info(msg), onExit: () => exit() });
     await server.app.register(ioPlugin, { ports: sim.link.dataPort });
-    server.app.log.info(`scenario ${scenario.name}: simulated egos ${sim.egos.map((e) => `${e.id} (${e.spec.level}, ${e.spec.driver.kind})`).join(', ')}${sim.link.cmdPorts.length ? `; VDS1 CMD on ${sim.link.cmdPorts.join(', ')}` : ''}; JSON data port /api/io`);
+    server.app.log.info(`scenario ${scenario.name}: simulated egos ${sim.egos.map((e) => `${e.id} (${e.spec.level}, ${e.spec.driver.kind})`).join(', ')}${sim.link.cmdPorts.length ? `; VDS1 CMD on ${sim.link.cmdPorts.join(', ')}` : ''}; JSON data port /api/io; ` +
+      (scenario.duration > 0 ? `duration ${scenario.duration} s, then ${scenario.atEnd} (at_end)` : 'duration 0: until stopped'));
   }
   const bind = values.host ?? fileHost ?? '0.0.0.0';
   let address: string;
@@ -135,7 +146,7 @@ export async function startServe(argv: string[]): Promise<ServeHandle> {
   );
   server.app.log.info(`Foxglove: ${address.replace(/^http/, 'ws')}/foxglove${server.foxglovePort !== undefined ? ` and ws://<host>:${server.foxglovePort}/` : ''}; metrics ${address}/metrics; ` +
     (recording.enabled ? `recording into ${recordingDir(recording)} (segments of ${recording.maxFileMb} MB, folder capped at ${recording.maxTotalMb} MB)` : 'not recording (--no-record)'));
-  return { server, address, sim };
+  return { server, address, sim, exited };
 }
 
 /** Why the server could not listen, in words a user can act on. */

@@ -7,13 +7,18 @@
  *   maneuver: {type: constant_speed | path | step_steer | accel | brake | iso7401, v, steer, ...}, run: {mode: api}
  *
  * VILS's scenario — simulated egos among NPCs on a road map:
- *   name, map, npcs, seed, duration, dt, scene: {<scene settings>}, sensors: <suite>, metrics: [...],
+ *   name, map, npcs, seed, duration, at_end, dt, scene: {<scene settings>}, sensors: <suite>, metrics: [...],
  *   egos: [{id, vehicle, tire, tire_rear, level, sensors, dt, vehicle_id, size: {length, width},
  *           start: {x, y, yaw, speed} | {route_s, offset, speed}, driver: autopilot | external | maneuver,
  *           autopilot: {speed, speed_factor, lookahead_m, lookahead_gain_s, follow, time_gap_s, min_gap_m, decel},
  *           maneuver: {...}}],
  *   run: {mode: api | rt_comms, comms: <comms file>}
  *   time: {mode: afap | lockstep | realtime, dmax_ms, step_ms, asset_port, expect_assets, ...}   (src/time/settings.ts)
+ *
+ * `duration` is simulated seconds (0: until stopped). `at_end` says what a served scenario (`vils serve
+ * --scenario`) does when its simulation time reaches the duration: `pause` (default: the scene stands at the
+ * duration, paused; start it again to go on past it), `loop` (the scene is reset to time 0 and runs again) or
+ * `exit` (the server stops). `vils run` and batches always end at the duration.
  *
  * Batch overrides (`_overrides: {dotted.key: value}`, spec §9.5) are applied before parsing: `vehicle.<key>` and
  * `tire.<key>` patch the parameter files of every ego (`egos.<i>.vehicle.<key>` of one), `mu` the road
@@ -113,11 +118,17 @@ export interface InfraSensor {
 
 export type RunMode = 'api' | 'rt_comms';
 
+/** What a served scenario does when its simulation time reaches `duration` (`at_end`). */
+export type AtEnd = 'pause' | 'loop' | 'exit';
+export const AT_END: readonly AtEnd[] = ['pause', 'loop', 'exit'];
+
 export interface Scenario {
   file: string;
   name: string;
   /** simulated seconds; 0 = until stopped (rt_comms) */
   duration: number;
+  /** `at_end`: what `vils serve --scenario` does at the duration (default pause; ignored with duration 0) */
+  atEnd: AtEnd;
   seed: number;
   map: ScenarioMap;
   /** NPCs kept on the road map (0: no NPC world) */
@@ -142,13 +153,13 @@ export interface ScenarioLoadOptions extends RefOptions {
   allowDuplicateKeys?: boolean;
 }
 
-const TOP_KEYS = ['name', 'label', 'description', 'map', 'npcs', 'seed', 'duration', 'dt', 'scene', 'signals', 'sensors', 'metrics', 'egos', 'run', 'time', '_overrides',
+const TOP_KEYS = ['name', 'label', 'description', 'map', 'npcs', 'seed', 'duration', 'at_end', 'dt', 'scene', 'signals', 'sensors', 'metrics', 'egos', 'run', 'time', '_overrides',
   'vehicle', 'tire', 'tire_rear', 'level', 'maneuver', 'kinematics', 'start', 'driver', 'autopilot'];
 const EGO_KEYS = ['id', 'vehicle_id', 'vehicle', 'tire', 'tire_rear', 'level', 'sensors', 'dt', 'size', 'start', 'driver', 'autopilot', 'maneuver', 'label'];
 const AUTOPILOT_KEYS = ['speed', 'speed_factor', 'lookahead_m', 'lookahead_gain_s', 'follow', 'time_gap_s', 'min_gap_m', 'decel'];
 const MANEUVER_KEYS = ['type', 'v', 'steer', 'steer_deg', 't0', 'throttle', 'brake'];
 const START_KEYS = ['x', 'y', 'yaw', 'speed', 'route_s', 'offset'];
-const DEFAULT_METRICS = ['cte_rms', 'cte_max', 'heading_error_rms', 'heading_error_max', 'lap_time', 'peak_ay', 'vmax', 'dist', 'rms_slip'];
+const DEFAULT_METRICS = ['cte_rms', 'cte_max', 'heading_error_rms', 'heading_error_max', 'lap_time', 'peak_ay', 'vmax', 'dist', 'rms_slip', 'rms_slip_moving'];
 
 /** Reads a parameter file of `kind`, patched with `patch` (dotted keys into its flat body) before parsing. */
 function loadPatched<T>(path: string, kind: 'vehicle' | 'tire', patch: Record<string, unknown>, opts: ScenarioLoadOptions, warnings: string[], parse: (m: Record<string, unknown>, ctx: ReadContext) => T): T {
@@ -273,6 +284,8 @@ export async function scenarioFromDocument(data: Record<string, unknown>, path: 
   resolvedFiles.map = mapPath;
 
   const duration = numberAt(doc, 'duration', path, 'duration', 10, 0);
+  const atEnd = stringAt(doc, 'at_end', path, 'at_end', 'pause');
+  if (!AT_END.includes(atEnd as AtEnd)) throw new ConfigError(path, 'at_end', `expected one of ${AT_END.join(', ')} (what vils serve does when the simulation time reaches duration), got ${JSON.stringify(doc.at_end)}`);
   const seed = numberAt(doc, 'seed', path, 'seed', 1, 0, 2 ** 32 - 1);
   const defaultDt = numberAt(doc, 'dt', path, 'dt', 0.005, 1e-4, 0.1);
   const npcs = numberAt(doc, 'npcs', path, 'npcs', 0, 0, 63);
@@ -442,7 +455,7 @@ export async function scenarioFromDocument(data: Record<string, unknown>, path: 
   return {
     file: path,
     name: typeof doc.name === 'string' ? doc.name : path.split('/').pop()!.replace(/\.ya?ml$/, ''),
-    duration, seed, map, npcs, scene, signals, egos, infra,
+    duration, atEnd: atEnd as AtEnd, seed, map, npcs, scene, signals, egos, infra,
     run: { mode, comms },
     time,
     metrics: metrics as string[],

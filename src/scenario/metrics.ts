@@ -11,7 +11,11 @@
  *   of the start after having been more than 15 m away (VDSim's rule), heading within 60° of the start heading
  *   (VILS's addition: on a figure of eight the other lobe passes the start the other way) [s]; NaN without.
  * - peak_ay (max |a_y| [m/s²]), max_fz (max wheel load [N]), vmax (max horizontal speed [m/s]), dist (path
- *   length [m]), rms_slip (RMS over time of the largest |slip angle| of the four wheels [rad]).
+ *   length [m]), rms_slip (RMS over time of the largest |slip angle| of the four wheels [rad], VDSim's figure:
+ *   every sample counts, standstill too, where the slip angle atan2(vy, vx) of a wheel is meaningless — near
+ *   vx = 0 it is anything up to π, so a run that stands for a while reads about 1 rad), rms_slip_moving (the
+ *   same over the samples with |vx| > SLIP_MOVING_MIN_VX_MPS only: the figure to compare runs by; NaN if the
+ *   vehicle never moved).
  * - The ISO 7401 step-steer figures (apps/doe/metrics.py; the post-step trace begins at the first sample whose
  *   steer is at least half the largest): yaw_rate_ss, yaw_rate_peak, overshoot, time_to_peak, response_time,
  *   settling_time (5 %), ay_ss, peak_lat_g, ay_per_steer, yaw_rate_gain, understeer_k ((δ − L·r/vx)/a_y at
@@ -25,6 +29,16 @@ import { type DrivingLine, type LineProjection, project } from './line.js';
 import type { Trace } from './trace.js';
 
 const G = 9.80665;
+/** rms_slip_moving counts only the samples where the vehicle moves faster than this (|vx| [m/s]). */
+export const SLIP_MOVING_MIN_VX_MPS = 0.5;
+
+/** The largest |slip angle| of the four wheels at each sample (those where `keep(i)`). */
+function worstSlip(c: MetricContext, keep: (i: number) => boolean = () => true): Float64Array {
+  const a = (['a0', 'a1', 'a2', 'a3'] as const).map((n) => c.trace.column(n));
+  const out: number[] = [];
+  for (let i = 0; i < a[0].length; i++) if (keep(i)) out.push(Math.max(Math.abs(a[0][i]), Math.abs(a[1][i]), Math.abs(a[2][i]), Math.abs(a[3][i])));
+  return Float64Array.from(out);
+}
 
 export interface MetricContext {
   trace: Trace;
@@ -187,12 +201,16 @@ const DEFS: MetricDefinition[] = [
     },
   },
   {
-    name: 'rms_slip', unit: 'rad', description: 'RMS over time of the largest |slip angle| of the four wheels',
+    name: 'rms_slip', unit: 'rad',
+    description: `RMS over time of the largest |slip angle| of the four wheels, every sample (VDSim's figure: standstill counts too, where the slip angle means nothing and reads up to π; see rms_slip_moving)`,
+    fn: (c) => rms(worstSlip(c)),
+  },
+  {
+    name: 'rms_slip_moving', unit: 'rad',
+    description: `RMS of the largest |slip angle| of the four wheels over the samples with |vx| > ${SLIP_MOVING_MIN_VX_MPS} m/s only (standstill left out; rms_slip is VDSim's figure with it); NaN if it never moved`,
     fn: (c) => {
-      const a = (['a0', 'a1', 'a2', 'a3'] as const).map((n) => c.trace.column(n));
-      const worst = new Float64Array(a[0].length);
-      for (let i = 0; i < worst.length; i++) worst[i] = Math.max(Math.abs(a[0][i]), Math.abs(a[1][i]), Math.abs(a[2][i]), Math.abs(a[3][i]));
-      return rms(worst);
+      const vx = c.trace.column('vx');
+      return rms(worstSlip(c, (i) => Math.abs(vx[i]) > SLIP_MOVING_MIN_VX_MPS));
     },
   },
   { name: 'yaw_rate_ss', unit: 'rad/s', description: 'step steer: steady yaw rate (mean of the last 20 %)', fn: iso((m) => m.yawRateSs) },

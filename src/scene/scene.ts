@@ -144,7 +144,7 @@ export class LiveScene {
       for (const l of this.listeners) l(e);
     };
     this.emitEvent = emit;
-    this.egos = new EgoRegistry(this.config, emit);
+    this.egos = new EgoRegistry(this.config, emit, this.lanes);
     this.population = new NpcPopulation(this.engine, this.lanes, this.config, this.quality, (x, y, what) => this.checkInMap(x, y, what), this.control.rules);
   }
 

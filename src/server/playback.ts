@@ -3,6 +3,8 @@
  * frames (exact NPC states, egos) go out at their recorded pace (× speed) through the same paths as a live
  * scene — npc_states on /ws/vils/stream, the Foxglove channels on /foxglove — stamped with the current wall
  * clock. Inputs are refused with an error (a recording cannot be steered); GET /api/status shows the position.
+ * The web map is served as by `vils serve` (GET / and its files, GET /api/map from the recorded map; its
+ * controls that change the scene are answered with errors, as the stream's inputs are).
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import websocket from '@fastify/websocket';
@@ -16,6 +18,10 @@ import { ClientRegistry } from './clients.js';
 import { FoxgloveChannels, foxglovePlugin, handleProtocols } from './plugins/foxglove.js';
 import type { PublishedFrame } from './runner.js';
 import { MAX_MESSAGE_BYTES, WS_PATH } from './plugins/stream.js';
+import { mapPlugin } from './plugins/map.js';
+import { loadWebBundle, webPlugin, type WebBundle } from './plugins/web.js';
+import { mapBounds } from '../scene/scene.js';
+import type { SceneHost } from './host.js';
 import { buildNpcStatesFrame } from './wire.js';
 
 export interface PlaybackOptions {
@@ -23,6 +29,8 @@ export interface PlaybackOptions {
   /** start again at the end */
   loop?: boolean;
   logLevel?: string | false;
+  /** the web map's files (default: the built bundle, dist/web) */
+  web?: WebBundle;
 }
 
 export interface Playback {
@@ -82,6 +90,12 @@ export async function createPlayback(path: string, opts: PlaybackOptions = {}): 
     socket.on('error', () => clients.remove(channel));
   });
   await app.register(foxglovePlugin, { channels: fox });
+  // the web map, as `vils serve` serves it: the page, and the recorded map drawn from a stand-in scene (its
+  // bounds; no traffic control, so no junction outlines: the frames still carry each signal group's state)
+  const web = opts.web ?? loadWebBundle();
+  if (web.missing) app.log.warn(web.missing);
+  await app.register(mapPlugin, { host: { map, geo, scene: { bounds: mapBounds(map) } } as unknown as SceneHost });
+  await app.register(webPlugin, { bundle: web });
   app.get('/api/health', async () => ({ status: 'ok', playback: true }));
   app.get('/api/status', async () => ({
     state: 'playback', recording: files, scene: session.scene, session_id: session.sessionId, speed, ...position,

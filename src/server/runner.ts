@@ -85,6 +85,10 @@ export class SceneRunner {
   private wake: () => void = () => {};
   /** epoch seconds − clock seconds */
   private readonly epochOffset: number;
+  /** the simulation time at which the scene ends (a served scenario's duration; setEnd), null: never */
+  private end: { t: number; onEnd: (t: number) => void } | null = null;
+  /** the end has been reached since the last reset (it is not reached again until a reset) */
+  private endReached = false;
 
   constructor(readonly scene: LiveScene, private readonly opts: RunnerOptions = {}) {
     this.clock = opts.clock ?? createSystemClock({ spinS: 0 });
@@ -140,6 +144,22 @@ export class SceneRunner {
     this.setPublishHz(this.hz);
   }
 
+  /**
+   * Ends the scene at simulation time `t` (a served scenario's duration): the tick that reaches it advances the
+   * scene to exactly `t`, pauses, publishes that frame (state paused) and calls `onEnd(t)` — which may reset and
+   * start the scene again (a loop). Reached once per reset: started again after it, the scene runs on past `t`.
+   * null: no end.
+   */
+  setEnd(t: number | null, onEnd: (t: number) => void = () => {}): void {
+    if (t !== null && !(Number.isFinite(t) && t > 0)) throw new RangeError(`end time must be > 0 s, got ${t}`);
+    this.end = t === null ? null : { t, onEnd };
+  }
+
+  /** Whether the end (setEnd) was reached since the last reset. */
+  get ended(): boolean {
+    return this.endReached;
+  }
+
   /** The rate at which the scene is advanced [Hz] (publish_hz unless simulated egos asked for more). */
   get tickHz(): number {
     return this.hz * this.ticksPerFrame;
@@ -178,6 +198,7 @@ export class SceneRunner {
   async reset(): Promise<void> {
     await this.ticking;
     this.scene.reset();
+    this.endReached = false;
     this.anchor(0);
     this.align();
   }
@@ -239,6 +260,8 @@ export class SceneRunner {
       this.wallAnchor += slip;
       t -= slip;
     }
+    const end = this.end !== null && !this.endReached ? this.end : null;
+    if (end && t > end.t) t = end.t; // never past the end
     await this.scene.advanceTo(t);
     if (this.runState !== 'running') return; // paused or closed while the step ran
     const held = t - this.scene.time;
@@ -249,6 +272,17 @@ export class SceneRunner {
       this.heldTicks++;
       this.wallAnchor += held;
       t = this.scene.time;
+    }
+    if (end && t >= end.t - HELD_EPS_S) {
+      // the end: paused at it, the frame says so, then whatever the owner does at the end
+      const wallTimeS = this.epochOffset + this.wallAnchor + (t - this.simAnchor);
+      this.endReached = true;
+      this.simAnchor = end.t;
+      this.runState = 'paused';
+      this.lastIdleFrame = this.clock.now();
+      this.publish(this.scene.snapshot(end.t), wallTimeS);
+      end.onEnd(end.t); // (it must not await a reset here: the reset waits for this tick)
+      return;
     }
     if (!frame) return;
     // stamped with the wall-clock time at which simulation time was t (not when the step finished)

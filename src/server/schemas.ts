@@ -3,10 +3,13 @@
  * WebSocket messages, fastify for HTTP) and for the published protocol files (docs/protocol/*.schema.json).
  */
 import { LIVE_TIMEOUT_MAX_S } from '../scene/control/controller.js';
+import { COURSE_MIN_DISPLACEMENT_M, COURSE_MIN_SPEED_MPS } from '../scene/egos.js';
 
 const num = { type: 'number' } as const;
 const str = { type: 'string' } as const;
 const strList = { type: 'array', items: str } as const;
+/** npc_states.egos[] and GET /api/egos, /api/status egos */
+const headingSourceSchema = { enum: ['reported', 'course', 'held', 'lane', 'none'], description: 'where the yaw comes from: the ego_state heading (reported), the course over ground between fixes (course), the last of those kept while the ego stands or creeps (held), the nearest lane before it had one (lane), or nothing yet: north, not extrapolated (none)' } as const;
 
 export const egoStateSchema = {
   $id: 'ego_state',
@@ -21,13 +24,13 @@ export const egoStateSchema = {
     ego_id: { type: 'string', minLength: 1, maxLength: 64, description: 'extension: which ego this is, when several cars share a session (default "ego")' },
     data: {
       type: 'object',
-      required: ['lat', 'lon', 'heading', 'speed'],
+      required: ['lat', 'lon', 'speed'],
       additionalProperties: false,
       properties: {
         lat: { type: 'number', minimum: -90, maximum: 90, description: 'WGS84 latitude, degrees' },
         lon: { type: 'number', minimum: -180, maximum: 180, description: 'WGS84 longitude, degrees' },
-        heading: { type: 'number', minimum: -360, maximum: 720, description: 'degrees clockwise from true north' },
-        speed: { type: 'number', minimum: 0, maximum: 100, description: 'm/s, ≥ 0' },
+        heading: { type: 'number', minimum: -360, maximum: 720, description: `degrees clockwise from true north. Optional (a single-antenna receiver has none): without it the server takes the course over ground between this ego's fixes once it reports at least ${COURSE_MIN_SPEED_MPS} m/s and has moved ${COURSE_MIN_DISPLACEMENT_M} m, holds the last heading below that, and before any uses the nearest lane's direction (else north); npc_states.egos[].heading_source says which` },
+        speed: { type: 'number', minimum: 0, maximum: 100, description: `m/s, ≥ 0 (without a heading, the course over ground is only taken from ${COURSE_MIN_SPEED_MPS} m/s up)` },
         length: { type: 'number', exclusiveMinimum: 0, maximum: 30, description: 'extension: vehicle length, m' },
         width: { type: 'number', exclusiveMinimum: 0, maximum: 10, description: 'extension: vehicle width, m' },
       },
@@ -111,6 +114,7 @@ export const npcStatesSchema = {
           stale: { type: 'boolean', description: 'no update for ego_timeout: NPCs no longer see it' },
           collided: { type: 'boolean', description: 'an NPC touched this ego in this step' },
           timestamp: { type: ['number', 'null'], description: 'the client timestamp of the latest ego_state used' },
+          heading_source: headingSourceSchema,
         },
       },
     },
@@ -308,6 +312,7 @@ export const egoViewSchema = {
   properties: {
     ego_id: str, x: num, y: num, yaw: num, speed: num, length: num, width: num, stale: { type: 'boolean' }, collided: { type: 'boolean' },
     timestamp: { type: ['number', 'null'] },
+    heading_source: headingSourceSchema,
   },
 } as const;
 

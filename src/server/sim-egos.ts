@@ -6,9 +6,17 @@
  * waited for. They appear in npc_states.egos and on the web map like real
  * cars, and are driven by their autopilot or from outside — VDS1 CMD through the scenario's comms file, or the
  * JSON data port at /api/io — with the fail-safe after 0.1 s of silence. Real cars may join the same scene.
+ *
+ * The server drives these egos itself, so their reports are marked `simulated`: a plant left behind at start-up
+ * (a cold process, a busy machine) is reported lagging by the time conductor, never made stale by the scene.
+ *
+ * The scenario's `duration` (simulated seconds; 0: until stopped) ends the served scene as `at_end` says: the
+ * runner stops at exactly the duration and pauses (`pause`, the default: the frames say `paused`, /api/status
+ * `sim_egos.end` says why, the log "scenario duration 300 s reached: paused"; starting it again runs on past
+ * it), resets to 0 and runs again (`loop`), or the server stops (`exit`, through `onExit`).
  */
 import { EgoCommsLink } from '../scenario/comms-link.js';
-import type { Scenario } from '../scenario/config.js';
+import type { AtEnd, Scenario } from '../scenario/config.js';
 import { SimEgo } from '../scenario/sim-ego.js';
 import { placeEgos } from '../scenario/world.js';
 import type { HostAttachment, SceneHost } from './host.js';
@@ -19,24 +27,70 @@ export interface SimEgoSession {
   link: EgoCommsLink;
 }
 
-export async function attachSimEgos(host: SceneHost, scenario: Scenario, opts: { bindAddress?: string } = {}): Promise<SimEgoSession> {
+export interface SimEgoOptions {
+  bindAddress?: string;
+  /** where the end of the scenario is told (default: nowhere) */
+  log?: (msg: string) => void;
+  /** at_end: exit — stop the server (called once, at the duration) */
+  onExit?: () => void;
+}
+
+/** What happened at the scenario's end (GET /api/status `sim_egos.end`), null before it. */
+export interface ScenarioEnd {
+  /** simulation time it ended at [s] (the duration) */
+  at_s: number;
+  action: AtEnd;
+  message: string;
+  /** epoch seconds */
+  wall_time: number;
+}
+
+/** The log line (and status message) at the end of a served scenario. */
+export function endMessage(duration: number, action: AtEnd): string {
+  const d = Number(duration.toFixed(3));
+  return `scenario duration ${d} s reached: ${action === 'pause' ? 'paused' : action === 'loop' ? 'looping (reset to 0 s, running again)' : 'exiting'}`;
+}
+
+export async function attachSimEgos(host: SceneHost, scenario: Scenario, opts: SimEgoOptions = {}): Promise<SimEgoSession> {
   const egos = scenario.egos.map((s) => new SimEgo(s, { ground: scenario.map.ground, line: scenario.map.line, cmdTimeoutS: 0.1, record: false }));
   const link = await EgoCommsLink.open(egos, scenario.run.mode === 'rt_comms' ? scenario.run.comms : null, { now: () => host.runner.simNow(), bindAddress: opts.bindAddress, running: () => host.runner.state === 'running' });
   const inputs = host.inputs;
-  const report = (r: ReturnType<SimEgo['report']>, t: number) => void inputs.updateEgo(r, t).catch(() => undefined);
+  // simulated: the scene never makes them stale for the age of a report (a plant that lags at start-up)
+  const report = (r: ReturnType<SimEgo['report']>, t: number) => void inputs.updateEgo({ ...r, simulated: true }, t).catch(() => undefined);
   host.time.attachEgos(egos, report, () => {
     for (const e of egos) e.reset();
     placeEgos(host.scene, egos, (id) => void inputs.removeNpc(id).catch(() => undefined), (r) => report(r, 0));
   });
+  // the scenario's duration ends the scene (0: until stopped)
+  let ended: ScenarioEnd | null = null;
+  let loops = 0;
+  if (scenario.duration > 0) {
+    host.runner.setEnd(scenario.duration, (t) => {
+      const action = scenario.atEnd;
+      ended = { at_s: t, action, message: endMessage(scenario.duration, action), wall_time: host.runner.epochNow() };
+      opts.log?.(ended.message);
+      if (action === 'loop') {
+        loops++;
+        // after the tick that ended it (a reset waits for the tick under way)
+        void host.runner.reset().then(() => host.runner.start(), () => undefined);
+      } else if (action === 'exit') opts.onExit?.();
+    });
+  }
   const attachment: HostAttachment = {
     status: () => ({
       scenario: scenario.name,
+      duration_s: scenario.duration,
+      at_end: scenario.duration > 0 ? scenario.atEnd : null,
+      // the scenario's end, while the scene stands at it (a reset or a loop starts it over)
+      end: ended !== null && (host.runner.ended || scenario.atEnd !== 'pause') ? ended : null,
+      loops,
       mode: scenario.run.mode,
       comms: scenario.run.comms?.name ?? null,
       cmd_ports: link.cmdPorts,
       egos: egos.map((e) => ({ ego_id: e.id, vehicle_id: e.vehicle.id, level: e.spec.level, driver: e.spec.driver.kind, dt: e.spec.dt, t: e.time, failsafe: e.vehicle.watchdog.active, cmds: e.vehicle.cmdsAccepted })),
     }),
     close: async () => {
+      host.runner.setEnd(null);
       host.runner.setMinTickHz(null);
       host.time.detachEgos();
       await link.close();

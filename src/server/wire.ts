@@ -4,7 +4,7 @@
  * both round the same way).
  */
 import type { GeoFrame } from '../geo/frame.js';
-import type { EgoReport, EgoState, NpcState, SceneSnapshot } from '../scene/index.js';
+import type { EgoReport, EgoState, HeadingSource, NpcState, SceneSnapshot } from '../scene/index.js';
 import type { SignalGroupState } from '../scene/control/index.js';
 
 const r3 = (v: number) => Math.round(v * 1000) / 1000;
@@ -13,8 +13,8 @@ const r7 = (v: number) => Math.round(v * 1e7) / 1e7;
 export interface GnssEgo {
   lat: number;
   lon: number;
-  /** degrees clockwise from true north */
-  heading: number;
+  /** degrees clockwise from true north; absent from a receiver without one (the scene derives the course) */
+  heading?: number;
   speed: number;
   length?: number;
   width?: number;
@@ -22,10 +22,10 @@ export interface GnssEgo {
 
 export function egoReportFromGnss(geo: GeoFrame, egoId: string, d: GnssEgo, clientTimestamp?: number): EgoReport {
   const p = geo.toLocal(d.lat, d.lon);
-  return {
-    egoId, x: p.x, y: p.y, yaw: geo.headingToYaw(d.heading, d.lat, d.lon), speed: d.speed,
-    length: d.length, width: d.width, clientTimestamp: clientTimestamp ?? null,
-  };
+  const r: EgoReport = { egoId, x: p.x, y: p.y, speed: d.speed, length: d.length, width: d.width, clientTimestamp: clientTimestamp ?? null };
+  // no heading: no yaw key at all (the input log records the report as it is, and a replay derives the course again)
+  if (d.heading !== undefined) r.yaw = geo.headingToYaw(d.heading, d.lat, d.lon);
+  return r;
 }
 
 /** A point given as {x, y} (map metres) or {lat, lon}. */
@@ -67,11 +67,28 @@ export function npcDetail(geo: GeoFrame, n: NpcState) {
   return { ...npcEntry(geo, n), goal_x: r3(n.goalX), goal_y: r3(n.goalY), auto: n.auto, hold: n.hold };
 }
 
-export function egoEntry(e: EgoState) {
-  return {
+export interface EgoEntry {
+  ego_id: string;
+  x: number;
+  y: number;
+  yaw: number;
+  speed: number;
+  length: number;
+  width: number;
+  stale: boolean;
+  collided: boolean;
+  timestamp: number | null;
+  /** where the yaw comes from (JSON only: binary frames and frames recorded before it leave it out) */
+  heading_source?: HeadingSource;
+}
+
+export function egoEntry(e: EgoState): EgoEntry {
+  const out: EgoEntry = {
     ego_id: e.egoId, x: r3(e.x), y: r3(e.y), yaw: r3(e.yaw), speed: r3(e.speed), length: r3(e.length), width: r3(e.width),
     stale: e.stale, collided: e.collided, timestamp: e.clientTimestamp,
   };
+  if (e.headingSource !== undefined) out.heading_source = e.headingSource;
+  return out;
 }
 
 /** A signal group's state as frames, the REST API and the Foxglove channel show it. */
@@ -109,7 +126,7 @@ export interface NpcStatesFrame {
   state: RunState;
   npcs: NpcEntry[];
   metrics: { sim_time_ms: number; policy_time_ms: number; total_time_ms: number; num_active_npcs: number };
-  egos: Array<ReturnType<typeof egoEntry>>;
+  egos: EgoEntry[];
   /**
    * every signal group's state at the frame time (empty when the map has none). Absent from frames decoded
    * from the binary format, which carries NPCs and egos only (binary clients get `signal_states` messages).

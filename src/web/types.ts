@@ -32,6 +32,8 @@ export interface EgoFrameEntry {
   stale: boolean;
   collided: boolean;
   timestamp?: number | null;
+  /** where the yaw comes from (newer servers, JSON frames) */
+  heading_source?: 'reported' | 'course' | 'held' | 'lane' | 'none';
 }
 
 export type SignalColour = 'green' | 'green_yield' | 'yellow' | 'red' | 'off';

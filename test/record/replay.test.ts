@@ -1,6 +1,7 @@
 /**
  * Exact replay end to end: a real server (real HTTP and WebSocket) on a virtual clock records 60 s of
- * simulation time with an ego driving and REST commands (spawns, a removal, a settings change), the
+ * simulation time with an ego driving, a second one without heading (a single-antenna GNSS, whose yaw the
+ * scene derives from its fixes) and REST commands (spawns, a removal, a settings change), the
  * recording is closed, and `replayRecording` makes the session again: 0 differences, every frame compared.
  * Then the same recording against another model must differ, and say where.
  */
@@ -40,9 +41,15 @@ beforeAll(async () => {
   });
   const host = server.host;
   // an ego that drives along the first lane, one report per frame it receives (the ROS 2 bridge pattern)
-  const lane = host.map.scene.roads.find((r) => r.type === 'lane' && r.geometry.length > 20)!.geometry;
+  const lanes = host.map.scene.roads.filter((r) => r.type === 'lane' && r.geometry.length > 20);
+  const lane = lanes[0].geometry;
+  // the single-antenna car drives along another lane: no heading in its messages
+  const lane2 = lanes[Math.floor(lanes.length / 2)].geometry;
   const ws = new WebSocket(wsUrl);
   await new Promise((r) => ws.once('open', r));
+  // its own connection (one connection's rate limit is sized for one car)
+  const ws2 = new WebSocket(wsUrl);
+  await new Promise((r) => ws2.once('open', r));
   ws.on('message', (data) => {
     const m = JSON.parse(data.toString()) as { type: string; sim_time_s?: number; timestamp?: number };
     if (m.type !== 'npc_states') return;
@@ -57,6 +64,10 @@ beforeAll(async () => {
     const heading = host.geo.yawToHeading(Math.atan2(q.y - p.y, q.x - p.x), p.x, p.y);
     // stamped on the server's clock, as a client whose clock is synchronised with it (fixes are judged on that clock)
     ws.send(JSON.stringify({ type: 'ego_state', timestamp: m.timestamp, data: { lat: ll.lat, lon: ll.lon, heading: (heading + 360) % 360, speed: 5 } }));
+    egoReports++;
+    const p2 = lane2[Math.floor(t * 3) % lane2.length];
+    const ll2 = host.geo.toLatLon(p2.x, p2.y);
+    ws2.send(JSON.stringify({ type: 'ego_state', ego_id: 'gnss', timestamp: m.timestamp, data: { lat: ll2.lat, lon: ll2.lon, speed: t % 10 > 8 ? 0 : 6 } }));
     egoReports++;
   });
   const post = async (method: string, path: string, body?: unknown) => {
@@ -84,6 +95,7 @@ beforeAll(async () => {
     await new Promise((r) => setTimeout(r, 2));
   }
   ws.close();
+  ws2.close();
   held = { held: host.inputs.heldInputs, calls: host.inputs.calls };
   await server.close();
   const files = readdirSync(dir).filter((n) => n.endsWith('.mcap'));
@@ -100,12 +112,24 @@ describe('exact replay', () => {
     expect(frames).toBeGreaterThan(1000);
     const kinds = new Map<string, number>();
     let refused = 0;
+    const gnssPoses: Array<Record<string, unknown>> = [];
     for await (const item of readRecording(file, { topics: new Set(['/vils/calls']) })) {
       if (item.type !== 'message') continue;
       const c = decodeJson<SceneCallRecord>(item.message.data);
       kinds.set(c.kind, (kinds.get(c.kind) ?? 0) + 1);
       if (c.kind === 'spawn' && c.error) refused++;
+      if (c.kind === 'ego' && (c.args as { ego_id?: string }).ego_id === 'gnss') gnssPoses.push((c.args as { pose: Record<string, unknown> }).pose);
     }
+    // the single-antenna car's reports are logged as they came, without a yaw: a replay derives it again
+    expect(gnssPoses.length).toBeGreaterThan(200);
+    expect(gnssPoses.every((p) => !('yaw' in p) && typeof p.x === 'number')).toBe(true);
+    const sources = new Set<string>();
+    for await (const item of readRecording(file, { topics: new Set(['/vils/frame']) })) {
+      if (item.type !== 'message') continue;
+      for (const e of decodeJson<{ egos: Array<{ egoId: string; headingSource?: string }> }>(item.message.data).egos) if (e.egoId === 'gnss') sources.add(e.headingSource ?? '?');
+    }
+    expect(sources).toContain('course');
+    expect(sources).toContain('held');
     expect(kinds.get('advance')).toBeGreaterThan(1000);
     // the last report or two may still be on the wire when the server closes
     expect(kinds.get('ego')).toBeGreaterThanOrEqual(egoReports - 2);

@@ -35,7 +35,8 @@ describe.skipIf(!CHROMIUM)('web map: time-sync panel', () => {
     const rows = await page.$$eval('#time-body tbody tr', (trs) => trs.map((tr) => ({ cls: tr.className, cells: [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '') })));
     const by = new Map(rows.map((r) => [r.cells[0], r]));
     expect([...by.keys()].sort()).toEqual(['sensor-sim', 'slow-sim', 'wall-clock', 'world']);
-    expect(by.get('wall-clock')!.cells[1]).toBe('wall clock');
+    expect(by.get('wall-clock')!.cells[1]).toBe('real car (wall clock, never held)'); // never held: its skew is no fault
+    expect(by.get('wall-clock')!.cls).toBe('wallclock');
     expect(by.get('world')!.cells.slice(1, 3)).toEqual(['in-process', '100.0']);
     expect(by.get('sensor-sim')!.cells[1]).toBe('external');
     expect(by.get('slow-sim')!.cls).toBe('lagging');

@@ -244,6 +244,12 @@ describe.skipIf(!CHROMIUM)('web map in Chromium (demo track)', () => {
       const ego = (await api('GET', '/api/egos')).egos[0];
       expect(Math.hypot(v.cx - ego.x, v.cy - ego.y)).toBeLessThan(5);
       expect(await fx.page.locator('#btn-follow').getAttribute('aria-pressed')).toBe('true');
+      // a click on the car (the centre of the view that follows it): its inspector says where its heading comes from
+      const c = await vils<{ cx: number; cy: number }>(fx.page, 'view()');
+      const C = await vils<{ x: number; y: number }>(fx.page, `mapToPage(${c.cx}, ${c.cy})`);
+      await fx.page.mouse.click(C.x, C.y);
+      await until(async () => /heading from\s*the car \(GNSS heading\)/.test(await text('#insp-fields')), 'the heading source in the inspector');
+      await fx.page.locator('#insp-close').click();
       await vils(fx.page, 'setView(0, 0, 2.6)');
       await sleep(700);
       await shot(fx.page, 'demo-track.png');
