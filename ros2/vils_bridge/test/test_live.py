@@ -50,6 +50,41 @@ def test_sends_the_ego_and_publishes_npcs(server):
     assert all(b > a for a, b in zip(stamps, stamps[1:]))
 
 
+def test_a_slow_publisher_publishes_the_newest_frame(server):
+    """A publish that takes 150 ms (a stand-in for a slow rclpy publish) never holds up reading: each publish takes
+    the newest frame received by then, and a frame waits for at most the publish in progress."""
+    hz = server.get('/api/config')['publish_hz']
+    waits = []
+    took = []
+
+    def slow_publish(frame):
+        waits.append(time.time() - frame['_received_at'])
+        t0 = time.time()
+        time.sleep(0.15)
+        took.append(time.time() - t0)
+
+    async def main():
+        client = BridgeClient(server.ws, on_frame=slow_publish, log=lambda t: None)
+        task = asyncio.ensure_future(client.run())
+        deadline = time.time() + 60  # a hang guard: 15 publishes take about 2.3 s
+        while len(took) < 15 and time.time() < deadline:
+            await asyncio.sleep(0.05)
+        client.stop()
+        await task
+        return client
+
+    client = run(main(), 90)
+    assert len(client.published_seq) >= 15
+    # every publish took the newest frame received at that moment (the receiver kept reading meanwhile)
+    assert all(seq == newest for seq, newest in client.published_seq)
+    assert client.frames_skipped > 0 and client.frames_received > len(took)
+    period = 1.0 / hz
+    print(f'slow publisher: {len(took)} publishes of {client.frames_received} frames; a frame waited max {max(waits) * 1000:.0f} ms '
+          f'(publish {max(took) * 1000:.0f} ms, frame period {period * 1000:.0f} ms)')
+    # a frame waits for the publish in progress, not for frames queued behind a blocked reader
+    assert max(waits[1:]) <= max(took) + 2 * period
+
+
 def test_reports_server_errors(server):
     errors = []
 

@@ -5,7 +5,13 @@ Why "newest": a bridge that reads one frame per loop turn after a sleep falls be
 never waits for it, and its socket buffers the rest). Here a receiver task reads continuously into a one-frame
 slot (a newer frame replaces an unpublished older one, counted as skipped) and the publisher takes from the slot
 whenever it is ready, so what it publishes is never older than one frame plus its own work.
+
+A plain (not async) ``on_frame`` — rclpy's publish — runs in a thread of its own: run on the event loop, a slow
+one (150 ms) would stop the receiver reading for as long, and the frames that came meanwhile would be read in a
+burst afterwards, the publisher taking one already several frames old. In its thread it only delays the next
+publish, and that publish takes the newest frame received by then.
 """
+import concurrent.futures
 import asyncio
 import json
 import random
@@ -77,6 +83,8 @@ class BridgeClient:
         self.connects = 0
         self.connected = asyncio.Event()
         self._stop = asyncio.Event()
+        # per publish: the frame's receive count and the newest receive count when it was taken (see _publish_loop)
+        self.published_seq = []
 
     @property
     def frames_skipped(self):
@@ -137,6 +145,7 @@ class BridgeClient:
             if kind == 'npc_states':
                 self.frames_received += 1
                 msg['_received_at'] = time.time()  # for the bridge's own latency (publish − receipt)
+                msg['_received_seq'] = self.frames_received
                 self.slot.put(msg)
             elif kind == 'error':
                 self.on_error(str(msg.get('error')))
@@ -158,12 +167,24 @@ class BridgeClient:
             await asyncio.sleep(next_t - now)
 
     async def _publish_loop(self):
-        while True:
-            frame = await self.slot.take()
-            try:
-                result = self.on_frame(frame)
-                if asyncio.iscoroutine(result):
-                    await result
-                self.frames_published += 1
-            except Exception as err:  # a bad frame never stops the bridge
-                self.log(f'publishing a frame failed: {err!r}')
+        loop = asyncio.get_running_loop()
+        is_async = asyncio.iscoroutinefunction(self.on_frame)
+        # for a plain on_frame: one thread, so publishes stay in order and one at a time
+        thread = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix='vils-publish')
+        try:
+            while True:
+                frame = await self.slot.take()
+                self.published_seq.append((frame['_received_seq'], self.frames_received))
+                del self.published_seq[:-1000]
+                try:
+                    if is_async:
+                        await self.on_frame(frame)
+                    else:
+                        result = await loop.run_in_executor(thread, self.on_frame, frame)
+                        if asyncio.iscoroutine(result):
+                            await result
+                    self.frames_published += 1
+                except Exception as err:  # a bad frame never stops the bridge
+                    self.log(f'publishing a frame failed: {err!r}')
+        finally:
+            thread.shutdown(wait=False)
