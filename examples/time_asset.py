@@ -15,13 +15,16 @@ is removed after timeout_ms) and recovers a lost Tc datagram. Times are integer 
 
 --work-ms stands in for the simulator's own computation per step. --log prints one JSON line per step
 ({"t_us":..,"tc_us":..}) so that a caller can check the asset's side of the invariants. Exit status 0 once
-the asset has simulated up to --until-s and left, 1 on a refused registration, 2 on a server that stays silent.
+the asset has simulated up to --until-s and left, 1 on a refused registration, 2 on a server that stays silent
+(--silence-s, default 10 s; with no server at the address it says so on stderr after 2 s, with how to start one).
 """
 import argparse
 import json
 import socket
 import sys
 import time
+
+HINT_S = 2.0  # a silent server gets a hint on stderr after this long (and the asset keeps trying)
 
 
 def main() -> int:
@@ -55,10 +58,23 @@ def main() -> int:
         except ValueError:
             return None
 
+    where = f'{args.host}:{args.port}'
+    port_flag = '' if args.port == 47800 else f' --port {args.port}'
+    how_to_start = (f'Start a VILS server with this asset port: `npx vils serve --asset-port {args.port}` '
+                    f'(or `npm start -- --asset-port {args.port}`), or `npx vils run <scenario.yaml> --set time.asset_port={args.port}`; '
+                    f'a server on another machine: --host <its address>{port_flag}')
+
     def register() -> dict:
-        """Registers (again) and returns the server's answer; a lost datagram is simply re-sent."""
-        deadline = time.monotonic() + args.silence_s
+        """Registers (again) and returns the server's answer; a lost datagram is simply re-sent. A server that
+        stays silent: a hint after HINT_S, exit 2 after --silence-s (UDP has no connection to fail fast on)."""
+        start = time.monotonic()
+        deadline = start + args.silence_s
+        hinted = False
         while time.monotonic() < deadline:
+            if not hinted and time.monotonic() - start >= min(HINT_S, args.silence_s / 2):
+                hinted = True
+                print(f'{args.name}: no VILS time server answers at {where} (UDP) yet; still trying for '
+                      f'{args.silence_s:g} s in all. {how_to_start}', file=sys.stderr, flush=True)
             send(dict(type='register', name=args.name, step_us=step_us, kind='simulated'))
             m = receive(0.2)
             if m is None or m.get('type') == 'tc':
@@ -68,7 +84,8 @@ def main() -> int:
             if m.get('type') == 'error':
                 print(f"{args.name}: registration refused: {m.get('reason')} {m.get('detail')}", file=sys.stderr)
                 sys.exit(1)
-        print(f'{args.name}: no answer from {server}', file=sys.stderr)
+        print(f'{args.name}: no VILS time server answered at {where} (UDP) within {args.silence_s:g} s; giving up. '
+              f'{how_to_start}', file=sys.stderr, flush=True)
         sys.exit(2)
 
     reg = register()
@@ -89,7 +106,7 @@ def main() -> int:
         m = receive(heartbeat_s)
         if m is None:
             if time.monotonic() - heard > args.silence_s:
-                print(f'{args.name}: server silent for {args.silence_s} s', file=sys.stderr)
+                print(f'{args.name}: the server at {where} has been silent for {args.silence_s:g} s; giving up', file=sys.stderr)
                 return 2
             send(dict(type='report', name=args.name, t_us=t, held=held))
             continue

@@ -25,8 +25,11 @@ export const batchCommand: Command = {
     const out = values.out ?? `results/${campaign.name}`;
     const parallel = values.parallel !== undefined ? Number(values.parallel) : campaign.parallel ?? availableParallelism();
     if (!(Number.isInteger(parallel) && parallel >= 1)) throw new UsageError(`--parallel must be a whole number ≥ 1, got ${values.parallel}`);
-    const executor: Executor = values.queue ? await QueueExecutor.connect(values.queue, campaign, { queueName: values['queue-name'] }) : new LocalExecutor(parallel);
     const tty = process.stderr.isTTY && !values.json;
+    // a wrong address fails within seconds (the address, the cause, how to start Redis); no worker taking a run
+    // prints how to start one — on stderr in --json mode too (stdout keeps the one JSON line)
+    const onWaiting = (m: string) => console.error(tty ? `\n${m}` : m);
+    const executor: Executor = values.queue ? await QueueExecutor.connect(values.queue, campaign, { queueName: values['queue-name'], onWaiting }) : new LocalExecutor(parallel);
     const where = values.queue ? `queue ${values.queue}` : `${parallel} thread(s)`;
     if (!values.json) console.error(`${campaign.name}: ${campaign.jobs.length} runs on ${where} → ${out}/`);
     try {
