@@ -99,7 +99,11 @@ arguments and flags [default] (VDSim's --name=value form; --name value works too
   --http-host=<ip>            its address [127.0.0.1]
   --io-timeout=<s>            a command posted to /api/io expires after this long (0: held) [0]
   --t-end=<s>                 stop after this much simulated time [run until stopped]
-  --bind=<ip>                 address of the UDP sockets [0.0.0.0]
+  --bind=<ip>                 address the command ports listen on [127.0.0.1]; beyond loopback --allow is needed
+  --allow=<ip or a.b.c.d/n>,… the machines whose datagrams are taken besides loopback (others are dropped and
+                              counted), and that the data port may send telemetry to; repeatable [none]
+  --auto-subscribers=<n>      legacy subscribers discovered from CMD sources at most; 0: STATE only to
+                              --state-ip:--state-port [4]
   --spin-us=<µs>              busy-wait this long before each tick for punctuality [1500]
   --priority=<nice>           process niceness (lower needs CAP_SYS_NICE) [unchanged]
   --allow-duplicate-keys      accept a YAML with a key given twice [refused]

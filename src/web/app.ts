@@ -494,7 +494,8 @@ export class WebMap {
       rows.push(['position', `x ${e.x.toFixed(2)} m, y ${e.y.toFixed(2)} m`]);
       rows.push(['heading', heading(e.yaw)]);
       const hs = e.heading_source;
-      if (hs) rows.push(['heading from', { reported: 'the car (GNSS heading)', course: 'course over ground', held: 'held (standing or slow)', lane: 'the lane (no course yet)', none: 'unknown (north shown)' }[hs] ?? hs, hs === 'lane' || hs === 'none' ? 'warn' : undefined]);
+      const sources: Record<string, string> = { reported: 'the car (GNSS heading)', course: 'course over ground', held: 'held (standing or slow)', lane: 'the lane (no course yet)', none: 'unknown (north shown)' };
+      if (hs) rows.push([`heading from`, sources[hs] ?? hs, hs === 'lane' || hs === 'none' ? 'warn' : undefined]);
       rows.push(['speed', `${e.speed.toFixed(2)} m/s (${(e.speed * 3.6).toFixed(1)} km/h)`]);
       rows.push(['size', `${(e.length ?? 4.5).toFixed(1)} × ${(e.width ?? 2).toFixed(1)} m`]);
       rows.push(['state', e.stale ? 'stale: no update lately, NPCs do not see it' : 'live', e.stale ? 'warn' : undefined]);
