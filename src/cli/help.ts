@@ -119,6 +119,8 @@ arguments and flags [default]:
   <file.mcap>                 any segment of a recorded session
   --model <file.onnx>         the model to replay with [the recorded one, else the default]
   --allow-model-mismatch      replay with a model whose sha256 differs from the recorded one [refused]
+  --allow-partial             a recording cut short (no footer: its process was killed) exits 0 when it replays
+                              without a difference, not 3 [refused]
   --all                       count every difference [stop at the first]
   --json                      one JSON object instead of text [text]
   --play                      play the recording to clients as if live instead of replaying it

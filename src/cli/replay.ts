@@ -1,7 +1,9 @@
 /**
  * `vils replay <file.mcap>`: exact replay of a recorded session (bit-for-bit comparison of every NPC state,
  * the first difference reported), or with --play, the recording played back to clients as if live.
- *   vils replay <file.mcap> [--model <onnx>] [--allow-model-mismatch] [--all] [--json]
+ *   vils replay <file.mcap> [--model <onnx>] [--allow-model-mismatch] [--allow-partial] [--all] [--json]
+ * A recording cut short (its process killed: no footer) is replayed as far as it goes, said so, and exits 3
+ * unless --allow-partial.
  *   vils replay <file.mcap> --play [--speed 1] [--loop] [--port 8000] [--host 0.0.0.0]
  */
 import { parseArgs } from 'node:util';
@@ -12,13 +14,13 @@ import { UsageError, type Command } from './commands.js';
 export const replayCommand: Command = {
   name: 'replay',
   summary: 'replay a recording exactly (every NPC state compared bit for bit), or --play it to clients as if live',
-  usage: 'vils replay <file.mcap> [--model <onnx>] [--allow-model-mismatch] [--all] [--json] | --play [--speed 1] [--loop] [--port 8000] [--host 0.0.0.0]',
+  usage: 'vils replay <file.mcap> [--model <onnx>] [--allow-model-mismatch] [--allow-partial] [--all] [--json] | --play [--speed 1] [--loop] [--port 8000] [--host 0.0.0.0]',
   async run(argv) {
     const { values, positionals } = parseArgs({
       args: argv,
       allowPositionals: true,
       options: {
-        model: { type: 'string' }, 'allow-model-mismatch': { type: 'boolean' }, all: { type: 'boolean' }, json: { type: 'boolean' },
+        model: { type: 'string' }, 'allow-model-mismatch': { type: 'boolean' }, 'allow-partial': { type: 'boolean' }, all: { type: 'boolean' }, json: { type: 'boolean' },
         play: { type: 'boolean' }, speed: { type: 'string' }, loop: { type: 'boolean' }, port: { type: 'string' }, host: { type: 'string' },
         'log-level': { type: 'string' },
       },
@@ -60,12 +62,17 @@ export const replayCommand: Command = {
       console.log(JSON.stringify({
         files: r.files, scene: r.session.scene, session_id: r.session.sessionId, calls: r.calls, frames: r.frames, npc_states: r.npcStates,
         steps: r.steps, sim_time_s: r.simTimeS, wall_s: r.wallS, speed: r.speed, differences: r.differences, first_difference: r.first,
+        partial: r.partial,
       }));
     } else {
       console.log(`replayed ${r.files.length} file(s) of scene ${r.session.scene} (session ${r.session.sessionId}): ${r.calls} calls, ${r.steps} policy steps (${r.simTimeS.toFixed(1)} s of simulation time) in ${r.wallS.toFixed(2)} s (×${r.speed.toFixed(1)} real time)`);
       console.log(`compared ${r.frames} frames, ${r.npcStates} NPC states bit for bit: ${r.differences === 0 ? '0 differences' : `${r.differences}${r.differences === 1 && !values.all ? ' (stopped at the first)' : ''} difference(s)`}`);
       if (r.first) console.log(`first difference: ${describeDifference(r.first)}`);
     }
-    return r.differences === 0 ? 0 : 1;
+    for (const p of r.partial) {
+      console.error(`vils replay: ${p.file} is PARTIAL: it ends without its footer${p.trailingBytes ? ` and with ${p.trailingBytes} bytes of an unfinished record` : ''} (the recording process was killed or the file cut short); replayed what it holds, up to sim time ${r.simTimeS.toFixed(1)} s${values['allow-partial'] ? '' : ' — exit 3 (--allow-partial accepts it)'}`);
+    }
+    if (r.differences !== 0) return 1;
+    return r.partial.length > 0 && !values['allow-partial'] ? 3 : 0;
   },
 };

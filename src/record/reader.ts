@@ -96,9 +96,19 @@ export function sessionSegments(path: string): string[] {
   return out;
 }
 
-/** Every record of a session's segments in order (metadata and latched repeats of later segments included). */
-export async function* readSession(files: readonly string[], opts: ReadOptions = {}): AsyncGenerator<RecordItem & { file: string; segment: number }> {
+/**
+ * Every record of a session's segments in order (metadata and latched repeats of later segments included).
+ * `onEnd` hears how each file ended once it has been read to its end: complete, or cut short (a recording whose
+ * process was killed has no footer, and perhaps half a record).
+ */
+export async function* readSession(
+  files: readonly string[],
+  opts: ReadOptions = {},
+  onEnd?: (file: string, end: ReadEnd) => void,
+): AsyncGenerator<RecordItem & { file: string; segment: number }> {
   for (const [segment, file] of files.entries()) {
-    for await (const item of readRecording(file, opts)) yield { ...item, file, segment };
+    const end: ReadEnd = { complete: false, trailingBytes: 0 };
+    for await (const item of readRecording(file, opts, end)) yield { ...item, file, segment };
+    onEnd?.(file, end);
   }
 }

@@ -22,7 +22,7 @@ import {
   packSignals, unpackNpcs, unpackSignals, type NpcDifference, type SignalDifference, type SignalGroupInfo,
 } from './exact.js';
 import { applySceneCall, decodeCall, type FrameRecord, type SceneCallRecord } from './log.js';
-import { decodeJson, readSession, sessionSegments } from './reader.js';
+import { decodeJson, readSession, sessionSegments, type ReadEnd } from './reader.js';
 
 export interface SessionInfo {
   format: string;
@@ -101,6 +101,8 @@ export interface ReplayResult {
   speed: number;
   differences: number;
   first: ReplayDifference | null;
+  /** files read to their end that were cut short (no footer; the bytes of an unfinished record left over) */
+  partial: Array<{ file: string; trailingBytes: number }>;
 }
 
 const sha256File = (p: string) => createHash('sha256').update(readFileSync(p)).digest('hex');
@@ -119,6 +121,7 @@ interface Loaded {
 /** Replays a recording (any segment of it names the session); resolves with what it compared and found. */
 export async function replayRecording(path: string, opts: ReplayOptions = {}): Promise<ReplayResult> {
   const files = sessionSegments(path);
+  const partial: ReplayResult['partial'] = [];
   const t0 = performance.now();
   let loaded: Loaded | null = null;
   let sessionMeta: Map<string, string> | null = null;
@@ -175,7 +178,10 @@ export async function replayRecording(path: string, opts: ReplayOptions = {}): P
   };
 
   try {
-    for await (const item of readSession(files, { topics: new Set(['/vils/calls', '/vils/frame']) })) {
+    const onEnd = (file: string, end: ReadEnd) => {
+      if (!end.complete) partial.push({ file, trailingBytes: end.trailingBytes });
+    };
+    for await (const item of readSession(files, { topics: new Set(['/vils/calls', '/vils/frame']) }, onEnd)) {
       if (stopped) break;
       if (item.type === 'metadata') {
         if (item.name === 'vils.session' && item.segment === 0) sessionMeta = item.metadata;
@@ -259,7 +265,7 @@ export async function replayRecording(path: string, opts: ReplayOptions = {}): P
   const simTimeS = totalSteps * 0.1;
   return {
     files, session: (loaded as Loaded).session, calls: nextCall, frames, npcStates, signalStates, notes, steps: totalSteps, simTimeS, wallS,
-    speed: wallS > 0 ? simTimeS / wallS : 0, differences, first,
+    speed: wallS > 0 ? simTimeS / wallS : 0, differences, first, partial,
   };
 }
 

@@ -1,0 +1,80 @@
+/**
+ * Honest recordings (issue 26): a recording cut short — its process killed, so no footer and perhaps half a
+ * record — is replayed as far as it goes and said to be partial; `vils replay` exits 3 unless --allow-partial.
+ * (It used to exit 0 without a word.) The complete file replays with exit 0 and no such word.
+ */
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, truncateSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { replayCommand } from '../../src/cli/replay.js';
+import { readRecording, type ReadEnd } from '../../src/record/reader.js';
+import { startServer, testModel } from '../helpers/server-fixture.js';
+import { FastClock } from './fast-clock.js';
+
+let dir: string;
+let full: string;
+let cut: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'vils-partial-'));
+  const rec = join(dir, 'rec');
+  const clock = new FastClock(0);
+  const { server } = await startServer({ config: { npc_target: 4, publish_hz: 10 }, clock, epochNow: () => 1.7e9 + clock.now(), recording: { dir: rec } });
+  for (const deadline = performance.now() + 60_000; server.host.runner.simNow() < 5; await new Promise((r) => setTimeout(r, 5))) {
+    if (performance.now() > deadline) throw new Error('the recording server did not reach 5 s of simulation time in 60 s');
+  }
+  await server.close();
+  full = join(rec, readdirSync(rec)[0]);
+  // a copy cut at 80 %: what a SIGKILL leaves (the footer and the last chunk's end missing)
+  const cutDir = join(dir, 'cut');
+  cut = join(cutDir, 'session.mcap');
+  mkdirSync(cutDir);
+  copyFileSync(full, cut);
+  truncateSync(cut, Math.floor(statSync(full).size * 0.8));
+}, 90_000);
+
+afterAll(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+async function replay(args: string[]): Promise<{ code: number; err: string; out: string }> {
+  const err: string[] = [];
+  const out: string[] = [];
+  vi.spyOn(console, 'error').mockImplementation((s: string) => void err.push(s));
+  vi.spyOn(console, 'log').mockImplementation((s: string) => void out.push(s));
+  try {
+    const code = await replayCommand.run([...args, '--model', testModel(), '--allow-model-mismatch']);
+    return { code, err: err.join('\n'), out: out.join('\n') };
+  } finally {
+    vi.restoreAllMocks();
+  }
+}
+
+describe('a recording cut short', () => {
+  it('the reader says where a file ended: complete with its footer, or cut short', async () => {
+    const ends: ReadEnd[] = [];
+    for (const f of [full, cut]) {
+      const end: ReadEnd = { complete: false, trailingBytes: 0 };
+      for await (const _ of readRecording(f, {}, end)) void _;
+      ends.push(end);
+    }
+    expect(ends[0]).toEqual({ complete: true, trailingBytes: 0 });
+    expect(ends[1].complete).toBe(false);
+  });
+
+  it('vils replay: the complete file exits 0; the cut one is replayed as far as it goes, said PARTIAL, exit 3; --allow-partial exits 0', async () => {
+    const ok = await replay([full]);
+    expect(ok.code).toBe(0);
+    expect(ok.err).not.toMatch(/PARTIAL/);
+    const partial = await replay([cut]);
+    expect(partial.code).toBe(3);
+    expect(partial.err).toMatch(/session\.mcap is PARTIAL: it ends without its footer.*\(the recording process was killed or the file cut short\); replayed what it holds, up to sim time [\d.]+ s — exit 3 \(--allow-partial accepts it\)/);
+    expect(partial.out).toMatch(/0 differences/);
+    const allowed = await replay([cut, '--allow-partial']);
+    expect(allowed.code).toBe(0);
+    expect(allowed.err).toMatch(/is PARTIAL/);
+    const json = await replay([cut, '--json', '--allow-partial']);
+    expect(JSON.parse(json.out).partial).toEqual([expect.objectContaining({ file: cut })]);
+  }, 120_000);
+});
