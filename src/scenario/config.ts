@@ -118,6 +118,12 @@ export interface InfraSensor {
 
 export type RunMode = 'api' | 'rt_comms';
 
+/**
+ * The longest `duration` a scenario may ask for: a day of simulated time [s]. A run keeps per-step series for its
+ * metrics, so an unbounded one (1e15) only grows memory until the machine gives out; refused up front, with the key.
+ */
+export const MAX_DURATION_S = 86_400;
+
 /** What a served scenario does when its simulation time reaches `duration` (`at_end`). */
 export type AtEnd = 'pause' | 'loop' | 'exit';
 export const AT_END: readonly AtEnd[] = ['pause', 'loop', 'exit'];
@@ -283,7 +289,7 @@ export async function scenarioFromDocument(data: Record<string, unknown>, path: 
   const map = loadScenarioMap(mapPath, opts, split.mu);
   resolvedFiles.map = mapPath;
 
-  const duration = numberAt(doc, 'duration', path, 'duration', 10, 0);
+  const duration = numberAt(doc, 'duration', path, 'duration', 10, 0, MAX_DURATION_S);
   const atEnd = stringAt(doc, 'at_end', path, 'at_end', 'pause');
   if (!AT_END.includes(atEnd as AtEnd)) throw new ConfigError(path, 'at_end', `expected one of ${AT_END.join(', ')} (what vils serve does when the simulation time reaches duration), got ${JSON.stringify(doc.at_end)}`);
   const seed = numberAt(doc, 'seed', path, 'seed', 1, 0, 2 ** 32 - 1);

@@ -22,6 +22,7 @@ import { ConfigError } from '../../plant/config/errors.js';
 import { isRecord, readYamlFile } from '../../plant/config/yaml-file.js';
 import { projectRoot } from '../../util/project-root.js';
 import { SeededRandom } from '../../util/random.js';
+import { MAX_DURATION_S } from '../config.js';
 import { type RefOptions, resolveRef } from '../refs.js';
 import { expectKeys, numberAt } from '../yaml-util.js';
 
@@ -67,12 +68,21 @@ function normal(rng: SeededRandom): number {
   return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
 }
 
-function gridProduct(grid: Record<string, unknown>, file: string, key: string): Array<Record<string, unknown>> {
-  let combos: Array<Record<string, unknown>> = [{}];
+/**
+ * Runs a campaign may expand to, all entries together: a grid's product is checked before it is built (a
+ * 100×100×100 grid once sat at 726 MB expanding, without starting a run).
+ */
+export const MAX_CAMPAIGN_RUNS = 10_000;
+
+function gridProduct(grid: Record<string, unknown>, file: string, key: string, room: number): Array<Record<string, unknown>> {
+  let size = 1;
   for (const [k, values] of Object.entries(grid)) {
     if (!Array.isArray(values) || values.length === 0) throw new ConfigError(file, `${key}.${k}`, 'expected a non-empty list of values');
-    combos = combos.flatMap((c) => values.map((v) => ({ ...c, [k]: v })));
+    size *= values.length;
   }
+  if (size > room) throw new ConfigError(file, key, `the grid has ${size} combinations; a campaign runs at most ${MAX_CAMPAIGN_RUNS} (${room} left after the entries before it)`);
+  let combos: Array<Record<string, unknown>> = [{}];
+  for (const [k, values] of Object.entries(grid)) combos = combos.flatMap((c) => (values as unknown[]).map((v) => ({ ...c, [k]: v })));
   return combos;
 }
 
@@ -104,7 +114,7 @@ export function loadCampaign(path: string, opts: RefOptions = {}): Campaign {
   const seed = data.seed === undefined || data.seed === null ? null : numberAt(data, 'seed', path, 'seed', 0, 0, 2 ** 32 - 1);
   const rng = new SeededRandom(seed ?? 1);
   const common: Record<string, unknown> = {};
-  if (data.duration !== undefined) common.duration = numberAt(data, 'duration', path, 'duration', 10, 1e-3);
+  if (data.duration !== undefined) common.duration = numberAt(data, 'duration', path, 'duration', 10, 1e-3, MAX_DURATION_S);
   let entries: unknown[];
   if (data.runs !== undefined) {
     if (!Array.isArray(data.runs) || data.runs.length === 0) throw new ConfigError(path, 'runs', 'expected a list of {scenario} | {sweep} | {monte_carlo}');
@@ -120,6 +130,7 @@ export function loadCampaign(path: string, opts: RefOptions = {}): Campaign {
     for (const k of Object.keys(o)) if (!keys.includes(k)) keys.push(k);
   };
   const push = (scenarioRef: unknown, key: string, overrides: Record<string, unknown>) => {
+    if (jobs.length >= MAX_CAMPAIGN_RUNS) throw new ConfigError(path, key, `a campaign runs at most ${MAX_CAMPAIGN_RUNS}`);
     const file = resolveRef(scenarioRef, 'scenario', path, key, opts);
     addKeys(overrides);
     const index = jobs.length;
@@ -140,13 +151,13 @@ export function loadCampaign(path: string, opts: RefOptions = {}): Campaign {
       const s = e.sweep;
       if (!isRecord(s) || !isRecord(s.grid)) throw new ConfigError(path, `${key}.sweep.grid`, 'expected a map {dotted.key: [values]}');
       expectKeys(s, ['base', 'grid'], path, `${key}.sweep`);
-      for (const combo of gridProduct(s.grid, path, `${key}.sweep.grid`)) push(s.base, `${key}.sweep.base`, combo);
+      for (const combo of gridProduct(s.grid, path, `${key}.sweep.grid`, MAX_CAMPAIGN_RUNS - jobs.length)) push(s.base, `${key}.sweep.base`, combo);
     } else if (e.monte_carlo !== undefined) {
       expectKeys(e, ['monte_carlo'], path, key);
       const m = e.monte_carlo;
       if (!isRecord(m) || !isRecord(m.vary)) throw new ConfigError(path, `${key}.monte_carlo.vary`, 'expected a map {dotted.key: {dist, ...}}');
       expectKeys(m, ['base', 'n', 'vary'], path, `${key}.monte_carlo`);
-      const n = numberAt(m, 'n', path, `${key}.monte_carlo.n`, 10, 1, 100000);
+      const n = numberAt(m, 'n', path, `${key}.monte_carlo.n`, 10, 1, MAX_CAMPAIGN_RUNS - jobs.length);
       for (const d of draws(m.vary, Math.round(n), rng, path, `${key}.monte_carlo.vary`)) push(m.base, `${key}.monte_carlo.base`, d);
     } else throw new ConfigError(path, key, 'expected one of scenario:, sweep:, monte_carlo:');
   });
