@@ -53,6 +53,11 @@ export interface LimitSettings {
   ws_close_after_dropped: number;
   /** open WebSocket connections per client */
   max_connections_per_client: number;
+  /**
+   * open stream connections of all clients and scenes together: each costs a frame per tick, so many addresses
+   * each under max_connections_per_client could otherwise drag the loop down (2,000 from 40 addresses: 7.9 Hz)
+   */
+  max_connections: number;
   /** a client one of whose connections was closed for flooding may not open another for this long [s] */
   ws_flood_ban_s: number;
 }
@@ -73,6 +78,7 @@ export const DEFAULT_LIMITS: Readonly<LimitSettings> = {
   ws_client: { messages_per_s: 4000, messages_burst: 4000, bytes_per_s: 8_000_000, bytes_burst: 8_000_000 },
   ws_close_after_dropped: 500,
   max_connections_per_client: 64,
+  max_connections: 400,
   ws_flood_ban_s: 10,
 };
 
@@ -94,7 +100,7 @@ export interface Peer {
 }
 
 export class AccessError extends Error {
-  constructor(readonly statusCode: 401 | 403, message: string) {
+  constructor(readonly statusCode: 401 | 403 | 503, message: string) {
     super(message);
     this.name = 'AccessError';
   }
@@ -222,7 +228,9 @@ export class AccessControl {
   /** per client: its shared input bucket (kept a minute after its last connection, so reconnecting never refills it), its open connections, and until when it is shut out after a flood */
   private readonly clients = new Map<string, { bucket: TokenBucket; connections: number; lastSeen: number; bannedUntil: number }>();
   /** refusals by reason (shown in the status) */
-  readonly refused = { unauthenticated: 0, forbidden: 0, host: 0, origin: 0, rate_limited_rest: 0, rate_limited_ws: 0, closed_1008: 0, shut_out: 0 };
+  readonly refused = { unauthenticated: 0, forbidden: 0, host: 0, origin: 0, rate_limited_rest: 0, rate_limited_ws: 0, closed_1008: 0, shut_out: 0, server_full: 0 };
+  /** stream connections open now, every client and scene together (limits.max_connections) */
+  private openConnections = 0;
 
   constructor(settings: Partial<AccessSettings> = {}) {
     this.settings = { ...DEFAULT_ACCESS, ...settings, limits: { ...DEFAULT_LIMITS, ...settings.limits } };
@@ -354,11 +362,17 @@ export class AccessControl {
     if (c.connections >= this.settings.limits.max_connections_per_client) {
       throw new AccessError(403, `too many connections from ${peer.label} (at most ${this.settings.limits.max_connections_per_client})`);
     }
+    if (this.openConnections >= this.settings.limits.max_connections) {
+      this.refused.server_full++;
+      throw new AccessError(503, `the server holds its maximum of ${this.settings.limits.max_connections} stream connections (limits.max_connections): try again later`);
+    }
     c.connections++;
+    this.openConnections++;
     c.lastSeen = nowS;
     const client = c;
     return new InputLimiter(this.settings.limits, client.bucket, () => {
       client.connections--;
+      this.openConnections--;
       client.lastSeen = performance.now() / 1000;
     }, this.refused, () => {
       // closed for flooding: the client may not reconnect for a while (its other connections stay)

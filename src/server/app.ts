@@ -93,6 +93,10 @@ function splitConfig(c: Partial<SessionConfig> = {}): { scene: Partial<SceneConf
   return { scene, serving };
 }
 
+/** how long a client may take to send a request's headers, and the whole request [ms] */
+export const HEADERS_TIMEOUT_MS = 5_000;
+export const REQUEST_TIMEOUT_MS = 30_000;
+
 export async function createServer(opts: ServerOptions = {}): Promise<VilsServer> {
   const access = opts.access instanceof AccessControl ? opts.access : new AccessControl(opts.access);
   const app = Fastify({
@@ -107,6 +111,10 @@ export async function createServer(opts: ServerOptions = {}): Promise<VilsServer
     // one line per request polled twice a second buries what happened: refusals and failures are logged instead
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: MAX_MESSAGE_BYTES,
+    // a request (a WebSocket upgrade too) must have sent its headers within 5 s and be whole within 30 s:
+    // half-open upgrades were held 15 s and more, each an open socket (Node checks these once a second here)
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    http: { headersTimeout: HEADERS_TIMEOUT_MS, connectionsCheckingInterval: 1000 },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
   });
   const version = packageVersion();

@@ -104,9 +104,10 @@ export async function streamPlugin(app: FastifyInstance, opts: { host: SceneHost
       limiter = access.connect(peer);
     } catch (err) {
       if (!(err instanceof AccessError)) throw err;
-      access.refused.forbidden++;
+      // full (counted by connect): 1013 Try Again Later; else a policy refusal
+      if (err.statusCode !== 503) access.refused.forbidden++;
       log.warn({ scene: host.name, client: peer.label }, `stream connection refused: ${err.message}`);
-      socket.close(1008, err.message.slice(0, 120));
+      socket.close(err.statusCode === 503 ? 1013 : 1008, err.message.slice(0, 120));
       return;
     }
     const channel = clients.add(socket);
