@@ -126,10 +126,13 @@ describe('real time: simulation time follows the wall clock', () => {
         c.close();
         const frames = c.messages.filter((m) => m.type === 'npc_states' && m.state === 'running').slice(2);
         expect(frames.length).toBeGreaterThanOrEqual(2 * hz);
-        // frames are stamped on the grid of the publish period, in simulation and in wall-clock time
+        // frames are stamped on the grid of the publish period, in simulation and in wall-clock time (a tick a
+        // busy machine made the runner skip leaves a gap of whole periods, still on the grid)
         for (let i = 1; i < frames.length; i++) {
-          expect(frames[i].timestamp - frames[i - 1].timestamp).toBeCloseTo(1 / hz, 6);
-          expect(frames[i].sim_time_s - frames[i - 1].sim_time_s).toBeCloseTo(1 / hz, 2);
+          const periods = (frames[i].timestamp - frames[i - 1].timestamp) * hz;
+          expect(Math.abs(periods - Math.round(periods))).toBeLessThan(1e-4);
+          expect(Math.round(periods)).toBeGreaterThanOrEqual(1);
+          expect(frames[i].sim_time_s - frames[i - 1].sim_time_s).toBeCloseTo(Math.round(periods) / hz, 2);
         }
         // an NPC covers per second of the frames' wall-clock stamps the distance its reported speed says
         let path = 0, expected = 0;
