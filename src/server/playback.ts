@@ -99,11 +99,14 @@ export async function createPlayback(path: string, opts: PlaybackOptions = {}): 
   app.get('/api/health', async () => ({ status: 'ok', playback: true }));
   app.get('/api/status', async () => ({
     state: 'playback', recording: files, scene: session.scene, session_id: session.sessionId, speed, ...position,
-    clients: clients.size, foxglove: fox.status(), frames_sent: sent,
+    clients: clients.size, foxglove: fox.status(), frames_sent: sent, partial,
   }));
 
   let stopped = false;
   let wake: (() => void) | null = null;
+  /** files of the session found cut short while playing (said once each, and in /api/status) */
+  const partial: string[] = [];
+  const partialTold = new Set<string>();
   const sleep = (ms: number) => new Promise<void>((resolve) => {
     const timer = setTimeout(resolve, ms);
     wake = () => { clearTimeout(timer); resolve(); };
@@ -112,7 +115,13 @@ export async function createPlayback(path: string, opts: PlaybackOptions = {}): 
   const play = async () => {
     do {
       let first: { wall: number; at: number } | null = null;
-      for await (const item of readSession(files, { topics: new Set(['/vils/frame']) })) {
+      const onEnd = (file: string, end: { complete: boolean; trailingBytes: number }) => {
+        if (end.complete || partialTold.has(file)) return;
+        partialTold.add(file);
+        partial.push(file);
+        app.log.warn(`${file} is PARTIAL: it ends without its footer${end.trailingBytes ? ` and with ${end.trailingBytes} bytes of an unfinished record` : ''} (the recording process was killed or the file cut short); played what it holds`);
+      };
+      for await (const item of readSession(files, { topics: new Set(['/vils/frame']) }, onEnd)) {
         if (stopped) return;
         if (item.type !== 'message') continue;
         const rec = decodeJson<FrameRecord>(item.message.data);

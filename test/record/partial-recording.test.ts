@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { replayCommand } from '../../src/cli/replay.js';
+import { createPlayback } from '../../src/server/playback.js';
 import { readRecording, type ReadEnd } from '../../src/record/reader.js';
 import { startServer, testModel } from '../helpers/server-fixture.js';
 import { FastClock } from './fast-clock.js';
@@ -76,5 +77,24 @@ describe('a recording cut short', () => {
     expect(allowed.err).toMatch(/is PARTIAL/);
     const json = await replay([cut, '--json', '--allow-partial']);
     expect(JSON.parse(json.out).partial).toEqual([expect.objectContaining({ file: cut })]);
+  }, 120_000);
+
+  it('vils replay --play plays what the cut file holds and says it is partial (in /api/status)', async () => {
+    const pb = await createPlayback(cut, { speed: 1000, logLevel: false });
+    try {
+      await pb.done;
+      expect(pb.framesSent()).toBeGreaterThan(10);
+      const status = (await pb.app.inject({ method: 'GET', url: '/api/status' })).json() as { partial: string[] };
+      expect(status.partial).toEqual([cut]);
+    } finally {
+      await pb.close();
+    }
+    const whole = await createPlayback(full, { speed: 1000, logLevel: false });
+    try {
+      await whole.done;
+      expect(((await whole.app.inject({ method: 'GET', url: '/api/status' })).json() as { partial: string[] }).partial).toEqual([]);
+    } finally {
+      await whole.close();
+    }
   }, 120_000);
 });
