@@ -1,7 +1,7 @@
 // Minimal VILS client for Node.js (npm install ws): sends the ego's GNSS state at 10 Hz and prints the NPCs.
 // It keeps going when the server is not there yet, restarts or drops the connection: it says so and
 // reconnects (0.5 s, 1 s, 2 s … at most 10 s apart). Ctrl-C stops it.
-//   node examples/node-client.mjs [ws://localhost:8000/ws/vils/stream] [--token <token>] [--ego <ego_id>]
+//   node examples/node-client.mjs [ws://localhost:8000/ws/vils/stream] [--token <token>] [--ego <ego_id>] [--seconds <s>]
 //   (a token also from VILS_TOKEN; needed when the server has tokens: a driver or operator one to send egos)
 import WebSocket from 'ws';
 
@@ -12,11 +12,17 @@ const flag = (name) => {
 };
 const token = flag('--token') ?? process.env.VILS_TOKEN;
 const egoId = flag('--ego') ?? 'ego';
+const seconds = flag('--seconds'); // stop after this long (e.g. a tour or a script); else run until Ctrl-C
+if (seconds !== undefined && !(Number(seconds) > 0)) {
+  console.error(`--seconds must be a positive number of seconds, not "${seconds}"`);
+  process.exit(2);
+}
 const url = args[0] ?? 'ws://localhost:8000/ws/vils/stream';
 
 let lat = 37.3645, lon = 126.7239; // FMTC; replace with your GNSS fix
 const heading = 45, speed = 5;
 let attempt = 0;
+let frames = 0;
 let stopping = false;
 let current = null;
 
@@ -41,6 +47,7 @@ function connect() {
     }
     if (msg.type === 'error') return console.error('server says:', msg.error);
     if (msg.type !== 'npc_states') return;
+    frames++;
     const near = msg.npcs.slice(0, 3).map((n) => `#${n.id} (${n.x.toFixed(1)}, ${n.y.toFixed(1)}) ${n.speed.toFixed(1)} m/s`);
     console.log(`step ${msg.step}: ${msg.npcs.length} NPCs, step ${msg.metrics.total_time_ms} ms; ${near.join('; ')}`);
   });
@@ -73,9 +80,13 @@ function connect() {
   });
 }
 
-connect();
-process.on('SIGINT', () => {
+function stop(why, code = 0) {
   stopping = true;
+  console.log(why);
   current?.close();
-  setTimeout(() => process.exit(0), 200).unref();
-});
+  setTimeout(() => process.exit(code), 200).unref();
+}
+connect();
+process.on('SIGINT', () => stop('stopping (Ctrl-C)'));
+// after --seconds: exit 1 when no frame ever came, so a script sees that the server was not there
+if (seconds !== undefined) setTimeout(() => stop(`stopping after ${seconds} s: ${frames} frames received`, frames > 0 ? 0 : 1), Number(seconds) * 1000);

@@ -3,7 +3,7 @@
  *   vils eval --scenes <files...> [--checkpoint <pt> [--model-out <onnx>] | --model <onnx>] [--deterministic | --seed N] [--json] [--trace <file.json>]
  * A checkpoint is converted into a temporary folder unless --model-out names where to keep the model.
  */
-import { writeFileSync } from 'node:fs';
+import { writeOutputFile } from '../util/output-file.js';
 import { loadMapFile } from '../map/scene-json.js';
 import { outcomeRates, sumOutcomes } from '../scene/quality.js';
 import { PolicySession, resolvePolicyModel } from '../policy/index.js';
@@ -87,7 +87,7 @@ export const evalCommand: Command = {
     }
     const total = totals(results);
     if (args.trace) {
-      writeFileSync(args.trace, JSON.stringify({ model: modelPath, scenes: results.map((r) => ({ scene: r.scene, steps: r.trace })) }));
+      writeOutputFile(args.trace, JSON.stringify({ model: modelPath, scenes: results.map((r) => ({ scene: r.scene, steps: r.trace })) }));
     }
     if (args.json) {
       console.log(JSON.stringify({ scenes: results.map(({ scene, agents, goal, collided, offroad }) => ({ scene, agents, goal, collided, offroad })), total }));

@@ -8,7 +8,7 @@ arguments and flags [default]:
   --port <n>                  TCP port of the web map, REST API, WebSocket stream and /metrics [8000]
   --host <address>            address to listen on [0.0.0.0: every interface; 127.0.0.1 for this machine only]
   --map <file.json>           road map of the default scene [maps/demo-track.json]
-  --config <file.json>        session settings (see the README's REST API section), origin, map, model, port, host, scenes
+  --config <file.json>        session settings (see docs/car-in-the-loop.md, REST API), origin, map, model, port, host, scenes
   --model <file.onnx>         policy model [models/gpudrive-policy.onnx, built from the shipped checkpoint; VILS_MODEL]
   --paused                    start paused (POST /api/start runs it) [running]
   --scene <name>=<map.json>   one more scene in the same process, at /scenes/<name>/ (repeatable) [none]

@@ -2,7 +2,7 @@
  * `vils plant <iso7401|iso4138|iso3888> --vehicle <yaml> --tire <yaml> [--level L1|L2|L3] [--json]
  * [--plot <file.svg>]`: runs one of VDSim's ISO procedures on the vehicle plant and prints its metrics.
  */
-import { writeFileSync } from 'node:fs';
+import { writeOutputFile } from '../util/output-file.js';
 import { parseArgs } from 'node:util';
 import {
   type Iso3888Result,
@@ -133,7 +133,7 @@ export const plantCommand: Command = {
     const label = `${values.vehicle.split('/').pop()} + ${values.tire.split('/').pop()}, ${level}`;
     if (values.plot) {
       const svg = result.procedure === 'iso7401' ? plotIso7401(result, label) : result.procedure === 'iso4138' ? plotIso4138(result, label) : plotIso3888(result, label);
-      writeFileSync(values.plot, svg);
+      writeOutputFile(values.plot, svg);
     }
     if (values.json) {
       const vdsimDefaultCar = isVdsimDefaultCar(vehicle.params, tire.params);

@@ -1,5 +1,5 @@
 /** `vils render-map <map.json> --out <file.svg>`: draws a road map (lanes, lines by colour, edges, bumps, origin). */
-import { writeFileSync } from 'node:fs';
+import { writeOutputFile } from '../util/output-file.js';
 import { parseArgs } from 'node:util';
 import { renderMapSvg } from '../map/render-svg.js';
 import { loadMapFile } from '../map/scene-json.js';
@@ -14,7 +14,7 @@ export const renderMapCommand: Command = {
     if (positionals.length !== 1 || !values.out) throw new UsageError('give a map file and --out <file.svg>');
     const loaded = loadMapFile(positionals[0]);
     const svg = renderMapSvg(loaded.scene, { title: loaded.mapMetadata?.name ?? loaded.label, widthPx: values.width ? Number(values.width) : 1600 });
-    writeFileSync(values.out, svg);
+    writeOutputFile(values.out, svg);
     console.log(`wrote ${values.out} (${loaded.scene.roads.length} roads)`);
     return 0;
   },

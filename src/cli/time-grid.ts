@@ -5,7 +5,7 @@
  * violations of (a.2)/(c.2)/(a.5) (must be 0), mean, std and max of Tc − Ti, wall time. Two core schedules:
  * greedy (Hakoniwa's: the core counts up whenever the rule lets it) and paced (Tc follows the clock at --speed).
  */
-import { writeFileSync } from 'node:fs';
+import { writeOutputFile } from '../util/output-file.js';
 import { parseArgs } from 'node:util';
 import { type ChartPanel, renderChartDocument } from '../plant/plot/svg-chart.js';
 import { type ShmSample, runShmCell } from '../time/asset-shm.js';
@@ -184,7 +184,7 @@ export const timeGridCommand: Command = {
       if (!values.json) console.error(`  ${c.schedule} dmax ${c.dmaxMs} ms, ${c.assets} assets: std ${c.skewStdMs.toFixed(2)} ms, ${c.violations} violations, ${c.wallSMean.toFixed(3)} s/run`);
     });
     const totalS = (performance.now() - t0) / 1000;
-    if (values.out) writeFileSync(values.out, gridSvg(cells, cfg));
+    if (values.out) writeOutputFile(values.out, gridSvg(cells, cfg));
     const violations = cells.reduce((a, c) => a + c.violations, 0);
     if (values.json) console.log(JSON.stringify({ config: cfg, totalS, violations, cells }));
     else {

@@ -14,7 +14,7 @@
  */
 import { FMTC_ORIGIN, GeoFrame } from '../geo/frame.js';
 
-const R = 60; // curve radius = straight length, so each lobe closes on the crossing (see README)
+const R = 60; // curve radius = straight length, so each lobe closes on the crossing (see docs/maps.md)
 const LANE_W = 3.75;
 const EDGE_OFFSET = LANE_W + 2.5; // 2.5 m shoulders outside the edge lines
 const STEP = 2.0; // metres between polyline points

@@ -173,7 +173,7 @@ export async function createServer(opts: ServerOptions = {}): Promise<VilsServer
 
   await app.register(swagger, {
     openapi: {
-      info: { title: 'VILS server', description: 'Vehicle-In-the-Loop Simulation: REST control. The WebSocket stream is at /ws/vils/stream (see the README).', version },
+      info: { title: 'VILS server', description: 'Vehicle-In-the-Loop Simulation: REST control. The WebSocket stream is at /ws/vils/stream (see docs/car-in-the-loop.md).', version },
     },
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });

@@ -18,7 +18,7 @@
  * it, and datagrams for it from another address are dropped), 508 bytes is plenty for these messages.
  *
  * Times are integer microseconds since the start of the session (Tc = 0), the conductor's unit. Clocks of
- * different machines are not synchronised by this protocol (see README, "Time synchronisation").
+ * different machines are not synchronised by this protocol (see docs/time-sync.md).
  *
  * Asset → server
  *   {"v":1,"type":"register","name":"plant-1","step_us":10000,"kind":"simulated"}   kind optional (simulated)

@@ -6,7 +6,7 @@
  * (within 1 m of a lane's centre line) heading along it. Read from README.md, so a change to
  * the README is checked too. Hang guards only; nothing here depends on the machine's speed.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { plantCommand } from '../../src/cli/plant.js';
@@ -17,7 +17,10 @@ import type { VilsServer } from '../../src/server/app.js';
 import { startServer, TestClient } from '../helpers/server-fixture.js';
 import { PROJECT_ROOT } from '../helpers/shared.js';
 
-const README = readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8');
+// the README and the pages it links to under docs/ (issue 27 item 1 moved most commands there)
+const PAGES = ['README.md', ...readdirSync(join(PROJECT_ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => join('docs', f))];
+const README = PAGES.map((p) => readFileSync(join(PROJECT_ROOT, p), 'utf8')).join('\n');
+const README_ONLY = readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8');
 const DEMO_TRACK = join(PROJECT_ROOT, 'maps', 'demo-track.json');
 
 async function capture(argv: string[]): Promise<{ code: number; out: string; err: string }> {
@@ -61,15 +64,25 @@ function nearestLane(x: number, y: number): { d: number; yaw: number } {
 
 const angleDiff = (a: number, b: number) => Math.abs(Math.atan2(Math.sin(a - b), Math.cos(a - b)));
 
-/** The quick start's ego_state message, as printed in the README. */
-function quickStartMessage(): { type: string; timestamp: number; data: { lat: number; lon: number; heading: number; speed: number } } {
-  const start = README.indexOf('## Quick start');
-  expect(start, 'README.md has a "## Quick start" section').toBeGreaterThanOrEqual(0);
-  const section = README.slice(start, README.indexOf('\n## ', start + 1));
-  const block = [...section.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => m[1]).find((b) => b.includes('"ego_state"'));
-  expect(block, 'the quick start shows an ego_state message in a ```json block').toBeDefined();
+type EgoStateExample = { type: string; timestamp: number; data: { lat: number; lon: number; heading: number; speed: number } };
+
+/** The first ego_state message of a ```json block in `text`. */
+function egoStateIn(text: string, what: string): EgoStateExample {
+  const block = [...text.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => m[1]).find((b) => b.includes('"ego_state"'));
+  expect(block, `${what} shows an ego_state message in a \`\`\`json block`).toBeDefined();
   return JSON.parse(block!);
 }
+
+/** The quick start's ego_state message, as printed in the docs' quick start and in the README's tour. */
+function quickStartMessages(): EgoStateExample[] {
+  const start = README.indexOf('## Quick start');
+  expect(start, 'the docs have a "## Quick start" section').toBeGreaterThanOrEqual(0);
+  const section = README.slice(start, README.indexOf('\n## ', start + 1));
+  const tour = README_ONLY.indexOf('## A five-minute tour');
+  expect(tour, 'README.md has "## A five-minute tour"').toBeGreaterThanOrEqual(0);
+  return [egoStateIn(section, 'the quick start'), egoStateIn(README_ONLY.slice(tour), "the README's tour")];
+}
+const quickStartMessage = (): EgoStateExample => quickStartMessages()[0];
 
 describe('vehicle and tire files named by the README', () => {
   it('every --vehicle/--tire file and every vils realtime <vehicle> <tire> in the README is shipped and loads', () => {
@@ -119,16 +132,19 @@ describe("the quick start's ego_state example", () => {
   });
 
   it('is a point on a lane of the demo track, heading along it; the README says to send the current time', () => {
-    const msg = quickStartMessage();
-    expect(msg.type).toBe('ego_state');
-    const says = /`timestamp` is the fix's time .*send the current time/.test(README.slice(README.indexOf('## Quick start')).replace(/\s+/g, ' '));
-    expect(says, 'the quick start says "`timestamp` is the fix\'s time … send the current time"').toBe(true);
-    const origin = loadMapFile(DEMO_TRACK).mapMetadata!.origin!;
-    const geo = new GeoFrame({ lat: origin.lat, lon: origin.lon });
-    const p = geo.toLocal(msg.data.lat, msg.data.lon);
-    const lane = nearestLane(p.x, p.y);
-    expect(lane.d, `(${p.x.toFixed(2)}, ${p.y.toFixed(2)}) is ${lane.d.toFixed(2)} m from the nearest lane`).toBeLessThan(1);
-    expect(angleDiff(geo.headingToYaw(msg.data.heading, msg.data.lat, msg.data.lon), lane.yaw)).toBeLessThan((5 * Math.PI) / 180);
+    for (const msg of quickStartMessages()) {
+      expect(msg.type).toBe('ego_state');
+      const origin = loadMapFile(DEMO_TRACK).mapMetadata!.origin!;
+      const geo = new GeoFrame({ lat: origin.lat, lon: origin.lon });
+      const p = geo.toLocal(msg.data.lat, msg.data.lon);
+      const lane = nearestLane(p.x, p.y);
+      expect(lane.d, `(${p.x.toFixed(2)}, ${p.y.toFixed(2)}) is ${lane.d.toFixed(2)} m from the nearest lane`).toBeLessThan(1);
+      expect(angleDiff(geo.headingToYaw(msg.data.heading, msg.data.lat, msg.data.lon), lane.yaw)).toBeLessThan((5 * Math.PI) / 180);
+    }
+    for (const [text, what] of [[README.slice(README.indexOf('## Quick start')), 'the quick start'], [README_ONLY, 'the README']] as const) {
+      const says = /`timestamp` is the fix's time .*send the current time/.test(text.replace(/\s+/g, ' '));
+      expect(says, `${what} says "\`timestamp\` is the fix's time … send the current time"`).toBe(true);
+    }
   });
 
   it('sent to a real server with the current time as its timestamp (as the README says), puts the ego within 1 m of a lane', async () => {

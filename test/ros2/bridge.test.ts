@@ -1,6 +1,6 @@
 // The ROS 2 bridge's Python modules (ros2/vils_bridge) under pytest, against a live `vils serve` that its
 // conftest starts. ROS 2 itself is not needed: the tests cover the conversion and the client. The 5-minute
-// soak is not part of `npm test` (run it with VILS_SOAK=1, see the README).
+// soak is not part of `npm test` (run it with VILS_SOAK=1, see docs/ros2.md).
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';

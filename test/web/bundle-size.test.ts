@@ -1,5 +1,5 @@
 /**
- * The README's size of the web map's script ("one script of about N KiB (about M KiB gzipped)") against a fresh
+ * docs/web-map.md's size of the web map's script ("one script of about N KiB (about M KiB gzipped)") against a fresh
  * build: `npm run build:web`'s own esbuild command, run into a temporary folder (dist/ is left alone), must give
  * a main.js within 10 % of both figures. A change to src/web that moves the bundle by more than that fails here
  * until the README says the new size.
@@ -17,9 +17,9 @@ afterAll(() => rmSync(out, { recursive: true, force: true }));
 
 /** The README's two figures, in KiB. */
 function readmeFigures(): { kib: number; gzipKib: number } {
-  const readme = readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8').replace(/\s+/g, ' ');
+  const readme = readFileSync(join(PROJECT_ROOT, 'docs', 'web-map.md'), 'utf8').replace(/\s+/g, ' ');
   const m = /one script of about (\d+(?:\.\d+)?) KiB \(about (\d+(?:\.\d+)?) KiB gzipped/.exec(readme);
-  if (!m) throw new Error('README.md no longer says "one script of about N KiB (about M KiB gzipped": update this test with it');
+  if (!m) throw new Error('docs/web-map.md no longer says "one script of about N KiB (about M KiB gzipped": update this test with it');
   return { kib: Number(m[1]), gzipKib: Number(m[2]) };
 }
 

@@ -26,7 +26,7 @@ export const IMU_BYTES = 76;
 
 registerTemplate({
   name: 'imu',
-  summary: 'raw IMU struct (76 B: header, ax ay az wx wy wz f64, CRC-32); see the README for the layout',
+  summary: 'raw IMU struct (76 B: header, ax ay az wx wy wz f64, CRC-32); see docs/co-simulation.md for the layout',
   tx: {
     sources: ['state', 'sensor'],
     sensorTypes: ['imu', 'imu_accel', 'imu_gyro'],

@@ -1,0 +1,253 @@
+/**
+ * Every command block of README.md and docs/*.md runs as written (issue 27 item 1), in order, page by page, on a
+ * copy of the repository as a fresh clone has it after `npm ci` (the tracked files as they are in the working
+ * tree, the built dist/ and model, node_modules linked) with no ../shared beside it (VILS_SHARED points at a
+ * folder that does not exist). What each block must do is written before it in the page (test/docs/blocks.ts);
+ * a block that needs ../shared, ROS 2 or Docker is skipped with that reason. The JSON and YAML blocks must
+ * parse. The waits are hang guards: nothing here depends on the machine's speed.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { accessSync, constants, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import { PROJECT_ROOT } from '../helpers/shared.js';
+import { parseDoc, serverPort, type DocStep } from './blocks.js';
+
+/** The pages whose servers listen on port 8000: run one after the other in test/docs/readme.test.ts. */
+export const PAGES_WITH_SERVERS = ['README.md', 'docs/recording-and-replay.md', 'docs/scenarios.md', 'docs/security.md', 'docs/time-sync.md'];
+
+/** README.md and every page under docs/. */
+export const PAGES = ['README.md', ...readdirSync(join(PROJECT_ROOT, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)];
+const RUN_GUARD_MS = 240_000;
+const START_GUARD_MS = 120_000;
+const STOP_GUARD_MS = 30_000;
+
+let work = '';
+let clone = '';
+let env: NodeJS.ProcessEnv = {};
+
+/** The repository as a fresh clone has it after `npm ci`, without ../shared beside it. */
+function makeClone(): void {
+  work = mkdtempSync(join(tmpdir(), 'vils-docs-'));
+  clone = join(work, 'vils');
+  const listed = spawnSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: PROJECT_ROOT, encoding: 'utf8' });
+  if (listed.status !== 0) throw new Error(`git ls-files failed: ${listed.stderr}`);
+  for (const f of listed.stdout.split('\0')) {
+    if (f === '' || !existsSync(join(PROJECT_ROOT, f))) continue;
+    mkdirSync(dirname(join(clone, f)), { recursive: true });
+    cpSync(join(PROJECT_ROOT, f), join(clone, f));
+  }
+  // what npm ci makes: the build and the default model (copied, so that the project root is the copy)
+  cpSync(join(PROJECT_ROOT, 'dist'), join(clone, 'dist'), { recursive: true });
+  for (const f of readdirSync(join(PROJECT_ROOT, 'models')).filter((n) => n.endsWith('.onnx'))) cpSync(join(PROJECT_ROOT, 'models', f), join(clone, 'models', f));
+  symlinkSync(join(PROJECT_ROOT, 'node_modules'), join(clone, 'node_modules'), 'dir');
+  env = { ...process.env, VILS_SHARED: join(work, 'no-shared'), FORCE_COLOR: '0', PATH: `${join(clone, 'node_modules', '.bin')}:${process.env.PATH}` };
+  delete env.CI;
+  delete env.VITEST;
+  delete env.NODE_OPTIONS;
+}
+
+interface Proc {
+  child: ChildProcess;
+  out: string;
+  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+function startShell(script: string): Proc {
+  const child = spawn('bash', ['-c', `set -eo pipefail\n${script}`], { cwd: clone, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc: Proc = { child, out: '', exit: new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal }))) };
+  child.stdout!.on('data', (d: Buffer) => void (proc.out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => void (proc.out += d.toString()));
+  return proc;
+}
+
+const tail = (s: string) => s.split('\n').slice(-40).join('\n');
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+const where = (s: DocStep) => `${s.file}:${s.line}`;
+
+function signalGroup(p: Proc, sig: NodeJS.Signals): void {
+  try {
+    process.kill(-p.child.pid!, sig);
+  } catch {
+    /* gone */
+  }
+}
+
+async function within<T>(p: Promise<T>, ms: number): Promise<T | 'timeout'> {
+  let t: NodeJS.Timeout | undefined;
+  const r = await Promise.race([p, new Promise<'timeout'>((res) => (t = setTimeout(() => res('timeout'), ms)))]);
+  clearTimeout(t);
+  return r;
+}
+
+/** Runs a block to its end; returns its exit status. */
+async function runToEnd(step: Extract<DocStep, { type: 'block' }>): Promise<{ code: number | null; out: string }> {
+  const p = startShell(step.body);
+  const r = await within(p.exit, RUN_GUARD_MS);
+  if (r === 'timeout') {
+    signalGroup(p, 'SIGKILL');
+    throw new Error(`${where(step)}: still running after ${RUN_GUARD_MS / 1000} s (a hang guard):\n${tail(p.out)}`);
+  }
+  return { code: r.code, out: p.out };
+}
+
+/** Stops a server or background process as Ctrl-C does; it must stop cleanly. */
+async function stop(p: Proc, label: string): Promise<void> {
+  if (p.child.exitCode !== null || p.child.signalCode !== null) return;
+  signalGroup(p, 'SIGINT');
+  const r = await within(p.exit, STOP_GUARD_MS);
+  if (r === 'timeout') {
+    signalGroup(p, 'SIGKILL');
+    throw new Error(`${label}: did not stop within ${STOP_GUARD_MS / 1000} s of Ctrl-C:\n${tail(p.out)}`);
+  }
+  const clean = r.code === 0 || r.code === 130 || r.signal === 'SIGINT';
+  expect(clean, `${label}: stopped by Ctrl-C with code ${r.code} signal ${r.signal}:\n${tail(p.out)}`).toBe(true);
+}
+
+async function waitForHealth(p: Proc, port: number, label: string): Promise<void> {
+  const deadline = Date.now() + START_GUARD_MS;
+  while (Date.now() < deadline) {
+    if (p.child.exitCode !== null) throw new Error(`${label}: exited with ${p.child.exitCode} before it served:\n${tail(p.out)}`);
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/api/health`);
+      if (res.ok) return;
+    } catch {
+      /* not yet */
+    }
+    await sleep(250);
+  }
+  throw new Error(`${label}: no /api/health on port ${port} within ${START_GUARD_MS / 1000} s:\n${tail(p.out)}`);
+}
+
+async function waitForText(p: Proc, text: string, label: string): Promise<void> {
+  const deadline = Date.now() + START_GUARD_MS;
+  const re = new RegExp(text);
+  while (Date.now() < deadline) {
+    if (re.test(p.out)) return;
+    if (p.child.exitCode !== null) throw new Error(`${label}: exited with ${p.child.exitCode} before saying /${text}/:\n${tail(p.out)}`);
+    await sleep(100);
+  }
+  throw new Error(`${label}: did not say /${text}/ within ${START_GUARD_MS / 1000} s:\n${tail(p.out)}`);
+}
+
+const CI_RUN = readFileSync(join(PROJECT_ROOT, '.ci', 'run'), 'utf8');
+
+/** The checks of the pages as text: languages, instructions, the README's length, relative links. */
+export function checkPages(): void {
+  describe('the pages', () => {
+    it('every fenced block has a language and every instruction is known', () => {
+      for (const page of PAGES) expect(() => parseDoc(page, readFileSync(join(PROJECT_ROOT, page), 'utf8'))).not.toThrow();
+      const blocks = PAGES.flatMap((p) => parseDoc(p, readFileSync(join(PROJECT_ROOT, p), 'utf8'))).filter((s) => s.type === 'block');
+      expect(blocks.filter((b) => b.type === 'block' && b.lang === 'sh').length).toBeGreaterThanOrEqual(20);
+    });
+    it('README.md fits on a screen or two: at most 250 lines', () => {
+      expect(readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8').trimEnd().split('\n').length).toBeLessThanOrEqual(250);
+    });
+    it('every relative link of the pages points at a file of the repository', () => {
+      for (const page of PAGES) {
+        const text = readFileSync(join(PROJECT_ROOT, page), 'utf8');
+        for (const m of text.matchAll(/\]\(([^)#\s]+)(#[^)]*)?\)/g)) {
+          if (/^[a-z]+:/.test(m[1])) continue;
+          expect(existsSync(join(PROJECT_ROOT, dirname(page), m[1])), `${page}: link to ${m[1]}`).toBe(true);
+        }
+      }
+    });
+  });
+}
+
+/** Runs the command blocks of `pages`, in order, on a copy of the repository made for this file. */
+export function runPages(pages: string[]): void {
+  beforeAll(makeClone, 120_000);
+  afterAll(() => {
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+  for (const page of pages) {
+    const steps = parseDoc(page, readFileSync(join(PROJECT_ROOT, page), 'utf8'));
+    if (steps.length === 0) continue;
+    describe(page, () => {
+      // what server and background blocks started, newest last: a new server stops the servers before it (they
+      // would share its port); a background process (Redis, a worker, vils realtime) runs beside the rest
+      let running: Array<{ proc: Proc; label: string; server: boolean }> = [];
+      const stopRunning = async (onlyServers = false) => {
+        const stopping = running.filter((r) => !onlyServers || r.server).reverse();
+        running = running.filter((r) => !stopping.includes(r));
+        for (const r of stopping) await stop(r.proc, r.label);
+      };
+      afterAll(() => stopRunning(), 3 * STOP_GUARD_MS);
+
+      for (const step of steps) {
+        if (step.type === 'stop') {
+          it(`${where(step)}: stop the server (Ctrl-C)`, () => stopRunning(), 3 * STOP_GUARD_MS);
+          continue;
+        }
+        const first = step.body.split('\n').find((l) => l.trim() !== '') ?? '';
+        const title = `${where(step)} ${step.lang}: ${first.slice(0, 80)}`;
+        if (step.lang === 'json') {
+          it(title, () => expect(() => JSON.parse(step.body)).not.toThrow());
+          continue;
+        }
+        if (step.lang === 'yaml') {
+          it(title, () => expect(() => parseYaml(step.body)).not.toThrow());
+          continue;
+        }
+        if (step.lang !== 'sh') continue;
+        const mode = step.mode;
+        if (mode.kind === 'skip') {
+          it.skip(`${title} — ${mode.reason}`, () => {});
+          continue;
+        }
+        if (mode.kind === 'suite') {
+          it(`${title} — what .ci/run runs`, () => {
+            const cmd = step.body.trim();
+            if (cmd === './.ci/run') accessSync(join(PROJECT_ROOT, '.ci', 'run'), constants.X_OK);
+            else if (cmd.startsWith('npm test -- ')) {
+              // a part of the suite: the files and folders it names exist
+              for (const arg of cmd.slice('npm test -- '.length).split(/\s+/).filter((a) => a !== '' && !a.startsWith('-'))) {
+                expect(existsSync(join(PROJECT_ROOT, arg)), `${where(step)}: ${arg}`).toBe(true);
+              }
+            } else expect(CI_RUN).toContain(cmd);
+          });
+          continue;
+        }
+        if (mode.kind === 'run' || mode.kind === 'exits') {
+          const status = mode.kind === 'exits' ? mode.status : 0;
+          it(title, async () => {
+            const r = await runToEnd(step);
+            expect(r.code, `${where(step)} exit status:\n${tail(r.out)}`).toBe(status);
+          }, RUN_GUARD_MS + 10_000);
+          continue;
+        }
+        if (mode.kind === 'server' || mode.kind === 'background') {
+          it(`${title} — keeps running`, async () => {
+            if (mode.kind === 'server') await stopRunning(true);
+            let script = step.body.trim();
+            // `npm ci` is what .ci/run does first on its fresh clone; the copy is already installed
+            if (script.startsWith('npm ci && ')) {
+              expect(CI_RUN).toMatch(/\bnpm ci\b/);
+              script = script.slice('npm ci && '.length);
+            }
+            const proc = startShell(script);
+            running.push({ proc, label: where(step), server: mode.kind === 'server' });
+            if (mode.kind === 'server') await waitForHealth(proc, serverPort(script), where(step));
+            else await waitForText(proc, mode.ready, where(step));
+          }, START_GUARD_MS + STOP_GUARD_MS + 10_000);
+          continue;
+        }
+        if (mode.kind === 'briefly') {
+          it(`${title} — starts and runs for ${mode.seconds} s`, async () => {
+            for (const line of step.body.split('\n').filter((l) => l.trim() !== '' && !l.trim().startsWith('#'))) {
+              const p = startShell(line);
+              const r = await within(p.exit, mode.seconds * 1000);
+              if (r === 'timeout') {
+                signalGroup(p, 'SIGKILL');
+                await p.exit;
+              } else expect(r.code, `${where(step)} \`${line}\` exited early:\n${tail(p.out)}`).toBe(0);
+            }
+          }, RUN_GUARD_MS);
+        }
+      }
+    });
+}
+}
