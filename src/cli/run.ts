@@ -1,8 +1,9 @@
 /**
  * `vils run <scenario.yaml> [--out <dir>] [--set key=value]... [--model <onnx>] [--json]`: runs a scenario (or a
- * VDSim experiment) headless and writes its results: `<out>/<ego>.csv` (VDSim's columns), `metrics.json` and
- * `resolved.yaml`. Mode api runs as fast as the machine allows (deterministic); mode rt_comms runs in real time
- * with the scenario's comms routing (VDS1 in and out) until its duration (0: until Ctrl-C).
+ * VDSim experiment) headless and writes its results: `<out>/<ego>.csv` (VDSim's columns, streamed as the run
+ * goes), `metrics.json` and `resolved.yaml`; its memory does not grow with the run's length. Mode api runs as
+ * fast as the machine allows (deterministic); mode rt_comms runs in real time with the scenario's comms routing
+ * (VDS1 in and out) until its duration (0: until Ctrl-C).
  *
  * Time: the NPC world and every plant are assets of the scenario's time conductor (`time:`, src/time/settings.ts):
  * afap (api's default: greedy, bounded by dmax), lockstep (every asset sees every step), realtime (rt_comms's
@@ -60,7 +61,13 @@ export const runCommand: Command = {
     };
     for (const w of scenario.warnings) log(`warning: ${w}`);
     const tLoad = performance.now();
-    const sim = await Simulation.load(scenario, { modelPath: values.model, cmdTimeoutS: scenario.run.mode === 'rt_comms' ? 0.1 : 0 });
+    // memory stays bounded however long the run: each ego's CSV is streamed to <out>/<ego>.csv as it goes, the
+    // metrics are kept up to date row by row, and no trace rows are held
+    if (values.out) mkdirSync(values.out, { recursive: true });
+    const out = values.out;
+    const sim = await Simulation.load(scenario, {
+      modelPath: values.model, cmdTimeoutS: scenario.run.mode === 'rt_comms' ? 0.1 : 0, keepRows: 0, csvFile: out ? (id) => join(out, `${id}.csv`) : undefined,
+    });
     const loadS = (performance.now() - tLoad) / 1000;
     const ts = scenario.time;
     log(`${scenario.name}: ${scenario.egos.length} simulated ego(s) on ${scenario.map.label}${scenario.npcs ? ` with ${scenario.npcs} NPCs` : ''}, ${scenario.duration || '∞'} s, mode ${scenario.run.mode}, time ${ts.mode} (dmax ${ts.dmax_ms} ms)`);
@@ -116,8 +123,7 @@ export const runCommand: Command = {
         time: sessionStatusJson(sim.world.session),
       };
       if (values.out) {
-        mkdirSync(values.out, { recursive: true });
-        for (const e of sim.egos) sim.writeCsv(join(values.out, `${e.id}.csv`), e.id);
+        sim.flush();
         writeFileSync(join(values.out, 'metrics.json'), JSON.stringify(summary, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v), 1) + '\n');
         writeFileSync(join(values.out, 'resolved.yaml'), stringify(scenario.resolved));
       }

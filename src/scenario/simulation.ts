@@ -13,17 +13,31 @@
  *
  * `step` is async because a scenario with NPCs runs the ONNX policy every 0.1 s of simulation time; without
  * NPCs it resolves at once. Deterministic: the same scenario (and overrides) gives bit-identical results.
+ *
+ * Memory: the metrics are running figures over every row (metrics.ts), so they cost the same for any length; each
+ * ego's trace holds at most `keepRows` rows (default 2^20, enough for `csv()` of any run whose CSV fits in a
+ * string). For longer runs give `csvFile` (the CSV streams to it as the run goes) and a small `keepRows`:
+ * `vils run` does so with none held.
  */
-import { writeFileSync } from 'node:fs';
+import { copyFileSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { DriverCommand } from '../plant/types.js';
 import type { VehicleStateSnapshot } from '../plant/state.js';
 import { type Scenario, type ScenarioLoadOptions, loadScenario } from './config.js';
-import { computeMetrics } from './metrics.js';
+import { RunningMetrics, computeMetrics } from './metrics.js';
 import { type SensorData, cgBundle, infraReading, mountedReading } from './sensors.js';
 import type { SimEgo } from './sim-ego.js';
 import { ScenarioWorld, type WorldOptions } from './world.js';
 
-export interface SimulationOptions extends ScenarioLoadOptions, WorldOptions {}
+export interface SimulationOptions extends ScenarioLoadOptions, WorldOptions {
+  /**
+   * Trace rows each ego holds in memory (default TRACE_KEEP_ROWS, 2^20: `csv()` of any run whose CSV fits in a
+   * string). The metrics see every row whatever this is; `csv()` needs them all held, `csvFile` does not.
+   */
+  keepRows?: number;
+  /** Streams each ego's CSV to this file as the run goes (its bytes are `csv()`'s), so a long run needs no rows held. */
+  csvFile?: (egoId: string) => string;
+}
 
 /** `state()`: VDSim's dict {t, x, y, yaw, vx, vy, r, ax, ay, Fz, slip_angle, slip_ratio}, plus the full plant state. */
 export interface SimState {
@@ -46,12 +60,23 @@ export interface SimState {
 }
 
 export class Simulation {
-  private constructor(readonly scenario: Scenario, readonly world: ScenarioWorld) {}
+  /** each ego's running metrics (observing its trace: every row, in fixed memory) */
+  private readonly running = new Map<string, RunningMetrics>();
+
+  private constructor(readonly scenario: Scenario, readonly world: ScenarioWorld, opts: SimulationOptions = {}) {
+    for (const e of world.egos) {
+      if (opts.keepRows !== undefined) e.trace.keepRows = opts.keepRows;
+      const m = new RunningMetrics(scenario.map.line);
+      e.trace.observe(m);
+      this.running.set(e.id, m);
+      if (opts.csvFile) e.trace.streamCsv(opts.csvFile(e.id));
+    }
+  }
 
   /** Loads a scenario (or a VDSim experiment) file, or takes a loaded Scenario, and builds its world. */
   static async load(scenario: string | Scenario, opts: SimulationOptions = {}): Promise<Simulation> {
     const sc = typeof scenario === 'string' ? await loadScenario(scenario, opts) : scenario;
-    return new Simulation(sc, await ScenarioWorld.create(sc, opts));
+    return new Simulation(sc, await ScenarioWorld.create(sc, opts), opts);
   }
 
   /** Simulation time [s]. */
@@ -127,10 +152,16 @@ export class Simulation {
     const e = this.world.ego(egoId);
     return computeMetrics(names, {
       trace: e.trace,
+      running: this.running.get(e.id),
       line: this.scenario.map.line,
       vehicle: e.spec.vehicle,
       scene: this.world.scene ? { npcContacts: e.npcContacts, steps: e.sceneSteps, redRuns: e.redRuns } : undefined,
     });
+  }
+
+  /** One ego's running figures (every row of its trace so far, in fixed memory; see metrics.ts). */
+  runningMetrics(egoId?: string): RunningMetrics {
+    return this.running.get(this.world.ego(egoId).id)!;
   }
 
   /** Metrics of every ego: the first ego's under their names, the others' as `<ego id>.<name>`. */
@@ -142,13 +173,24 @@ export class Simulation {
     return out;
   }
 
-  /** The ego's per-tick record in VDSim's columns (spec §9.3). */
+  /** The ego's per-tick record in VDSim's columns (spec §9.3); refused once it holds fewer rows than it has (`keepRows`). */
   csv(egoId?: string): string {
     return this.world.ego(egoId).trace.toCsv();
   }
 
+  /** Writes the ego's CSV (a copy of the streamed file when there is one: every row, however many). */
   writeCsv(path: string, egoId?: string): void {
-    writeFileSync(path, this.csv(egoId));
+    const tr = this.world.ego(egoId).trace;
+    const streamed = tr.csvPath;
+    if (streamed) {
+      tr.flush();
+      if (resolve(streamed) !== resolve(path)) copyFileSync(streamed, path);
+    } else writeFileSync(path, tr.toCsv());
+  }
+
+  /** Writes what is buffered to the streamed CSV files (`csvFile`). */
+  flush(): void {
+    for (const e of this.world.egos) e.trace.flush();
   }
 
   /** Back to time 0 (egos at their starts, NPCs respawned from the seed, traces cleared). */
@@ -157,6 +199,7 @@ export class Simulation {
   }
 
   async close(): Promise<void> {
+    for (const e of this.world.egos) e.trace.closeCsv();
     await this.world.close();
   }
 }
