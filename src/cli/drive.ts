@@ -7,7 +7,7 @@
 import { parseArgs } from 'node:util';
 import { defaultMapPath, setupScene, type QualitySummary } from '../scene/index.js';
 import type { JunctionSummary } from '../scene/control/index.js';
-import { POLICY_DT } from '../traffic/engine.js';
+import { MAX_NPCS, POLICY_DT } from '../traffic/engine.js';
 import { UsageError, type Command } from './commands.js';
 
 export interface DriveResult extends QualitySummary, Omit<JunctionSummary, 'junctions'> {
@@ -66,7 +66,7 @@ export const driveCommand: Command = {
     const npcs = Number(values.npcs ?? 30);
     const seconds = Number(values.seconds ?? 60);
     const seed = Number(values.seed ?? 1);
-    if (!Number.isInteger(npcs) || npcs < 1 || npcs > 63) throw new UsageError('--npcs must be 1..63');
+    if (!Number.isInteger(npcs) || npcs < 1 || npcs > MAX_NPCS) throw new UsageError(`--npcs must be 1..${MAX_NPCS}`);
     if (!(seconds > 0)) throw new UsageError('--seconds must be positive');
     if (!Number.isInteger(seed) || seed < 0) throw new UsageError('--seed must be a non-negative integer');
     const r = await driveMap({ mapPath: values.map ?? defaultMapPath(), npcs, seconds, seed, modelPath: values.model, rules: !values['no-rules'] });

@@ -7,7 +7,8 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createServer, type SceneOptions, type VilsServer } from '../server/app.js';
 import type { SessionConfig } from '../server/host.js';
-import { configSchema } from '../server/schemas.js';
+import { checkSettings } from '../scene/settings.js';
+import { SESSION_SETTINGS } from '../server/settings.js';
 import { DEFAULT_RECORDING, recordingDir, type RecordingSettings } from '../server/recording.js';
 import { UsageError, type Command } from './commands.js';
 import { loadAccessFile } from '../server/access.js';
@@ -35,8 +36,23 @@ function readConfigFile(path: string): ServeFileConfig {
     throw new UsageError(`--config ${path}: ${(err as Error).message}`);
   }
   if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new UsageError(`--config ${path}: expected a JSON object`);
-  const allowed = new Set([...Object.keys(configSchema.properties), 'origin', 'map', 'model', 'port', 'host', 'scenes']);
+  const allowed = new Set([...Object.keys(SESSION_SETTINGS), 'origin', 'map', 'model', 'port', 'host', 'scenes']);
   for (const k of Object.keys(data)) if (!allowed.has(k)) throw new UsageError(`--config ${path}: unknown key "${k}"`);
+  // the settings' ranges from the one table, as PUT /api/config enforces them
+  const settings = Object.fromEntries(Object.entries(data).filter(([k]) => k in SESSION_SETTINGS));
+  const scenes = (data as { scenes?: unknown }).scenes;
+  try {
+    checkSettings(settings, SESSION_SETTINGS);
+    if (Array.isArray(scenes)) {
+      scenes.forEach((sc: unknown, i) => {
+        const config = (sc as { config?: unknown } | null)?.config;
+        if (config !== undefined && (typeof config !== 'object' || config === null || Array.isArray(config))) throw new Error(`scenes[${i}].config must be an object`);
+        if (config) checkSettings(config as Record<string, unknown>, SESSION_SETTINGS, `setting of scenes[${i}].config`);
+      });
+    }
+  } catch (err) {
+    throw new UsageError(`--config ${path}: ${(err as Error).message}`);
+  }
   return data as ServeFileConfig;
 }
 
@@ -124,7 +140,8 @@ export async function startServe(argv: string[], overrides: ServeOverrides = {})
   let exit: () => void = () => {};
   const exited = new Promise<void>((resolve) => (exit = resolve));
   if (scenario) {
-    sim = await attachSimEgos(server.host, scenario, { bindAddress: values.host ?? fileHost, log: (msg) => server.app.log.info(msg), onExit: () => exit() });
+    // (the VDS1 command ports bind where the comms file says, loopback by default — never --host: VDS1 has no authentication)
+    sim = await attachSimEgos(server.host, scenario, { log: (msg) => server.app.log.info(msg), onExit: () => exit() });
     await server.app.register(ioPlugin, { ports: sim.link.dataPort });
     server.app.log.info(`scenario ${scenario.name}: simulated egos ${sim.egos.map((e) => `${e.id} (${e.spec.level}, ${e.spec.driver.kind})`).join(', ')}${sim.link.cmdPorts.length ? `; VDS1 CMD on ${sim.link.cmdPorts.join(', ')}` : ''}; JSON data port /api/io; ` +
       (scenario.duration > 0 ? `duration ${scenario.duration} s, then ${scenario.atEnd} (at_end)` : 'duration 0: until stopped'));

@@ -36,7 +36,9 @@ import { type SensorParams, sensorParams } from '../plant/params/sensor.js';
 import type { TireParams, TireSetup } from '../plant/params/tire.js';
 import type { VehicleParams } from '../plant/params/vehicle.js';
 import { LEVELS, type Level } from '../plant/types.js';
-import { DEFAULT_SCENE_CONFIG, type SceneConfig } from '../scene/config.js';
+import { SCENE_SETTINGS, type SceneConfig } from '../scene/config.js';
+import { checkSettings } from '../scene/settings.js';
+import { MAX_NPCS } from '../traffic/engine.js';
 import { type CommsSpec, parseComms } from '../cosim/comms/config.js';
 import { parseSignals, type ScenarioSignals } from './signals.js';
 import { type TimeSettings, TimeSettingsError, parseTimeSettings, planSession } from '../time/settings.js';
@@ -236,14 +238,15 @@ function parseStart(s: Record<string, unknown> | undefined, line: DrivingLine | 
 
 function parseSceneSettings(v: Record<string, unknown> | undefined, file: string): Partial<SceneConfig> {
   if (!v) return {};
-  const out: Record<string, unknown> = {};
-  const defaults = DEFAULT_SCENE_CONFIG as unknown as Record<string, unknown>;
+  // the settings table's checks (src/scene/config.ts), the same as REST and vils serve --config enforce
   for (const [k, x] of Object.entries(v)) {
-    if (!(k in defaults)) throw new ConfigError(file, `scene.${k}`, `unknown scene setting (expected one of ${Object.keys(defaults).join(', ')})`);
-    if (typeof x !== typeof defaults[k] || (typeof x === 'number' && !Number.isFinite(x))) throw new ConfigError(file, `scene.${k}`, `expected a ${typeof defaults[k]}, got ${JSON.stringify(x)}`);
-    out[k] = x;
+    try {
+      checkSettings({ [k]: x }, SCENE_SETTINGS, 'scene setting');
+    } catch (err) {
+      throw new ConfigError(file, `scene.${k}`, (err as Error).message);
+    }
   }
-  return out as Partial<SceneConfig>;
+  return v as Partial<SceneConfig>;
 }
 
 /** Splits overrides into parameter-file patches (per ego index, -1 = all), a friction override and document edits. */
@@ -294,7 +297,7 @@ export async function scenarioFromDocument(data: Record<string, unknown>, path: 
   if (!AT_END.includes(atEnd as AtEnd)) throw new ConfigError(path, 'at_end', `expected one of ${AT_END.join(', ')} (what vils serve does when the simulation time reaches duration), got ${JSON.stringify(doc.at_end)}`);
   const seed = numberAt(doc, 'seed', path, 'seed', 1, 0, 2 ** 32 - 1);
   const defaultDt = numberAt(doc, 'dt', path, 'dt', 0.005, 1e-4, 0.1);
-  const npcs = numberAt(doc, 'npcs', path, 'npcs', 0, 0, 63);
+  const npcs = numberAt(doc, 'npcs', path, 'npcs', 0, 0, MAX_NPCS);
   if (!Number.isInteger(npcs)) throw new ConfigError(path, 'npcs', `expected a whole number of NPCs, got ${npcs}`);
   if (npcs > 0 && !map.roadMapPath) throw new ConfigError(path, 'npcs', `NPCs need a road map with lanes; ${mapPath} has no road_map`);
   const scene = { ...parseSceneSettings(mapAt(doc, 'scene', path, 'scene'), path), npc_target: npcs, seed };

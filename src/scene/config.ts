@@ -1,3 +1,6 @@
+import { MAX_NPCS } from '../traffic/engine.js';
+import { settingDefaults, type SettingSpec, type SettingsTable } from './settings.js';
+
 /** Settings of a live scene, with their defaults. Changed at runtime through the scene's `configure`. */
 export interface SceneConfig {
   /** seconds without an ego update before NPCs stop seeing it (it is then stale) */
@@ -49,35 +52,38 @@ export interface SceneConfig {
   seed: number;
 }
 
-export const DEFAULT_SCENE_CONFIG: Readonly<SceneConfig> = {
-  ego_timeout_s: 0.5,
-  ego_forget_s: 10,
-  ego_length: 4.5,
-  ego_width: 2.0,
-  npc_target: 20,
-  respawn: true,
-  trip_length_m: 500,
-  goal_lead_m: 20,
-  goal_min_lead_m: 6,
-  goal_max_deviation_m: 0.5,
-  goal_update: 'continuous',
-  goal_renew_m: 10,
-  goal_lateral_gain: 5,
-  goal_lateral_lookahead_s: 0.5,
-  speed_limit_mps: 50 / 3.6,
-  speed_governor: true,
-  shield: true,
-  traffic_rules: true,
-  spawn_clearance_m: 30,
-  spawn_radius_m: 200,
-  despawn_radius_m: 300,
-  spawn_min_gap_m: 15,
-  stuck_recycle_s: 10,
-  gridlock_recycle_s: 10,
-  map_margin_m: 2000,
-  max_egos: 32,
-  seed: 1,
+/** The scene's rows of the settings table (src/scene/settings.ts): defaults, units, ranges, descriptions. */
+export const SCENE_SETTINGS: Readonly<Record<keyof SceneConfig, SettingSpec>> = {
+  ego_timeout_s: { type: 'number', default: 0.5, unit: 's', min: 0.1, max: 60, description: 'seconds without an update before NPCs stop seeing an ego (stale); also the oldest an ego_state timestamp may be against the server clock; at least one policy step (0.1 s)' },
+  ego_forget_s: { type: 'number', default: 10, unit: 's', min: 0.1, max: 86400, description: 'seconds without an update before a stale ego is forgotten (its id and slot are freed)' },
+  ego_length: { type: 'number', default: 4.5, unit: 'm', min: 1, max: 30, description: 'length of an ego that does not report its own' },
+  ego_width: { type: 'number', default: 2.0, unit: 'm', min: 0.5, max: 10, description: 'width of an ego that does not report its own' },
+  npc_target: { type: 'integer', default: 20, unit: 'NPCs', min: 0, max: MAX_NPCS, description: 'NPCs the scene keeps on the map by itself (auto NPCs)' },
+  respawn: { type: 'boolean', default: true, description: 'auto NPCs at the end of their route drive on along a new one instead of leaving' },
+  trip_length_m: { type: 'number', default: 500, unit: 'm', min: 30, max: 20000, description: 'length of an NPC route along the lanes (one trip), ±25 %' },
+  goal_lead_m: { type: 'number', default: 20, unit: 'm', min: 5, max: 200, description: 'the goal shown to the policy lies up to this far ahead along the route' },
+  goal_min_lead_m: { type: 'number', default: 6, unit: 'm', min: 3, max: 200, description: 'and at least this far (unless the route ends sooner)' },
+  goal_max_deviation_m: { type: 'number', default: 0.5, unit: 'm', min: 0.1, max: 100, description: 'and no further than the route stays this close to the straight line to the goal' },
+  goal_update: { type: 'enum', default: 'continuous', values: ['continuous', 'renew'], description: 'continuous: the goal moves on every step; renew: when the NPC gets within goal_renew_m' },
+  goal_renew_m: { type: 'number', default: 10, unit: 'm', min: 3, max: 200, description: 'with goal_update renew: how close an NPC gets to its goal before it moves on' },
+  goal_lateral_gain: { type: 'number', default: 5, min: 0, max: 20, description: "the goal is shifted sideways by this times the NPC's offset from its route, against it (lane keeping)" },
+  goal_lateral_lookahead_s: { type: 'number', default: 0.5, unit: 's', min: 0, max: 5, description: 'the offset it will have this much later at its heading (damping)' },
+  speed_limit_mps: { type: 'number', default: 50 / 3.6, unit: 'm/s', min: 1, max: 70, description: 'NPC speed limit where the lane graph gives none' },
+  speed_governor: { type: 'boolean', default: true, description: 'NPCs above their lane speed limit may not accelerate (live traffic only; not GPUDrive)' },
+  shield: { type: 'boolean', default: true, description: 'the safety shield over the policy, its steering smoothing and the car-following and curve governors (live NPCs only)' },
+  traffic_rules: { type: 'boolean', default: true, description: 'NPCs obey signals, stop lines, signs and right of way at junctions (false: they do not; the signals run either way)' },
+  spawn_clearance_m: { type: 'number', default: 30, unit: 'm', min: 0, max: 500, description: 'auto NPCs start at least this far from egos' },
+  spawn_radius_m: { type: 'number', default: 200, unit: 'm', min: 10, max: 100000, description: 'with egos, auto NPCs start within this distance of one' },
+  despawn_radius_m: { type: 'number', default: 300, unit: 'm', min: 10, max: 100000, description: 'with egos, auto NPCs further than this from every ego are recycled' },
+  spawn_min_gap_m: { type: 'number', default: 15, unit: 'm', min: 0, max: 500, description: 'auto NPCs start with at least this much free road ahead' },
+  stuck_recycle_s: { type: 'number', default: 10, unit: 's', min: 1, max: 86400, description: 'auto NPCs stopped this long with nothing ahead are recycled' },
+  gridlock_recycle_s: { type: 'number', default: 10, unit: 's', min: 1, max: 86400, description: 'auto NPCs stopped this long in a ring of NPCs each waiting for the next (a gridlock) are recycled' },
+  map_margin_m: { type: 'number', default: 2000, unit: 'm', min: 0, max: 100000, description: 'ego positions further than this outside the map are rejected' },
+  max_egos: { type: 'integer', default: 32, unit: 'egos', min: 1, max: 32, restart: true, description: 'egos (ego_id values) a scene tracks at once; it sizes the world' },
+  seed: { type: 'integer', default: 1, min: 0, max: 4294967295, description: 'seed of the scene\'s random numbers (spawns, routes); applies from the next reset' },
 };
 
+export const DEFAULT_SCENE_CONFIG: Readonly<SceneConfig> = settingDefaults(SCENE_SETTINGS) as unknown as SceneConfig;
+
 /** Settings that size the world: a running scene refuses to change them. */
-export const RESTART_ONLY_SETTINGS: ReadonlySet<string> = new Set(['max_egos']);
+export const RESTART_ONLY_SETTINGS: ReadonlySet<string> = new Set(Object.entries(SCENE_SETTINGS as SettingsTable).filter(([, s]) => s.restart).map(([k]) => k));

@@ -10,4 +10,5 @@ export * from './egos.js';
 export * from './population.js';
 export * from './quality.js';
 export * from './scene.js';
+export * from './settings.js';
 export * from './setup.js';

@@ -14,7 +14,8 @@ import type { PolicySession } from '../policy/session.js';
 import { POLICY_DT, TrafficEngine, type NpcView, type StepTimings, type StepWork } from '../traffic/engine.js';
 import type { LaneNetwork } from '../traffic/lanes.js';
 import { DEFAULT_SHIELD_OPTIONS } from '../traffic/shield.js';
-import { DEFAULT_SCENE_CONFIG, RESTART_ONLY_SETTINGS, type SceneConfig } from './config.js';
+import { DEFAULT_SCENE_CONFIG, RESTART_ONLY_SETTINGS, SCENE_SETTINGS, type SceneConfig } from './config.js';
+import { checkSettings } from './settings.js';
 import { EgoRegistry, type EgoReport, type EgoState } from './egos.js';
 import { InputError } from './errors.js';
 import type { SceneEvent, SceneEventListener } from './events.js';
@@ -127,6 +128,7 @@ export class LiveScene {
     config: Partial<SceneConfig> = {},
     opts: { signalPlans?: readonly SignalPlanOverride[]; signalAll?: boolean; reference?: boolean } = {},
   ) {
+    checkSettings(config, SCENE_SETTINGS, 'scene setting');
     this.config = { ...DEFAULT_SCENE_CONFIG, ...config };
     this.engine = new TrafficEngine(map.scene, policy, {
       maxExternal: this.config.max_egos,
@@ -194,10 +196,12 @@ export class LiveScene {
   }
 
   /**
-   * Changes settings; refuses (InputError, nothing changed) those that only take effect on restart.
+   * Changes settings; refuses (InputError, nothing changed) an unknown key, a value outside its range in the
+   * settings table (src/scene/config.ts) and those that only take effect on restart.
    * `seed` applies from the next reset.
    */
   configure(patch: Partial<SceneConfig>): void {
+    checkSettings(patch, SCENE_SETTINGS, 'scene setting');
     for (const [k, v] of Object.entries(patch)) {
       if (RESTART_ONLY_SETTINGS.has(k) && v !== (this.config as unknown as Record<string, unknown>)[k]) {
         throw new InputError(`${k} sizes the world and only takes effect when the server restarts (set it in the config file or on the command line)`);

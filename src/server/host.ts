@@ -5,33 +5,23 @@
 import type { GeoFrame } from '../geo/frame.js';
 import type { LoadedMap } from '../map/scene-json.js';
 import type { PolicySession } from '../policy/session.js';
-import { DEFAULT_SCENE_CONFIG, InputError, type LiveScene, type SceneConfig, type SceneEvent, type SceneSetup } from '../scene/index.js';
+import { checkSettings, DEFAULT_SCENE_CONFIG, InputError, settingDefaults, type LiveScene, type SceneConfig, type SceneEvent, type SceneSetup } from '../scene/index.js';
 import type { Clock } from '../time/clock.js';
 import { defaultTimeSettings, type RunnerEvent, type TimeSettings } from '../time/index.js';
 import { ClientRegistry } from './clients.js';
 import { SceneInputs } from './inputs.js';
 import { RollingStats } from './rolling-stats.js';
-import { MAX_PUBLISH_HZ, MIN_PUBLISH_HZ, SceneRunner, type FrameSink, type PublishedFrame } from './runner.js';
+import { SceneRunner, type FrameSink, type PublishedFrame } from './runner.js';
 import { SceneTime } from './scene-time.js';
+import { SERVING_SETTINGS, SESSION_SETTINGS, type ServingConfig } from './settings.js';
+
+export type { ServingConfig } from './settings.js';
 import { SignalDesk } from './signals.js';
 import { stopLinesOf, type StopLines } from '../record/foxglove-messages.js';
 import { buildNpcStatesFrame, egoEntry, type NpcStatesFrame, type SignalEntry } from './wire.js';
 import { encodeNpcStatesBinary } from './wire-binary.js';
 
-/** Settings of the server side of a scene (the rest are the scene's own). */
-export interface ServingConfig {
-  /** frames per second sent to clients (10–50); NPCs always step at the policy's 10 Hz */
-  publish_hz: number;
-  /** frames queued per slow client before the oldest is dropped */
-  max_queue: number;
-  /**
-   * the clients' clock minus the server's [s] (e.g. 18 for GPS time against UTC): an ego_state timestamp
-   * is compared with the server clock plus this, to find stale fixes and clients whose clock is off
-   */
-  clock_offset_s: number;
-}
-
-export const DEFAULT_SERVING_CONFIG: Readonly<ServingConfig> = { publish_hz: 10, max_queue: 4, clock_offset_s: 0 };
+export const DEFAULT_SERVING_CONFIG: Readonly<ServingConfig> = settingDefaults(SERVING_SETTINGS) as unknown as ServingConfig;
 
 /** Everything GET/PUT /api/config shows and takes. */
 export type SessionConfig = SceneConfig & ServingConfig;
@@ -179,11 +169,11 @@ export class SceneHost implements FrameSink {
   /** A settings change as an input (logged; made between policy steps), all or nothing. */
   async changeConfig(patch: Partial<SessionConfig>): Promise<SessionConfig> {
     const { publish_hz, max_queue, clock_offset_s, ...scenePatch } = patch;
+    void publish_hz;
     void max_queue;
     void clock_offset_s;
-    if (publish_hz !== undefined && !(publish_hz >= MIN_PUBLISH_HZ && publish_hz <= MAX_PUBLISH_HZ)) {
-      throw new InputError(`publish_hz must be within ${MIN_PUBLISH_HZ}–${MAX_PUBLISH_HZ}, got ${publish_hz}`);
-    }
+    // the whole table's ranges, up front: a refused patch changes nothing
+    checkSettings(patch, SESSION_SETTINGS);
     return this.inputs.configure(scenePatch, () => this.configure(patch));
   }
 

@@ -2,6 +2,8 @@
  * JSON schemas of the WebSocket protocol and the REST API: the single source for validation (ajv for
  * WebSocket messages, fastify for HTTP) and for the published protocol files (docs/protocol/*.schema.json).
  */
+import { settingsJsonSchema } from '../scene/settings.js';
+import { SESSION_SETTINGS } from './settings.js';
 import { LIVE_TIMEOUT_MAX_S } from '../scene/control/controller.js';
 import { COURSE_MIN_DISPLACEMENT_M, COURSE_MIN_SPEED_MPS } from '../scene/egos.js';
 
@@ -239,42 +241,8 @@ export const PROTOCOL_SCHEMAS = {
 
 // ---- REST ----
 
-export const configSchema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    publish_hz: { type: 'number', minimum: 10, maximum: 50, description: 'frames per second to clients (NPCs always step every 0.1 s of simulation time; multiples of 10 line frames up with the steps)' },
-    ego_timeout_s: { type: 'number', minimum: 0.1, maximum: 60, description: 'seconds without an update before NPCs stop seeing an ego (stale); also the oldest an ego_state timestamp may be against the server clock; at least one policy step (0.1 s)' },
-    ego_forget_s: { type: 'number', exclusiveMinimum: 0, maximum: 86400, description: 'seconds without an update before a stale ego is forgotten' },
-    ego_length: { type: 'number', exclusiveMinimum: 0, maximum: 30 },
-    ego_width: { type: 'number', exclusiveMinimum: 0, maximum: 10 },
-    npc_target: { type: 'integer', minimum: 0, maximum: 63, description: 'NPCs the server keeps on the map by itself' },
-    traffic_rules: { type: 'boolean', description: 'NPCs obey signals, stop lines, signs and right of way at junctions (false: they do not; the signals run either way)' },
-    respawn: { type: 'boolean', description: 'auto NPCs at the end of their route drive on along a new one instead of leaving' },
-    trip_length_m: { type: 'number', minimum: 30, maximum: 20000, description: 'length of an NPC route along the lanes (one trip), ±25 %' },
-    goal_lead_m: { type: 'number', minimum: 5, maximum: 200, description: 'the goal shown to the policy lies up to this far ahead along the route' },
-    goal_min_lead_m: { type: 'number', minimum: 3, maximum: 200, description: 'and at least this far (unless the route ends sooner)' },
-    goal_max_deviation_m: { type: 'number', minimum: 0.1, maximum: 100, description: 'and no further than the route stays this close to the straight line to the goal' },
-    goal_update: { enum: ['continuous', 'renew'], description: "continuous: the goal moves on every step; renew: when the NPC gets within goal_renew_m" },
-    goal_renew_m: { type: 'number', minimum: 3, maximum: 200 },
-    goal_lateral_gain: { type: 'number', minimum: 0, maximum: 20, description: 'the goal is shifted sideways by this times the NPC\'s offset from its route, against it (lane keeping)' },
-    goal_lateral_lookahead_s: { type: 'number', minimum: 0, maximum: 5, description: 'the offset it will have this much later at its heading (damping)' },
-    shield: { type: 'boolean', description: 'the safety shield over the policy, its steering smoothing and the car-following and curve governors (live NPCs only)' },
-    speed_limit_mps: { type: 'number', exclusiveMinimum: 0, maximum: 70, description: 'NPC speed limit where the lane graph gives none' },
-    speed_governor: { type: 'boolean', description: 'NPCs above their lane speed limit may not accelerate (live traffic only; not GPUDrive)' },
-    spawn_clearance_m: { type: 'number', minimum: 0, maximum: 500, description: 'auto NPCs start at least this far from egos' },
-    spawn_radius_m: { type: 'number', minimum: 10, maximum: 100000, description: 'with egos, auto NPCs start within this distance of one' },
-    despawn_radius_m: { type: 'number', minimum: 10, maximum: 100000, description: 'with egos, auto NPCs further than this from every ego are recycled' },
-    spawn_min_gap_m: { type: 'number', minimum: 0, maximum: 500, description: 'auto NPCs start with at least this much free road ahead' },
-    stuck_recycle_s: { type: 'number', minimum: 1, maximum: 86400, description: 'auto NPCs stopped this long with nothing ahead are recycled' },
-    gridlock_recycle_s: { type: 'number', minimum: 1, maximum: 86400, description: 'auto NPCs stopped this long in a ring of NPCs each waiting for the next (a gridlock) are recycled' },
-    map_margin_m: { type: 'number', minimum: 0, maximum: 100000, description: 'ego positions further than this outside the map are rejected' },
-    max_queue: { type: 'integer', minimum: 1, maximum: 100, description: 'frames queued per slow client before the oldest is dropped' },
-    clock_offset_s: { type: 'number', minimum: -86400, maximum: 86400, description: "the clients' clock minus the server's, s (e.g. 18 for GPS time against UTC): ego_state timestamps are judged against the server clock plus this" },
-    max_egos: { type: 'integer', minimum: 1, maximum: 32, description: 'egos (ego_id values) a scene tracks at once; only at start (refused at runtime)' },
-    seed: { type: 'integer', minimum: 0 },
-  },
-} as const;
+/** GET/PUT /api/config: made from the settings table (src/scene/config.ts, src/server/settings.ts). */
+export const configSchema = settingsJsonSchema(SESSION_SETTINGS);
 
 export const npcSpawnSchema = {
   type: 'object',

@@ -103,7 +103,7 @@ describe('errors name the file and the key and say what was expected', () => {
     ['a duplicate ego id', base + '  - { id: a, vehicle: sedan, tire: default_pacejka }\n', /key 'egos\[1\]\.id': duplicate ego id 'a'/],
     ['NPCs on a map without a road map', 'map: flat_open\nnpcs: 5\nvehicle: sedan\ntire: default_pacejka\n', /key 'npcs': NPCs need a road map/],
     ['a bad run mode', base + 'run: { mode: fast }\n', /key 'run\.mode': expected api or rt_comms/],
-    ['a bad scene setting', base + 'scene: { speed_limit_mps: fast }\n', /key 'scene\.speed_limit_mps': expected a number/],
+    ['a bad scene setting', base + 'scene: { speed_limit_mps: fast }\n', /key 'scene\.speed_limit_mps': speed_limit_mps must be a finite number, got "fast"/],
     ['a dt that does not divide the NPC step', base.replace('start:', 'dt: 0.003, start:'), /key 'egos\[0\]\.dt': must divide the NPC step/],
     ['a bad override of a vehicle parameter', base + '_overrides: { vehicle.mass: heavy }\n', /sedan\.yaml \(with mass="heavy" from the overrides\): key 'mass': expected a finite number/],
   ];
