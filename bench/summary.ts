@@ -63,11 +63,15 @@ const p = results.policy;
 if (p?.real) {
   add('policy', `inference, ${p.real.npcs} NPCs on the demo track: rows graph p50 (today: full graph, async)`, `${ms(p.real.rows_ms.p50)} (${ms(p.real.full_async_ms.p50)})`,
     `< GEMM floor of the full net, ${ms(p.real.gemm_floor_full_net_ms)}`, p.real.rows_ms.p50 < p.real.gemm_floor_full_net_ms);
+  add('policy', 'inference / GEMM floor of the full net (rows graph p50, same run)', (p.real.rows_ms.p50 / p.real.gemm_floor_full_net_ms).toFixed(2), '≤ 1.0', p.real.rows_ms.p50 <= p.real.gemm_floor_full_net_ms);
   add('policy', 'rows vs full graph: logits differing in any bit, actions differing', `${p.real.logits_differing_bits}, ${p.real.actions_differing}`, '0, 0', p.real.logits_differing_bits === 0 && p.real.actions_differing === 0);
 }
 const e = results.engine;
 if (e?.rows) {
   add('engine', `engine step p50, ${e.npcs_mean.toFixed(0)} NPCs, shield on (today's path in the same run)`, `${ms(e.rows.total_ms.p50)} (${ms(e.today.total_ms.p50)})`, `≤ ${ms(e.goal_total_p50_ms)}`, e.rows.total_ms.p50 <= e.goal_total_p50_ms);
+  if (e.non_inference_over_inference_p50 !== undefined) {
+    add('engine', '(engine step − inference) / inference, p50 of the per-step ratio', e.non_inference_over_inference_p50.toFixed(2), `≤ ${e.goal_non_inference_over_inference}`, e.non_inference_over_inference_p50 <= e.goal_non_inference_over_inference);
+  }
   add('engine', 'inference p50 / shield p50 / scene step p50', `${ms(e.rows.inference_ms.p50)} / ${ms(e.rows.shield_ms.p50)} / ${ms(e.rows.scene_ms.p50)}`);
   add('engine', 'steps whose NPC states differ between the two paths', String(e.steps_with_differing_npc_states), '0', e.steps_with_differing_npc_states === 0);
 }
