@@ -1,0 +1,145 @@
+/** The map canvas: its size, the animation-frame loop that draws roads, signals, vehicles and the spawn gesture when something changed, fit and follow, frame-time figures. */
+import type { WebMap } from './app.js';
+import { $ } from './dom.js';
+import { drawOverlay, findEgo } from './draw.js';
+import { MapLayer } from './map-layer.js';
+import { toast } from './toasts.js';
+import type { MapReply, NpcStatesFrame } from './types.js';
+
+const STATS_KEEP = 1200;
+
+export class MapCanvas {
+  readonly el: HTMLCanvasElement;
+  readonly ctx: CanvasRenderingContext2D;
+  dpr = 1;
+  /** the roads, drawn into a cache (null until the map came) */
+  layer: MapLayer | null = null;
+  /** following an ego: its id, or '' for "the first ego" */
+  follow: string | null = null;
+  goals = true;
+  trails = true;
+  /** something the drawing shows changed (input, details, settings) */
+  dirty = true;
+  /** rAF timestamp deltas and draw durations [ms] */
+  readonly frameTimes: number[] = [];
+  readonly drawTimes: number[] = [];
+  private lastRaf = 0;
+  private drawnFrame: NpcStatesFrame | null = null;
+  private drawnView = -1;
+  /** the view's version right after the latest fit (-1: never fitted) */
+  private fitVersion = -1;
+  private lastDom = 0;
+
+  constructor(private readonly page: WebMap) {
+    this.el = $<HTMLCanvasElement>('map');
+    this.ctx = this.el.getContext('2d', { alpha: false }) as CanvasRenderingContext2D;
+  }
+
+  /** A map reply came: its roads (`same`: the map already shown, keep its layer and the view). */
+  setMap(m: MapReply, same: boolean): void {
+    this.dirty = true;
+    if (!same) {
+      this.layer = new MapLayer(m);
+      this.fitView();
+    }
+  }
+
+  resize(): void {
+    const view = this.page.view;
+    const stage = $('stage');
+    const w = stage.clientWidth;
+    const h = stage.clientHeight;
+    this.dpr = window.devicePixelRatio || 1;
+    this.el.width = Math.max(1, Math.round(w * this.dpr));
+    this.el.height = Math.max(1, Math.round(h * this.dpr));
+    const first = view.width <= 1;
+    // a view still as fitted (not panned or zoomed since) stays fitted when the page's layout changes
+    const fitted = view.version === this.fitVersion;
+    view.resize(w, h);
+    if ((first || fitted) && this.layer) this.fitView();
+  }
+
+  readonly tick = (ts: number): void => {
+    requestAnimationFrame(this.tick);
+    const { page, view } = this;
+    if (this.lastRaf) this.push(this.frameTimes, ts - this.lastRaf);
+    this.lastRaf = ts;
+    const t0 = performance.now();
+    this.followEgo();
+    if (t0 - this.lastDom > 250) {
+      this.lastDom = t0;
+      page.updateDom(t0);
+    }
+    // draw only when something changed: a new frame, a running scene (moving between frames), the view,
+    // the user's input, or a road layer still to be redrawn sharp after a zoom
+    const f = page.state.frame;
+    const need = this.dirty || f?.state === 'running' || f !== this.drawnFrame || view.version !== this.drawnView || (this.layer !== null && !this.layer.isSharp(view, this.dpr));
+    if (!need) return;
+    this.dirty = false;
+    this.drawnFrame = f;
+    this.drawnView = view.version;
+    const ctx = this.ctx;
+    ctx.setTransform(this.dpr, 0, 0, this.dpr, 0, 0);
+    if (this.layer) this.layer.draw(ctx, view, this.dpr, t0);
+    else {
+      ctx.fillStyle = '#1c2226';
+      ctx.fillRect(0, 0, view.width, view.height);
+      ctx.fillStyle = '#9aa6b0';
+      ctx.font = '15px system-ui, sans-serif';
+      ctx.textAlign = 'center';
+      ctx.fillText('Loading the map…', view.width / 2, view.height / 2);
+    }
+    // the signals' colours over the roads and under the vehicles; their labels placed with the vehicles'
+    const signalLabels = page.signals.draw(ctx, view, f?.signals);
+    const sel = page.selected;
+    drawOverlay(ctx, view, page.state, { goals: this.goals, trails: this.trails, selected: sel?.kind === 'npc' ? sel.id : null, labels: signalLabels }, t0);
+    page.spawn.draw(ctx, view);
+    this.push(this.drawTimes, performance.now() - t0);
+  };
+
+  private push(list: number[], v: number): void {
+    list.push(v);
+    if (list.length > STATS_KEEP) list.splice(0, list.length - STATS_KEEP);
+  }
+
+  resetStats(): void {
+    this.frameTimes.length = 0;
+    this.drawTimes.length = 0;
+    this.lastRaf = 0;
+  }
+
+  private get view() {
+    return this.page.view;
+  }
+
+  private fitView(): void {
+    if (!this.layer) return;
+    this.view.fit(this.layer.bounds);
+    this.fitVersion = this.view.version;
+  }
+
+  private followEgo(): void {
+    if (this.follow === null) return;
+    const state = this.page.state;
+    const e = findEgo(state, this.follow || null) ?? findEgo(state, null);
+    if (e) this.view.centreOn(e.x, e.y);
+  }
+
+  toggleFollow(): void {
+    if (this.follow !== null) {
+      this.follow = null;
+      return;
+    }
+    const sel = this.page.selected?.kind === 'ego' ? this.page.selected.id : '';
+    if (!findEgo(this.page.state, sel || null)) {
+      toast('No ego to follow: no car is sending its position.', true);
+      return;
+    }
+    this.follow = sel;
+  }
+
+  fit(): void {
+    this.follow = null;
+    if (this.layer) this.fitView();
+  }
+}
