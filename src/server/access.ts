@@ -1,6 +1,7 @@
 /**
  * Who may do what on a VILS server, and how much of it: tokens with roles, ego ownership, the Host, Origin
- * and CORS rules, and the per-connection and per-client rate limits of the WebSocket input. Pure logic (no
+ * and CORS rules, and the limits of the WebSocket input: per connection, per client, and the server-wide
+ * parse budget (with a small reserve per connection that the budget never takes away). Pure logic (no
  * fastify): plugins/access.ts applies it to requests, plugins/stream.ts to WebSocket messages.
  *
  * Roles are ranked: a *viewer* reads the stream and the status, a *driver* also sends ego_state for the ego
@@ -49,6 +50,18 @@ export interface LimitSettings {
   ws_connection: RateSettings;
   /** WebSocket input of all the connections of one client (token, else address) together */
   ws_client: RateSettings;
+  /**
+   * the server-wide parse budget: WebSocket input of all connections of all clients together, beyond each
+   * connection's `ws_reserved` share. Many addresses each under the per-connection and per-client limits could
+   * otherwise slow the loop (16 addresses × 8 connections × 450 valid messages/s: 9.49 Hz, a car 7.5 frames/s)
+   */
+  ws_server: RateSettings;
+  /**
+   * what each connection may always have parsed, before it draws on `ws_server` (a car's ego_state at 10 Hz,
+   * a viewer's pings): a flood that spends the budget never starves a well-behaved client. At most
+   * max_connections × this + ws_server are parsed a second.
+   */
+  ws_reserved: RateSettings;
   /** a connection that has this many messages dropped within one second is closed with 1008 */
   ws_close_after_dropped: number;
   /** open WebSocket connections per client */
@@ -76,6 +89,8 @@ export const DEFAULT_LIMITS: Readonly<LimitSettings> = {
   rest_commands_per_s: 50,
   ws_connection: { messages_per_s: 500, messages_burst: 500, bytes_per_s: 1_000_000, bytes_burst: 1_000_000 },
   ws_client: { messages_per_s: 4000, messages_burst: 4000, bytes_per_s: 8_000_000, bytes_burst: 8_000_000 },
+  ws_server: { messages_per_s: 4000, messages_burst: 4000, bytes_per_s: 4_000_000, bytes_burst: 4_000_000 },
+  ws_reserved: { messages_per_s: 20, messages_burst: 20, bytes_per_s: 20_000, bytes_burst: 20_000 },
   ws_close_after_dropped: 500,
   max_connections_per_client: 64,
   max_connections: 400,
@@ -85,6 +100,8 @@ export const DEFAULT_LIMITS: Readonly<LimitSettings> = {
 export const DEFAULT_ACCESS: Readonly<AccessSettings> = { tokens: [], allowed_origins: [], allowed_hosts: [], limits: DEFAULT_LIMITS };
 
 const MIN_TOKEN_LENGTH = 12;
+/** a refusal of the same kind from the same client is logged at most this often [ms] */
+const LOG_EVERY_MS = 10_000;
 
 /** Who a request or connection is. */
 export interface Peer {
@@ -125,6 +142,8 @@ function rate(base: RateSettings, v: unknown, where: string): RateSettings {
     if (!(k in base)) throw new InputError(`${where}: unknown key "${k}"`);
     out[k as keyof RateSettings] = positive(x, `${where}.${k}`);
   }
+  // a bucket that holds less than one message lets none through
+  if (out.messages_burst < 1) throw new InputError(`${where}.messages_burst must be at least 1 (a burst below one message lets none through), got ${out.messages_burst}`);
   return out;
 }
 
@@ -178,7 +197,7 @@ export function accessSettings(file: unknown = {}, env: NodeJS.ProcessEnv = proc
   if (f.limits !== undefined) {
     if (typeof f.limits !== 'object' || f.limits === null) throw new InputError(`${where}: limits must be an object`);
     for (const [k, v] of Object.entries(f.limits)) {
-      if (k === 'ws_connection' || k === 'ws_client') limits[k] = rate(DEFAULT_LIMITS[k], v, `${where}: limits.${k}`);
+      if (k === 'ws_connection' || k === 'ws_client' || k === 'ws_server' || k === 'ws_reserved') limits[k] = rate(DEFAULT_LIMITS[k], v, `${where}: limits.${k}`);
       else if (k in DEFAULT_LIMITS) (limits as unknown as Record<string, number>)[k] = positive(v, `${where}: limits.${k}`);
       else throw new InputError(`${where}: limits: unknown key "${k}"`);
     }
@@ -228,9 +247,15 @@ export class AccessControl {
   /** per client: its shared input bucket (kept a minute after its last connection, so reconnecting never refills it), its open connections, and until when it is shut out after a flood */
   private readonly clients = new Map<string, { bucket: TokenBucket; connections: number; lastSeen: number; bannedUntil: number }>();
   /** refusals by reason (shown in the status) */
-  readonly refused = { unauthenticated: 0, forbidden: 0, host: 0, origin: 0, rate_limited_rest: 0, rate_limited_ws: 0, closed_1008: 0, shut_out: 0, server_full: 0 };
+  readonly refused = { unauthenticated: 0, forbidden: 0, host: 0, origin: 0, rate_limited_rest: 0, rate_limited_ws: 0, closed_1008: 0, shut_out: 0, server_full: 0, over_server_budget: 0 };
+  /** WebSocket input messages let through to be parsed, every connection together: from the connections' reserves, from the server-wide budget */
+  readonly wsInput = { from_reserve: 0, from_budget: 0 };
   /** stream connections open now, every client and scene together (limits.max_connections) */
   private openConnections = 0;
+  /** the server-wide parse budget (limits.ws_server), shared by every connection beyond its reserve */
+  private readonly budget: TokenBucket;
+  /** when an event was last logged, by key (logNow) */
+  private readonly logged = new Map<string, number>();
 
   constructor(settings: Partial<AccessSettings> = {}) {
     this.settings = { ...DEFAULT_ACCESS, ...settings, limits: { ...DEFAULT_LIMITS, ...settings.limits } };
@@ -244,6 +269,8 @@ export class AccessControl {
     this.hosts = new Set(['localhost', me, `${me}.local`, ...this.settings.allowed_hosts]);
     this.anyOrigin = this.settings.allowed_origins.includes('*');
     this.origins = new Set(this.settings.allowed_origins);
+    const b = this.settings.limits.ws_server;
+    this.budget = new TokenBucket(b.messages_per_s, b.messages_burst, b.bytes_per_s, b.bytes_burst);
   }
 
   /** No token configured: every client is an operator. */
@@ -377,7 +404,16 @@ export class AccessControl {
     }, this.refused, () => {
       // closed for flooding: the client may not reconnect for a while (its other connections stay)
       client.bannedUntil = performance.now() / 1000 + this.settings.limits.ws_flood_ban_s;
-    });
+    }, this.budget, this.wsInput);
+  }
+
+  /** Whether to log an event of this key now: at most once in 10 s per key (a flood of refusals is counted, not logged line by line). */
+  logNow(key: string, nowMs = Date.now()): boolean {
+    const last = this.logged.get(key);
+    if (last !== undefined && nowMs - last < LOG_EVERY_MS) return false;
+    if (this.logged.size >= 10_000) this.logged.clear();
+    this.logged.set(key, nowMs);
+    return true;
   }
 
   /** Seconds a client must still wait after a flood (0: it may connect). */
@@ -404,6 +440,7 @@ export class AccessControl {
       allowed_hosts: this.anyHost ? ['*'] : [...this.hosts],
       limits: this.settings.limits,
       refused: { ...this.refused },
+      ws_input: { ...this.wsInput, open_connections: this.openConnections },
     };
   }
 }
@@ -412,16 +449,26 @@ export function openWarning(addresses: readonly string[]): string {
   return `NO ACCESS CONTROL: listening on ${addresses.join(', ')} with no token configured, so anyone who can reach this port can move the egos, reset or pause the session and change its settings. Set tokens (VILS_OPERATOR_TOKENS, VILS_DRIVER_TOKENS, VILS_VIEWER_TOKENS or vils serve --access <file>) or listen on 127.0.0.1 (--host 127.0.0.1).`;
 }
 
-export type Admit = 'ok' | 'drop' | 'close';
+/** ok: parse it; drop: over the connection's or the client's limit; close: that, and flooding (1008); busy: over the server-wide budget */
+export type Admit = 'ok' | 'drop' | 'close' | 'busy';
 
 /**
- * The input limits of one WebSocket connection: its own bucket and its client's shared one. Over either,
- * a message is dropped and counted; a connection with `ws_close_after_dropped` drops within a second is
- * to be closed (1008).
+ * The input limits of one WebSocket connection, checked before a message is parsed. First its own bucket
+ * and its client's shared one: over either, a message is dropped and counted (`rate_limited_ws`), and a
+ * connection with `ws_close_after_dropped` such drops within a second is to be closed (1008). Then the
+ * server-wide parse budget: a message is taken from the connection's reserve (`ws_reserved`) while that
+ * has room, else from the budget every connection shares (`ws_server`); with neither it is dropped and
+ * counted (`over_server_budget`), and the connection stays (the server is busy, not this client at fault);
+ * such a message still counts against the connection's and the client's limits (they bound what is sent,
+ * parsed or not), so a flood is closed all the same. A message dropped over those limits takes nothing.
  */
 export class InputLimiter {
   private readonly own: TokenBucket;
+  private readonly reserve: TokenBucket;
+  /** messages dropped over this connection's or its client's limit */
   dropped = 0;
+  /** messages dropped over the server-wide budget */
+  busy = 0;
   private windowStart = 0;
   private windowDrops = 0;
   private released = false;
@@ -429,16 +476,34 @@ export class InputLimiter {
   constructor(
     private readonly limits: LimitSettings, private readonly client: TokenBucket, private readonly onRelease: () => void,
     private readonly refused: AccessControl['refused'], private readonly onFlood: () => void = () => {},
+    /** the server-wide budget (none: only the connection's and the client's limits apply) */
+    private readonly budget: TokenBucket | null = null,
+    private readonly counts: AccessControl['wsInput'] = { from_reserve: 0, from_budget: 0 },
   ) {
     const l = limits.ws_connection;
     this.own = new TokenBucket(l.messages_per_s, l.messages_burst, l.bytes_per_s, l.bytes_burst);
+    const r = limits.ws_reserved;
+    this.reserve = new TokenBucket(r.messages_per_s, r.messages_burst, r.bytes_per_s, r.bytes_burst);
   }
 
   /** One message of `bytes` bytes arriving at `nowS` (seconds, monotonic). */
   admit(bytes: number, nowS = performance.now() / 1000): Admit {
     if (this.own.fits(bytes, nowS) && this.client.fits(bytes, nowS)) {
+      // what a connection sends counts against its own and its client's limits, parsed or not: a flood stays
+      // a flood (dropped, closed 1008) while the server's budget is spent
       this.own.consume(bytes);
       this.client.consume(bytes);
+      if (this.reserve.fits(bytes, nowS)) {
+        this.reserve.consume(bytes);
+        this.counts.from_reserve++;
+      } else if (this.budget === null || this.budget.fits(bytes, nowS)) {
+        this.budget?.consume(bytes);
+        this.counts.from_budget++;
+      } else {
+        this.busy++;
+        this.refused.over_server_budget++;
+        return 'busy';
+      }
       return 'ok';
     }
     this.dropped++;

@@ -14,6 +14,10 @@ declare module 'fastify' {
     /** who sent the request (set by the access hook) */
     vilsPeer: Peer | null;
   }
+  interface FastifyInstance {
+    /** the server's access control (set by installAccess): WebSocket routes take their input limits from it */
+    vilsAccess?: AccessControl;
+  }
 }
 
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -51,6 +55,7 @@ export async function installAccess(app: FastifyInstance, access: AccessControl,
   };
 
   app.decorateRequest('vilsPeer', null);
+  if (!app.hasDecorator('vilsAccess')) app.decorate('vilsAccess', access);
   app.addHook('onRequest', async (req, reply) => {
     const host = req.headers.host;
     if (!access.hostAllowed(host)) {

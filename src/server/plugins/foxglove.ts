@@ -9,7 +9,10 @@
  *   /vils/signals vils.signals (every signal group's state; /vils/scene draws the groups' stop lines in their colours)
  * A channel's messages are built only while a client is subscribed, once per frame for every client. A
  * client that does not keep up (more than `maxBufferedBytes` unsent) misses frames, counted as dropped; the
- * loop never waits for it.
+ * loop never waits for it. On the server's port a Foxglove connection counts like a stream connection (per
+ * client and limits.max_connections) and its messages go through the same input limits before the protocol
+ * parses them (per connection, per client, the server-wide parse budget): over them they are dropped, counted,
+ * and a flood is closed with 1008.
  */
 import type { IncomingMessage } from 'node:http';
 import wsProtocol from '@foxglove/ws-protocol';
@@ -20,6 +23,7 @@ import type { LoadedMap } from '../../map/scene-json.js';
 import { FOXGLOVE_SCHEMAS, SIGNALS_SCHEMA, egoTransforms, locationFixes, mapUpdate, sceneUpdate, signalsMessage, timeToNs, type StopLines } from '../../record/foxglove-messages.js';
 import type { FrameSink, PublishedFrame } from '../runner.js';
 import { npcStatesSchema } from '../schemas.js';
+import { AccessError, type Admit } from '../access.js';
 
 export const FOXGLOVE_PATH = '/foxglove';
 export const FOXGLOVE_SUBPROTOCOL = 'foxglove.websocket.v1';
@@ -51,6 +55,8 @@ class BoundedSocket {
     private readonly onDrop: () => void,
     /** after the server has handled a client's subscribe: each (subscription id, channel id) */
     private readonly onSubscribed: (subId: number, channelId: number, socket: BoundedSocket) => void,
+    /** the input limits, checked before the protocol parses a message (none: no limits) */
+    private readonly admit?: (bytes: number) => Admit,
   ) {}
   get binaryType(): string { return this.ws.binaryType; }
   set binaryType(v: string) { this.ws.binaryType = v as WebSocket['binaryType']; }
@@ -64,6 +70,16 @@ class BoundedSocket {
   get onmessage() { return this.ws.onmessage; }
   set onmessage(f) {
     this.ws.onmessage = f && ((ev) => {
+      if (this.admit) {
+        const d = ev.data as string | Buffer | ArrayBuffer | Buffer[];
+        const bytes = typeof d === 'string' ? Buffer.byteLength(d) : Array.isArray(d) ? d.reduce((n, b) => n + b.length, 0) : d.byteLength;
+        const a = this.admit(bytes);
+        if (a === 'close') {
+          this.ws.close(1008, 'rate limit exceeded: too many messages');
+          setTimeout(() => this.ws.terminate(), 250).unref();
+        }
+        if (a !== 'ok') return;
+      }
       f.call(this.ws, ev);
       if (typeof ev.data !== 'string' || !ev.data.includes('"subscribe"')) return;
       try {
@@ -140,8 +156,8 @@ export class FoxgloveChannels implements FrameSink {
     this.server.on('error', (err) => this.opts.onError?.(err));
   }
 
-  /** Takes a new client connection (a ws socket that negotiated foxglove.websocket.v1). */
-  handle(socket: WebSocket, name: string): void {
+  /** Takes a new client connection (a ws socket that negotiated foxglove.websocket.v1); `admit`: its input limits. */
+  handle(socket: WebSocket, name: string, admit?: (bytes: number) => Admit): void {
     if (socket.protocol !== FOXGLOVE_SUBPROTOCOL) {
       socket.close(1002, `expected subprotocol ${FOXGLOVE_SUBPROTOCOL}`);
       return;
@@ -152,7 +168,7 @@ export class FoxgloveChannels implements FrameSink {
     const mapId = this.ids.get('/vils/map');
     const bounded = new BoundedSocket(socket, this.opts.maxBufferedBytes ?? 8 * 1024 * 1024, () => this.stats.dropped++, (subId, channelId, b) => {
       if (channelId === mapId) this.sendMap(b, subId);
-    });
+    }, admit);
     this.server.handleConnection(bounded, name);
     socket.on('close', () => {
       this.sockets.delete(socket);
@@ -213,7 +229,32 @@ export function handleProtocols(protocols: Set<string>): string | false {
 export async function foxglovePlugin(app: FastifyInstance, opts: { channels: FoxgloveChannels }): Promise<void> {
   let n = 0;
   app.get(FOXGLOVE_PATH, { websocket: true }, (socket: WebSocket, req) => {
-    opts.channels.handle(socket, `${req.ip}#${++n}`);
+    // the server's access control (installAccess), when there is one: the connection and its input count like a stream's
+    const access = app.vilsAccess;
+    if (!access) return opts.channels.handle(socket, `${req.ip}#${++n}`);
+    const peer = req.vilsPeer ?? access.identify(undefined, undefined, req.ip);
+    let limiter: ReturnType<typeof access.connect>;
+    try {
+      limiter = access.connect(peer);
+    } catch (err) {
+      if (!(err instanceof AccessError)) throw err;
+      if (err.statusCode !== 503) access.refused.forbidden++;
+      if (access.logNow(`foxglove refused ${peer.key}`)) app.log.warn({ client: peer.label }, `Foxglove connection refused: ${err.message} (said at most once in 10 s per client)`);
+      socket.close(err.statusCode === 503 ? 1013 : 1008, err.message.slice(0, 120));
+      return;
+    }
+    socket.once('close', () => limiter.release());
+    let closing = false;
+    opts.channels.handle(socket, `${req.ip}#${++n}`, (bytes) => {
+      if (closing) return 'drop';
+      const a = limiter.admit(bytes);
+      if (a === 'close') {
+        closing = true;
+        access.refused.closed_1008++;
+        app.log.warn({ client: peer.label, dropped: limiter.dropped }, `Foxglove client ${peer.label} closed (1008): flooding, ${limiter.dropped} messages over the rate limit dropped`);
+      }
+      return a;
+    });
   });
 }
 

@@ -21,6 +21,9 @@
  *   vils_held_inputs_total{scene}                inputs that waited for a policy step to finish
  *   vils_recording_bytes_total{scene}, vils_recording_dropped_total{scene}, vils_recording_pending_bytes{scene}
  *   vils_sim_time_seconds{scene}
+ *   vils_access_refused_total{kind}              refusals and dropped input by reason, every scene together (the status's
+ *                                                access.refused: rate_limited_ws, over_server_budget, server_full, closed_1008, …)
+ *   vils_ws_input_admitted_total{kind="reserve"|"budget"}  stream messages let through to be parsed, every scene together
  *   plus prom-client's process and Node.js metrics (CPU, memory, handles, GC, event-loop lag …)
  */
 import type { FastifyInstance } from 'fastify';
@@ -111,10 +114,20 @@ export function createMetrics(hosts: readonly SceneHost[]): VilsMetrics {
     });
   }
 
+  const refused = counter('vils_access_refused_total', 'Requests, connections and stream messages refused or dropped, by reason (every scene together)', ['kind']);
+  const admitted = counter('vils_ws_input_admitted_total', "Stream messages let through to be parsed, from the connection's reserve or the server-wide budget (every scene together)", ['kind']);
+
   const scenes = gauge('vils_scenes', 'Scenes hosted', []);
   // everything else is read when scraped
   const update = () => {
     scenes.set(hosts.length);
+    // the access control is the server's, not a scene's: every host carries the same one
+    const a = (hosts[0]?.attachments.get('access') as { status(): { refused?: Record<string, number>; ws_input?: Record<string, number> } } | undefined)?.status();
+    for (const [kind, n] of Object.entries(a?.refused ?? {})) totals.inc(refused, { kind }, n);
+    if (a?.ws_input) {
+      totals.inc(admitted, { kind: 'reserve' }, a.ws_input.from_reserve);
+      totals.inc(admitted, { kind: 'budget' }, a.ws_input.from_budget);
+    }
       for (const host of hosts) {
         const l = { scene: host.name };
         const st = host.runner.stats;

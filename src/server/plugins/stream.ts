@@ -7,7 +7,9 @@
  * Who may send what (access.ts): any client with a viewer role may connect and ping; ego_state needs a
  * driver role, an ego id the token is granted, and an ego id no other client owns. Input is rate-limited
  * per connection and per client before it is even parsed: over the limit a message is dropped and counted,
- * the client is told at most once a second, and a connection that keeps flooding is closed with 1008.
+ * the client is told at most once a second, and a connection that keeps flooding is closed with 1008. Then the
+ * server-wide parse budget (all connections together, beyond each one's small reserve): over it a message is
+ * dropped unparsed and counted as over_server_budget, the client told at most once a second ("server busy").
  * Fixes are judged on the server's clock: a non-finite timestamp is refused, a fix older than ego_timeout_s
  * (after clock_offset_s) is stale and not used, and a client whose clock is off by more than a second is
  * told so once.
@@ -106,7 +108,8 @@ export async function streamPlugin(app: FastifyInstance, opts: { host: SceneHost
       if (!(err instanceof AccessError)) throw err;
       // full (counted by connect): 1013 Try Again Later; else a policy refusal
       if (err.statusCode !== 503) access.refused.forbidden++;
-      log.warn({ scene: host.name, client: peer.label }, `stream connection refused: ${err.message}`);
+      // (at most once in 10 s per client: 2,000 connections from 40 addresses would otherwise write a line each)
+      if (access.logNow(`stream refused ${peer.key}`)) log.warn({ scene: host.name, client: peer.label }, `stream connection refused: ${err.message} (said at most once in 10 s per client; refusals are counted in /api/status access.refused)`);
       socket.close(err.statusCode === 503 ? 1013 : 1008, err.message.slice(0, 120));
       return;
     }
@@ -118,6 +121,7 @@ export async function streamPlugin(app: FastifyInstance, opts: { host: SceneHost
     const reply = (c: ClientChannel, obj: unknown) => c.sendReply(JSON.stringify(obj));
     // rate limiting: drops since the client was last told, when it was told, whether the connection is closing
     let droppedUntold = 0;
+    let busyUntold = 0;
     let toldAt = -Infinity;
     let closing = false;
     let clockTold = false;
@@ -140,6 +144,7 @@ export async function streamPlugin(app: FastifyInstance, opts: { host: SceneHost
       const admit = limiter.admit(bytes);
       if (admit !== 'ok') {
         droppedUntold++;
+        if (admit === 'busy') busyUntold++;
         if (admit === 'close') {
           closing = true;
           access.refused.closed_1008++;
@@ -152,10 +157,13 @@ export async function streamPlugin(app: FastifyInstance, opts: { host: SceneHost
         }
         const now = performance.now();
         if (now - toldAt >= 1000) {
-          if (toldAt === -Infinity) log.warn({ scene: host.name, client: channel.id, peer: peer.label }, `${who} is over the rate limit: messages dropped`);
+          if (toldAt === -Infinity) log.warn({ scene: host.name, client: channel.id, peer: peer.label }, `${who}: messages dropped, ${admit === 'busy' ? "over the server's parse budget (limits.ws_server)" : 'over the rate limit'}`);
           toldAt = now;
-          channel.sendNotice(`rate limit: ${droppedUntold} message${droppedUntold === 1 ? '' : 's'} dropped (at most ${limits.ws_connection.messages_per_s} messages and ${limits.ws_connection.bytes_per_s} bytes a second per connection, bursts of ${limits.ws_connection.messages_burst}); keep flooding and the connection is closed (1008)`);
+          const own = droppedUntold - busyUntold;
+          if (own > 0) channel.sendNotice(`rate limit: ${own} message${own === 1 ? '' : 's'} dropped (at most ${limits.ws_connection.messages_per_s} messages and ${limits.ws_connection.bytes_per_s} bytes a second per connection, bursts of ${limits.ws_connection.messages_burst}); keep flooding and the connection is closed (1008)`);
+          if (busyUntold > 0) channel.sendNotice(`server busy: ${busyUntold} message${busyUntold === 1 ? '' : 's'} dropped (the server parses at most ${limits.ws_server.messages_per_s} messages and ${limits.ws_server.bytes_per_s} bytes a second from all clients together, beyond each connection's reserve of ${limits.ws_reserved.messages_per_s} messages a second); send less often`);
           droppedUntold = 0;
+          busyUntold = 0;
         }
         return;
       }
@@ -251,7 +259,7 @@ export async function streamPlugin(app: FastifyInstance, opts: { host: SceneHost
       binaryClients.delete(channel);
       owners.disconnected(channel.id);
       limiter.release();
-      log.info({ scene: host.name, client: channel.id, peer: peer.label, frames_sent: channel.sent, frames_dropped: channel.dropped, rate_limited: limiter.dropped }, `${who} disconnected (${how}; ${channel.sent} frames sent, ${channel.dropped} dropped as it was slow${limiter.dropped ? `, ${limiter.dropped} messages over the rate limit` : ''})`);
+      log.info({ scene: host.name, client: channel.id, peer: peer.label, frames_sent: channel.sent, frames_dropped: channel.dropped, rate_limited: limiter.dropped, over_server_budget: limiter.busy }, `${who} disconnected (${how}; ${channel.sent} frames sent, ${channel.dropped} dropped as it was slow${limiter.dropped ? `, ${limiter.dropped} messages over the rate limit` : ''}${limiter.busy ? `, ${limiter.busy} over the server's parse budget` : ''})`);
     };
     socket.on('close', (code: number) => left(`code ${code}`));
     socket.on('error', (err: Error & { code?: string }) => {
