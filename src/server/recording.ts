@@ -26,7 +26,7 @@ import { isAbsolute, join } from 'node:path';
 import { exactNum, f64ToBase64, packNpcs, packSignals, type SignalGroupInfo } from '../record/exact.js';
 import { FOXGLOVE_SCHEMAS, SIGNALS_SCHEMA, egoTransforms, locationFixes, mapUpdate, sceneUpdate, signalsMessage, timeToNs } from '../record/foxglove-messages.js';
 import { encodeCallArgs, type FrameRecord, type SceneCallRecord } from '../record/log.js';
-import { RecordingWriter, type ChannelSpec } from '../record/writer.js';
+import { DEFAULT_FLUSH_S, RecordingWriter, type ChannelSpec } from '../record/writer.js';
 import type { SceneEvent } from '../scene/index.js';
 import { projectRoot } from '../util/project-root.js';
 import type { HostAttachment, SceneHost } from './host.js';
@@ -49,6 +49,22 @@ export interface RecordingSettings {
   /** Foxglove views (/vils/scene, /vils/fix, …) are recorded this often (0: not at all); the rest at every frame */
   foxgloveHz: number;
   zstdLevel: number;
+  /**
+   * a chunk is written once it holds this much wall-clock or simulation time [s] — about what a killed process
+   * loses; 0: when it passes 1 MB only (the old policy: up to 2.3 s of 20 NPCs at 10 Hz). Default
+   * DEFAULT_FLUSH_S (0.25), or VILS_RECORD_FLUSH_S from the environment.
+   */
+  flushS?: number;
+}
+
+/** The flush interval: the setting, else VILS_RECORD_FLUSH_S (seconds, 0 = by size only), else 0.25 s. */
+export function recordFlushS(settings: Pick<RecordingSettings, 'flushS'>, env: NodeJS.ProcessEnv = process.env): number {
+  if (settings.flushS !== undefined) return settings.flushS;
+  const v = env.VILS_RECORD_FLUSH_S;
+  if (v === undefined || v.trim() === '') return DEFAULT_FLUSH_S;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n < 0) throw new Error(`VILS_RECORD_FLUSH_S=${v}: give seconds (0 closes chunks by size only)`);
+  return n;
 }
 
 export const DEFAULT_RECORDING: Readonly<RecordingSettings> = {
@@ -67,7 +83,7 @@ const str = { type: 'string' };
 const any = {};
 
 const VILS_SCHEMAS: Record<string, object> = {
-  'vils.SceneCall': obj({ n: num, kind: str, at_step: num, wall_time: num, args: { type: 'object' }, result: any, error: { type: ['string', 'null'] } }, 'A call that changed the scene (replay makes it again)'),
+  'vils.SceneCall': obj({ n: num, kind: str, at_step: num, wall_time: num, args: { type: ['object', 'null'] }, result: any, error: { type: ['string', 'null'] }, unrecorded: str }, 'A call that changed the scene (replay makes it again)'),
   'vils.Frame': obj({
     f: num, calls: num, t: any, step: num, state: str, wall_time: num,
     npcs: { type: 'string', description: 'float64 columns id,x,y,yaw,vx,vy,speed,length,width,goalX,goalY,flags (base64); flags: 1 collided, 2 off-road, 4 auto, bits 3-5 the hold (none, red, yellow, stop_sign, give_way, box, queue)' },
@@ -77,7 +93,7 @@ const VILS_SCHEMAS: Record<string, object> = {
   'vils.signals': SIGNALS_SCHEMA,
   'vils.npc_states': npcStatesSchema,
   'vils.StreamInput': obj({ client: num, arrival_wall: num, sim_time: num, outcome: str, message: str }, 'A message received on /ws/vils/stream'),
-  'vils.RestCommand': obj({ method: str, url: str, body: any, status: num, reply: str, arrival_wall: num, sim_time: num }, 'A REST command'),
+  'vils.RestCommand': obj({ method: str, url: str, body: any, status: num, reply: str, arrival_wall: num, sim_time: num, body_unrecorded: str }, 'A REST command'),
   'vils.Config': obj({ config: { type: 'object' }, run_state: str }, 'The session settings'),
   'vils.SceneEvent': obj({ type: str, ego_id: str, t: num }, 'A scene event'),
 };
@@ -106,6 +122,15 @@ function channelSpecs(): ChannelSpec[] {
   ];
 }
 
+/** JSON text of a record, or the error that stopped it (a value nested too deeply overflows the stack). */
+function jsonOf(make: () => unknown): { text: string } | { error: string } {
+  try {
+    return { text: JSON.stringify(make()) };
+  } catch (err) {
+    return { error: `${(err as Error).name}: ${(err as Error).message}` };
+  }
+}
+
 const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 const nowS = () => (performance.timeOrigin + performance.now()) / 1000;
 
@@ -125,6 +150,8 @@ export class SceneRecorder implements FrameSink, HostAttachment {
   private lastVizStep = -1;
   private readonly detach: Array<() => void> = [];
   private closed = false;
+  /** scene calls whose arguments could not be encoded (recorded without them: replay stops there) */
+  private unencoded = 0;
 
   private constructor(private readonly host: SceneHost, readonly writer: RecordingWriter, readonly sessionId: string, private readonly settings: RecordingSettings) {
     for (const c of writer.channels) this.ch[c.topic] = writer.channel(c.topic);
@@ -167,6 +194,7 @@ export class SceneRecorder implements FrameSink, HostAttachment {
       maxFileBytes: settings.maxFileMb * 1024 * 1024,
       maxTotalBytes: settings.maxTotalMb * 1024 * 1024,
       zstdLevel: settings.zstdLevel,
+      flushS: recordFlushS(settings),
       profile: '',
       metadata: [{ name: 'vils.session', metadata: session }],
       attachments: [{ name: 'map.json', mediaType: 'application/json', data: mapBytes, logTime: timeToNs(startedAt.getTime() / 1000) }],
@@ -193,12 +221,19 @@ export class SceneRecorder implements FrameSink, HostAttachment {
     this.writer.write(this.ch['/vils/config'], timeToNs(nowS()), JSON.stringify({ config: this.host.config(), run_state: this.host.runner.state }));
   }
 
+  // Every input is recorded, whatever it holds: a record that cannot be encoded whole (the REST edge refuses bodies
+  // nested too deeply, so only a path around it could bring one) is recorded without the part that failed, saying
+  // why, rather than lost to an exception in a listener.
+
   private onCall(e: SceneCallEvent): void {
-    const rec: SceneCallRecord = {
-      n: this.host.inputs.calls - 1, kind: e.call.kind, at_step: e.atStep, wall_time: e.wallTime,
-      args: encodeCallArgs(e.call), result: e.result, error: e.error,
-    };
-    this.writer.write(this.ch['/vils/calls'], timeToNs(e.wallTime), JSON.stringify(rec));
+    const head = { n: this.host.inputs.calls - 1, kind: e.call.kind, at_step: e.atStep, wall_time: e.wallTime };
+    let json = jsonOf((): SceneCallRecord => ({ ...head, args: encodeCallArgs(e.call), result: e.result, error: e.error }));
+    if ('error' in json) {
+      // the call is in the log (its number, kind, step, result) but cannot be made again: the recording says so
+      this.unencoded++;
+      json = { text: JSON.stringify({ ...head, args: null, result: e.result, error: e.error, unrecorded: `arguments not recorded (${json.error})` }) };
+    }
+    this.writer.write(this.ch['/vils/calls'], timeToNs(e.wallTime), json.text);
     if (e.call.kind === 'configure' || e.call.kind === 'reset') this.writeConfig();
   }
 
@@ -209,9 +244,9 @@ export class SceneRecorder implements FrameSink, HostAttachment {
         message: e.text.length > 8192 ? `${e.text.slice(0, 8192)}…` : e.text,
       }));
     } else {
-      this.writer.write(this.ch['/vils/inputs/rest'], timeToNs(e.arrivalWall), JSON.stringify({
-        method: e.method, url: e.url, body: e.body, status: e.status, reply: e.reply, arrival_wall: e.arrivalWall, sim_time: e.simTime,
-      }));
+      const rec = { method: e.method, url: e.url, body: e.body, status: e.status, reply: e.reply, arrival_wall: e.arrivalWall, sim_time: e.simTime };
+      const json = jsonOf(() => rec);
+      this.writer.write(this.ch['/vils/inputs/rest'], timeToNs(e.arrivalWall), 'text' in json ? json.text : JSON.stringify({ ...rec, body: null, body_unrecorded: json.error }));
       // start/pause and serving-only settings never reach the call log: the config channel shows them
       if (e.status < 400) this.writeConfig();
     }
@@ -232,6 +267,7 @@ export class SceneRecorder implements FrameSink, HostAttachment {
       v: FRAME_FORMAT, signals: f64ToBase64(packSignals(s.signals)),
     };
     const w = this.writer;
+    w.simTime(s.time);
     w.write(this.ch['/vils/frame'], t, JSON.stringify(rec));
     w.write(this.ch['/vils/npc_states'], t, this.host.frameText(frame));
     w.write(this.ch['/vils/signals'], t, JSON.stringify(signalsMessage(s, wall)));
@@ -260,8 +296,11 @@ export class SceneRecorder implements FrameSink, HostAttachment {
       messages: st.messages,
       bytes_written: st.bytesWritten,
       pending_bytes: st.pendingBytes,
+      chunks: st.chunks,
+      write_calls: st.writeCalls,
       dropped: st.dropped,
-      replayable: !st.lostEssential && st.error === null,
+      replayable: !st.lostEssential && st.error === null && this.unencoded === 0,
+      unencoded_calls: this.unencoded,
       error: st.error,
     };
   }

@@ -5,6 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import { InputError } from '../../scene/index.js';
 import type { SceneHost, SessionConfig } from '../host.js';
+import { bodyDepthRefusal } from '../json-depth.js';
 import { configSchema, egoViewSchema, errorReplySchema, npcSpawnSchema, npcViewSchema } from '../schemas.js';
 import { egoEntry, mapPoint, npcDetail } from '../wire.js';
 import { signalsPlugin } from './signals.js';
@@ -23,6 +24,15 @@ interface SpawnBody {
 export async function restPlugin(app: FastifyInstance, opts: { host: SceneHost }): Promise<void> {
   const { host } = opts;
   const { scene, runner, geo, inputs } = host;
+
+  // JSON bodies nested too deeply are refused before they are parsed (400 naming the limit): nothing downstream
+  // — validation, the scene, the recorder — has to walk 10,000 levels, and the refusal is recorded like any other
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    const refusal = bodyDepthRefusal(body as string);
+    if (refusal) return done(Object.assign(new Error(refusal), { statusCode: 400, code: 'VILS_BODY_TOO_DEEP' }), undefined);
+    return parseJson(req, body as string, done);
+  });
 
   // every command (not the reads) as received, with its reply, for the recording
   const arrivals = new WeakMap<object, { wall: number; sim: number; reply: string }>();
