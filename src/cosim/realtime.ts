@@ -158,6 +158,8 @@ export class RealtimeServer {
   private sourcesRefused = 0;
   private readonly sources: SourceFilter;
   private readonly maxAutoSubscribers: number;
+  /** where the command ports listen */
+  private readonly bindAddress: string;
   private timeScaleTimer: NodeJS.Timeout | undefined;
   private running = false;
   private readonly onLegacySent = (err: Error | null) => {
@@ -167,8 +169,9 @@ export class RealtimeServer {
 
   private constructor(cfg: RealtimeConfig) {
     this.cfg = cfg;
-    this.sources = new SourceFilter(cfg.allowSources ?? []);
-    const bindAddress = cfg.bindAddress ?? DEFAULT_BIND_ADDRESS;
+    // the comms file's allow and bind (a scenario's comms link reads the same keys) add to --allow and stand in for no --bind
+    this.sources = new SourceFilter([...(cfg.allowSources ?? []), ...(cfg.world.comms?.allow ?? [])]);
+    const bindAddress = (this.bindAddress = cfg.bindAddress ?? cfg.world.comms?.bind ?? DEFAULT_BIND_ADDRESS);
     if (!isLoopbackAddress(bindAddress) && this.sources.entries.length === 0) {
       throw new SourceListError(`binding ${bindAddress} answers other machines: name the addresses whose commands are taken (allow-list, e.g. --allow=192.168.1.20,10.0.0.0/24)`);
     }
@@ -238,7 +241,7 @@ export class RealtimeServer {
   };
 
   private async bind(): Promise<void> {
-    const address = this.cfg.bindAddress ?? DEFAULT_BIND_ADDRESS;
+    const address = this.bindAddress;
     const recvBufferSize = 1 << 20;
     this.txSocket = await senderSocket(this.onSocketError);
     this.dataPort.useSocket(this.txSocket);
@@ -434,6 +437,9 @@ export class RealtimeServer {
         name: this.router.spec.name,
         cmd_ports: [...this.cmdPorts],
         tx: this.router.tx.map((c) => ({ source: c.source, template: c.template.name, to: c.dests.map((d) => `${d.ip}:${d.port}`) })),
+        bind: this.bindAddress,
+        allow: this.sources.entries,
+        sources_refused: this.sourcesRefused,
       };
     }
     return {
@@ -443,7 +449,7 @@ export class RealtimeServer {
       subscribers: this.subscribers.map((s) => `${s.address}:${s.port}`),
       subscribers_refused: this.subscribersRefused,
       max_auto_subscribers: this.maxAutoSubscribers,
-      bind: this.cfg.bindAddress ?? DEFAULT_BIND_ADDRESS,
+      bind: this.bindAddress,
       allow: this.sources.entries,
       sources_refused: this.sourcesRefused,
     };

@@ -87,6 +87,8 @@ export async function attachSimEgos(host: SceneHost, scenario: Scenario, opts: S
       mode: scenario.run.mode,
       comms: scenario.run.comms?.name ?? null,
       cmd_ports: link.cmdPorts,
+      // where they listen and whom they take commands from (loopback, and the comms file's allow)
+      cmd_exposure: link.exposure(),
       egos: egos.map((e) => ({ ego_id: e.id, vehicle_id: e.vehicle.id, level: e.spec.level, driver: e.spec.driver.kind, dt: e.spec.dt, t: e.time, failsafe: e.vehicle.watchdog.active, cmds: e.vehicle.cmdsAccepted })),
     }),
     close: async () => {

@@ -12,6 +12,9 @@
  *       template: vds1_cmd                  # (or vds1)
  *       listen: {port: 7001}
  *       source: <vehicle>.cmd               # optional: the target for VDS1 v1–v3 CMDs (no vehicle_id)
+ *   bind: 127.0.0.1                         # VILS: where the listen ports bind (default 127.0.0.1, loopback only)
+ *   allow: [192.168.1.20, 10.0.0.0/24]      # VILS: beyond loopback, whose commands are taken (IPv4 or CIDR);
+ *                                           # a bind beyond loopback needs it (VDS1 has no authentication)
  *
  * Stricter than VDSim, which warns and skips: an unknown template, source, key or vehicle, a template that
  * cannot carry its source, a bad address or port is an error naming the file and the key.
@@ -19,6 +22,7 @@
 import { ConfigError } from '../../plant/config/errors.js';
 import { isRecord, readYamlFile } from '../../plant/config/yaml-file.js';
 import type { GeodeticOrigin } from '../geodetic.js';
+import { SourceFilter, SourceListError, isLoopbackAddress } from '../sources.js';
 import { type CommsTemplate, type SourceKind, findTemplate, listTemplates, loadTemplates } from './templates/registry.js';
 
 export interface Destination {
@@ -63,10 +67,14 @@ export interface CommsSpec {
   prefix: string;
   channels: ChannelSpec[];
   warnings: string[];
+  /** where the listen ports bind (`bind`; absent: the user's default, 127.0.0.1) */
+  bind?: string;
+  /** IPv4 addresses and a.b.c.d/n blocks whose commands are taken beyond loopback (`allow`) */
+  allow: string[];
 }
 
 const CHANNEL_KEYS = new Set(['source', 'template', 'transport', 'to', 'direction', 'listen', 'origin']);
-const TOP_KEYS = new Set(['name', 'channels']);
+const TOP_KEYS = new Set(['name', 'channels', 'bind', 'allow']);
 const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
 
 function knownTemplates(filter: (t: CommsTemplate) => boolean): string {
@@ -170,7 +178,29 @@ export function parseComms(data: unknown, file: string, prefix = ''): CommsSpec 
   if (data.name !== undefined && typeof data.name !== 'string') throw new ConfigError(file, k('name'), 'expected a string');
   if (!Array.isArray(data.channels)) throw new ConfigError(file, k('channels'), 'expected a list of channels');
   const channels = data.channels.map((ch, i) => parseChannel(ch, file, k(`channels[${i}]`), warnings));
-  return { name: typeof data.name === 'string' ? data.name : '', file, prefix, channels, warnings };
+  // who may send commands: loopback always; other machines only when bound beyond loopback and named here
+  const allow: string[] = [];
+  if (data.allow !== undefined && data.allow !== null) {
+    if (!Array.isArray(data.allow)) throw new ConfigError(file, k('allow'), 'expected a list of IPv4 addresses or a.b.c.d/n blocks, e.g. [192.168.1.20, 10.0.0.0/24]');
+    data.allow.forEach((a, i) => {
+      if (typeof a !== 'string') throw new ConfigError(file, k(`allow[${i}]`), `expected an IPv4 address or a.b.c.d/n block, got ${JSON.stringify(a)}`);
+      try {
+        new SourceFilter([a]);
+      } catch (err) {
+        if (err instanceof SourceListError) throw new ConfigError(file, k(`allow[${i}]`), err.message);
+        throw err;
+      }
+      allow.push(a.trim());
+    });
+  }
+  let bind: string | undefined;
+  if (data.bind !== undefined && data.bind !== null) {
+    bind = parseIp(data.bind, file, k('bind'));
+    if (!isLoopbackAddress(bind) && allow.length === 0) {
+      throw new ConfigError(file, k('bind'), `binding ${bind} answers other machines: name the addresses whose commands are taken in ${k('allow')} (e.g. allow: [192.168.1.20, 10.0.0.0/24]); VDS1 has no authentication`);
+    }
+  }
+  return { name: typeof data.name === 'string' ? data.name : '', file, prefix, channels, warnings, bind, allow };
 }
 
 /** Loads a comms YAML file (VDSim configs/comms/*.yaml). */
