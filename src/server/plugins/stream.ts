@@ -26,33 +26,22 @@ import type { WebSocket } from 'ws';
 import { InputError } from '../../scene/index.js';
 import type { ClientChannel } from '../clients.js';
 import type { SceneHost } from '../host.js';
-import { egoStateSchema, pingSchema, signalInputSchema, signalReleaseSchema } from '../schemas.js';
-import { egoReportFromGnss, type GnssEgo } from '../wire.js';
+import { admitEgoState, describeSchemaErrors } from '../ego-admission.js';
+import { pingSchema, signalInputSchema, signalReleaseSchema } from '../schemas.js';
+import { egoReportFromGnss } from '../wire.js';
 import type { FrameSink, PublishedFrame } from '../runner.js';
 import type { LiveSignalInput } from '../../scene/control/index.js';
 import { AccessControl, AccessError, EgoOwners, type Peer } from '../access.js';
 
 export const WS_PATH = '/ws/vils/stream';
 export const MAX_MESSAGE_BYTES = 64 * 1024;
-/** a client whose timestamps differ from the server clock (after clock_offset_s) by more than this is told once [s] */
-export const CLOCK_WARN_S = 1;
 
 const ajv = new Ajv({ allErrors: false, strict: false });
-const validateEgo = ajv.compile(egoStateSchema);
 const validatePing = ajv.compile(pingSchema);
 const validateSignalInput = ajv.compile(signalInputSchema);
 const validateSignalRelease = ajv.compile(signalReleaseSchema);
 /** binary clients get signal_states at least this often, changed or not [s of wall time] */
 const SIGNAL_STATES_REFRESH_MS = 1000;
-
-function describeErrors(errors: typeof validateEgo.errors): string {
-  const e = errors?.[0];
-  if (!e) return 'invalid message';
-  const where = e.instancePath ? e.instancePath.slice(1).replace(/\//g, '.') : 'message';
-  if (e.keyword === 'additionalProperties') return `${where}: unknown field "${(e.params as { additionalProperty: string }).additionalProperty}"`;
-  if (e.keyword === 'required') return `${where}: missing field "${(e.params as { missingProperty: string }).missingProperty}"`;
-  return `${where} ${e.message}`;
-}
 
 interface Arrival {
   text: string;
@@ -181,23 +170,17 @@ export async function streamPlugin(app: FastifyInstance, opts: { host: SceneHost
       }
       const type = (msg as { type: string }).type;
       if (type === 'ego_state') {
-        if (!validateEgo(msg)) return fail(`ego_state: ${describeErrors(validateEgo.errors)}`);
-        const m = msg as { timestamp?: number; ego_id?: string; data: GnssEgo };
-        const egoId = m.ego_id ?? 'ego';
-        if (!access.may(peer, 'driver')) return fail(`ego_state: ${peer.token?.name ?? 'this client'} may only watch (${peer.role ?? 'no'} role): sending egos needs a driver token`);
-        if (!access.mayDrive(peer, egoId)) return fail(`ego_state: ${peer.token?.name ?? 'this client'} may not drive ego "${egoId.slice(0, 64)}"`);
-        if (m.timestamp !== undefined) {
-          if (!Number.isFinite(m.timestamp)) return fail('ego_state: timestamp must be a finite number of seconds since the Unix epoch');
-          // judged on the server's clock: how old the fix is, allowing the configured offset of the client clocks
-          const age = host.runner.epochNow() + host.serving.clock_offset_s - m.timestamp;
-          if (!clockTold && Math.abs(age) > CLOCK_WARN_S) {
-            clockTold = true;
-            const off = `${Math.abs(age).toFixed(age > 100 ? 0 : 2)} s ${age > 0 ? 'behind' : 'ahead of'}`;
-            log.warn({ scene: host.name, client: channel.id, peer: peer.label, offset_s: -age }, `${who}: its timestamps are ${off} the server clock`);
-            channel.sendNotice(`clock: your timestamps are ${off} the server's clock (clock_offset_s ${host.serving.clock_offset_s}); synchronise the clocks (NTP, PTP) or set clock_offset_s. Said once.`);
-          }
-          if (age > host.scene.config.ego_timeout_s) return fail(`ego_state: stale fix: its timestamp is ${age.toFixed(age > 100 ? 0 : 2)} s old on the server clock (more than ego_timeout_s ${host.scene.config.ego_timeout_s}); not used`);
+        const adm = admitEgoState(msg, {
+          sender: peer.token?.name ?? 'this client', role: peer.role, mayDrive: access.may(peer, 'driver'), mayDriveEgo: (id) => access.mayDrive(peer, id),
+          epochNowS: host.runner.epochNow(), clockOffsetS: host.serving.clock_offset_s, egoTimeoutS: host.scene.config.ego_timeout_s, clockTold,
+        });
+        if (adm.clockNotice) {
+          clockTold = true;
+          log.warn({ scene: host.name, client: channel.id, peer: peer.label, offset_s: adm.clockNotice.offsetS }, `${who}: its timestamps are ${adm.clockNotice.off} the server clock`);
+          channel.sendNotice(`clock: your timestamps are ${adm.clockNotice.off} the server's clock (clock_offset_s ${host.serving.clock_offset_s}); synchronise the clocks (NTP, PTP) or set clock_offset_s. Said once.`);
         }
+        if (!adm.ok) return fail(adm.error);
+        const egoId = adm.egoId;
         const claim = owners.claim(egoId, peer, channel.id, host.scene.hasEgo(egoId));
         if (claim.refused) return fail(`ego_state: ${claim.refused}; use another ego_id`);
         const a = arrival;
@@ -210,19 +193,19 @@ export async function streamPlugin(app: FastifyInstance, opts: { host: SceneHost
         };
         try {
           // stamped with the simulation time it arrived at; applied between policy steps (inputs.ts)
-          inputs.updateEgo(egoReportFromGnss(host.geo, m.ego_id ?? 'ego', m.data, m.timestamp), a.sim).then(() => note(a, 'ok'), failed);
+          inputs.updateEgo(egoReportFromGnss(host.geo, egoId, adm.data, adm.timestamp), a.sim).then(() => note(a, 'ok'), failed);
         } catch (err) {
           return failed(err);
         }
         return;
       }
       if (type === 'ping') {
-        if (!validatePing(msg)) return fail(`ping: ${describeErrors(validatePing.errors)}`);
+        if (!validatePing(msg)) return fail(`ping: ${describeSchemaErrors(validatePing.errors)}`);
         return reply(channel, { type: 'pong', timestamp: Date.now() / 1000 });
       }
       if (type === 'signal_input' || type === 'signal_release') {
         const validate = type === 'signal_input' ? validateSignalInput : validateSignalRelease;
-        if (!validate(msg)) return fail(`${type}: ${describeErrors(validate.errors)}`);
+        if (!validate(msg)) return fail(`${type}: ${describeSchemaErrors(validate.errors)}`);
         if (!access.may(peer, 'operator')) return fail(`${type}: ${peer.token?.name ?? 'this client'} may not set signals (${peer.role ?? 'no'} role): that needs an operator token`);
         const a = arrival;
         const failed = (err: unknown) => {
