@@ -17,10 +17,10 @@
  *   - parse: 16 addresses × 8 connections × 450 valid ego_state messages a second each (57,600 a second, each
  *     connection under its 500 and each address under its 4,000): the ego ids paced-0 … paced-7 on every
  *     address, so the first connection to send one owns it and the others are refused as another client's.
- * Prints, per attack, the loop rate, overruns and the car's frames per second against the goals (≥ 9.9 Hz, 0
- * overruns, the car ≥ 9.9 frames/s and live), what the attackers sent and what the server did with it. The
- * attackers share the machine with the server (on 2 cores they take CPU from it): the report gives the load
- * average before each run; `--pin` runs the server on CPU 1 and the attackers and the car on CPU 0 (taskset).
+ * Prints, per attack, the loop rate, overruns and the car's frames per second against the goals (≥ 9.9 Hz, the
+ * car ≥ 9.9 frames/s and live; issue16 also 0 overruns and ≤ 20 MB RSS growth), what the attackers sent and what
+ * the server did with it. The attackers share the machine with the server (on 2 cores they take CPU from it):
+ * the report gives the load average before each run and the server's CPU (a share of one core); `--pin` runs the server on CPU 1 and the attackers and the car on CPU 0 (taskset).
  * VILS_BENCH_NODE_ARGS adds node options to the server's command (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -362,7 +362,8 @@ async function stopServer(child: ChildProcess): Promise<void> {
   if (child.exitCode === null) child.kill('SIGKILL');
 }
 
-const GOALS = { loop_hz_min: 9.9, overruns_max: 0, car_frames_hz_min: 9.9, rss_growth_mb_max: 20 };
+/** every attack: the loop and the car's frames; issue 16's floods also: no overrun and the RSS (400 connections' buffers are their own) */
+const GOALS = { loop_hz_min: 9.9, car_frames_hz_min: 9.9, issue16: { overruns_max: 0, rss_growth_mb_max: 20 } };
 
 async function runAttack(attack: Attack, seconds: number, baselineS: number, npcs: string | undefined, pin: boolean, accessFile: string | undefined) {
   const load_before = loadavg().map((x) => round(x, 2));
@@ -458,8 +459,8 @@ async function runAttack(attack: Attack, seconds: number, baselineS: number, npc
       kind: j.kind, addresses: j.addresses.length === 1 ? j.addresses[0] : `${j.addresses[0]} … ${j.addresses.at(-1)} (${j.addresses.length})`,
       ...floods[i], sent_per_s: Math.round(floods[i].sent / seconds),
     }));
-    const pass = under.loop_hz >= GOALS.loop_hz_min && under.overruns <= GOALS.overruns_max && under.car_frames_hz >= GOALS.car_frames_hz_min
-      && under.car_live_at_end && carClosed === null && under.rss_growth_mb <= GOALS.rss_growth_mb_max;
+    const pass = under.loop_hz >= GOALS.loop_hz_min && under.car_frames_hz >= GOALS.car_frames_hz_min && under.car_live_at_end && carClosed === null
+      && (attack !== 'issue16' || (under.overruns <= GOALS.issue16.overruns_max && under.rss_growth_mb <= GOALS.issue16.rss_growth_mb_max));
     return { attack, what, load_before, baseline, under, attackers, car: { fixes_sent: fixes, errors_received: carErrors, errors: Object.fromEntries(carErrorTexts), closed: carClosed }, pass, server_warnings: warnings.length };
   } finally {
     await stopServer(child);
@@ -492,7 +493,7 @@ async function main(): Promise<void> {
       }
       console.log(`under the attack (${u.seconds} s): loop ${u.loop_hz} Hz, ${u.overruns} overruns, the car ${u.car_frames_hz} frames/s (${u.car_live_at_end ? 'live' : 'STALE'} at the end, ${u.car_errors} errors to it), server CPU ${u.server_cpu_share} of a core, RSS ${u.rss_start_mb} → max ${u.rss_max_mb} MB (+${u.rss_growth_mb}), at most ${u.stream_clients_max} stream clients; ${u.ws_messages} messages received, ${u.ws_parsed} parsed (${u.ws_parsed_from_reserve} from the connections' reserves), refused ${JSON.stringify(u.refused)}`);
       if (run.car.errors_received) console.log(`  the car was told: ${JSON.stringify(run.car.errors)}`);
-      console.log(`goals: loop ≥ ${GOALS.loop_hz_min} Hz, ${GOALS.overruns_max} overruns, the car ≥ ${GOALS.car_frames_hz_min} frames/s and live, RSS growth ≤ ${GOALS.rss_growth_mb_max} MB: ${run.pass ? 'PASS' : 'FAIL'}`);
+      console.log(`goals: loop ≥ ${GOALS.loop_hz_min} Hz, the car ≥ ${GOALS.car_frames_hz_min} frames/s and live${attack === 'issue16' ? `, ${GOALS.issue16.overruns_max} overruns, RSS growth ≤ ${GOALS.issue16.rss_growth_mb_max} MB` : ''}: ${run.pass ? 'PASS' : 'FAIL'}`);
     }
   }
   const report = {
