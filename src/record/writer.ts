@@ -92,6 +92,9 @@ export const DEFAULT_FLUSH_S = 0.25;
 export const DEFAULT_ZSTD_LEVEL = 1;
 
 /** The writer thread's script: plain JavaScript under src/, the same file from the sources and from dist/. */
+/** The writer thread's young generation [MB] (V8's semi-spaces; see the constructor). */
+export const WORKER_YOUNG_GENERATION_MB = 6;
+
 export function workerScript(): string {
   return join(projectRoot(), 'src', 'record', 'mcap-worker.mjs');
 }
@@ -119,7 +122,10 @@ export class RecordingWriter {
       if (this.topics.has(c.topic)) throw new Error(`channel ${c.topic} given twice`);
       this.topics.set(c.topic, i);
     });
-    this.worker = new Worker(workerScript());
+    // a small young generation: the thread allocates fast (every frame's text, chunk buffers), and left to V8's
+    // default its new space grows in steps to ~48 MB and back (a soak's RSS moved ±25 MB with it); 6 MB keeps
+    // the thread's heap at 12–21 MB (bench:soak)
+    this.worker = new Worker(workerScript(), { resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB } });
     this.worker.unref();
   }
 
