@@ -12,13 +12,14 @@
 import { POLICY_DT, type NpcView, type TrafficEngine } from '../traffic/engine.js';
 import type { LaneNetwork } from '../traffic/lanes.js';
 import { obbOverlap } from '../traffic/obb.js';
-import { Route } from '../traffic/route.js';
+import type { LanePosition } from '../traffic/lanes.js';
+import { GoalPoint, LaneAtProgress, Route } from '../traffic/route.js';
 import { SeededRandom } from '../util/random.js';
 import type { SceneConfig } from './config.js';
 import { InputError } from './errors.js';
 import type { QualityMetrics } from './quality.js';
 import { gridlockedNpcs } from './gridlock.js';
-import { committedLanes, LANES_AHEAD_M } from './next-route.js';
+import { committedLanes, committedLanesInto, LaneScratch, LANES_AHEAD_M } from './next-route.js';
 
 export interface SpawnRequest {
   x: number;
@@ -32,6 +33,13 @@ export interface SpawnRequest {
   goal?: { x: number; y: number };
   /** at the goal or the route's end, drive on along the lanes (default true) or leave */
   keepDriving?: boolean;
+}
+
+/** Where lanes.locate writes for update (a class of its own: its fields hold doubles in place). */
+class LanePlace implements LanePosition {
+  lane = 0;
+  s = 0;
+  offset = 0;
 }
 
 /** A vehicle the population must keep clear of (NPCs and live egos). */
@@ -89,6 +97,11 @@ const SPAWN_LINE_DECEL = 2.5;
 export class NpcPopulation {
   private readonly plans = new Map<number, Plan>();
   private rng: SeededRandom;
+  /** update's scratch, reused from step to step: where an NPC is on its route, its goal, its lane, its plan */
+  private readonly here = new LaneAtProgress();
+  private readonly goalOut = new GoalPoint();
+  private readonly at = new LanePlace();
+  private readonly planLanes = new LaneScratch();
 
   constructor(
     private readonly engine: TrafficEngine,
@@ -185,15 +198,23 @@ export class NpcPopulation {
   /**
    * Tops the auto NPCs up to npc_target on clear lanes (around the egos when there are any: within
    * spawn_radius_m, at least spawn_clearance_m away), and recycles auto NPCs beyond despawn_radius_m of every
-   * ego. `obstacles` are the vehicles to keep clear of; `egos` the live egos.
+   * ego. `obstacles` are the vehicles to keep clear of: every vehicle in the world now, the NPCs among them with
+   * their ids, in the order engine.npcs() lists them; `egos` the live egos.
    */
-  fill(step: number, obstacles: Obstacle[], egos: readonly Obstacle[]): number {
+  fill(step: number, obstacles: Array<Obstacle & { id?: number }>, egos: readonly Obstacle[]): number {
     const engine = this.engine;
     const c = this.config;
     if (egos.length > 0) {
-      for (const n of engine.npcs()) {
-        if (!this.plans.get(n.id)?.auto) continue;
-        if (egos.every((e) => Math.hypot(e.x - n.x, e.y - n.y) > c.despawn_radius_m)) this.remove(n.id);
+      for (const n of obstacles) {
+        if (n.id === undefined || !this.plans.get(n.id)?.auto) continue;
+        let far = true;
+        for (const e of egos) {
+          if (!(Math.hypot(e.x - n.x, e.y - n.y) > c.despawn_radius_m)) {
+            far = false;
+            break;
+          }
+        }
+        if (far) this.remove(n.id);
       }
     }
     let auto = this.autoCount;
@@ -203,8 +224,10 @@ export class NpcPopulation {
       auto--;
     }
     let added = 0;
-    const avoid = obstacles.slice();
+    // copied on the first attempt (most steps make none)
+    let avoid: Obstacle[] | null = null;
     for (let attempt = 0; auto < c.npc_target && engine.npcCount < engine.maxNpcs && attempt < 3 * c.npc_target; attempt++) {
+      avoid ??= obstacles.slice();
       const start = egos.length > 0
         ? this.lanes.randomPointNear(this.rng, egos, c.spawn_radius_m)
         : this.lanes.randomPoint(this.rng);
@@ -235,13 +258,10 @@ export class NpcPopulation {
 
   /** Recycles one auto NPC per gridlock ring that has stood for gridlock_recycle_s (see gridlock.ts). */
   private recycleGridlocks(step: number, views: readonly NpcView[]): void {
-    const byId = this.viewById;
-    byId.clear();
     const minSteps = this.config.gridlock_recycle_s / POLICY_DT;
     // a ring needs an auto NPC that has stood long enough: with none, there is nothing to look for
     let candidate = false;
     for (const n of views) {
-      byId.set(n.id, n);
       const plan = this.plans.get(n.id);
       if (!plan) continue;
       if (n.speed >= GRIDLOCK_SPEED) plan.slowSince = -1;
@@ -249,6 +269,11 @@ export class NpcPopulation {
       if (plan.auto && plan.slowSince >= 0 && step - plan.slowSince > minSteps) candidate = true;
     }
     if (!candidate) return;
+    // the views by id: this step's, written over the last ones kept (no new table every step), less the NPCs
+    // gone since (the NPCs in the world now are exactly the views)
+    const byId = this.viewById;
+    for (const n of views) byId.set(n.id, n);
+    if (byId.size > views.length) for (const id of byId.keys()) if (!this.engine.hasNpc(id)) byId.delete(id);
     const ids = gridlockedNpcs({
       ids: views.map((n) => n.id),
       // what a stopped NPC waits for: the vehicle its shield holds it back for, else the one in front of it
@@ -310,7 +335,7 @@ export class NpcPopulation {
       if (route.update(n.x, n.y, n.yaw, n.speed, c.goal_lateral_lookahead_s) > OFF_ROUTE_M) {
         // wandered off (or was moved): a new route from where it is, same trip; an auto NPC that has found
         // no lane for LOST_S is recycled
-        const at = this.lanes.locate(n.x, n.y, n.yaw, OFF_ROUTE_M * 2);
+        const at = this.lanes.locate(n.x, n.y, n.yaw, OFF_ROUTE_M * 2, this.at);
         if (at) {
           plan.route = new Route(this.lanes, at.lane, at.s, Math.max(40, route.remaining), this.rng);
           plan.lostSince = -1;
@@ -324,17 +349,17 @@ export class NpcPopulation {
         }
       }
       const r = plan.route!;
-      const here = r.laneAtProgress();
+      const here = r.laneAtProgress(this.here);
       // near the route's end, the plan runs on along the lanes the next trip will start with
-      if (r.remaining < LANES_AHEAD_M) engine.setPlan(n.id, committedLanes(this.lanes, r.lanes.slice(here.index), here.s), 0, here.s);
+      if (r.remaining < LANES_AHEAD_M) engine.setPlan(n.id, committedLanesInto(this.lanes, r.lanes, here.index, here.s, this.planLanes), 0, here.s);
       else engine.setPlan(n.id, r.lanes, here.index, here.s);
       const distToGoal = Math.hypot(n.goalX - n.x, n.goalY - n.y);
       const renew = c.goal_update === 'continuous' || distToGoal < Math.max(MIN_GOAL_GAP_M + n.speed * POLICY_DT * 3, c.goal_renew_m) || n.reachedGoal;
       if (!renew || (plan.final && !n.reachedGoal)) continue;
-      const g = r.goal(c.goal_min_lead_m, c.goal_lead_m, c.goal_max_deviation_m, c.goal_lateral_gain);
+      const g = r.goal(c.goal_min_lead_m, c.goal_lead_m, c.goal_max_deviation_m, c.goal_lateral_gain, undefined, this.goalOut);
       plan.final = g.final;
       engine.setGoal(n.id, g.x, g.y);
-      const at = this.lanes.locate(n.x, n.y, n.yaw, 6);
+      const at = this.lanes.locate(n.x, n.y, n.yaw, 6, this.at);
       if (at) engine.setMaxSpeed(n.id, this.speedLimitAt(at.lane));
     }
   }

@@ -12,6 +12,8 @@ import { wrapPi } from '../geo/frame.js';
 import type { LoadedMap } from '../map/scene-json.js';
 import type { PolicySession } from '../policy/session.js';
 import { POLICY_DT, TrafficEngine, type NpcView, type StepTimings, type StepWork } from '../traffic/engine.js';
+import { AgentKind } from '../traffic/world.js';
+import { hypot } from '../util/hypot.js';
 import type { LaneNetwork } from '../traffic/lanes.js';
 import { DEFAULT_SHIELD_OPTIONS } from '../traffic/shield.js';
 import { DEFAULT_SCENE_CONFIG, RESTART_ONLY_SETTINGS, SCENE_SETTINGS, type SceneConfig } from './config.js';
@@ -76,6 +78,19 @@ export interface MapBounds {
 /** A vehicle of the scene: an NPC (its id) or a live ego (its egoId). */
 type SceneVehicle = Obstacle & { id?: number; egoId?: string };
 
+const NO_VIEWS: readonly NpcView[] = [];
+
+/** An NPC as the step's vehicles list it, rewritten every step (a class of its own: its fields hold doubles in place). */
+class StepVehicle {
+  id = 0;
+  x = 0;
+  y = 0;
+  yaw = 0;
+  length = 0;
+  width = 0;
+  speed = 0;
+}
+
 /** Steps due at t: a tolerance (1 µs) keeps 3·0.1 = 0.30000000000000004, or a time computed from the wall clock, from missing the step due at 0.3. */
 const TIME_EPS = 1e-6;
 
@@ -85,6 +100,131 @@ function holdOf(n: NpcView): NpcHold {
   if ((n.hold === 'red' || n.hold === 'yellow' || n.hold === 'stop_sign') && n.waitingFor !== -1) return 'queue';
   if (n.hold !== 'none') return n.hold;
   return n.speed < 1 && n.waitingFor !== -1 ? 'queue' : 'none';
+}
+
+/**
+ * The NPCs as the latest change to them (a step, a spawn, a removal, a setting) left them, column by column in
+ * reused typed arrays: what every snapshot interpolates. Each column holds what snapshot() computed per NPC
+ * and frame from the engine's views before (the same expressions on the same numbers), so a frame reads
+ * arrays, with no engine views, id lookups or velocities to make, and makes each NPC's state once.
+ */
+class NpcTable {
+  count = 0;
+  id = new Float64Array(0);
+  prevX = new Float64Array(0);
+  prevY = new Float64Array(0);
+  prevYaw = new Float64Array(0);
+  /** x − prevX, y − prevY, wrapPi(yaw − prevYaw): the committed motion */
+  dx = new Float64Array(0);
+  dy = new Float64Array(0);
+  dYaw = new Float64Array(0);
+  vx = new Float64Array(0);
+  vy = new Float64Array(0);
+  speed = new Float64Array(0);
+  length = new Float64Array(0);
+  width = new Float64Array(0);
+  goalX = new Float64Array(0);
+  goalY = new Float64Array(0);
+  /** 1 collided, 2 off-road, 4 auto */
+  flags = new Uint8Array(0);
+  readonly hold: NpcHold[] = [];
+  /** afterStep: the rows whose NPC is still in the world */
+  private kept = new Uint8Array(0);
+
+  private reserve(n: number): void {
+    if (n <= this.id.length) return;
+    const cap = Math.max(n, 2 * this.id.length, 64);
+    const f64 = () => new Float64Array(cap);
+    this.id = f64(); this.prevX = f64(); this.prevY = f64(); this.prevYaw = f64();
+    this.dx = f64(); this.dy = f64(); this.dYaw = f64(); this.vx = f64(); this.vy = f64(); this.speed = f64();
+    this.length = f64(); this.width = f64(); this.goalX = f64(); this.goalY = f64();
+    this.flags = new Uint8Array(cap);
+    this.kept = new Uint8Array(cap);
+  }
+
+  fill(views: readonly NpcView[], engine: TrafficEngine, population: NpcPopulation): void {
+    this.reserve(views.length);
+    for (let k = 0; k < views.length; k++) {
+      const n = views[k];
+      const fresh = engine.isFresh(n.id);
+      const dx = n.x - n.prevX;
+      const dy = n.y - n.prevY;
+      const vx = fresh ? n.speed * Math.cos(n.yaw) : dx / POLICY_DT;
+      const vy = fresh ? n.speed * Math.sin(n.yaw) : dy / POLICY_DT;
+      this.id[k] = n.id;
+      this.prevX[k] = n.prevX;
+      this.prevY[k] = n.prevY;
+      this.prevYaw[k] = n.prevYaw;
+      this.dx[k] = dx;
+      this.dy[k] = dy;
+      this.dYaw[k] = wrapPi(n.yaw - n.prevYaw);
+      this.vx[k] = vx;
+      this.vy[k] = vy;
+      this.speed[k] = hypot(vx, vy);
+      this.length[k] = n.length;
+      this.width[k] = n.width;
+      this.goalX[k] = n.goalX;
+      this.goalY[k] = n.goalY;
+      this.flags[k] = (n.collided ? 1 : 0) | (n.offroad ? 2 : 0) | (population.isAuto(n.id) ? 4 : 0);
+      if (k < this.hold.length) this.hold[k] = holdOf(n);
+      else this.hold.push(holdOf(n));
+    }
+    this.count = views.length;
+  }
+
+  /**
+   * The rows of the step's views (taken after the engine's step) as the rest of the step left them: the
+   * population only sets goals and removes NPCs (update), or adds some (fill, spawn). The goals are read from
+   * the engine's world where npcs() reads them, the rows of removed NPCs are dropped (the others keep their
+   * order, as npcs() keeps it); false when the world holds an NPC the views do not (added since: the caller
+   * reads every NPC again).
+   */
+  fillAfterStep(views: readonly NpcView[], engine: TrafficEngine, population: NpcPopulation): boolean {
+    this.fill(views, engine, population);
+    const w = engine.world;
+    const n = this.count;
+    this.kept.fill(0, 0, n);
+    let present = 0;
+    for (let s = 0; s < w.count; s++) {
+      if (!w.present[s] || w.kind[s] !== AgentKind.Controlled) continue;
+      const id = w.id[s];
+      let k = 0;
+      while (k < n && this.id[k] !== id) k++;
+      if (k === n) return false;
+      this.goalX[k] = w.goalX[s];
+      this.goalY[k] = w.goalY[s];
+      this.kept[k] = 1;
+      present++;
+    }
+    if (present === n) return true;
+    let to = 0;
+    for (let k = 0; k < n; k++) {
+      if (!this.kept[k]) continue;
+      if (to !== k) this.move(k, to);
+      to++;
+    }
+    this.count = to;
+    return true;
+  }
+
+  private move(from: number, to: number): void {
+    this.id[to] = this.id[from];
+    this.prevX[to] = this.prevX[from];
+    this.prevY[to] = this.prevY[from];
+    this.prevYaw[to] = this.prevYaw[from];
+    this.dx[to] = this.dx[from];
+    this.dy[to] = this.dy[from];
+    this.dYaw[to] = this.dYaw[from];
+    this.vx[to] = this.vx[from];
+    this.vy[to] = this.vy[from];
+    this.speed[to] = this.speed[from];
+    this.length[to] = this.length[from];
+    this.width[to] = this.width[from];
+    this.goalX[to] = this.goalX[from];
+    this.goalY[to] = this.goalY[from];
+    this.flags[to] = this.flags[from];
+    this.hold[to] = this.hold[from];
+  }
 }
 
 export function mapBounds(map: LoadedMap): MapBounds {
@@ -118,6 +258,22 @@ export class LiveScene {
   timings: SceneTimings | null = null;
   private inStep = false;
   private readonly emitEvent: SceneEventListener;
+  /**
+   * What snapshots interpolate, brought up to date by the first snapshot after a change: after a policy step
+   * from the step's own views (the goals and removals of the rest of the step read from the engine's world),
+   * after anything else from engine.npcs(). Every path that changes an NPC's state, the set of NPCs or what
+   * the engine reports of them goes through this class (the engine and the population are its own) and says
+   * so (`npcsChanged`): a policy step (at its start, for the rules' holds, and after the engine's step), a
+   * spawn, a removal, a reset, a setting, an ego removed.
+   */
+  private readonly npcTable = new NpcTable();
+  /** the table is current (0), is to be made from the step's views (1), or from engine.npcs() (2) */
+  private npcTableState = 2;
+  /** the engine's NPCs just after the latest step (the table's rows, with the population's changes read after) */
+  private stepViews: readonly NpcView[] = NO_VIEWS;
+  /** the step's vehicles (NPCs) for the quality figures and the spawns, reused from step to step */
+  private readonly vehiclePool: StepVehicle[] = [];
+  private readonly slowSince = (id: number) => this.quality.slowSince(id);
 
   /** what the scene's traffic control was built with (a recording keeps it for replay) */
   readonly controlOptions: { readonly signalPlans?: readonly SignalPlanOverride[]; readonly signalAll?: boolean };
@@ -208,6 +364,7 @@ export class LiveScene {
       }
     }
     Object.assign(this.config, patch);
+    this.npcsChanged();
     this.engine.shieldEnabled = this.config.shield;
     this.control.enabled = this.config.traffic_rules;
   }
@@ -221,6 +378,7 @@ export class LiveScene {
   }
 
   removeEgo(id: string): boolean {
+    this.npcsChanged();
     return this.egos.remove(id, this.engine, this.time);
   }
 
@@ -231,24 +389,45 @@ export class LiveScene {
   // ---- NPCs ----
 
   spawnNpc(req: SpawnRequest): number {
+    this.npcsChanged();
     return this.population.spawn(req, this.steps, this.obstacles(this.time));
   }
 
-  /** Every vehicle in the scene at time t (NPCs and live egos), for keeping spawns clear. */
-  private obstacles(t: number, npcs: readonly NpcView[] = this.engine.npcs()): SceneVehicle[] {
+  /**
+   * Every vehicle in the scene at time t (NPCs and live egos), for keeping spawns clear. With `pool`, the NPCs'
+   * objects are the pool's, rewritten (the step's: nothing keeps them past it).
+   */
+  private obstacles(t: number, npcs: readonly NpcView[] = this.engine.npcs(), pool?: StepVehicle[]): SceneVehicle[] {
     const out: SceneVehicle[] = [];
-    for (const n of npcs) out.push({ id: n.id, x: n.x, y: n.y, yaw: n.yaw, length: n.length, width: n.width, speed: n.speed });
+    for (let k = 0; k < npcs.length; k++) {
+      const n = npcs[k];
+      if (!pool) {
+        out.push({ id: n.id, x: n.x, y: n.y, yaw: n.yaw, length: n.length, width: n.width, speed: n.speed });
+        continue;
+      }
+      if (k === pool.length) pool.push(new StepVehicle());
+      const v = pool[k];
+      v.id = n.id; v.x = n.x; v.y = n.y; v.yaw = n.yaw; v.length = n.length; v.width = n.width; v.speed = n.speed;
+      out.push(v);
+    }
     for (const e of this.egos.list(t)) if (!e.stale) out.push({ egoId: e.egoId, x: e.x, y: e.y, yaw: e.yaw, length: e.length, width: e.width, speed: e.speed });
     return out;
   }
 
   removeNpc(id: number): boolean {
+    this.npcsChanged();
     return this.population.remove(id);
   }
 
   /** Removes every NPC; returns how many there were. Auto-spawn refills up to npc_target on the next step. */
   removeAllNpcs(): number {
+    this.npcsChanged();
     return this.population.removeAll();
+  }
+
+  /** The NPCs' state or set may have changed: the next snapshot reads them from the engine again. */
+  private npcsChanged(): void {
+    this.npcTableState = 2;
   }
 
   // ---- time ----
@@ -256,6 +435,7 @@ export class LiveScene {
   /** Back to time 0: NPCs cleared and respawned from the seed, egos forgotten, metrics cleared. */
   reset(): void {
     if (this.inStep) throw new Error('reset during a policy step: wait for advanceTo to finish');
+    this.npcsChanged();
     this.egos.clear(this.engine, this.time);
     this.population.removeAll();
     this.population.reseed(this.config.seed);
@@ -266,6 +446,7 @@ export class LiveScene {
     this.steps = 0;
     this.timings = null;
     this.population.fill(0, [], []);
+    this.npcsChanged();
   }
 
   /** Runs every policy step due by simulation time t; returns how many ran. */
@@ -288,6 +469,7 @@ export class LiveScene {
   /** One policy step at simulation time steps·0.1. */
   private async policyStep(): Promise<void> {
     const t0 = performance.now();
+    this.npcsChanged();
     const at = this.steps * POLICY_DT;
     this.time = Math.max(this.time, at);
     this.egos.place(this.engine, at);
@@ -299,20 +481,29 @@ export class LiveScene {
       if (egoId !== undefined) this.emitEvent({ type: 'ego_ran_red', egoId, t: run.time, junction: run.junction, group: run.group });
     }
     const t = await this.engine.step();
+    // (a snapshot taken while the step awaited its inference read the engine before the step's end)
+    this.npcsChanged();
     this.steps++;
     const after = this.steps * POLICY_DT;
     const npcs = this.engine.npcs();
     const contactsBefore = this.egos.collisionSteps;
     this.egos.afterStep(this.engine, after, (egoId) => this.npcsTouching(egoId, npcs));
     // the views are the engine's NPCs as they are now (afterStep changes nothing in the engine)
-    const vehicles = this.obstacles(after, npcs);
+    const vehicles = this.obstacles(after, npcs, this.vehiclePool);
     this.quality.observeStep(npcs, this.steps, vehicles, this.egos.collisionSteps - contactsBefore);
-    this.population.update(this.steps, npcs, (id) => this.quality.slowSince(id));
+    this.population.update(this.steps, npcs, this.slowSince);
     const live = this.egos.list(after).filter((e) => !e.stale);
     // every vehicle again: update only removes NPCs (moves, adds and reorders none), so these are the same
-    // vehicles less the NPCs it removed, in the same order
-    const remaining = vehicles.filter((v) => v.id === undefined || this.engine.hasNpc(v.id));
-    this.population.fill(this.steps, remaining, live.map((e) => ({ x: e.x, y: e.y, yaw: e.yaw, length: e.length, width: e.width })));
+    // vehicles less the NPCs it removed, in the same order (kept in place: nothing else holds the list)
+    let kept = 0;
+    for (let k = 0; k < vehicles.length; k++) {
+      const v = vehicles[k];
+      if (v.id === undefined || this.engine.hasNpc(v.id)) vehicles[kept++] = v;
+    }
+    vehicles.length = kept;
+    this.population.fill(this.steps, vehicles, live.map((e) => ({ x: e.x, y: e.y, yaw: e.yaw, length: e.length, width: e.width })));
+    this.stepViews = npcs;
+    this.npcTableState = 1;
     this.timings = { ...t, rules_ms: rulesMs, scene_ms: performance.now() - t0 };
   }
 
@@ -326,24 +517,31 @@ export class LiveScene {
   snapshot(t = this.time): SceneSnapshot {
     const base = (this.steps - 1) * POLICY_DT;
     const alpha = this.steps === 0 ? 0 : Math.min(1, Math.max(0, (t - base) / POLICY_DT));
-    const npcs: NpcState[] = this.engine.npcs().map((n) => {
-      const fresh = this.engine.isFresh(n.id);
-      const dx = n.x - n.prevX;
-      const dy = n.y - n.prevY;
-      const vx = fresh ? n.speed * Math.cos(n.yaw) : dx / POLICY_DT;
-      const vy = fresh ? n.speed * Math.sin(n.yaw) : dy / POLICY_DT;
-      return {
-        id: n.id,
-        x: n.prevX + alpha * dx,
-        y: n.prevY + alpha * dy,
-        yaw: wrapPi(n.prevYaw + alpha * wrapPi(n.yaw - n.prevYaw)),
-        vx, vy, speed: Math.hypot(vx, vy),
-        length: n.length, width: n.width, goalX: n.goalX, goalY: n.goalY,
-        collided: n.collided, offroad: n.offroad, auto: this.population.isAuto(n.id),
-        hold: holdOf(n),
-      };
-    });
+    const n = this.npcRows();
+    const npcs: NpcState[] = [];
+    for (let k = 0; k < n.count; k++) {
+      const f = n.flags[k];
+      npcs.push({
+        id: n.id[k],
+        x: n.prevX[k] + alpha * n.dx[k],
+        y: n.prevY[k] + alpha * n.dy[k],
+        yaw: wrapPi(n.prevYaw[k] + alpha * n.dYaw[k]),
+        vx: n.vx[k], vy: n.vy[k], speed: n.speed[k],
+        length: n.length[k], width: n.width[k], goalX: n.goalX[k], goalY: n.goalY[k],
+        collided: (f & 1) !== 0, offroad: (f & 2) !== 0, auto: (f & 4) !== 0,
+        hold: n.hold[k],
+      });
+    }
     return { time: t, step: this.steps, npcs, egos: this.egos.list(t), timings: this.timings, signals: this.control.signals(t) };
+  }
+
+  /** The NPC table, brought up to date if something changed the NPCs since it was. */
+  private npcRows(): NpcTable {
+    if (this.npcTableState === 1 && !this.npcTable.fillAfterStep(this.stepViews, this.engine, this.population)) this.npcTableState = 2;
+    if (this.npcTableState === 2) this.npcTable.fill(this.engine.npcs(), this.engine, this.population);
+    this.npcTableState = 0;
+    this.stepViews = NO_VIEWS;
+    return this.npcTable;
   }
 
   /** The movements closed by a red or yellow signal now (for simulated egos' drivers). */

@@ -18,7 +18,7 @@ import { SERVING_SETTINGS, SESSION_SETTINGS, type ServingConfig } from './settin
 export type { ServingConfig } from './settings.js';
 import { SignalDesk } from './signals.js';
 import { stopLinesOf, type StopLines } from '../record/foxglove-messages.js';
-import { buildNpcStatesFrame, egoEntry, type NpcStatesFrame, type SignalEntry } from './wire.js';
+import { egoEntry, NpcFrameBuilder, type NpcStatesFrame, type SignalEntry } from './wire.js';
 import { encodeNpcStatesBinary } from './wire-binary.js';
 
 export const DEFAULT_SERVING_CONFIG: Readonly<ServingConfig> = settingDefaults(SERVING_SETTINGS) as unknown as ServingConfig;
@@ -90,6 +90,8 @@ export class SceneHost implements FrameSink {
   private text = '';
   private wireFrame: PublishedFrame | null = null;
   private wire: NpcStatesFrame | null = null;
+  /** the frames' NPC entries (reused) and their projections (once per NPC and position) */
+  private readonly frameBuilder = new NpcFrameBuilder();
   private binaryFrame: PublishedFrame | null = null;
   private binary: Buffer = Buffer.alloc(0);
 
@@ -158,9 +160,10 @@ export class SceneHost implements FrameSink {
     return this.wireFrameOf(frame).signals ?? [];
   }
 
+  /** The wire form of a frame, built once for its JSON and binary encodings (its NPC entries are reused by the next frame's). */
   private wireFrameOf(frame: PublishedFrame): NpcStatesFrame {
     if (this.wireFrame !== frame || !this.wire) {
-      this.wire = buildNpcStatesFrame(this.geo, frame.snapshot, frame.state, frame.wallTimeS);
+      this.wire = this.frameBuilder.build(this.geo, frame.snapshot, frame.state, frame.wallTimeS);
       this.wireFrame = frame;
     }
     return this.wire;

@@ -3,7 +3,7 @@
  * ego report in the map frame, and the one npc_states frame builder (also used for the REST NPC list, so
  * both round the same way).
  */
-import type { GeoFrame } from '../geo/frame.js';
+import { convergenceDeg, wrapDeg360, type GeoFrame } from '../geo/frame.js';
 import type { EgoReport, EgoState, HeadingSource, NpcState, SceneSnapshot } from '../scene/index.js';
 import type { SignalGroupState } from '../scene/control/index.js';
 
@@ -60,6 +60,115 @@ export function npcEntry(geo: GeoFrame, n: NpcState): NpcEntry {
     heading: r3(geo.yawToHeading(n.yaw, n.x, n.y)), speed: r3(n.speed), vx: r3(n.vx), vy: r3(n.vy),
     length: r3(n.length), width: r3(n.width), collided: n.collided, offroad: n.offroad,
   };
+}
+
+/** An NPC entry NpcFrameBuilder rewrites frame after frame (a class of its own: its fields hold doubles in place; the same keys in the same order). */
+class ReusedNpcEntry implements NpcEntry {
+  id = 0;
+  x = 0;
+  y = 0;
+  lat = 0;
+  lon = 0;
+  yaw = 0;
+  heading = 0;
+  speed = 0;
+  vx = 0;
+  vy = 0;
+  length = 0;
+  width = 0;
+  collided = false;
+  offroad = false;
+}
+
+/**
+ * The npc_states frames of a stream of snapshots, for a sink that encodes one frame at a time (the host): the
+ * frame buildNpcStatesFrame makes, value for value, with
+ *  - the NPC entries written into reused objects (valid until the next build: the frame is for encoding, not
+ *    for keeping);
+ *  - each NPC's latitude, longitude and meridian convergence computed once per position: one inverse
+ *    projection and the convergence's two forward ones (npcEntry makes four: yawToHeading projects the point
+ *    again), and none for an NPC at the same point as in the frame before (standing, or the same time shown
+ *    again). The heading is yawToHeading's arithmetic on that convergence.
+ * Positions between steps are interpolated per frame, so the projections follow the positions, not the steps.
+ */
+export class NpcFrameBuilder {
+  private readonly entries: NpcEntry[] = [];
+  private readonly npcs: NpcEntry[] = [];
+  private geo: GeoFrame | null = null;
+  /** by the NPC's index in the frame before: its id and position, and what they gave */
+  private id = new Float64Array(0);
+  private x = new Float64Array(0);
+  private y = new Float64Array(0);
+  private lat = new Float64Array(0);
+  private lon = new Float64Array(0);
+  private conv = new Float64Array(0);
+  private cached = 0;
+  /** projections made (tests count them) */
+  projected = 0;
+
+  build(geo: GeoFrame, s: SceneSnapshot, state: RunState, wallTimeS: number): NpcStatesFrame {
+    return frameOf(s, state, wallTimeS, this.entriesOf(geo, s.npcs));
+  }
+
+  private entriesOf(geo: GeoFrame, list: readonly NpcState[]): NpcEntry[] {
+    if (geo !== this.geo) {
+      this.geo = geo;
+      this.cached = 0;
+    }
+    const count = list.length;
+    if (count > this.id.length) this.grow(count);
+    const out = this.npcs;
+    // a plain array kept at the frame's length (the entries past it stay in the pool)
+    while (out.length > count) out.pop();
+    for (let k = 0; k < count; k++) {
+      const n = list[k];
+      if (!(k < this.cached && this.id[k] === n.id && this.x[k] === n.x && this.y[k] === n.y)) {
+        const ll = geo.toLatLon(n.x, n.y);
+        this.id[k] = n.id;
+        this.x[k] = n.x;
+        this.y[k] = n.y;
+        this.lat[k] = ll.lat;
+        this.lon[k] = ll.lon;
+        this.conv[k] = convergenceDeg(ll.lat, ll.lon);
+        this.projected++;
+      }
+      let e = this.entries[k];
+      if (e === undefined) {
+        e = new ReusedNpcEntry();
+        this.entries.push(e);
+      }
+      e.id = n.id;
+      e.x = r3(n.x);
+      e.y = r3(n.y);
+      e.lat = r7(this.lat[k]);
+      e.lon = r7(this.lon[k]);
+      e.yaw = r3(n.yaw);
+      // GeoFrame.yawToHeading, its convergence at the same point
+      e.heading = r3(wrapDeg360(90 - (n.yaw * 180) / Math.PI + this.conv[k]));
+      e.speed = r3(n.speed);
+      e.vx = r3(n.vx);
+      e.vy = r3(n.vy);
+      e.length = r3(n.length);
+      e.width = r3(n.width);
+      e.collided = n.collided;
+      e.offroad = n.offroad;
+      if (k < out.length) out[k] = e;
+      else out.push(e);
+    }
+    this.cached = count;
+    return out;
+  }
+
+  private grow(n: number): void {
+    const cap = Math.max(n, 2 * this.id.length, 64);
+    const keep = (a: Float64Array) => {
+      const b = new Float64Array(cap);
+      b.set(a);
+      return b;
+    };
+    this.id = keep(this.id); this.x = keep(this.x); this.y = keep(this.y);
+    this.lat = keep(this.lat); this.lon = keep(this.lon); this.conv = keep(this.conv);
+  }
 }
 
 /** An NPC for GET /api/npcs: the frame entry plus its goal, whether the scene spawned it and why it is held back. */
@@ -135,6 +244,10 @@ export interface NpcStatesFrame {
 }
 
 export function buildNpcStatesFrame(geo: GeoFrame, s: SceneSnapshot, state: RunState, wallTimeS: number): NpcStatesFrame {
+  return frameOf(s, state, wallTimeS, s.npcs.map((n) => npcEntry(geo, n)));
+}
+
+function frameOf(s: SceneSnapshot, state: RunState, wallTimeS: number, npcs: NpcEntry[]): NpcStatesFrame {
   const t = s.timings;
   return {
     type: 'npc_states',
@@ -142,7 +255,7 @@ export function buildNpcStatesFrame(geo: GeoFrame, s: SceneSnapshot, state: RunS
     sim_time_s: r3(s.time),
     step: s.step,
     state,
-    npcs: s.npcs.map((n) => npcEntry(geo, n)),
+    npcs,
     metrics: {
       sim_time_ms: t ? r3(t.scene_ms - t.inference_ms) : 0,
       policy_time_ms: t ? r3(t.inference_ms) : 0,

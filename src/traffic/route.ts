@@ -20,8 +20,29 @@ let goalDs = new Float64Array(64);
 let goalSx = new Float64Array(64);
 let goalSy = new Float64Array(64);
 
-const goalStart = { x: 0, y: 0 };
-const goalEnd = { x: 0, y: 0 };
+/**
+ * poseAtCell's cells: the route distance it reads, then the x, y and yaw it writes. Typed cells, not arguments
+ * and objects: a double passed to a call V8 does not inline is boxed (16 B), and so is every double stored in
+ * an object whose field V8 keeps as a tagged value (those of the {x, y, yaw} objects are, across the program);
+ * the goal search makes a dozen such calls per NPC and step.
+ */
+const cell = new Float64Array(4);
+const D = 0, X = 1, Y = 2, YAW = 3;
+
+/** Where Route.goal writes when asked to (a class of its own: its fields hold doubles in place). */
+export class GoalPoint implements RouteGoal {
+  x = 0;
+  y = 0;
+  yaw = 0;
+  final = false;
+  lead = 0;
+}
+
+/** Where Route.laneAtProgress writes when asked to. */
+export class LaneAtProgress {
+  index = 0;
+  s = 0;
+}
 
 function growGoalSamples(): void {
   const n = goalDs.length * 2;
@@ -68,11 +89,13 @@ export class Route {
     this.length = Math.min(length, acc);
   }
 
-  /** Index into `lanes` of the lane at the NPC's progress, and its distance along that lane. */
-  laneAtProgress(): { index: number; s: number } {
+  /** Index into `lanes` of the lane at the NPC's progress, and its distance along that lane (written into `out` when given). */
+  laneAtProgress(out: { index: number; s: number } = new LaneAtProgress()): { index: number; s: number } {
     let k = 0;
     while (k + 1 < this.lanes.length && this.offsets[k + 1] <= this.progress) k++;
-    return { index: k, s: this.progress - this.offsets[k] };
+    out.index = k;
+    out.s = this.progress - this.offsets[k];
+    return out;
   }
 
   /** Distance from the NPC's progress to the route's end [m]. */
@@ -88,13 +111,38 @@ export class Route {
     return this.net.pose(this.lanes[k], dc - this.offsets[k]);
   }
 
-  /** poseAt's point (x, y) without the direction, written into `out`. */
-  private pointAt(d: number, out: { x: number; y: number }): { x: number; y: number } {
-    const dc = Math.min(Math.max(d, 0), this.length);
+  /** poseAt(d) written into `out` (nothing allocated but what storing into `out` takes). */
+  poseInto(d: number, out: Pose2): Pose2 {
+    cell[D] = d;
+    this.poseAtCell(true);
+    out.x = cell[X];
+    out.y = cell[Y];
+    out.yaw = cell[YAW];
+    return out;
+  }
+
+  /**
+   * poseAt(cell[D]) into cell[X], cell[Y] and (with `withYaw`) cell[YAW]: LaneNetwork.pose's arithmetic on the
+   * same segment (poseAlong: the point between the segment's ends, its direction by atan2; pointInto's point).
+   */
+  private poseAtCell(withYaw: boolean): void {
+    const dc = Math.min(Math.max(cell[D], 0), this.length);
     let k = 0;
     while (k + 1 < this.lanes.length && this.offsets[k + 1] <= dc) k++;
-    this.net.pointInto(this.lanes[k], dc - this.offsets[k], out);
-    return out;
+    const { xs, ys, cum } = this.net.lanes[this.lanes[k]];
+    const sc = Math.min(Math.max(dc - this.offsets[k], 0), cum[cum.length - 1]);
+    // the first segment end (index ≥ 1) at or past sc, by poseAlong's bisection
+    let i = 1, hi = cum.length - 1;
+    while (i < hi) {
+      const mid = (i + hi) >> 1;
+      if (cum[mid] < sc) i = mid + 1;
+      else hi = mid;
+    }
+    const seg = cum[i] - cum[i - 1] || 1;
+    const t = (sc - cum[i - 1]) / seg;
+    cell[X] = xs[i - 1] + t * (xs[i] - xs[i - 1]);
+    cell[Y] = ys[i - 1] + t * (ys[i] - ys[i - 1]);
+    if (withYaw) cell[YAW] = Math.atan2(ys[i] - ys[i - 1], xs[i] - xs[i - 1]);
   }
 
   /**
@@ -130,7 +178,9 @@ export class Route {
     this.offRoute = bestD;
     this.lateral = bestSide * bestD;
     if (!Number.isNaN(yaw) && lookaheadS > 0) {
-      let err = yaw - this.poseAt(this.progress).yaw;
+      cell[D] = this.progress;
+      this.poseAtCell(true);
+      let err = yaw - cell[YAW];
       err -= 2 * Math.PI * Math.round(err / (2 * Math.PI));
       this.lateral += speed * Math.sin(err) * lookaheadS;
     }
@@ -142,9 +192,11 @@ export class Route {
    * sideways against the NPC's offset from the route by `lateralGain` × offset (the policy heads for its
    * goal, so this steers it back to the centre line).
    */
-  goal(minLead: number, maxLead: number, maxDeviation: number, lateralGain = 0, step = 2): RouteGoal {
+  goal(minLead: number, maxLead: number, maxDeviation: number, lateralGain = 0, step = 2, out?: RouteGoal): RouteGoal {
     // the samples' points only (their directions are not needed): poseAt's x and y
-    const start = this.pointAt(this.progress, goalStart);
+    cell[D] = this.progress;
+    this.poseAtCell(false);
+    const startX = cell[X], startY = cell[Y];
     const last = Math.min(maxLead, this.remaining);
     // the sample distances (every `step` m, then `last`); the samples themselves are computed as the search
     // reaches them, as it often stops before the last
@@ -158,23 +210,34 @@ export class Route {
     let chosen = Math.min(minLead, last);
     for (let k = 0; k < count; k++) {
       const d = k === count - 1 ? last : (k + 1) * step;
-      const end = this.pointAt(this.progress + ds[k], goalEnd);
-      sx[k] = end.x;
-      sy[k] = end.y;
-      const dx = end.x - start.x, dy = end.y - start.y;
+      cell[D] = this.progress + ds[k];
+      this.poseAtCell(false);
+      const endX = cell[X], endY = cell[Y];
+      sx[k] = endX;
+      sy[k] = endY;
+      const dx = endX - startX, dy = endY - startY;
       const len = hypot(dx, dy) || 1;
       let dev = 0;
-      for (let j = 0; j < k; j++) dev = Math.max(dev, Math.abs((sx[j] - start.x) * dy - (sy[j] - start.y) * dx) / len);
+      for (let j = 0; j < k; j++) dev = Math.max(dev, Math.abs((sx[j] - startX) * dy - (sy[j] - startY) * dx) / len);
       if (d > minLead && dev > maxDeviation) break;
       chosen = Math.max(chosen, Math.min(d, last));
     }
-    const g = this.poseAt(this.progress + chosen);
+    cell[D] = this.progress + chosen;
+    this.poseAtCell(true);
+    const yaw = cell[YAW];
+    let x = cell[X], y = cell[Y];
     const final = this.progress + chosen >= this.length - 1e-6;
     if (lateralGain !== 0 && !final) {
       const shift = -lateralGain * this.lateral;
-      g.x += -Math.sin(g.yaw) * shift;
-      g.y += Math.cos(g.yaw) * shift;
+      x += -Math.sin(yaw) * shift;
+      y += Math.cos(yaw) * shift;
     }
-    return { x: g.x, y: g.y, yaw: g.yaw, final, lead: chosen };
+    if (!out) return { x, y, yaw, final, lead: chosen };
+    out.x = x;
+    out.y = y;
+    out.yaw = yaw;
+    out.final = final;
+    out.lead = chosen;
+    return out;
   }
 }
