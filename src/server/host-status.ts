@@ -1,0 +1,43 @@
+/** What GET /api/status shows of a hosted scene: run state, time, egos, NPCs, timings, the loop, quality, attachments. */
+import type { LiveScene } from '../scene/index.js';
+import type { SceneHost } from './host.js';
+import { egoEntry } from './wire.js';
+
+export function sceneStatus(host: SceneHost): Record<string, unknown> {
+  const scene = host.scene;
+  const frames = host.frames;
+  return {
+    scene: host.name,
+    state: host.runner.state,
+    step: scene.steps,
+    sim_time_s: Math.round(scene.time * 1000) / 1000,
+    publish_hz: host.serving.publish_hz,
+    map: host.map.label,
+    origin: host.geo.origin,
+    convergence_deg: host.geo.originConvergenceDeg,
+    policy: host.policy.metadata.source_file ?? host.policy.modelPath,
+    egos: scene.snapshot().egos.map(egoEntry),
+    npcs: scene.npcCount,
+    clients: host.clients.size,
+    timings: scene.timings ? roundTimings(scene.timings) : null,
+    loop: host.runner.stats,
+    dropped_frames: host.clients.dropped(),
+    encode_ms: frames.encodeMs.summary(),
+    broadcast_ms: frames.broadcastMs.summary(),
+    inference_ms: frames.inferenceMs.summary(),
+    step_ms: frames.stepMs.summary(),
+    ws_messages: host.counters.messages,
+    ws_errors: host.counters.errors,
+    ego_collision_steps: scene.egoCollisionSteps,
+    quality: scene.quality.summary(),
+    junctions: scene.control.metrics.summary(),
+    time: host.time.status(),
+    rss_mb: Math.round(process.memoryUsage().rss / 1e5) / 10,
+    ...Object.fromEntries([...host.attachments].map(([k, a]) => [k, a.status()])),
+  };
+}
+
+function roundTimings(t: NonNullable<LiveScene['timings']>) {
+  const r = (v: number) => Math.round(v * 1000) / 1000;
+  return { obs_ms: r(t.obs_ms), inference_ms: r(t.inference_ms), dynamics_ms: r(t.dynamics_ms), engine_ms: r(t.total_ms), scene_ms: r(t.scene_ms), npcs: t.npcs };
+}
