@@ -5,12 +5,19 @@
  *
  * Replies to a client's own messages (errors, pongs) have a small queue of their own, so a burst of
  * broadcasts never pushes them out and a burst of errors never pushes out frames: the two queues take
- * turns on the socket. Errors beyond MAX_REPLIES waiting are coalesced into one "N more errors" reply.
+ * turns on the socket. Errors beyond MAX_REPLIES waiting, or beyond ERROR_REPLIES_PER_S a second, are
+ * coalesced into one "N more errors" reply sent at most once a second: a client that sends thousands of bad
+ * messages a second must not make the server write thousands of replies (each a socket write: under issue 26's
+ * parse attack they were most of the server's work).
  */
 import type { WebSocket } from 'ws';
 
 /** replies (errors, pongs) waiting per client; further errors are counted and reported in one line */
 export const MAX_REPLIES = 4;
+/** errors answered one by one per second and client, in bursts of as many; the rest are coalesced */
+export const ERROR_REPLIES_PER_S = 20;
+/** how long after the first coalesced error its "N more errors" reply is sent [ms] */
+export const COALESCED_REPLY_MS = 1000;
 
 export class ClientChannel {
   private readonly queue: Array<string | Buffer> = [];
@@ -30,18 +37,32 @@ export class ClientChannel {
   /** errors sent one by one, and errors reported only as part of an "N more errors" line */
   errorsSent = 0;
   errorsCoalesced = 0;
+  private errorTokens = ERROR_REPLIES_PER_S;
+  private tokensAt = performance.now();
+  /** the coalesced errors' reply is due (COALESCED_REPLY_MS after the first of them) */
+  private summaryDue = false;
+  private summaryTimer: NodeJS.Timeout | null = null;
 
   constructor(readonly socket: WebSocket, readonly id: number, private readonly maxQueue: () => number) {}
 
   /** Queues an error reply ({"type": "error"}); in a burst, errors beyond MAX_REPLIES are coalesced. */
   sendError(error: string): void {
     if (this.socket.readyState !== this.socket.OPEN) return;
-    if (this.replies.length >= MAX_REPLIES) {
+    const now = performance.now();
+    this.errorTokens = Math.min(ERROR_REPLIES_PER_S, this.errorTokens + ((now - this.tokensAt) / 1000) * ERROR_REPLIES_PER_S);
+    this.tokensAt = now;
+    if (this.replies.length >= MAX_REPLIES || this.errorTokens < 1) {
       this.coalesced++;
       this.errorsCoalesced++;
       this.lastCoalesced = error;
+      this.summaryTimer ??= setTimeout(() => {
+        this.summaryTimer = null;
+        this.summaryDue = true;
+        if (this.socket.readyState === this.socket.OPEN) this.flush();
+      }, COALESCED_REPLY_MS).unref();
       return;
     }
+    this.errorTokens -= 1;
     this.errorsSent++;
     this.replies.push(JSON.stringify({ type: 'error', error }));
     this.flush();
@@ -67,7 +88,8 @@ export class ClientChannel {
   private nextReply(): string | undefined {
     const r = this.replies.shift();
     if (r !== undefined) return r;
-    if (this.coalesced === 0) return undefined;
+    if (this.coalesced === 0 || !this.summaryDue) return undefined;
+    this.summaryDue = false;
     const n = this.coalesced;
     this.coalesced = 0;
     return JSON.stringify({ type: 'error', error: `${n} more error${n === 1 ? '' : 's'} (the last: ${this.lastCoalesced.slice(0, 300)})`, more_errors: n });
