@@ -63,6 +63,10 @@ async function serve(): Promise<{ child: ChildProcess; base: string }> {
   const nodeArgs = values['heap-snapshots'] ? ['--heapsnapshot-signal=SIGUSR2'] : [];
   const args = [...nodeArgs, join(projectRoot(), 'dist', 'src', 'cli', 'vils.js'), 'serve', '--port', '0', '--host', '127.0.0.1', '--config', cfg, '--record-dir', recDir];
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], cwd: work });
+  // never leave it running: a failed start or a thrown error ends this process
+  process.on('exit', () => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  });
   const warnings: string[] = [];
   const keep = (line: string) => {
     if (warnings.length < 200) warnings.push(line);
@@ -75,7 +79,7 @@ async function serve(): Promise<{ child: ChildProcess; base: string }> {
       else if (/"level":(40|50|60)/.test(line)) keep(line);
     });
     child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${warnings.slice(-5).join('\n')}`)));
-    setTimeout(() => reject(new Error('server did not start within 60 s')), 60000);
+    setTimeout(() => reject(new Error('server did not start within 60 s')), 60000).unref();
   });
   serverWarnings = warnings;
   return { child, base };
