@@ -121,8 +121,9 @@ export interface InfraSensor {
 export type RunMode = 'api' | 'rt_comms';
 
 /**
- * The longest `duration` a scenario may ask for: a day of simulated time [s]. A run keeps per-step series for its
- * metrics, so an unbounded one (1e15) only grows memory until the machine gives out; refused up front, with the key.
+ * The longest `duration` a scenario may ask for: a day of simulated time [s]. A run's memory is bounded (its
+ * metrics run row by row, its CSV streams to a file), but 1e15 s would run for ever and fill the disk; refused up
+ * front, with the key.
  */
 export const MAX_DURATION_S = 86_400;
 
