@@ -2,8 +2,7 @@
  * `vils convert-map <dir> --out maps/<name>.json [--origin lat,lon] [--json]`: NGII precision-map
  * shapefiles → VILS road JSON, with a summary of what was read, skipped and mapped.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { writeOutputFile } from '../util/output-file.js';
 import { parseArgs } from 'node:util';
 import { convertNgii } from '../map/ngii/convert.js';
 import { UsageError, type Command } from './commands.js';
@@ -30,8 +29,7 @@ export const convertMapCommand: Command = {
     };
     const { map, summary } = await convertNgii(positionals[0], { origin: values.origin ? parseOrigin(values.origin) : undefined, onProgress: progress });
     if (tty) process.stderr.write('\r\x1b[K');
-    mkdirSync(dirname(values.out), { recursive: true });
-    writeFileSync(values.out, `${JSON.stringify(map)}\n`);
+    writeOutputFile(values.out, `${JSON.stringify(map)}\n`);
     const seconds = (performance.now() - t0) / 1000;
     const tc = { signals: map.traffic_control.signals.length, stop_lines: map.traffic_control.stop_lines.length, signs: map.traffic_control.signs.length };
     if (values.json) {

@@ -93,7 +93,12 @@ export class GeoFrame {
   /** Yaw (rad) at local (x, y) → GNSS heading (deg in [0, 360)). */
   yawToHeading(yaw: number, x: number, y: number): number {
     const { lat, lon } = this.toLatLon(x, y);
-    const gridBearing = 90 - (yaw * 180) / Math.PI;
-    return wrapDeg360(gridBearing + convergenceDeg(lat, lon));
+    return headingFromYaw(yaw, convergenceDeg(lat, lon));
   }
+}
+
+/** Yaw (rad, grid east = 0, CCW) → GNSS heading (deg in [0, 360)) where the meridian convergence is `convDeg`. */
+export function headingFromYaw(yaw: number, convDeg: number): number {
+  const gridBearing = 90 - (yaw * 180) / Math.PI;
+  return wrapDeg360(gridBearing + convDeg);
 }

@@ -3,7 +3,7 @@
  * ego report in the map frame, and the one npc_states frame builder (also used for the REST NPC list, so
  * both round the same way).
  */
-import { convergenceDeg, wrapDeg360, type GeoFrame } from '../geo/frame.js';
+import { convergenceDeg, headingFromYaw, type GeoFrame } from '../geo/frame.js';
 import type { EgoReport, EgoState, HeadingSource, NpcState, SceneSnapshot } from '../scene/index.js';
 import type { SignalGroupState } from '../scene/control/index.js';
 
@@ -143,8 +143,7 @@ export class NpcFrameBuilder {
       e.lat = r7(this.lat[k]);
       e.lon = r7(this.lon[k]);
       e.yaw = r3(n.yaw);
-      // GeoFrame.yawToHeading, its convergence at the same point
-      e.heading = r3(wrapDeg360(90 - (n.yaw * 180) / Math.PI + this.conv[k]));
+      e.heading = r3(headingFromYaw(n.yaw, this.conv[k]));
       e.speed = r3(n.speed);
       e.vx = r3(n.vx);
       e.vy = r3(n.vy);
