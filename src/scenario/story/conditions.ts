@@ -1,0 +1,105 @@
+/**
+ * Trigger conditions, evaluated on the state at the start of a step (StoryContext, kept by the runner). A
+ * condition on a vehicle that is absent (not in the snapshot) is false. Comparisons: `below` is strict (<),
+ * `above` and `speed.above` mean reached (≥). `all` is one OpenSCENARIO ConditionGroup, `any` a Trigger's list
+ * of ConditionGroups; they nest freely here (an exporter writes them in disjunctive normal form).
+ */
+import { along, boxGap, headwayOf, overlaps, ttcOf, type Along } from './geometry.js';
+import type { Condition, PointSpec } from './spec.js';
+import type { StoryVehicle } from './world.js';
+
+/** below this a vehicle is standing [m/s] */
+export const STANDSTILL_MPS = 0.05;
+/** slack on times compared with a condition's seconds, for sums of steps [s] */
+export const EPS_T = 1e-9;
+
+/** What conditions and criteria read (see runner.ts). */
+export interface StoryContext {
+  /** simulation time of the state [s] */
+  readonly t: number;
+  /** when the story was placed [s] */
+  readonly t0: number;
+  view(id: string): StoryVehicle | null;
+  /** every vehicle present: the story's actors and the world's others (each once) */
+  readonly all: readonly StoryVehicle[];
+  /** the direction of the lane the vehicle is on (its yaw when it is on none) */
+  headingOf(v: StoryVehicle): number;
+  /** metres travelled since the story started */
+  traveled(id: string): number;
+  /** seconds it has been standing (NaN when moving or absent) */
+  standingFor(id: string): number;
+  /** a place's map point (NaN when its lane is unknown) */
+  pointOf(p: PointSpec): { readonly x: number; readonly y: number };
+  /** metres along the lane sequence (NaN when not on it) */
+  routeS(id: string, route: readonly string[]): number;
+  /** when an event last started / completed (NaN: never) */
+  eventTime(id: string, state: 'started' | 'done'): number;
+}
+
+const m: Along = { lon: 0, lat: 0, gap: 0, closing: 0, va: 0, inPath: false };
+
+function compare(rule: 'below' | 'above', x: number, value: number): boolean {
+  return rule === 'below' ? x < value : x >= value;
+}
+
+export function holds(c: Condition, ctx: StoryContext): boolean {
+  switch (c.kind) {
+    case 'at': return ctx.t >= c.t - EPS_T;
+    case 'after': return ctx.t - ctx.t0 >= c.t - EPS_T;
+    case 'reach': {
+      const v = ctx.view(c.of);
+      const p = ctx.pointOf(c.point);
+      return v !== null && Math.hypot(v.x - p.x, v.y - p.y) <= c.radius;
+    }
+    case 'traveled': return ctx.traveled(c.of) >= c.m;
+    case 'route_s': return ctx.routeS(c.of, c.route) >= c.m;
+    case 'distance': {
+      const a = ctx.view(c.from), b = ctx.view(c.to);
+      if (!a || !b) return false;
+      let d: number;
+      if (c.measure === 'gap') d = boxGap(a, b);
+      else if (c.measure === 'centres') d = Math.hypot(b.x - a.x, b.y - a.y);
+      else {
+        along(a, b, ctx.headingOf(a), m);
+        if (m.lon <= 0) return false;
+        d = m.gap;
+      }
+      return compare(c.rule, d, c.value);
+    }
+    case 'headway': {
+      const a = ctx.view(c.from), b = ctx.view(c.to);
+      if (!a || !b) return false;
+      return compare(c.rule, headwayOf(along(a, b, ctx.headingOf(a), m)), c.value);
+    }
+    case 'ttc': {
+      const a = ctx.view(c.from), b = ctx.view(c.to);
+      if (!a || !b) return false;
+      return ttcOf(along(a, b, ctx.headingOf(a), m)) < c.value;
+    }
+    case 'speed': {
+      const v = ctx.view(c.of);
+      return v !== null && compare(c.rule, v.speed, c.value);
+    }
+    case 'stopped': return ctx.standingFor(c.of) >= c.forS - EPS_T;
+    case 'collision': {
+      const v = ctx.view(c.of);
+      if (!v) return false;
+      if (c.with !== null) {
+        const w = ctx.view(c.with);
+        return w !== null && overlaps(v, w);
+      }
+      for (const o of ctx.all) if (o !== v && o.id !== v.id && overlaps(v, o)) return true;
+      return false;
+    }
+    case 'event': {
+      const at = ctx.eventTime(c.event, c.state);
+      return at === at && ctx.t >= at + c.plus - EPS_T;
+    }
+    case 'all':
+      for (const x of c.of) if (!holds(x, ctx)) return false;
+      return true;
+    case 'any':
+      for (const x of c.of) if (holds(x, ctx)) return true;
+      return false;
+  }
+}

@@ -1,0 +1,84 @@
+/**
+ * What the story reads from the host each step and what it hands back. The host (the scene, `vils run`) builds
+ * a StoryWorld snapshot at simulation time t; the story never looks at a clock or the scene itself, so the same
+ * snapshots give the same actor motion, events and verdict.
+ */
+
+/** One vehicle as the host sees it at t. Map frame (ENU metres), reference point = the box centre. */
+export interface StoryVehicle {
+  /** egos by their scenario id, actors by their story id, NPCs as the host names them (e.g. `npc7`) */
+  readonly id: string;
+  x: number;
+  y: number;
+  /** heading [rad], ENU: 0 = east, counter-clockwise */
+  yaw: number;
+  /** speed along the heading [m/s] */
+  speed: number;
+  /** longitudinal acceleration [m/s²] (negative when braking) */
+  accel: number;
+  length: number;
+  width: number;
+}
+
+export interface StoryWorld {
+  /** simulation time [s] */
+  t: number;
+  /** every vehicle: egos, NPCs and (once placed) the story's actors as the host moved them */
+  vehicles: readonly StoryVehicle[];
+  /** the junction ids with signals, when the host knows them (set_signal targets are then checked up front) */
+  junctions?: readonly string[];
+}
+
+/** Where an actor is after a step (written into a caller-owned array: see StoryRunner.newPoses). */
+export interface ActorPose extends StoryVehicle {
+  /** map id of its lane ('' when the policy drives it and it is off every lane) */
+  lane: string;
+  /** metres along that lane */
+  s: number;
+  /** metres left of the lane's centre line */
+  offset: number;
+  /** script: put it at this pose; policy: the host's NPC policy drives it (the pose mirrors the world's) */
+  controller: 'script' | 'policy';
+}
+
+/** Something the host must do (the story itself never touches the scene). */
+export type StoryCommand =
+  | { kind: 'hand_to_policy' | 'take_from_policy'; actor: string; t: number }
+  | { kind: 'set_signal'; junction: string; phase: number | null; states: Record<string, string> | null; holdS: number | null; t: number };
+
+export type HappeningKind =
+  | 'event_started' | 'event_done' | 'event_skipped' | 'event_stopped'
+  | 'action_done' | 'action_overridden' | 'action_failed'
+  | 'criterion_passed' | 'criterion_failed'
+  | 'actor_end_of_road' | 'end';
+
+/** What happened in a step, at simulation time t. `id`: the event, `event.action index`, criterion or actor. */
+export interface Happening {
+  t: number;
+  kind: HappeningKind;
+  id: string;
+  detail: string;
+}
+
+/** A step's news (arrays reused from step to step: copy what you keep). */
+export interface StepReport {
+  happenings: Happening[];
+  commands: StoryCommand[];
+  /** the attempt is over (end condition, start timeout, abort or finish): nothing more is judged */
+  ended: boolean;
+}
+
+export type Verdict = 'pending' | 'pass' | 'fail';
+export type AttemptStatus = 'running' | 'passed' | 'failed' | 'not_started' | 'aborted';
+
+/** The JSON-serialisable outcome of an attempt (Infinity is written as null). */
+export interface AttemptResult {
+  status: AttemptStatus;
+  /** why it ended: 'end condition', 'start timeout', 'finished by the host', an abort's reason */
+  reason: string;
+  /** simulation times [s] the story started and ended (null while running) */
+  start_s: number;
+  end_s: number | null;
+  events: Array<{ id: string; started_s: number | null; done_s: number | null; executions: number }>;
+  criteria: Array<{ name: string; kind: string; verdict: Verdict; value: number | string | null; limit: number | null; unit: string; at_s: number | null; detail: string }>;
+}
