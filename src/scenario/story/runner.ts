@@ -99,6 +99,8 @@ export class StoryRunner implements StoryContext {
   private readonly prev: number[][];
   private readonly found: LanePosition = { lane: 0, s: 0, offset: 0 };
   private placed = false;
+  /** an event has started (the attempt is not "not started") */
+  private started = false;
   private ended = false;
   private endT = NaN;
   private reason = '';
@@ -319,8 +321,7 @@ export class StoryRunner implements StoryContext {
       }
       for (let i = 0; i < this.events.length && !this.ended; i++) if (this.fire[i]) this.startEvent(this.events[i], world);
       if (!this.ended) {
-        const started = this.events.some((e) => e.executions > 0);
-        if (this.events.length > 0 && !started && this.spec.startTimeout !== null && this.t - this.t0 >= this.spec.startTimeout - EPS_T) this.conclude('start timeout: no event started within ' + this.spec.startTimeout + ' s');
+        if (this.events.length > 0 && !this.started && this.spec.startTimeout !== null && this.t - this.t0 >= this.spec.startTimeout - EPS_T) this.conclude('start timeout: no event started within ' + this.spec.startTimeout + ' s');
         else if (this.spec.end && holds(this.spec.end, this)) this.conclude('end condition');
       }
     }
@@ -391,7 +392,7 @@ export class StoryRunner implements StoryContext {
   private status(): AttemptStatus {
     if (!this.ended) return 'running';
     if (this.abortReason !== null) return 'aborted';
-    if (this.events.length > 0 && this.events.every((e) => e.executions === 0)) return 'not_started';
+    if (this.events.length > 0 && !this.started) return 'not_started';
     return this.criteria.some((c) => c.verdict === 'fail') ? 'failed' : 'passed';
   }
 
@@ -524,6 +525,7 @@ export class StoryRunner implements StoryContext {
       }
     }
     ev.state = 'running';
+    this.started = true;
     ev.skipNoted = false;
     ev.executions++;
     if (ev.firstStart !== ev.firstStart) ev.firstStart = this.t;
