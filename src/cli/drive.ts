@@ -15,6 +15,8 @@ export interface DriveResult extends QualitySummary, Omit<JunctionSummary, 'junc
   junction_controls: Record<string, number>;
   /** NPCs obeyed the traffic rules (--no-rules: they did not; the signals ran either way) */
   traffic_rules: boolean;
+  /** signals that run alone were vehicle-actuated (--actuated) */
+  signals_actuated: boolean;
   map: string;
   npcs: number;
   seconds: number;
@@ -31,10 +33,10 @@ export interface DriveResult extends QualitySummary, Omit<JunctionSummary, 'junc
   real_time_factor: number;
 }
 
-export async function driveMap(opts: { mapPath: string; npcs: number; seconds: number; seed: number; modelPath?: string; rules?: boolean }): Promise<DriveResult> {
+export async function driveMap(opts: { mapPath: string; npcs: number; seconds: number; seed: number; modelPath?: string; rules?: boolean; actuated?: boolean }): Promise<DriveResult> {
   const tSetup = performance.now();
   const rules = opts.rules ?? true;
-  const { scene, map, release } = await setupScene({ mapPath: opts.mapPath, modelPath: opts.modelPath, config: { npc_target: opts.npcs, seed: opts.seed, traffic_rules: rules } });
+  const { scene, map, release } = await setupScene({ mapPath: opts.mapPath, modelPath: opts.modelPath, config: { npc_target: opts.npcs, seed: opts.seed, traffic_rules: rules }, signals: opts.actuated ? { actuated: true } : undefined });
   try {
     scene.reset();
     const setup = (performance.now() - tSetup) / 1000;
@@ -45,7 +47,7 @@ export async function driveMap(opts: { mapPath: string; npcs: number; seconds: n
     const q = scene.quality.summary();
     const { junctions, ...j } = scene.control.metrics.summary();
     return {
-      map: map.label, npcs: opts.npcs, seconds: opts.seconds, seed: opts.seed, ...q, traffic_rules: rules, junction_controls: junctions, ...j,
+      map: map.label, npcs: opts.npcs, seconds: opts.seconds, seed: opts.seed, ...q, traffic_rules: rules, signals_actuated: opts.actuated === true, junction_controls: junctions, ...j,
       stuck_over_60s: scene.quality.openTripCount(scene.steps, 60 / POLICY_DT),
       setup_seconds: setup,
       wall_seconds: wall,
@@ -60,16 +62,16 @@ export async function driveMap(opts: { mapPath: string; npcs: number; seconds: n
 export const driveCommand: Command = {
   name: 'drive',
   summary: 'run NPCs on a map headless for some simulated time and report the NPC quality figures',
-  usage: 'vils drive [--map maps/demo-track.json] [--npcs 30] [--seconds 60] [--seed 1] [--model <onnx>] [--no-rules] [--json]',
+  usage: 'vils drive [--map maps/demo-track.json] [--npcs 30] [--seconds 60] [--seed 1] [--model <onnx>] [--no-rules] [--actuated] [--json]',
   async run(argv) {
-    const { values } = parseArgs({ args: argv, options: { map: { type: 'string' }, npcs: { type: 'string' }, seconds: { type: 'string' }, seed: { type: 'string' }, model: { type: 'string' }, json: { type: 'boolean' }, 'no-rules': { type: 'boolean' } } });
+    const { values } = parseArgs({ args: argv, options: { map: { type: 'string' }, npcs: { type: 'string' }, seconds: { type: 'string' }, seed: { type: 'string' }, model: { type: 'string' }, json: { type: 'boolean' }, 'no-rules': { type: 'boolean' }, actuated: { type: 'boolean' } } });
     const npcs = Number(values.npcs ?? 30);
     const seconds = Number(values.seconds ?? 60);
     const seed = Number(values.seed ?? 1);
     if (!Number.isInteger(npcs) || npcs < 1 || npcs > MAX_NPCS) throw new UsageError(`--npcs must be 1..${MAX_NPCS}`);
     if (!(seconds > 0)) throw new UsageError('--seconds must be positive');
     if (!Number.isInteger(seed) || seed < 0) throw new UsageError('--seed must be a non-negative integer');
-    const r = await driveMap({ mapPath: values.map ?? defaultMapPath(), npcs, seconds, seed, modelPath: values.model, rules: !values['no-rules'] });
+    const r = await driveMap({ mapPath: values.map ?? defaultMapPath(), npcs, seconds, seed, modelPath: values.model, rules: !values['no-rules'], actuated: values.actuated === true });
     if (values.json) {
       console.log(JSON.stringify(r));
       return 0;
@@ -80,7 +82,7 @@ export const driveCommand: Command = {
     console.log(`of the ${r.reached_goal + r.abandoned} trips that ended: goal ${pct(r.goal_rate)}, collision ${pct(r.trip_collision_rate)}, off-road ${pct(r.trip_offroad_rate)}`);
     console.log(`NPC-steps touching a vehicle ${pct(r.vehicle_contact_step_share)}, a road edge ${pct(r.road_edge_step_share)}; NPCs that ever did: ${pct(r.npcs_ever_collided)}, ${pct(r.npcs_ever_offroad)}`);
     const controls = Object.entries(r.junction_controls).map(([k, v]) => `${v} ${k.replace(/_/g, ' ')}`).join(', ') || 'none';
-    console.log(`junctions: ${controls}${r.traffic_rules ? '' : ' (rules off)'}; red-light violations ${r.red_light_violations}, stop-sign violations ${r.stop_sign_violations}; longest stand inside a junction ${r.junction_stand_max_s} s (${r.junction_stands_over_10s} over 10 s), box blocking ${r.box_blocking_npc_s} NPC-s`);
+    console.log(`junctions: ${controls}${r.traffic_rules ? '' : ' (rules off)'}${r.signals_actuated ? ' (signals actuated)' : ''}; red-light violations ${r.red_light_violations}, stop-sign violations ${r.stop_sign_violations}; longest stand inside a junction ${r.junction_stand_max_s} s (${r.junction_stands_over_10s} over 10 s), box blocking ${r.box_blocking_npc_s} NPC-s`);
     console.log(`throughput ${r.throughput_veh_per_h_per_lane} vehicles/h per approach lane${r.throughput_veh_per_green_h_per_lane ? `, at signals ${r.throughput_veh_per_green_h_per_lane} per hour of green (busiest lane ${r.throughput_veh_per_green_h_max}; saturation ≈ 1,800)` : ''}; stuck ${r.stuck_npcs}, gridlocks broken up ${r.gridlock_recycles}, wrong-way steps ${r.wrong_way_steps}`);
     return 0;
   },

@@ -53,6 +53,7 @@ flags [default]:
   --seed <n>                  scenario seed [1]
   --model <file.onnx>         policy model [the default model]
   --no-rules                  NPCs ignore signals, stop lines, signs and right of way (the signals still run) [rules on]
+  --actuated                  signals that run alone are vehicle-actuated (greens timed by the vehicles detected) [fixed time]
   --json                      one JSON object instead of text [text]`,
   eval: `
 flags [default]:

@@ -122,9 +122,9 @@ export function encodeCallArgs(call: SceneCall): Record<string, unknown> {
     }
     case 'signal_release': return { junction: call.junction };
     case 'signal_plan': {
-      const { junction, offset_s, phases, green_s, yellow_s, all_red_s } = call.override;
+      const { junction, offset_s, phases, green_s, yellow_s, all_red_s, actuated } = call.override;
       const num = (v: number | undefined) => (v === undefined ? null : exactNum(v));
-      return { junction, offset_s: num(offset_s), phases: phases ?? null, green_s: green_s ?? null, yellow_s: num(yellow_s), all_red_s: num(all_red_s) };
+      return { junction, offset_s: num(offset_s), phases: phases ?? null, green_s: green_s ?? null, yellow_s: num(yellow_s), all_red_s: num(all_red_s), actuated: actuated ?? null };
     }
   }
 }
@@ -175,6 +175,7 @@ export function decodeCall(r: SceneCallRecord): SceneCall {
       if (allRed !== undefined) o.all_red_s = allRed;
       if (a.phases !== null && a.phases !== undefined) o.phases = a.phases as SignalPlanOverride['phases'];
       if (a.green_s !== null && a.green_s !== undefined) o.green_s = a.green_s as number[];
+      if (typeof a.actuated === 'boolean') o.actuated = a.actuated;
       return { kind: 'signal_plan', override: o };
     }
     default: throw new TypeError(`call ${r.n}: unknown kind ${JSON.stringify(r.kind)}`);

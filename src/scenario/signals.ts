@@ -3,9 +3,11 @@
  *
  *   signals:
  *     all: false              # true: every junction of the map gets signals (default plans)
+ *     actuated: false         # true: default plans of junctions that run alone are vehicle-actuated
  *     junctions:
  *       J3: { offset_s: 20, green_s: [30, 10, 30, 10] }      # the default program with these greens (a green wave: offsets)
  *       J1: { phases: [{ duration_s: 25, states: { J1.A: G, J1.B: r } }, …], yellow_s: 3.5, all_red_s: 2 }
+ *       J7: { actuated: true }                                  # this one vehicle-actuated (false: fixed time)
  *
  * The shape is checked here (errors name the key); whether the junction and group ids exist and the program is
  * safe is checked when the scene is built from the map (errors name the junction, the groups and the rule).
@@ -17,17 +19,20 @@ import { expectKeys, numberAt } from './yaml-util.js';
 
 export interface ScenarioSignals {
   all: boolean;
+  /** default plans of junctions that run alone are vehicle-actuated */
+  actuated: boolean;
   plans: SignalPlanOverride[];
 }
 
-const KEYS = ['all', 'junctions'];
-const PLAN_KEYS = ['offset_s', 'phases', 'green_s', 'yellow_s', 'all_red_s'];
+const KEYS = ['all', 'actuated', 'junctions'];
+const PLAN_KEYS = ['offset_s', 'phases', 'green_s', 'yellow_s', 'all_red_s', 'actuated'];
 
 export function parseSignals(v: unknown, file: string): ScenarioSignals {
-  if (v === undefined || v === null) return { all: false, plans: [] };
+  if (v === undefined || v === null) return { all: false, actuated: false, plans: [] };
   if (!isRecord(v)) throw new ConfigError(file, 'signals', `expected a map {all, junctions}, got ${JSON.stringify(v)}`);
   expectKeys(v, KEYS, file, 'signals');
   if (v.all !== undefined && typeof v.all !== 'boolean') throw new ConfigError(file, 'signals.all', `expected true or false, got ${JSON.stringify(v.all)}`);
+  if (v.actuated !== undefined && typeof v.actuated !== 'boolean') throw new ConfigError(file, 'signals.actuated', `expected true (vehicle-actuated default plans) or false (fixed time), got ${JSON.stringify(v.actuated)}`);
   const plans: SignalPlanOverride[] = [];
   if (v.junctions !== undefined && v.junctions !== null) {
     if (!isRecord(v.junctions)) throw new ConfigError(file, 'signals.junctions', 'expected a map of junction id → plan');
@@ -39,6 +44,10 @@ export function parseSignals(v: unknown, file: string): ScenarioSignals {
       if (p.offset_s !== undefined) o.offset_s = numberAt(p, 'offset_s', file, `${key}.offset_s`, 0, 0, 600);
       if (p.yellow_s !== undefined) o.yellow_s = numberAt(p, 'yellow_s', file, `${key}.yellow_s`, 3, 0, 60);
       if (p.all_red_s !== undefined) o.all_red_s = numberAt(p, 'all_red_s', file, `${key}.all_red_s`, 1, 0, 60);
+      if (p.actuated !== undefined) {
+        if (typeof p.actuated !== 'boolean') throw new ConfigError(file, `${key}.actuated`, `expected true (vehicle-actuated greens) or false (fixed time), got ${JSON.stringify(p.actuated)}`);
+        o.actuated = p.actuated;
+      }
       if (p.phases !== undefined && p.green_s !== undefined) throw new ConfigError(file, key, 'give phases or green_s, not both');
       if (p.green_s !== undefined) {
         if (!Array.isArray(p.green_s) || p.green_s.length === 0) throw new ConfigError(file, `${key}.green_s`, 'expected a list of green times [s], one per green phase');
@@ -69,5 +78,5 @@ export function parseSignals(v: unknown, file: string): ScenarioSignals {
       plans.push(o);
     }
   }
-  return { all: v.all === true, plans };
+  return { all: v.all === true, actuated: v.actuated === true, plans };
 }

@@ -276,13 +276,13 @@ export class LiveScene {
   private readonly slowSince = (id: number) => this.quality.slowSince(id);
 
   /** what the scene's traffic control was built with (a recording keeps it for replay) */
-  readonly controlOptions: { readonly signalPlans?: readonly SignalPlanOverride[]; readonly signalAll?: boolean };
+  readonly controlOptions: { readonly signalPlans?: readonly SignalPlanOverride[]; readonly signalAll?: boolean; readonly signalsActuated?: boolean };
 
   constructor(
     readonly map: LoadedMap,
     readonly policy: PolicySession,
     config: Partial<SceneConfig> = {},
-    opts: { signalPlans?: readonly SignalPlanOverride[]; signalAll?: boolean; reference?: boolean } = {},
+    opts: { signalPlans?: readonly SignalPlanOverride[]; signalAll?: boolean; signalsActuated?: boolean; reference?: boolean } = {},
   ) {
     checkSettings(config, SCENE_SETTINGS, 'scene setting');
     this.config = { ...DEFAULT_SCENE_CONFIG, ...config };
@@ -296,8 +296,8 @@ export class LiveScene {
     this.lanes = this.engine.lanes;
     this.quality = new QualityMetrics(this.lanes, this.config.speed_limit_mps);
     this.bounds = mapBounds(map);
-    this.controlOptions = { signalPlans: opts.signalPlans, signalAll: opts.signalAll };
-    this.control = new TrafficControl(map, this.engine, { rules: this.config.traffic_rules, plans: opts.signalPlans, signalAll: opts.signalAll, expectedNpcs: this.config.npc_target });
+    this.controlOptions = { signalPlans: opts.signalPlans, signalAll: opts.signalAll, ...(opts.signalsActuated ? { signalsActuated: true } : {}) };
+    this.control = new TrafficControl(map, this.engine, { rules: this.config.traffic_rules, plans: opts.signalPlans, signalAll: opts.signalAll, actuated: opts.signalsActuated, expectedNpcs: this.config.npc_target });
     const emit = (e: SceneEvent) => {
       for (const l of this.listeners) l(e);
     };

@@ -30,7 +30,7 @@ export interface SceneSetupOptions {
   intraOpThreads?: number;
   mode?: ActionMode;
   /** plan changes by junction, and signals on every junction (a scenario's `signals:`) */
-  signals?: { plans?: readonly SignalPlanOverride[]; all?: boolean };
+  signals?: { plans?: readonly SignalPlanOverride[]; all?: boolean; actuated?: boolean };
   /** the NPC step's reference computation instead of its shortcuts (EngineOptions.reference; tests only) */
   reference?: boolean;
 }
@@ -51,6 +51,6 @@ export async function setupScene(opts: SceneSetupOptions = {}): Promise<SceneSet
   const policy = opts.policy
     ? opts.policy.fork(opts.mode)
     : await PolicySession.load(resolvePolicyModel({ model: opts.modelPath }), { intraOpThreads: opts.intraOpThreads ?? 1, mode: opts.mode });
-  const scene = new LiveScene(map, policy, opts.config, { signalPlans: opts.signals?.plans, signalAll: opts.signals?.all, reference: opts.reference });
+  const scene = new LiveScene(map, policy, opts.config, { signalPlans: opts.signals?.plans, signalAll: opts.signals?.all, signalsActuated: opts.signals?.actuated, reference: opts.reference });
   return { map, geo, policy, scene, release: () => policy.release() };
 }

@@ -80,7 +80,7 @@ export const signalEntrySchema = {
     junction: str,
     state: { enum: ['green', 'green_yield', 'yellow', 'red', 'off'], description: 'green_yield: green that gives way (a permissive left turn)' },
     code: { enum: ['G', 'g', 'y', 'r', 'o'], description: 'the state as one character (SUMO style)' },
-    time_to_change_s: { type: ['number', 'null'], description: 'seconds until the plan changes it (0.1 s steps), or the yellow left while a live input clears; null while set live' },
+    time_to_change_s: { type: ['number', 'null'], description: 'seconds until the plan changes it (0.1 s steps; at a vehicle-actuated junction the earliest it can: greens at their shortest, or as long as arriving vehicles extend them), or the yellow left while a live input clears; null while set live' },
     source: { enum: ['plan', 'live', 'transition'], description: 'what drives it: the fixed-time plan, a live input, or the clearance (yellow, all-red) between the two' },
     left: { type: 'boolean', description: 'a protected left-turn group' },
     lanes: { ...strList, description: 'ids of the lanes its movements start on' },
@@ -320,6 +320,7 @@ export const signalPlanBodySchema = {
     green_s: { type: 'array', minItems: 1, maxItems: 64, items: { type: 'number', minimum: 0, maximum: 3600 } },
     yellow_s: { type: 'number', minimum: 0, maximum: 60 },
     all_red_s: { type: 'number', minimum: 0, maximum: 60 },
+    actuated: { type: 'boolean', description: 'vehicle-actuated greens (true: each green from 5 s up to its duration, ending when nobody arrives within 3 s; false: fixed time); default: as the plan was, fixed where phases or green_s are given' },
   },
 } as const;
 
@@ -328,6 +329,11 @@ export const signalPlanSchema = {
   properties: {
     cycle_s: num, offset_s: num, yellow_s: num, all_red_s: num,
     source: { enum: ['default', 'scenario', 'api'] },
+    actuated: {
+      type: ['object', 'null'],
+      description: 'vehicle-actuated timing (null: fixed time): per phase the shortest and longest green (null for yellows and all-reds), and the gap that ends a green early',
+      properties: { gap_s: num, phases: { type: 'array', items: { type: ['object', 'null'], properties: { min_s: num, max_s: num } } } },
+    },
     phases: {
       type: 'array',
       items: { type: 'object', properties: { duration_s: num, states: { ...str, description: 'one character per group, in the order of the junction\'s groups' }, by_group: { type: 'object', additionalProperties: str } } },

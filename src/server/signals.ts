@@ -36,6 +36,7 @@ export interface PlanView {
   all_red_s: number;
   source: SignalPlan['source'];
   phases: Array<{ duration_s: number; states: string; by_group: Record<string, string> }>;
+  actuated: SignalPlan['actuated'] | null;
 }
 
 export interface JunctionView {
@@ -130,6 +131,7 @@ export class SignalDesk {
     return {
       cycle_s: p.cycle_s, offset_s: p.offset_s, yellow_s: p.yellow_s, all_red_s: p.all_red_s, source: p.source,
       phases: p.phases.map((ph) => ({ duration_s: ph.duration_s, states: ph.states, by_group: Object.fromEntries(ids.map((id, k) => [id, ph.states[k]])) })),
+      actuated: p.actuated ?? null,
     };
   }
 

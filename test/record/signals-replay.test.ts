@@ -54,6 +54,8 @@ beforeAll(async () => {
     [20, async () => { replies.plan.push(await call('PUT', '/api/signals/J1/plan', { green_s: [15, 20], offset_s: 3 })); }],
     [24, async () => { replies.live.push(await call('PUT', '/api/signals/J1', { phase: 0, timeout_s: 60 })); }],
     [30, async () => { replies.release.push(await call('DELETE', '/api/signals/J1')); }],
+    // vehicle-actuated from here: the greens follow the NPCs detected, which replay must make again exactly
+    [34, async () => { replies.plan.push(await call('PUT', '/api/signals/J1/plan', { actuated: true })); }],
   ];
   while (host.runner.simNow() < SIM_SECONDS) {
     if (script.length && host.runner.simNow() >= script[0][0]) await script.shift()![1]();
@@ -93,7 +95,7 @@ async function rewrite(src: string, name: string, edit: (f: FrameRecord) => Fram
 
 describe('signals in recordings', () => {
   it('records the live inputs, the plan change and the release as scene calls, and the signal states of every frame', async () => {
-    expect(replies).toEqual({ live: [200, 200], refused: [400], plan: [200], release: [200] });
+    expect(replies).toEqual({ live: [200, 200], refused: [400], plan: [200, 200], release: [200] });
     const items = await all(file);
     const calls = items.flatMap((i) => (i.type === 'message' && i.message.topic === '/vils/calls' ? [decodeJson<SceneCallRecord>(i.message.data)] : []));
     const live = calls.filter((c) => c.kind === 'signal_live');
@@ -103,12 +105,15 @@ describe('signals in recordings', () => {
     // each acknowledged (a reply is dropped only when four are waiting on the socket)
     expect(acks).toBeGreaterThan((live.length - 3) * 0.9);
     expect(acks).toBeLessThanOrEqual(live.length - 3);
-    expect(calls.filter((c) => c.kind === 'signal_plan')).toEqual([expect.objectContaining({ result: 46, error: null, args: expect.objectContaining({ junction: 'J1', green_s: [15, 20], offset_s: 3 }) })]);
+    expect(calls.filter((c) => c.kind === 'signal_plan')).toEqual([
+      expect.objectContaining({ result: 46, error: null, args: expect.objectContaining({ junction: 'J1', green_s: [15, 20], offset_s: 3 }) }),
+      expect.objectContaining({ error: null, args: expect.objectContaining({ junction: 'J1', actuated: true }) }),
+    ]);
     expect(calls.filter((c) => c.kind === 'signal_release')).toEqual([expect.objectContaining({ result: true, error: null })]);
     // the REST commands as received, with their replies, and the stream's messages with what became of them
     const rest = items.flatMap((i) => (i.type === 'message' && i.message.topic === '/vils/inputs/rest' ? [decodeJson<{ method: string; url: string; status: number }>(i.message.data)] : []));
     expect(rest.filter((r) => r.url.startsWith('/api/signals')).map((r) => `${r.method} ${r.url} ${r.status}`)).toEqual([
-      'PUT /api/signals/J1 200', 'PUT /api/signals/J1 400', 'PUT /api/signals/J1/plan 200', 'PUT /api/signals/J1 200', 'DELETE /api/signals/J1 200',
+      'PUT /api/signals/J1 200', 'PUT /api/signals/J1 400', 'PUT /api/signals/J1/plan 200', 'PUT /api/signals/J1 200', 'DELETE /api/signals/J1 200', 'PUT /api/signals/J1/plan 200',
     ]);
     const stream = items.flatMap((i) => (i.type === 'message' && i.message.topic === '/vils/inputs/stream' ? [decodeJson<{ message: string; outcome: string }>(i.message.data)] : []));
     expect(stream.length).toBe(live.length - 3);

@@ -39,6 +39,25 @@ describe('scenario signals', () => {
     expect(err({ junctions: { J1: { phases: [], green_s: [1] } } })).toMatch(/phases or green_s, not both/);
     expect(err({ junctions: { J1: { offset_s: 'soon' } } })).toMatch(/signals\.junctions\.J1\.offset_s/);
     expect(err({ all: 'yes' })).toMatch(/signals\.all/);
+    expect(err({ junctions: { J1: { actuated: 'yes' } } })).toMatch(/signals\.junctions\.J1\.actuated'?: expected true .* or false/);
+    expect(parseSignals({ junctions: { J1: { actuated: false } } }, 'x.yaml').plans).toEqual([{ junction: 'J1', actuated: false }]);
+    expect(parseSignals({ actuated: true }, 'x.yaml').actuated).toBe(true);
+    expect(err({ actuated: 1 })).toMatch(/signals\.actuated/);
+  });
+
+  it('fixed time by default; a scenario makes the lone junctions vehicle-actuated (signals.actuated), one of them (actuated: true, its own greens the longest), or one back to fixed time', () => {
+    const fixedDefault = new LiveScene(TRACK, policy.fork(), { npc_target: 0 }).control.controller.plan('J1')!;
+    expect(fixedDefault.actuated).toBeUndefined();
+    const def = new LiveScene(TRACK, policy.fork(), { npc_target: 0 }, { signalsActuated: true }).control.controller.plan('J1')!;
+    expect(def.actuated?.phases.filter((a) => a !== null).map((a) => a!.min_s)).toEqual([5, 5]);
+    expect(def.phases).toEqual(fixedDefault.phases);
+    const fixed = new LiveScene(TRACK, policy.fork(), { npc_target: 0 }, { signalsActuated: true, signalPlans: [{ junction: 'J1', actuated: false }] }).control.controller.plan('J1')!;
+    expect(fixed.actuated).toBeUndefined();
+    expect(fixed.phases).toEqual(def.phases);
+    expect(new LiveScene(TRACK, policy.fork(), { npc_target: 0 }, { signalPlans: [{ junction: 'J1', actuated: true }] }).control.controller.plan('J1')!.actuated).toEqual(def.actuated);
+    const own = new LiveScene(TRACK, policy.fork(), { npc_target: 0 }, { signalPlans: [{ junction: 'J1', green_s: [40, 15], actuated: true }] }).control.controller.plan('J1')!;
+    expect(own.actuated?.phases.filter((a) => a !== null)).toEqual([{ min_s: 5, max_s: 40 }, { min_s: 5, max_s: 15 }]);
+    expect(new LiveScene(TRACK, policy.fork(), { npc_target: 0 }, { signalPlans: [{ junction: 'J1', green_s: [40, 15] }] }).control.controller.plan('J1')!.actuated).toBeUndefined();
   });
 
   it('a live scene runs a scenario\'s plan (green times and an offset); a plan that would show conflicting greens is refused naming them', () => {

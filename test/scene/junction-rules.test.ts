@@ -216,4 +216,31 @@ describe('signals on simulation time in a live scene', () => {
     const cj = sc.control.layout.junctions[0];
     expect(sc.control.controller.junctionStates(cj)).toBe(phase.states);
   }, 60_000);
+
+  it('vehicle-actuated: a car coming to the empty crossing on red calls its green, which comes before it reaches the line; without it the green rests', async () => {
+    const sc = new LiveScene(TRACK, policy.fork(), { npc_target: 0, seed: 1 }, { signalsActuated: true });
+    sc.reset();
+    const plan = sc.control.controller.plan('J1')!;
+    expect(plan.actuated).toBeDefined();
+    // nobody anywhere: the first green rests
+    for (let k = 0; k <= 1200; k++) await sc.advanceTo(k * POLICY_DT);
+    const red = sc.snapshot().signals.find((s) => s.code === 'r')!;
+    expect(sc.snapshot().signals.filter((s) => s.code === 'G').length).toBe(1);
+    const group = sc.control.layout.groups.find((g) => g.id === red.id)!;
+    const m = movementFrom(sc, group.lanes[0]);
+    const speed = 10;
+    let greenAt = NaN, lineAt = NaN;
+    for (let k = 1201; k <= 1500; k++) {
+      const t = k * POLICY_DT;
+      const back = 150 - speed * (t - 120);
+      const p = sc.lanes.pose(m.entry.lane, m.entry.s - back);
+      sc.updateEgo({ egoId: 'car', x: p.x, y: p.y, yaw: p.yaw, speed }, t);
+      await sc.advanceTo(t);
+      if (Number.isNaN(greenAt) && sc.snapshot().signals.find((s) => s.id === red.id)!.code === 'G') greenAt = t;
+      if (Number.isNaN(lineAt) && back <= 2.5) lineAt = t;
+    }
+    expect(greenAt).toBeLessThan(lineAt);
+    // called when it was within 6 s of the line at its speed; the rest is the other green's yellow and all-red
+    expect(greenAt - (lineAt - 6)).toBeLessThanOrEqual(plan.yellow_s + plan.all_red_s + 0.3);
+  }, 60_000);
 });

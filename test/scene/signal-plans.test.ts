@@ -12,9 +12,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { buildRoadEntities } from '../../src/map/road-entities.js';
 import { convertNgii } from '../../src/map/ngii/convert.js';
 import { loadMapFile, parseMapJson, type LoadedMap } from '../../src/map/scene-json.js';
-import { SignalController } from '../../src/scene/control/controller.js';
+import { SignalController, SignalDetection } from '../../src/scene/control/controller.js';
 import { buildTrafficLayout, type TrafficLayout } from '../../src/scene/control/layout.js';
-import { defaultPlan, groupsConflict, laneFlows, PLAN_LIMITS, SATURATION_VPS, stateConflicts, validatePlan, type SignalPlan } from '../../src/scene/control/plan.js';
+import { actuatePlan, defaultPlan, groupsConflict, laneFlows, PLAN_LIMITS, SATURATION_VPS, stateConflicts, validatePlan, type SignalPlan } from '../../src/scene/control/plan.js';
 import { InputError } from '../../src/scene/errors.js';
 import { LaneNetwork } from '../../src/traffic/lanes.js';
 import { crossingMap } from '../helpers/junction-maps.js';
@@ -192,7 +192,10 @@ describe.skipIf(!RUN)('every junction of K-City and FMTC, signalised: never two 
         checkShown(ctl, layout, k / 10, last, problems);
       }
       expect(problems.slice(0, 5)).toEqual([]);
-      // random live inputs (valid or not) at random times: refused ones change nothing, accepted ones never show a conflict
+      // random live inputs (valid or not) at random times, on fixed-time or vehicle-actuated plans with random
+      // detections (or none): refused ones change nothing, accepted ones never show a conflict
+      const actuatedPlans = new Map([...plans].map(([id, p]) => [id, p.phases.length > 1 ? actuatePlan(p) : p]));
+      for (const cj of signalised) expect(validatePlan(actuatedPlans.get(cj.junction.id)!, cj, layout.groups), cj.junction.id).toEqual([]);
       const ids = signalised.map((c) => c.junction.id);
       fc.assert(fc.property(
         fc.array(fc.record({
@@ -202,9 +205,14 @@ describe.skipIf(!RUN)('every junction of K-City and FMTC, signalised: never two 
           phase: fc.integer({ min: -1, max: 12 }),
           codes: fc.array(fc.constantFrom('G', 'g', 'y', 'r', 'o'), { minLength: 1, maxLength: 12 }),
           timeout: fc.integer({ min: 1, max: 40 }),
+          // what the detectors see meanwhile (none: the rules off); per group: call, queued, a vehicle arriving
+          detect: fc.boolean(),
+          bits: fc.array(fc.integer({ min: 0, max: 7 }), { minLength: 1, maxLength: 16 }),
         }), { minLength: 1, maxLength: 25 }),
-        (inputs) => {
-          const c = new SignalController(layout, plans);
+        fc.boolean(),
+        (inputs, actuated) => {
+          const c = new SignalController(layout, actuated ? actuatedPlans : plans);
+          const det = new SignalDetection(layout.groups.length);
           const seen = new Map<string, { code: string; since: number }>();
           const errs: string[] = [];
           let k = 0;
@@ -220,15 +228,22 @@ describe.skipIf(!RUN)('every junction of K-City and FMTC, signalised: never two 
               if (!(e instanceof InputError)) throw e;
               if (c.junctionStates(cj) !== before) errs.push(`a refused input changed ${j}`);
             }
+            det.clear();
+            for (let g = 0; g < layout.groups.length; g++) {
+              const b = inp.bits[g % inp.bits.length];
+              det.call[g] = b & 1;
+              det.queued[g] = (b >> 1) & 1;
+              if (b & 4) det.arrive[g] = 1;
+            }
             for (let s = 0; s < inp.dt; s++) {
               k++;
-              c.update(k / 10);
+              c.update(k / 10, inp.detect ? det : undefined);
               checkShown(c, layout, k / 10, seen, errs);
             }
           }
           return errs.length === 0 || (() => { throw new Error(errs.slice(0, 3).join('\n')); })();
         },
-      ), { numRuns: 40, seed: 22 });
+      ), { numRuns: 60, seed: 22 });
     }, 120_000);
   }
 });

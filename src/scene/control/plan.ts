@@ -33,6 +33,19 @@ export interface SignalPlan {
   yellow_s: number;
   all_red_s: number;
   source: 'default' | 'scenario' | 'api';
+  /**
+   * Vehicle-actuated timing (as SUMO's `actuated` programs and NEMA controllers run): each green phase lasts from
+   * min_s to max_s, ending early when no vehicle arrives within gap_s (gap-out) and only when another group has a
+   * call; a green phase nobody calls is skipped. One entry per phase, null for the fixed ones (yellows, all-reds).
+   * Absent: fixed time, the phases' durations.
+   */
+  actuated?: ActuatedTiming;
+}
+
+export interface ActuatedTiming {
+  /** a green is extended while a vehicle will reach its line within this [s] */
+  gap_s: number;
+  phases: Array<{ min_s: number; max_s: number } | null>;
 }
 
 export const PLAN_LIMITS = {
@@ -46,7 +59,30 @@ export const PLAN_LIMITS = {
   defaultLeftGreenS: 10,
   minCycleS: 60,
   maxCycleS2: 120,
+  maxGapS: 10,
 } as const;
+
+/** an actuated default plan's shortest green (SUMO's minDur) and its gap (SUMO's max-gap) [s] */
+export const ACTUATED_MIN_GREEN_S = 5;
+export const ACTUATED_GAP_S = 3;
+
+/**
+ * The plan made vehicle-actuated: every green phase may end after ACTUATED_MIN_GREEN_S (or its own duration, if
+ * shorter) and run up to its duration stretched so that a cycle of longest greens lasts `maxCycleS` (never less
+ * than the duration). Fixed phases keep their times.
+ */
+export function actuatePlan(plan: SignalPlan, maxCycleS: number = PLAN_LIMITS.maxCycleS2): SignalPlan {
+  const green = (st: string) => /[Gg]/.test(st);
+  const greenSum = plan.phases.reduce((a, p) => a + (green(p.states) ? p.duration_s : 0), 0);
+  const fixed = plan.cycle_s - greenSum;
+  const stretch = greenSum > 0 ? Math.max(1, (maxCycleS - fixed) / greenSum) : 1;
+  const phases = plan.phases.map((p) => {
+    if (!green(p.states)) return null;
+    return { min_s: Math.max(PLAN_LIMITS.minGreenS, Math.min(ACTUATED_MIN_GREEN_S, p.duration_s)), max_s: Math.min(PLAN_LIMITS.maxPhaseS, Math.round(p.duration_s * stretch * 2) / 2) };
+  });
+  return { ...plan, actuated: { gap_s: ACTUATED_GAP_S, phases } };
+}
+
 
 const OPPOSITE_COS = Math.cos((135 * Math.PI) / 180);
 const DEFAULT_SPEED = 50 / 3.6;
@@ -222,6 +258,7 @@ export function validatePlan(plan: SignalPlan, cj: ControlledJunction, groups: r
     if (!(p.duration_s >= L.minPhaseS && p.duration_s <= L.maxPhaseS)) errs.push(`${name} phase ${i + 1}: duration_s ${p.duration_s} outside ${L.minPhaseS}–${L.maxPhaseS} s`);
     for (const c of stateConflicts(cj, groups, p.states)) errs.push(`${name} phase ${i + 1}: ${c}`);
   });
+  if (plan.actuated) errs.push(...validateActuation(plan, name));
   if (errs.length) return errs;
   // clearance: a green ends in a yellow of minYellow–maxYellow s, then red; a group turns green only after
   // every group it conflicts with has been red for a whole phase
@@ -264,6 +301,25 @@ export function validatePlan(plan: SignalPlan, cj: ControlledJunction, groups: r
 }
 
 const round = (v: number) => Math.round(v * 100) / 100;
+
+function validateActuation(plan: SignalPlan, name: string): string[] {
+  const a = plan.actuated!;
+  const L = PLAN_LIMITS;
+  const errs: string[] = [];
+  if (!(a.gap_s > 0 && a.gap_s <= L.maxGapS)) errs.push(`${name}: actuated gap_s ${a.gap_s} outside (0, ${L.maxGapS}] s`);
+  if (!Array.isArray(a.phases) || a.phases.length !== plan.phases.length) return [...errs, `${name}: actuated timing needs one entry per phase (${plan.phases.length})`];
+  let any = false;
+  a.phases.forEach((t, i) => {
+    if (t === null) return;
+    any = true;
+    if (!/[Gg]/.test(plan.phases[i].states)) errs.push(`${name} phase ${i + 1}: only a phase with a green can be actuated`);
+    if (!(t.min_s >= L.minGreenS && t.min_s <= t.max_s && t.max_s <= L.maxPhaseS)) errs.push(`${name} phase ${i + 1}: actuated green ${t.min_s}–${t.max_s} s must satisfy ${L.minGreenS} ≤ min ≤ max ≤ ${L.maxPhaseS}`);
+  });
+  if (!any) errs.push(`${name}: an actuated plan needs at least one actuated green phase`);
+  const longest = plan.phases.reduce((s, p, i) => s + (a.phases[i]?.max_s ?? p.duration_s), 0);
+  if (!(longest <= L.maxCycleS)) errs.push(`${name}: a cycle of longest greens lasts ${round(longest)} s, more than ${L.maxCycleS} s`);
+  return errs;
+}
 
 /**
  * Do an approach's left (and U) turns start from a lane its other movements also start from? The lane a movement

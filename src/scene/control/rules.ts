@@ -25,7 +25,7 @@ import type { LaneNetwork, LanePosition } from '../../traffic/lanes.js';
 import { MAX_PLAN } from '../../traffic/predict.js';
 import { HoldReason, STOP_MARGIN_M, type HoldReasonId } from '../../traffic/stops.js';
 import { AgentKind, type World } from '../../traffic/world.js';
-import type { SignalController } from './controller.js';
+import { SignalDetection, type SignalController } from './controller.js';
 import type { ControlledJunction, TrafficLayout } from './layout.js';
 import { movementStates, type MovementState } from './plan.js';
 
@@ -75,6 +75,11 @@ const MOVING_ROOM_MAX_M = 20;
 const LOOKAHEAD_M = 150;
 /** an ego standing at its line at an all-way stop keeps its turn this long, then NPCs go on [s] */
 const EGO_TURN_S = 5;
+/** a vehicle calls for its signal group within this much time of the line at its speed, or this distance [s, m] */
+const CALL_S = 6;
+const CALL_M = 40;
+/** a vehicle moving this close to its line counts as arriving now; standing this close, as queued [m] */
+const DETECT_NEAR_M = 25;
 /** a vehicle inside a junction off its planned movements occupies those whose path passes this close [m] */
 const OCCUPY_M = 1.8;
 
@@ -148,11 +153,14 @@ export class TrafficRules {
   /** since when it has been standing (below QUEUED_MPS; −1 moving) */
   private readonly stillSince: Float64Array;
   private readonly seq: Int32Array = new Int32Array(MAX_PLAN + 16);
+  /** what the signals' detectors see this step */
+  readonly detection: SignalDetection;
   private readonly pos: LanePosition = { lane: 0, s: 0, offset: 0 };
   private time = 0;
 
   constructor(readonly layout: TrafficLayout, readonly controller: SignalController, private readonly lanes: LaneNetwork, readonly engine: TrafficEngine) {
     const J = layout.junctions;
+    this.detection = new SignalDetection(layout.groups.length);
     const nl = lanes.lanes.length;
     this.entriesOnLane = Array.from({ length: nl }, () => []);
     this.laterOnLane = Array.from({ length: nl }, () => []);
@@ -276,8 +284,6 @@ export class TrafficRules {
     const engine = this.engine;
     const world = engine.world;
     engine.stops.clear();
-    this.controller.update(t);
-    this.signalStates();
     for (const mg of this.touched) {
       this.occupants[mg].length = 0;
       this.approachers[mg].length = 0;
@@ -298,10 +304,49 @@ export class TrafficRules {
       else if (this.stillSince[s] < 0) this.stillSince[s] = t;
       this.locate(world, s);
     }
+    this.detect(world);
+    this.controller.update(t, this.detection);
+    this.signalStates();
     for (let s = 0; s < world.count; s++) {
       if (!world.present[s] || world.kind[s] !== AgentKind.Controlled) continue;
       this.decide(world, s);
     }
+  }
+
+  /**
+   * The signals' detectors: per group, a call from every vehicle (NPC or ego) approaching one of its movements within
+   * CALL_S at its speed (or CALL_M), the time the next moving one reaches its line, and whether one stands in a queue
+   * close to it. An ego may take any movement of its approach: it calls every group there.
+   */
+  private detect(world: World): void {
+    this.detection.clear();
+    for (let s = 0; s < world.count; s++) {
+      if (!world.present[s]) continue;
+      // the next junction, and the one after it when it is a signal close behind (its queue reaches back through the first)
+      this.detectAt(world, s, this.apMg[s], this.apD[s]);
+      this.detectAt(world, s, this.ap2Mg[s], this.ap2D[s]);
+    }
+  }
+
+  private detectAt(world: World, s: number, mg: number, dCentre: number): void {
+    if (mg < 0) return;
+    const { j, m } = this.refs[mg];
+    const cj = this.layout.junctions[j];
+    if (cj.control !== 'signal') return;
+    const d = Math.max(0, dCentre - 0.5 * world.length[s]);
+    const v = world.speed(s);
+    if (world.kind[s] === AgentKind.Controlled) this.detectGroup(cj.groupOfMovement[m], d, v);
+    else for (const mi of cj.junction.approaches[cj.movements[m].approach].movements) this.detectGroup(cj.groupOfMovement[mi], d, v);
+  }
+
+  private detectGroup(g: number, d: number, v: number): void {
+    if (g < 0) return;
+    const det = this.detection;
+    if (d <= Math.max(CALL_M, v * CALL_S)) det.call[g] = 1;
+    if (v >= QUEUED_MPS) {
+      const arrive = d <= DETECT_NEAR_M ? 0 : d / v;
+      if (arrive < det.arrive[g]) det.arrive[g] = arrive;
+    } else if (d <= DETECT_NEAR_M) det.queued[g] = 1;
   }
 
   private forget(s: number, id: number): void {

@@ -10,7 +10,7 @@ import { SignalController, type SignalGroupState } from './controller.js';
 import { coordinatePlans } from './coordination.js';
 import { buildTrafficLayout, type TrafficLayout } from './layout.js';
 import { JunctionMetrics } from './metrics.js';
-import { defaultPlan, laneFlows, validatePlan, type SignalPhase, type SignalPlan } from './plan.js';
+import { actuatePlan, defaultPlan, laneFlows, PLAN_LIMITS, validatePlan, type SignalPhase, type SignalPlan } from './plan.js';
 import { TrafficRules } from './rules.js';
 
 /** A movement closed by its signal, as SignalStops gives it (map frame). */
@@ -35,6 +35,8 @@ export interface SignalPlanOverride {
   green_s?: number[];
   yellow_s?: number;
   all_red_s?: number;
+  /** vehicle-actuated greens (true: between 5 s and their durations; false: fixed time); default: as the plan was, fixed where greens are given */
+  actuated?: boolean;
 }
 
 export interface TrafficControlOptions {
@@ -43,6 +45,8 @@ export interface TrafficControlOptions {
   plans?: readonly SignalPlanOverride[];
   /** signals on every junction (default plans), not only where the map has heads */
   signalAll?: boolean;
+  /** default plans of junctions not coordinated with a neighbour are vehicle-actuated (default false: fixed time) */
+  actuated?: boolean;
   /** the NPCs expected on the map: default plans are timed for the flows they make (Webster); without, default greens */
   expectedNpcs?: number;
 }
@@ -60,7 +64,12 @@ export class TrafficControl {
     let plans = new Map<string, SignalPlan>();
     const flows = laneFlows(lanes.lanes, opts.expectedNpcs);
     for (const cj of this.layout.junctions) if (cj.control === 'signal') plans.set(cj.junction.id, defaultPlan(cj, this.layout, lanes.lanes, flows, opts.expectedNpcs !== undefined));
+    const uncoordinated = new Map(plans);
     plans = coordinatePlans(this.layout, lanes.lanes, plans, flows);
+    // a junction running alone is vehicle-actuated (a green wave needs fixed times); with one phase there is nothing to actuate
+    if (opts.actuated ?? false) {
+      for (const [id, p] of plans) if (p === uncoordinated.get(id) && p.phases.length > 1) plans.set(id, actuatePlan(p));
+    }
     for (const o of opts.plans ?? []) {
       const base = plans.get(o.junction);
       if (!base) throw new InputError(`signal plan for ${o.junction}: no signalised junction of that id (signalised: ${[...plans.keys()].join(', ') || 'none'})`);
@@ -103,10 +112,16 @@ export class TrafficControl {
     if (o.yellow_s !== undefined) for (const p of phases) if (/y/.test(p.states)) p.duration_s = Number(o.yellow_s);
     if (o.all_red_s !== undefined) for (const p of phases) if (/^[ro]+$/.test(p.states)) p.duration_s = Number(o.all_red_s);
     const cycle = phases.reduce((a, p) => a + p.duration_s, 0);
-    const plan: SignalPlan = {
+    let plan: SignalPlan = {
       junction: base.junction, cycle_s: Math.round(cycle * 1000) / 1000, offset_s: o.offset_s ?? base.offset_s, phases,
       yellow_s: o.yellow_s ?? base.yellow_s, all_red_s: o.all_red_s ?? base.all_red_s, source,
     };
+    // new greens are the plan's own (fixed) unless asked to actuate, and then they are its longest
+    const regreened = o.phases !== undefined || o.green_s !== undefined;
+    if (o.actuated !== false && !regreened && base.actuated && base.phases.length === phases.length) plan.actuated = base.actuated;
+    if (o.actuated === true && !plan.actuated) {
+      if (phases.every((p) => !/[Gg]/.test(p.states) || p.duration_s >= PLAN_LIMITS.minGreenS)) plan = actuatePlan(plan, regreened ? plan.cycle_s : PLAN_LIMITS.maxCycleS2);
+    }
     const errs = validatePlan(plan, cj, groups);
     if (errs.length) throw new InputError(`signal plan for ${o.junction} refused: ${errs.join('; ')}`);
     return plan;
