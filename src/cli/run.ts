@@ -16,7 +16,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parse as parseYaml, stringify } from 'yaml';
-import { EgoCommsLink, Simulation, listMetrics, loadScenario } from '../scenario/index.js';
+import { EgoCommsLink, Simulation, listMetrics, loadScenario, renderAttemptHtml, renderAttemptSvg, type AttemptResult } from '../scenario/index.js';
 import { createSystemClock } from '../time/clock.js';
 import { openAssetPort, sessionStatusJson, waitForAssets, type TimeJson } from '../time/index.js';
 import { type Command, UsageError } from './commands.js';
@@ -121,11 +121,19 @@ export const runCommand: Command = {
         scenario: scenario.file, name: scenario.name, mode: scenario.run.mode, sim_time_s: simS, wall_s: wallS, load_s: loadS, real_time_factor: simS / wallS,
         npcs: scenario.npcs, ego_npc_contact_steps: sim.world.scene?.egoCollisionSteps ?? null, metrics,
         time: sessionStatusJson(sim.world.session),
+        story: sim.storyResult(),
       };
+      const story = sim.world.story;
       if (values.out) {
         sim.flush();
         writeFileSync(join(values.out, 'metrics.json'), JSON.stringify(summary, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v), 1) + '\n');
         writeFileSync(join(values.out, 'resolved.yaml'), stringify(scenario.resolved));
+        if (story) {
+          const result = story.result();
+          writeFileSync(join(values.out, 'attempt.json'), JSON.stringify({ result, trace: story.trace.toJSON(), happenings: story.happenings }, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v), 1) + '\n');
+          writeFileSync(join(values.out, 'attempt.svg'), renderAttemptSvg(result, story.trace, { title: scenario.name }));
+          writeFileSync(join(values.out, 'attempt.html'), renderAttemptHtml(result, story.trace, { caseName: scenario.name, seed: scenario.seed, date: new Date().toISOString() }));
+        }
       }
       if (values.json) console.log(JSON.stringify(summary, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v)));
       else {
@@ -133,9 +141,12 @@ export const runCommand: Command = {
         console.log(`${scenario.name}: ${simS.toFixed(1)} s simulated in ${wallS.toFixed(2)} s (×${(simS / wallS).toFixed(1)} real time)${summary.ego_npc_contact_steps !== null ? `, ego–NPC contacts ${summary.ego_npc_contact_steps}` : ''}`);
         for (const [k, v] of Object.entries(metrics)) console.log(`  ${k.padEnd(22)} ${fmt(v)} ${units.get(k.split('.').pop()!) ?? ''}`);
         console.log(timeLine(summary.time));
-        if (values.out) console.log(`  results in ${values.out}/ (${sim.egos.map((e) => `${e.id}.csv`).join(', ')}, metrics.json, resolved.yaml)`);
+        if (story) console.log(verdictLines(story.result()));
+        if (values.out) console.log(`  results in ${values.out}/ (${sim.egos.map((e) => `${e.id}.csv`).join(', ')}, metrics.json, resolved.yaml${story ? ', attempt.json, attempt.svg, attempt.html' : ''})`);
       }
-      return 0;
+      // a test case's verdict is the exit status: 0 passed, 1 failed, 2 not started or aborted
+      const status = summary.story?.status;
+      return status === undefined || status === 'passed' ? 0 : status === 'failed' ? 1 : 2;
     } finally {
       await assetPort?.server.close();
       await link?.close();
@@ -143,3 +154,12 @@ export const runCommand: Command = {
     }
   },
 };
+
+/** The attempt's verdict as the terminal shows it: the status, then each criterion with its value and limit. */
+function verdictLines(r: AttemptResult): string {
+  const v = (x: number | string | null) => (x === null ? '—' : typeof x === 'number' ? String(Math.round(x * 100) / 100) : x);
+  const lines = [`  story: ${r.status.toUpperCase().replace('_', ' ')} (${r.reason}${r.end_s !== null ? ` at ${r.end_s.toFixed(1)} s` : ''})`];
+  for (const e of r.events) lines.push(`    event ${e.id}: ${e.started_s === null ? 'never started' : `started ${e.started_s.toFixed(1)} s${e.done_s !== null ? `, done ${e.done_s.toFixed(1)} s` : ''}`}`);
+  for (const c of r.criteria) lines.push(`    ${c.verdict === 'pass' ? 'pass' : c.verdict === 'fail' ? 'FAIL' : 'pending'}  ${c.name}: ${v(c.value)}${c.unit ? ` ${c.unit}` : ''}${c.limit !== null ? ` (limit ${v(c.limit)})` : ''}${c.detail ? ` — ${c.detail}` : ''}`);
+  return lines.join('\n');
+}

@@ -77,6 +77,8 @@ export interface ScenarioAssetsOptions {
   readonly report: (r: EgoReport, tS: number) => void;
   /** may the world wait for this asset? (TimeSession.waitsFor; default: always) */
   readonly waitsFor?: (name: string) => boolean;
+  /** a scripted test case: its actors reported before each policy step, the story stepped after it */
+  readonly story?: { beforeBoundary(tS: number): void; afterBoundary(tS: number, snap: SceneSnapshot): void } | null;
 }
 
 export class ScenarioAssets {
@@ -152,8 +154,11 @@ export class ScenarioAssets {
     if (scene) {
       // an ego at b is reported at b; one left behind (realtime only) at its own time, and the scene moves it on
       for (const e of this.o.egos) this.o.report(e.report(), e.timeUs === b ? ts : e.time);
+      this.o.story?.beforeBoundary(ts);
       await scene.advanceTo(ts);
-      if (this.o.egos.length > 0) observeSnapshot(this.o.egos, scene.snapshot(ts), scene.signalStops?.());
+      const snap = scene.snapshot(ts);
+      this.o.story?.afterBoundary(ts, snap);
+      if (this.o.egos.length > 0) observeSnapshot(this.o.egos, snap, scene.signalStops?.());
     } else observeEachOther(this.o.egos, ts);
     this.observedUs = b;
   }

@@ -7,7 +7,7 @@
  *   maneuver: {type: constant_speed | path | step_steer | accel | brake | iso7401, v, steer, ...}, run: {mode: api}
  *
  * VILS's scenario — simulated egos among NPCs on a road map:
- *   name, map, npcs, seed, duration, at_end, dt, scene: {<scene settings>}, sensors: <suite>, metrics: [...],
+ *   name, map, npcs, seed, duration, at_end, dt, scene: {<scene settings>}, signals, story (docs/test-cases.md), sensors: <suite>, metrics: [...],
  *   egos: [{id, vehicle, tire, tire_rear, level, sensors, dt, vehicle_id, size: {length, width},
  *           start: {x, y, yaw, speed} | {route_s, offset, speed}, driver: autopilot | external | maneuver,
  *           autopilot: {speed, speed_factor, lookahead_m, lookahead_gain_s, follow, time_gap_s, min_gap_m, decel},
@@ -41,6 +41,7 @@ import { checkSettings } from '../scene/settings.js';
 import { MAX_NPCS } from '../traffic/engine.js';
 import { type CommsSpec, parseComms } from '../cosim/comms/config.js';
 import { parseSignals, type ScenarioSignals } from './signals.js';
+import { parseStory, type StorySpec } from './story/index.js';
 import { type TimeSettings, TimeSettingsError, parseTimeSettings, planSession } from '../time/settings.js';
 import { STEP_US, egoAssetName } from './assets.js';
 import { loadTemplates } from '../cosim/comms/templates/registry.js';
@@ -145,6 +146,8 @@ export interface Scenario {
   scene: Partial<SceneConfig>;
   /** signals on every junction, and plan changes by junction (`signals:`) */
   signals: ScenarioSignals;
+  /** a scripted test case (`story:`: actors, events, criteria; src/scenario/story), or null */
+  story: StorySpec | null;
   egos: EgoSpec[];
   infra: InfraSensor[];
   run: { mode: RunMode; comms: CommsSpec | null };
@@ -162,7 +165,7 @@ export interface ScenarioLoadOptions extends RefOptions {
   allowDuplicateKeys?: boolean;
 }
 
-const TOP_KEYS = ['name', 'label', 'description', 'map', 'npcs', 'seed', 'duration', 'at_end', 'dt', 'scene', 'signals', 'sensors', 'metrics', 'egos', 'run', 'time', '_overrides',
+const TOP_KEYS = ['name', 'label', 'description', 'map', 'npcs', 'seed', 'duration', 'at_end', 'dt', 'scene', 'signals', 'story', 'sensors', 'metrics', 'egos', 'run', 'time', '_overrides',
   'vehicle', 'tire', 'tire_rear', 'level', 'maneuver', 'kinematics', 'start', 'driver', 'autopilot'];
 const EGO_KEYS = ['id', 'vehicle_id', 'vehicle', 'tire', 'tire_rear', 'level', 'sensors', 'dt', 'size', 'start', 'driver', 'autopilot', 'maneuver', 'label'];
 const AUTOPILOT_KEYS = ['speed', 'speed_factor', 'lookahead_m', 'lookahead_gain_s', 'follow', 'time_gap_s', 'min_gap_m', 'decel'];
@@ -303,6 +306,8 @@ export async function scenarioFromDocument(data: Record<string, unknown>, path: 
   if (npcs > 0 && !map.roadMapPath) throw new ConfigError(path, 'npcs', `NPCs need a road map with lanes; ${mapPath} has no road_map`);
   const scene = { ...parseSceneSettings(mapAt(doc, 'scene', path, 'scene'), path), npc_target: npcs, seed };
   const signals = parseSignals(doc.signals, path);
+  const story = doc.story === undefined || doc.story === null ? null : parseStory(doc.story, path);
+  if (story && !map.roadMapPath) throw new ConfigError(path, 'story', `a story places its actors on lanes; ${mapPath} has no road_map`);
 
   // scenario-level sensor suite
   let suite: SensorParams | null = null;
@@ -465,7 +470,7 @@ export async function scenarioFromDocument(data: Record<string, unknown>, path: 
   return {
     file: path,
     name: typeof doc.name === 'string' ? doc.name : path.split('/').pop()!.replace(/\.ya?ml$/, ''),
-    duration, atEnd: atEnd as AtEnd, seed, map, npcs, scene, signals, egos, infra,
+    duration, atEnd: atEnd as AtEnd, seed, map, npcs, scene, signals, story, egos, infra,
     run: { mode, comms },
     time,
     metrics: metrics as string[],

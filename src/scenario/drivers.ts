@@ -72,6 +72,8 @@ const CORRIDOR_HALF_WIDTH_M = 1.5;
 const FOLLOW_RANGE_M = 120;
 /** crossing vehicles are also checked where they will be this much later [s] */
 const PREDICT_S = 2;
+/** … sampled at these times: a car crossing at 30 km/h moves 4 m in 0.5 s, less than the corridor it crosses */
+const PREDICT_TIMES_S = [0, 0.5, 1, 1.5, PREDICT_S];
 /** standing this long for crossing traffic is enough: it goes, and the crossing vehicles must yield [s] */
 const DEADLOCK_S = 5;
 /** … for as long as the crossing takes [s] */
@@ -196,7 +198,7 @@ export class Autopilot {
     let leadLen = 0;
     for (const o of view.objects) {
       // where it is, and — for a vehicle crossing the line — where it will be in PREDICT_S: yield before the crossing
-      for (const ahead of [0, PREDICT_S]) {
+      for (const ahead of PREDICT_TIMES_S) {
         const ox = o.x + o.vx * (dtv + ahead), oy = o.y + o.vy * (dtv + ahead);
         if (Math.abs(ox - s.x) > FOLLOW_RANGE_M || Math.abs(oy - s.y) > FOLLOW_RANGE_M) continue;
         project(this.line, ox, oy, this.other, this.proj.seg, FOLLOW_RANGE_M, 0);

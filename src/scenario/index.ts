@@ -20,3 +20,6 @@ export * from './batch/run-job.js';
 export * from './batch/runner.js';
 export * from './batch/local.js';
 export * from './batch/queue.js';
+export * from './story-host.js';
+export { parseStory, StoryRunner, StoryRefused, type AttemptResult, type StorySpec } from './story/index.js';
+export { renderAttemptSvg, renderAttemptHtml, campaignTable, AttemptTrace } from './story/report/index.js';

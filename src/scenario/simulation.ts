@@ -27,6 +27,7 @@ import { type Scenario, type ScenarioLoadOptions, loadScenario } from './config.
 import { RunningMetrics, computeMetrics } from './metrics.js';
 import { type SensorData, cgBundle, infraReading, mountedReading } from './sensors.js';
 import type { SimEgo } from './sim-ego.js';
+import type { AttemptResult } from './story/index.js';
 import { ScenarioWorld, type WorldOptions } from './world.js';
 
 export interface SimulationOptions extends ScenarioLoadOptions, WorldOptions {
@@ -84,9 +85,14 @@ export class Simulation {
     return this.world.time;
   }
 
-  /** True once the scenario's duration is reached (never for duration 0). */
+  /** True once the scenario's duration is reached (never for duration 0), or its story's attempt has ended. */
   done(): boolean {
-    return this.scenario.duration > 0 && this.world.time >= this.scenario.duration - 1e-9;
+    return (this.scenario.duration > 0 && this.world.time >= this.scenario.duration - 1e-9) || (this.world.story?.ended ?? false);
+  }
+
+  /** The story's attempt (a scenario with `story:`): its result so far, ended at the duration by `run`. */
+  storyResult(): AttemptResult | null {
+    return this.world.story?.result() ?? null;
   }
 
   get egos(): readonly SimEgo[] {
@@ -111,9 +117,12 @@ export class Simulation {
     if (!(this.scenario.duration > 0)) throw new RangeError(`${this.scenario.file}: duration 0 runs until stopped; give a duration to run it headless`);
     const chunk = 1;
     while (!this.done()) {
-      await this.world.advanceTo(Math.min(this.scenario.duration, this.world.time + chunk));
+      // a story's end condition ends the run at the policy step it is met
+      const step = this.world.story ? 0.1 : chunk;
+      await this.world.advanceTo(Math.min(this.scenario.duration, this.world.time + step));
       onProgress?.(this.world.time);
     }
+    this.world.story?.finish(this.world.time);
   }
 
   state(egoId?: string): SimState {

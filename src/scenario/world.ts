@@ -20,6 +20,7 @@ import { ScenarioAssets, STEP_US, observeEachOther, observeSnapshot, type Steppe
 import type { Scenario } from './config.js';
 import { SimEgo, US, type SimEgoOptions } from './sim-ego.js';
 import type { WorldObject } from './sensors.js';
+import { StoryHost } from './story-host.js';
 
 export { STEP_US, observeSnapshot, type SteppedScene } from './assets.js';
 
@@ -88,6 +89,8 @@ export class ScenarioWorld {
   readonly session: TimeSession;
   /** the conductor's settings in force */
   readonly timeSettings: TimeSettings;
+  /** the scenario's scripted test case on this world (its `story:`), or null */
+  readonly story: StoryHost | null;
   /** simulation time reached [µs] */
   timeUs = 0;
   private readonly assets: ScenarioAssets;
@@ -102,7 +105,8 @@ export class ScenarioWorld {
     });
     this.timeSettings = opts.time ?? scenario.time;
     let session: TimeSession | undefined;
-    this.assets = new ScenarioAssets({ scene, egos: this.egos, report: (r, ts) => scene?.updateEgo(r, ts), waitsFor: (n) => session?.waitsFor(n) ?? true });
+    this.story = scenario.story && scene ? new StoryHost(scenario.story, scene, this.egos) : null;
+    this.assets = new ScenarioAssets({ scene, egos: this.egos, report: (r, ts) => scene?.updateEgo(r, ts), waitsFor: (n) => session?.waitsFor(n) ?? true, story: this.story });
     const plan = planSession(this.timeSettings, this.assets.nativeSteps());
     session = new TimeSession({ ...plan.options, clock: opts.clock });
     for (const a of this.assets.assets(plan.assetStepUs)) session.add(a);
@@ -112,9 +116,10 @@ export class ScenarioWorld {
 
   static async create(scenario: Scenario, opts: WorldOptions = {}): Promise<ScenarioWorld> {
     let setup: SceneSetup | null = null;
-    if (scenario.npcs > 0 && scenario.map.roadMapPath) {
+    // a story's actors are vehicles of the scene, as egos are: it has one even without NPCs
+    if ((scenario.npcs > 0 || scenario.story) && scenario.map.roadMapPath) {
       setup = await setupScene({
-        mapPath: scenario.map.roadMapPath, config: { ...scenario.scene, max_egos: Math.max(4, scenario.egos.length) }, policy: opts.policy, modelPath: opts.modelPath,
+        mapPath: scenario.map.roadMapPath, config: { ...scenario.scene, max_egos: Math.max(4, scenario.egos.length + (scenario.story?.actors.length ?? 0)) }, policy: opts.policy, modelPath: opts.modelPath,
         intraOpThreads: opts.intraOpThreads, mode: { kind: 'deterministic' }, signals: scenario.signals,
       });
     }
@@ -134,6 +139,7 @@ export class ScenarioWorld {
     this.session.reset();
     const scene = this.scene;
     if (scene) placeEgos(scene, this.egos, (id) => scene.removeNpc(id), (r) => scene.updateEgo(r, 0));
+    if (scene && this.story) this.story.start(scene.snapshot(0));
   }
 
   /**

@@ -8,6 +8,8 @@ import { resolvePolicyModel } from '../../policy/model-files.js';
 import { PolicySession } from '../../policy/session.js';
 import { loadScenario } from '../config.js';
 import { Simulation } from '../simulation.js';
+import type { AttemptResult } from '../story/index.js';
+import type { TraceJson } from '../story/report/index.js';
 import { type RunJob, localPath } from './campaign.js';
 
 export interface RunResult {
@@ -22,6 +24,8 @@ export interface RunResult {
   resolvedYaml: string;
   simTimeS: number;
   wallS: number;
+  /** a test case's attempt (its `story:`): the verdict and the series its report plots; null without a story */
+  attempt?: { result: AttemptResult; trace: TraceJson } | null;
 }
 
 let policy: Promise<PolicySession> | null = null;
@@ -43,7 +47,9 @@ export async function runJob(job: RunJob): Promise<RunResult> {
     const names = job.metrics ?? scenario.metrics;
     const csv: Record<string, string> = {};
     for (const e of sim.egos) csv[e.id] = sim.csv(e.id);
-    return { ...base, status: 'ok', error: null, metrics: sim.allMetrics(names), csv, resolvedYaml: stringify(scenario.resolved), simTimeS: sim.time(), wallS: (performance.now() - t0) / 1000 };
+    const story = sim.world.story;
+    const attempt = story ? { result: story.result(), trace: story.trace.toJSON() } : null;
+    return { ...base, status: 'ok', error: null, metrics: sim.allMetrics(names), csv, resolvedYaml: stringify(scenario.resolved), simTimeS: sim.time(), wallS: (performance.now() - t0) / 1000, attempt };
   } catch (err) {
     return { ...base, status: 'failed', error: (err as Error).message ?? String(err), metrics: {}, csv: {}, resolvedYaml: '', simTimeS: sim?.time() ?? 0, wallS: (performance.now() - t0) / 1000 };
   } finally {

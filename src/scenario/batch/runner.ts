@@ -11,6 +11,8 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { renderChartDocument, type ChartSeries } from '../../plant/plot/svg-chart.js';
+import { renderAttemptSvg } from '../story/report/svg.js';
+import { campaignTable } from '../story/report/campaign.js';
 import type { Campaign, RunJob } from './campaign.js';
 import type { RunResult } from './run-job.js';
 
@@ -42,6 +44,8 @@ export interface CampaignOutcome {
   runsPerS: number;
   summaryPath: string;
   plotPath: string | null;
+  /** test cases: the table of their verdicts (cases.html, beside cases.md), null when no run had a story */
+  casesPath: string | null;
   results: Array<Omit<RunResult, 'csv' | 'resolvedYaml'>>;
 }
 
@@ -63,9 +67,18 @@ function jobsSignature(c: Campaign): string {
 export function summaryCsv(campaign: Campaign, results: readonly Recorded[]): string {
   const metricNames: string[] = [];
   for (const r of results) for (const k of Object.keys(r.metrics)) if (!metricNames.includes(k)) metricNames.push(k);
-  const lines = [['run_id', 'status', ...campaign.keys, ...metricNames, 'error'].join(',')];
+  // test cases: the verdict, and each criterion's value and verdict
+  const criteria: string[] = [];
+  for (const r of results) for (const c of r.attempt?.result.criteria ?? []) if (!criteria.includes(c.name)) criteria.push(c.name);
+  const story = results.some((r) => r.attempt) ? ['verdict', ...criteria.flatMap((c) => [c, `${c}_verdict`])] : [];
+  const lines = [['run_id', 'status', ...campaign.keys, ...metricNames, ...story, 'error'].join(',')];
   for (const r of [...results].sort((a, b) => a.index - b.index)) {
-    lines.push([r.runId, r.status, ...campaign.keys.map((k) => cell(r.overrides[k])), ...metricNames.map((m) => cell(r.metrics[m])), cell(r.error)].join(','));
+    const res = r.attempt?.result;
+    const storyCells = story.length ? [cell(res?.status ?? ''), ...criteria.flatMap((name) => {
+      const c = res?.criteria.find((x) => x.name === name);
+      return [cell(c?.value ?? ''), cell(c?.verdict ?? '')];
+    })] : [];
+    lines.push([r.runId, r.status, ...campaign.keys.map((k) => cell(r.overrides[k])), ...metricNames.map((m) => cell(r.metrics[m])), ...storyCells, cell(r.error)].join(','));
   }
   return lines.join('\n') + '\n';
 }
@@ -134,6 +147,7 @@ export async function runCampaign(campaign: Campaign, out: string, executor: Exe
       writeFileSync(join(out, 'runs', first ? `${r.runId}.csv` : `${r.runId}.${ego}.csv`), text);
     }
     if (r.resolvedYaml) writeFileSync(join(out, 'resolved', `${r.runId}.yaml`), r.resolvedYaml);
+    if (r.attempt) writeFileSync(join(out, 'runs', `${r.runId}.attempt.svg`), renderAttemptSvg(r.attempt.result, r.attempt.trace, { title: `${campaign.name} ${r.runId}` }));
     const { csv: _c, resolvedYaml: _y, ...rec } = r;
     recorded.set(r.runId, rec);
     appendFileSync(resultsPath, JSON.stringify(rec, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v)) + '\n');
@@ -146,10 +160,18 @@ export async function runCampaign(campaign: Campaign, out: string, executor: Exe
   for (const r of results) for (const [k, v] of Object.entries(r.metrics)) if (v === null) r.metrics[k] = NaN;
   const summaryPath = join(out, 'summary.csv');
   writeFileSync(summaryPath, summaryCsv(campaign, results));
+  const cases = results.filter((r) => r.attempt);
+  let casesPath: string | null = null;
+  if (cases.length) {
+    const table = campaignTable(cases.map((r) => ({ case: r.runId, params: Object.fromEntries(campaign.keys.map((k) => [k, r.overrides[k] as number | string])), result: r.attempt!.result })));
+    casesPath = join(out, 'cases.html');
+    writeFileSync(casesPath, table.html);
+    writeFileSync(join(out, 'cases.md'), table.markdown);
+  }
   const svg = campaignPlot(campaign, results);
   const plotPath = svg ? join(out, 'plot.svg') : null;
   if (svg && plotPath) writeFileSync(plotPath, svg);
-  return { total: campaign.jobs.length, ran: done, resumed, failed, wallS, runsPerS: done / Math.max(wallS, 1e-9), summaryPath, plotPath, results };
+  return { total: campaign.jobs.length, ran: done, resumed, failed, wallS, runsPerS: done / Math.max(wallS, 1e-9), summaryPath, plotPath, casesPath, results };
 }
 
 /** A progress line: bar, counts, rate and ETA. */

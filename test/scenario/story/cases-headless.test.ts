@@ -1,0 +1,86 @@
+/**
+ * The shipped test cases (configs/cases/*.yaml) run headless through the Simulation API, as `vils run` runs them:
+ * with a simulated ego that brakes for what is ahead of it (the autopilot following) each case passes, and with
+ * one that does not brake (follow: false) it fails — by collision, distance or TTC: the verdict flips. The same
+ * case run twice gives the same actor motion and the same result; a set-up the map cannot hold is refused
+ * before the run.
+ */
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { LocalExecutor, loadCampaign, loadScenario, runCampaign, Simulation, StoryRefused } from '../../../src/scenario/index.js';
+import { PROJECT_ROOT } from '../../helpers/shared.js';
+
+const DIR = join(PROJECT_ROOT, 'configs', 'cases');
+const CASES = readdirSync(DIR).filter((f) => f.endsWith('.yaml')).sort();
+
+async function attempt(file: string, overrides: Record<string, unknown> = {}) {
+  const sim = await Simulation.load(join(DIR, file), { overrides, keepRows: 0 });
+  try {
+    await sim.run();
+    return { result: sim.storyResult()!, trace: sim.world.story!.trace.toJSON(), end: sim.time() };
+  } finally {
+    await sim.close();
+  }
+}
+
+describe('shipped test cases, headless', () => {
+  it('there are cases: CCRs, CCRm, CCRb (2 and 6 m/s², 12 and 40 m), cut-in, cut-out, a crossing car', () => {
+    expect(CASES).toEqual(expect.arrayContaining(['ccrs.yaml', 'ccrm.yaml', 'ccrb_2mps2_12m.yaml', 'ccrb_2mps2_40m.yaml', 'ccrb_6mps2_12m.yaml', 'ccrb_6mps2_40m.yaml', 'cut_in.yaml', 'cut_out.yaml', 'crossing.yaml']));
+  });
+
+  for (const file of CASES) {
+    it(`${file}: passes with an ego that brakes, fails with one that does not`, async () => {
+      const braking = await attempt(file);
+      expect(braking.result.status, JSON.stringify(braking.result.criteria)).toBe('passed');
+      expect(braking.result.criteria.every((c) => c.verdict === 'pass')).toBe(true);
+      const blind = await attempt(file, { 'egos.0.autopilot.follow': false });
+      expect(blind.result.status).toBe('failed');
+      const failed = blind.result.criteria.filter((c) => c.verdict === 'fail').map((c) => c.kind);
+      expect(failed.some((k) => ['no_collision', 'min_ttc', 'min_distance', 'stopped_before'].includes(k))).toBe(true);
+    }, 120_000);
+  }
+
+  it('the same case twice: the same actor motion, events and verdict', async () => {
+    const a = await attempt('cut_in.yaml');
+    const b = await attempt('cut_in.yaml');
+    expect(b.result).toEqual(a.result);
+    expect(b.trace).toEqual(a.trace);
+    expect(a.result.events[0].started_s).not.toBeNull();
+  }, 120_000);
+
+  it('refuses a set-up the map cannot hold before the run: a cut-in from a lane that is not there, an unknown actor', async () => {
+    const sc = await loadScenario(join(DIR, 'cut_in.yaml'));
+    const story = sc.story!;
+    // the cutter starts in the lane right of the ego, which has none to its right on the demo track
+    const start = story.actors[0].start;
+    if (start.kind !== 'relative') throw new Error('cut_in starts relative to the ego');
+    const bad = { ...sc, story: { ...story, actors: [{ ...story.actors[0], start: { ...start, lane: 'right' as const } }] } };
+    await expect(Simulation.load(bad)).rejects.toThrow(StoryRefused);
+    await expect(Simulation.load(bad)).rejects.toThrow(/story\.actors\[0\]\.start/);
+    const unknown = { ...sc, story: { ...story, criteria: [{ ...story.criteria[0], ego: 'nobody' } as typeof story.criteria[0]] } };
+    await expect(Simulation.load(unknown)).rejects.toThrow(/nobody/);
+  }, 60_000);
+
+  it('a campaign sweeps a case (gap, deceleration, a braking or blind ego): one verdict per run in summary.csv and cases.md, an attempt plot per run', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vils-cases-'));
+    const file = join(dir, 'c.yaml');
+    writeFileSync(file, `name: ccrb_flip\nruns:\n  - sweep:\n      base: ${join(DIR, 'ccrb_6mps2_12m.yaml')}\n      grid:\n        story.actors.0.start.gap_m: [12, 40]\n        egos.0.autopilot.follow: [true, false]\nmetrics: [vmax]\n`);
+    const out = join(dir, 'out');
+    const r = await runCampaign(loadCampaign(file), out, new LocalExecutor(2));
+    expect(r).toMatchObject({ total: 4, ran: 4, failed: 0 });
+    const rows = readFileSync(join(out, 'summary.csv'), 'utf8').trim().split('\n').map((l) => l.split(','));
+    const col = (name: string) => rows[0].indexOf(name);
+    expect(rows[0]).toEqual(expect.arrayContaining(['verdict', 'no_collision', 'no_collision_verdict', 'stopped_before_verdict']));
+    const verdicts = rows.slice(1).map((row) => `${row[col('story.actors.0.start.gap_m')]} ${row[col('egos.0.autopilot.follow')]} ${row[col('verdict')]}`);
+    expect(verdicts).toEqual(['12 true passed', '12 false failed', '40 true passed', '40 false failed']);
+    expect(readFileSync(join(out, 'cases.md'), 'utf8')).toMatch(/4 attempts: 2 passed, 2 failed, 0 not started/);
+    expect(readdirSync(join(out, 'runs')).filter((f) => f.endsWith('.attempt.svg'))).toHaveLength(4);
+    expect(r.casesPath).toBe(join(out, 'cases.html'));
+  }, 120_000);
+
+  it('the shipped campaign loads: CCRb over two gaps and three decelerations', () => {
+    expect(loadCampaign(join(PROJECT_ROOT, 'configs', 'campaigns', 'ccrb_grid.yaml')).jobs).toHaveLength(6);
+  });
+});
