@@ -14,6 +14,7 @@ import { UsageError, type Command } from './commands.js';
 import { loadAccessFile } from '../server/access.js';
 import { loadScenario } from '../scenario/config.js';
 import { attachSimEgos, type SimEgoSession } from '../server/sim-egos.js';
+import { attachStory } from '../server/story-desk.js';
 import { ioPlugin } from '../server/io-plugin.js';
 import { TimeSettingsError, parseTimeSettings, type TimeSettings } from '../time/settings.js';
 import type { Clock } from '../time/clock.js';
@@ -59,7 +60,7 @@ function readConfigFile(path: string): ServeFileConfig {
 export const serveCommand: Command = {
   name: 'serve',
   summary: 'run the VILS server (WebSocket /ws/vils/stream, REST /api, docs /docs)',
-  usage: 'vils serve [--port 8000] [--host 0.0.0.0] [--map <file>] [--config <file.json>] [--model <onnx>] [--paused] [--scene <name>=<map.json>]... [--no-record] [--record-dir recordings] [--record-max-file-mb 512] [--record-max-total-mb 8192] [--record-foxglove-hz 10] [--foxglove-port <port>] [--access <file.json>] [--log-level info] [--log-format pretty|json] [--scenario <scenario.yaml>] [--time-mode realtime|afap|lockstep] [--dmax-ms 100] [--time-step-ms 1] [--asset-port <port>]',
+  usage: 'vils serve [--port 8000] [--host 0.0.0.0] [--map <file>] [--config <file.json>] [--model <onnx>] [--paused] [--scene <name>=<map.json>]... [--no-record] [--record-dir recordings] [--record-max-file-mb 512] [--record-max-total-mb 8192] [--record-foxglove-hz 10] [--foxglove-port <port>] [--access <file.json>] [--log-level info] [--log-format pretty|json] [--scenario <scenario.yaml>] [--time-mode realtime|afap|lockstep] [--dmax-ms 100] [--time-step-ms 1] [--asset-port <port>] [--story-ego <ego_id>]',
   async run(argv) {
     const { server, exited } = await startServe(argv);
     // Ctrl-C, SIGTERM, SIGHUP, or the process that started it (npm start) gone: say why, close cleanly, but never
@@ -106,6 +107,7 @@ export async function startServe(argv: string[], overrides: ServeOverrides = {})
       'record-max-total-mb': { type: 'string' }, 'record-foxglove-hz': { type: 'string' }, 'foxglove-port': { type: 'string' },
       access: { type: 'string' }, 'log-format': { type: 'string' }, scenario: { type: 'string' },
       'time-mode': { type: 'string' }, 'dmax-ms': { type: 'string' }, 'time-step-ms': { type: 'string' }, 'asset-port': { type: 'string' },
+      'story-ego': { type: 'string' },
     },
   });
   const recording = recordingSettings(values);
@@ -124,6 +126,9 @@ export async function startServe(argv: string[], overrides: ServeOverrides = {})
   // --scenario: its road map, NPCs and scene settings, and its simulated egos (src/server/sim-egos.ts)
   const scenario = values.scenario ? await loadScenario(values.scenario) : null;
   if (scenario && !scenario.map.roadMapPath) throw new UsageError(`--scenario ${values.scenario}: its map ${scenario.map.file} has no road_map for the NPCs and the web map`);
+  const storyEgo = values['story-ego'];
+  if (storyEgo !== undefined && !scenario?.story) throw new UsageError('--story-ego names the real car that plays a test case\'s ego: give a --scenario with a story: (docs/test-cases.md)');
+  if (storyEgo !== undefined && !/^[A-Za-z0-9_.:@-]{1,64}$/.test(storyEgo)) throw new UsageError(`--story-ego must be an ego_id (1–64 letters, digits, _ . : @ -), got ${JSON.stringify(storyEgo)}`);
   const time = timeSettings(values, scenario?.resolved.time);
   const logFormat = values['log-format'] ?? (process.stdout.isTTY ? 'pretty' : 'json');
   if (logFormat !== 'pretty' && logFormat !== 'json') throw new UsageError(`--log-format must be pretty or json, got ${logFormat}`);
@@ -133,7 +138,7 @@ export async function startServe(argv: string[], overrides: ServeOverrides = {})
   const server = await createServer({
     mapPath: scenario?.map.roadMapPath ?? values.map ?? map, modelPath: values.model ?? model, origin, config: { ...session, ...scenario?.scene }, scenes,
     autostart: !values.paused, logLevel: values['log-level'] ?? 'info', logFormat, access,
-    recording, foxglove: { port: foxglovePort, host: values.host ?? fileHost ?? '0.0.0.0' }, time,
+    recording, foxglove: { port: foxglovePort, host: values.host ?? fileHost ?? '0.0.0.0' }, time, signals: scenario?.signals,
     clock: overrides.clock, epochNow: overrides.epochNow,
   });
   let sim: SimEgoSession | null = null;
@@ -141,10 +146,17 @@ export async function startServe(argv: string[], overrides: ServeOverrides = {})
   const exited = new Promise<void>((resolve) => (exit = resolve));
   if (scenario) {
     // (the VDS1 command ports bind where the comms file says, loopback by default — never --host: VDS1 has no authentication)
-    sim = await attachSimEgos(server.host, scenario, { log: (msg) => server.app.log.info(msg), onExit: () => exit() });
-    await server.app.register(ioPlugin, { ports: sim.link.dataPort });
-    server.app.log.info(`scenario ${scenario.name}: simulated egos ${sim.egos.map((e) => `${e.id} (${e.spec.level}, ${e.spec.driver.kind})`).join(', ')}${sim.link.cmdPorts.length ? `; VDS1 CMD on ${sim.link.cmdPorts.join(', ')}` : ''}; JSON data port /api/io; ` +
-      (scenario.duration > 0 ? `duration ${scenario.duration} s, then ${scenario.atEnd} (at_end)` : 'duration 0: until stopped'));
+    // a test case: its story steps with the world; with --story-ego the real car plays the case's first ego (which is then not simulated)
+    const served = storyEgo !== undefined ? { ...scenario, egos: scenario.egos.slice(1) } : scenario;
+    const story = scenario.story ? attachStory(server.host, scenario, [], { realEgo: storyEgo }) : null;
+    if (served.egos.length > 0) {
+      sim = await attachSimEgos(server.host, served, { log: (msg) => server.app.log.info(msg), onExit: () => exit() });
+      if (story && storyEgo === undefined) story.useSimEgos(sim.egos);
+      await server.app.register(ioPlugin, { ports: sim.link.dataPort });
+      server.app.log.info(`scenario ${scenario.name}: simulated egos ${sim.egos.map((e) => `${e.id} (${e.spec.level}, ${e.spec.driver.kind})`).join(', ')}${sim.link.cmdPorts.length ? `; VDS1 CMD on ${sim.link.cmdPorts.join(', ')}` : ''}; JSON data port /api/io; ` +
+        (scenario.duration > 0 ? `duration ${scenario.duration} s, then ${scenario.atEnd} (at_end)` : 'duration 0: until stopped'));
+    } else await server.host.runner.reset(); // the test case joins the conductor (the real car is its only ego)
+    if (story) server.app.log.info(`test case ${scenario.name}: ${storyEgo !== undefined ? `the real car ${storyEgo} plays ${scenario.egos[0]?.id}; arm an attempt with POST /api/story/arm or the web map's test panel` : `the simulated ego ${scenario.egos[0]?.id} under test; an attempt is armed at every reset`}; GET /api/story`);
   }
   const bind = values.host ?? fileHost ?? '0.0.0.0';
   let address: string;

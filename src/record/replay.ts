@@ -202,7 +202,8 @@ export async function replayRecording(path: string, opts: ReplayOptions = {}): P
         }
         nextCall++;
         const call = decodeCall(rec);
-        if (call.kind !== 'advance' && scene.steps !== rec.at_step) {
+        // a call's step is logged as it stood after the call: the same as before it, but for a step or a reset
+        if (call.kind !== 'advance' && call.kind !== 'reset' && scene.steps !== rec.at_step) {
           differ({ what: 'call_step', frame: null, simTimeS: scene.time, step: scene.steps, call: rec.n, npc: null, message: `${rec.kind} was made after step ${rec.at_step}, replay is at step ${scene.steps}` });
         }
         const before = scene.steps;

@@ -69,6 +69,13 @@ export function egoAssetName(id: string): string {
   return `ego:${id}`.replace(/[^A-Za-z0-9_.:@/-]/g, '_').slice(0, 64);
 }
 
+/** A scripted test case on the world (src/scenario/story-host.ts): around every policy step, and at a reset. */
+export interface StoryHook {
+  beforeBoundary(tS: number): void;
+  afterBoundary(tS: number, snap: SceneSnapshot): void;
+  reset?(): void;
+}
+
 export interface ScenarioAssetsOptions {
   /** the NPC world (null: no NPCs; the world asset is then the egos' exchange) */
   readonly scene: SteppedScene | null;
@@ -78,7 +85,7 @@ export interface ScenarioAssetsOptions {
   /** may the world wait for this asset? (TimeSession.waitsFor; default: always) */
   readonly waitsFor?: (name: string) => boolean;
   /** a scripted test case: its actors reported before each policy step, the story stepped after it */
-  readonly story?: { beforeBoundary(tS: number): void; afterBoundary(tS: number, snap: SceneSnapshot): void } | null;
+  readonly story?: StoryHook | null;
 }
 
 export class ScenarioAssets {
@@ -142,6 +149,7 @@ export class ScenarioAssets {
   /** After a reset: the step at 0 is to be taken again. */
   reset(): void {
     this.observedUs = -1;
+    this.o.story?.reset?.();
   }
 
   private async stepWorld(fromUs: number, toUs: number): Promise<void> {

@@ -1,41 +1,87 @@
 /**
- * A scenario's story (src/scenario/story) on its world: the scripted actors live in the scene as injected
- * vehicles, as egos do — the NPCs, the traffic rules and the egos' drivers see them — and the story reads the
- * world at every policy boundary. At boundary b the actors are reported at their poses for b, the scene takes
- * its step, and the story steps from the world at b (each ego's plant, the NPCs, the actors) to b + 0.1 s.
- * An actor handed to the policy becomes an NPC of the scene (spawned where it is, at its speed) until the story
- * takes it back. Deterministic: the same scenario and ego inputs give the same actor motion and verdict.
+ * A scenario's story (src/scenario/story) on a scene: the scripted actors are injected vehicles of the scene, as
+ * egos are — the NPCs, the traffic rules and the egos' drivers see them, and the frames list them among the NPCs
+ * (EgoReport.actor) — and the story reads the world at every policy boundary. At boundary b the actors are
+ * reported at their poses for b, the scene takes its step, and the story steps from the world at b (each
+ * simulated ego's plant, the real cars as the scene has them, the NPCs, the actors) to b + 0.1 s. An actor
+ * handed to the policy becomes an NPC of the scene (spawned where it is, at its speed) until the story takes it
+ * back. Headless (`vils run`) the attempt starts at 0; served live, the operator arms numbered attempts (the
+ * actors are placed around the car where it is then) and resets them. Deterministic: the same scenario and ego
+ * inputs give the same actor motion and verdict.
  */
-import type { LiveScene, SceneSnapshot } from '../scene/scene.js';
+import type { EgoReport, SpawnRequest } from '../scene/index.js';
+import type { SceneSnapshot } from '../scene/scene.js';
+import type { LiveSignalInput } from '../scene/control/index.js';
+import type { LaneNetwork } from '../traffic/lanes.js';
 import { POLICY_DT } from '../traffic/engine.js';
 import type { SimEgo } from './sim-ego.js';
-import { StoryRefused, StoryRunner, type ActorPose, type AttemptResult, type Happening, type StorySpec, type StoryVehicle } from './story/index.js';
+import { StoryRefused, StoryRunner, type ActorPose, type AttemptResult, type Happening, type StorySpec, type StoryVehicle, type StoryWorld } from './story/index.js';
 import { AttemptTrace, followedIds } from './story/report/index.js';
 
-/** an actor handed to the policy keeps this NPC id in the story's world as its own */
+/** an NPC in the story's world: `npc<id>` */
 const NPC_PREFIX = 'npc';
 
+/** What the story changes in the scene: directly (headless) or through the server's logged inputs (live). */
+export interface StorySceneSink {
+  readonly lanes: LaneNetwork;
+  readonly spawnClearanceM: number;
+  /** the signalised junctions' ids */
+  readonly junctions: readonly string[];
+  updateEgo(r: EgoReport, tS: number): void;
+  removeEgo(id: string): void;
+  /** the new NPC's id (now, or once the input has been applied) */
+  spawnNpc(req: SpawnRequest): number | Promise<number>;
+  removeNpc(id: number): void;
+  setSignal(input: LiveSignalInput): void;
+}
+
+/** Where an attempt is: none yet or reset (idle), actors placed and no event yet (armed), under way, over. */
+export type AttemptState = 'idle' | 'armed' | 'running' | 'ended';
+
+export interface StoryHostOptions {
+  /** the story's ego ids played by other vehicles of the scene (live: the real car's ego_id for `sim1`) */
+  egoAlias?: ReadonlyMap<string, string>;
+}
+
 export class StoryHost {
-  readonly runner: StoryRunner;
+  /** the attempt's runner (a new one per attempt) */
+  runner: StoryRunner;
   /** speeds, gaps and TTCs over the attempt, for its report */
   trace: AttemptTrace;
-  private readonly poses: ActorPose[];
-  private readonly vehicles: StoryVehicle[] = [];
-  /** actors the policy drives: actor id → NPC id */
-  private readonly asNpc = new Map<string, number>();
   /** every happening of the attempt, in order (copied: the runner reuses its arrays) */
   readonly happenings: Happening[] = [];
-  ended = false;
+  /** the attempt's number (1, 2, …; 0 before the first) */
+  attempt = 0;
+  state: AttemptState = 'idle';
+  /** simulation time the attempt was armed at [s] */
+  armedAt = NaN;
+  private poses: ActorPose[];
+  private readonly vehicles: StoryVehicle[] = [];
+  /** actors the policy drives: actor id → NPC id (−1 while the spawn is on its way) */
+  private readonly asNpc = new Map<string, number>();
+  /** a real car's speed at the last boundary, for its acceleration */
+  private readonly lastSpeed = new Map<string, { t: number; v: number }>();
+  private readonly aliasOf = new Map<string, string>();
   private lastT = -Infinity;
 
-  constructor(readonly spec: StorySpec, private readonly scene: LiveScene, private readonly egos: readonly SimEgo[]) {
-    this.runner = new StoryRunner(spec, scene.lanes);
+  constructor(readonly spec: StorySpec, private readonly sink: StorySceneSink, private egos: readonly SimEgo[], opts: StoryHostOptions = {}) {
+    this.runner = new StoryRunner(spec, sink.lanes);
     this.poses = this.runner.newPoses();
     this.trace = this.newTrace();
+    for (const [storyId, sceneId] of opts.egoAlias ?? []) this.aliasOf.set(sceneId, storyId);
+  }
+
+  /** The simulated egos whose plants the story reads (served live, known once they are attached). */
+  useSimEgos(egos: readonly SimEgo[]): void {
+    this.egos = egos;
   }
 
   private newTrace(): AttemptTrace {
     return new AttemptTrace({ ...followedIds(this.spec), headingOf: (v) => this.runner.headingOf(v) });
+  }
+
+  get ended(): boolean {
+    return this.state === 'ended';
   }
 
   /** The actors' ids (they take ego slots in the scene). */
@@ -44,96 +90,160 @@ export class StoryHost {
   }
 
   /**
-   * Places the actors at time 0 (after the scene's reset and the egos' placement): refused with every problem
-   * (StoryRefused) when the set-up is impossible — an unknown vehicle or lane, a cut-in with no lane to come from.
+   * A new attempt at simulation time tS: the actors are placed around the vehicles as the scene has them (snap),
+   * and reported from the next boundary on. Refused with every problem (StoryRefused) when the set-up is
+   * impossible — an unknown vehicle or lane, a cut-in with no lane to come from, the car off the map.
    */
-  start(snap: SceneSnapshot): void {
-    for (const [, id] of this.asNpc) this.scene.removeNpc(id);
-    this.asNpc.clear();
-    this.happenings.length = 0;
-    this.ended = false;
-    this.lastT = -Infinity;
-    this.trace = this.newTrace();
-    // placed among the egos only: NPCs where an actor goes are taken away (auto-spawn puts them elsewhere)
-    const world = this.world(0, { ...snap, npcs: [] }, false);
+  arm(tS: number, snap: SceneSnapshot): void {
+    const world = this.world(tS, { ...snap, npcs: [] }, false);
     const problems = this.runner.validate(world);
     if (problems.length) throw new StoryRefused(this.spec.where, problems);
+    this.clearActors();
+    if (this.attempt > 0) {
+      this.runner = new StoryRunner(this.spec, this.sink.lanes);
+      this.poses = this.runner.newPoses();
+    }
+    this.happenings.length = 0;
+    this.lastT = -Infinity;
+    this.lastSpeed.clear();
+    this.trace = this.newTrace();
+    // placed among the egos only: NPCs where an actor goes are taken away (auto-spawn puts them elsewhere)
     this.runner.place(world, this.poses);
-    const clear = this.scene.config.spawn_clearance_m;
-    for (const n of snap.npcs) if (this.poses.some((p) => Math.hypot(n.x - p.x, n.y - p.y) < clear)) this.scene.removeNpc(n.id);
-    for (const p of this.poses) if (p.controller === 'policy') this.handToPolicy(p.id, 0);
+    const clear = this.sink.spawnClearanceM;
+    for (const n of snap.npcs) if (n.actor === undefined && this.poses.some((p) => Math.hypot(n.x - p.x, n.y - p.y) < clear)) this.sink.removeNpc(n.id);
+    for (const p of this.poses) if (p.controller === 'policy') this.handToPolicy(p.id);
+    this.attempt++;
+    this.armedAt = tS;
+    this.state = 'armed';
+  }
+
+  /** Ends the attempt now (aborted unless it had ended) and takes the actors out of the scene. */
+  resetAttempt(tS: number, reason = 'reset by the operator'): void {
+    if (this.state === 'armed' || this.state === 'running') this.runner.abort(tS, reason);
+    this.clearActors();
+    this.state = 'idle';
+  }
+
+  private clearActors(): void {
+    for (const a of this.spec.actors) {
+      const npc = this.asNpc.get(a.id);
+      if (npc !== undefined && npc >= 0) this.sink.removeNpc(npc);
+      else this.sink.removeEgo(a.id);
+    }
+    this.asNpc.clear();
   }
 
   /** Before the scene's step at tS: the scripted actors where the story put them for tS. */
   beforeBoundary(tS: number): void {
+    if (this.state !== 'armed' && this.state !== 'running') return;
     for (const p of this.poses) {
       if (this.asNpc.has(p.id)) continue;
-      this.scene.updateEgo({ egoId: p.id, x: p.x, y: p.y, yaw: p.yaw, speed: p.speed, length: p.length, width: p.width, simulated: true }, tS);
+      this.sink.updateEgo({ egoId: p.id, x: p.x, y: p.y, yaw: p.yaw, speed: p.speed, length: p.length, width: p.width, simulated: true, actor: true }, tS);
     }
   }
 
   /** After the scene's step at tS (snap: the scene at tS): the story steps to tS + 0.1 and its commands are applied. */
   afterBoundary(tS: number, snap: SceneSnapshot): void {
-    if (this.ended || tS <= this.lastT) return;
+    if ((this.state !== 'armed' && this.state !== 'running') || tS <= this.lastT) return;
     this.lastT = tS;
     const world = this.world(tS, snap, true);
     this.trace.sample(world);
     const rep = this.runner.step(world, POLICY_DT, this.poses);
     this.trace.note(rep.happenings);
-    for (const h of rep.happenings) this.happenings.push({ ...h });
+    for (const h of rep.happenings) {
+      this.happenings.push({ ...h });
+      if (h.kind === 'event_started') this.state = 'running';
+    }
     for (const c of rep.commands) {
-      if (c.kind === 'hand_to_policy') this.handToPolicy(c.actor, tS);
+      if (c.kind === 'hand_to_policy') this.handToPolicy(c.actor);
       else if (c.kind === 'take_from_policy') this.takeFromPolicy(c.actor);
       else if (c.kind === 'set_signal') {
         const input = c.phase !== null ? { junction: c.junction, phase: c.phase } : { junction: c.junction, states: c.states ?? {} };
-        this.scene.control.controller.setLive({ ...input, timeout_s: c.holdS ?? 3600 });
+        this.sink.setSignal({ ...input, timeout_s: c.holdS ?? 3600 });
       }
     }
-    if (rep.ended) this.ended = true;
+    if (rep.ended) this.state = 'ended';
   }
 
   /** Ends a running attempt at the scenario's duration (its criteria judged as they stand). */
   finish(tS: number): void {
-    if (!this.ended) this.runner.finish(tS);
-    this.ended = true;
+    if (this.state === 'armed' || this.state === 'running') this.runner.finish(tS);
+    if (this.state !== 'idle') this.state = 'ended';
   }
 
   result(): AttemptResult {
     return this.runner.result();
   }
 
-  private handToPolicy(actor: string, tS: number): void {
+  private handToPolicy(actor: string): void {
     if (this.asNpc.has(actor)) return;
     const p = this.poses.find((q) => q.id === actor)!;
-    this.scene.removeEgo(actor);
-    const id = this.scene.spawnNpc({ x: p.x, y: p.y, yaw: p.yaw, speed: p.speed, length: p.length, width: p.width, keepDriving: true });
-    this.asNpc.set(actor, id);
-    void tS;
+    this.sink.removeEgo(actor);
+    this.asNpc.set(actor, -1);
+    const id = this.sink.spawnNpc({ x: p.x, y: p.y, yaw: p.yaw, speed: p.speed, length: p.length, width: p.width, keepDriving: true });
+    if (typeof id === 'number') this.asNpc.set(actor, id);
+    else void id.then((n) => { if (this.asNpc.get(actor) === -1) this.asNpc.set(actor, n); }, () => this.asNpc.delete(actor));
   }
 
   private takeFromPolicy(actor: string): void {
     const id = this.asNpc.get(actor);
     if (id === undefined) return;
-    this.scene.removeNpc(id);
+    if (id >= 0) this.sink.removeNpc(id);
     this.asNpc.delete(actor);
   }
 
-  /** The story's view of the world at tS: egos (their plants), NPCs (the snapshot), actors (where they are). */
-  private world(tS: number, snap: SceneSnapshot, withActors: boolean) {
+  /**
+   * The story's view of the world at tS: the simulated egos (their plants), the real cars (as the scene has them,
+   * by their ego_id or the story id they play), the NPCs (the snapshot; an actor handed to the policy by its
+   * story id) and the scripted actors (where the story put them).
+   */
+  private world(tS: number, snap: SceneSnapshot, withActors: boolean): StoryWorld {
     const out = this.vehicles;
     out.length = 0;
+    const sim = new Set<string>();
     for (const e of this.egos) {
       const t = e.vehicle.session.truth;
+      sim.add(e.id);
       out.push({ id: e.id, x: t.x, y: t.y, yaw: t.yaw, speed: t.vx, accel: e.vehicle.session.diagnostics.ax, length: e.spec.length, width: e.spec.width });
+    }
+    for (const e of snap.egos) {
+      if (sim.has(e.egoId) || e.stale) continue;
+      const last = this.lastSpeed.get(e.egoId);
+      const accel = last && tS > last.t ? (e.speed - last.v) / (tS - last.t) : 0;
+      if (withActors) this.lastSpeed.set(e.egoId, { t: tS, v: e.speed });
+      out.push({ id: this.aliasOf.get(e.egoId) ?? e.egoId, x: e.x, y: e.y, yaw: e.yaw, speed: e.speed, accel, length: e.length, width: e.width });
     }
     const npcActor = new Map<number, string>();
     for (const [a, id] of this.asNpc) npcActor.set(id, a);
     for (const n of snap.npcs) {
+      if (n.actor !== undefined) continue;
       const actor = npcActor.get(n.id);
       if (actor !== undefined && !withActors) continue;
       out.push({ id: actor ?? `${NPC_PREFIX}${n.id}`, x: n.x, y: n.y, yaw: n.yaw, speed: n.speed, accel: 0, length: n.length, width: n.width });
     }
     if (withActors) for (const p of this.poses) if (!this.asNpc.has(p.id)) out.push({ id: p.id, x: p.x, y: p.y, yaw: p.yaw, speed: p.speed, accel: p.accel, length: p.length, width: p.width });
-    return { t: tS, vehicles: out, junctions: this.scene.control.layout.junctions.filter((c) => c.control === 'signal').map((c) => c.junction.id) };
+    return { t: tS, vehicles: out, junctions: this.sink.junctions };
   }
+}
+
+/** A sink that changes a LiveScene directly (headless runs: nothing to log). */
+export function directSink(scene: {
+  readonly lanes: LaneNetwork;
+  readonly config: { spawn_clearance_m: number };
+  readonly control: { readonly layout: { readonly junctions: ReadonlyArray<{ control: string; junction: { id: string } }> }; readonly controller: { setLive(i: LiveSignalInput): unknown } };
+  updateEgo(r: EgoReport, t?: number): void;
+  removeEgo(id: string): boolean;
+  spawnNpc(req: SpawnRequest): number;
+  removeNpc(id: number): boolean;
+}): StorySceneSink {
+  return {
+    lanes: scene.lanes,
+    spawnClearanceM: scene.config.spawn_clearance_m,
+    junctions: scene.control.layout.junctions.filter((c) => c.control === 'signal').map((c) => c.junction.id),
+    updateEgo: (r, t) => scene.updateEgo(r, t),
+    removeEgo: (id) => void scene.removeEgo(id),
+    spawnNpc: (req) => scene.spawnNpc(req),
+    removeNpc: (id) => void scene.removeNpc(id),
+    setSignal: (i) => void scene.control.controller.setLive(i),
+  };
 }

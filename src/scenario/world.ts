@@ -20,7 +20,7 @@ import { ScenarioAssets, STEP_US, observeEachOther, observeSnapshot, type Steppe
 import type { Scenario } from './config.js';
 import { SimEgo, US, type SimEgoOptions } from './sim-ego.js';
 import type { WorldObject } from './sensors.js';
-import { StoryHost } from './story-host.js';
+import { directSink, StoryHost } from './story-host.js';
 
 export { STEP_US, observeSnapshot, type SteppedScene } from './assets.js';
 
@@ -105,7 +105,7 @@ export class ScenarioWorld {
     });
     this.timeSettings = opts.time ?? scenario.time;
     let session: TimeSession | undefined;
-    this.story = scenario.story && scene ? new StoryHost(scenario.story, scene, this.egos) : null;
+    this.story = scenario.story && scene ? new StoryHost(scenario.story, directSink(scene), this.egos) : null;
     this.assets = new ScenarioAssets({ scene, egos: this.egos, report: (r, ts) => scene?.updateEgo(r, ts), waitsFor: (n) => session?.waitsFor(n) ?? true, story: this.story });
     const plan = planSession(this.timeSettings, this.assets.nativeSteps());
     session = new TimeSession({ ...plan.options, clock: opts.clock });
@@ -139,7 +139,7 @@ export class ScenarioWorld {
     this.session.reset();
     const scene = this.scene;
     if (scene) placeEgos(scene, this.egos, (id) => scene.removeNpc(id), (r) => scene.updateEgo(r, 0));
-    if (scene && this.story) this.story.start(scene.snapshot(0));
+    if (scene && this.story) this.story.arm(0, scene.snapshot(0));
   }
 
   /**

@@ -60,7 +60,16 @@ export interface EgoReport {
    * made stale or forgotten for silence — the scene extrapolates it from its last report
    */
   simulated?: boolean;
+  /**
+   * a scripted actor of a test case (src/scenario/story): a vehicle the server moves, seen by the NPCs and the
+   * rules as an ego is, but listed among the NPCs of the frames (as the car's stack sees traffic), with id
+   * ACTOR_ID_BASE + its number
+   */
+  actor?: boolean;
 }
+
+/** an actor's id in the frames' NPC list: this plus its number in the scene (NPC ids stay far below it) */
+export const ACTOR_ID_BASE = 1_000_000;
 
 export interface EgoState {
   egoId: string;
@@ -77,6 +86,8 @@ export interface EgoState {
   clientTimestamp: number | null;
   /** where the yaw comes from (absent from frames recorded before it existed) */
   headingSource?: HeadingSource;
+  /** a scripted actor (EgoReport.actor): its number in the scene (present only for actors) */
+  actorNumber?: number;
 }
 
 interface Ego extends EgoState {
@@ -99,6 +110,8 @@ export class EgoRegistry {
   private readonly egos = new Map<string, Ego>();
   /** contacts between an ego and an NPC, counted per ego-step */
   collisionSteps = 0;
+  /** actors numbered so far (numbers are not reused until a reset) */
+  private actors = 0;
 
   constructor(
     private readonly config: SceneConfig,
@@ -129,6 +142,7 @@ export class EgoRegistry {
       receivedAt: t, clientTimestamp: r.clientTimestamp ?? null, reportX: r.x, reportY: r.y, simulated: r.simulated === true,
       ...this.heading(r, t, prev),
     };
+    if (r.actor) ego.actorNumber = prev?.actorNumber ?? this.actors++;
     this.egos.set(r.egoId, ego);
     if (!prev) this.emit({ type: 'ego_connected', egoId: r.egoId, t });
   }
@@ -162,6 +176,7 @@ export class EgoRegistry {
   clear(engine: TrafficEngine, t: number): void {
     for (const id of [...this.egos.keys()]) this.remove(id, engine, t, 'reset');
     this.collisionSteps = 0;
+    this.actors = 0;
   }
 
   /** The ego's report moved along its heading to time t. */
@@ -221,10 +236,12 @@ export class EgoRegistry {
     const out: EgoState[] = [];
     for (const e of this.egos.values()) {
       if (!e.stale) this.extrapolate(e, t);
-      out.push({
+      const s: EgoState = {
         egoId: e.egoId, x: e.x, y: e.y, yaw: e.yaw, speed: e.speed, length: e.length, width: e.width,
         stale: e.stale, collided: e.collided, receivedAt: e.receivedAt, clientTimestamp: e.clientTimestamp, headingSource: e.headingSource,
-      });
+      };
+      if (e.actorNumber !== undefined) s.actorNumber = e.actorNumber;
+      out.push(s);
     }
     return out;
   }

@@ -18,7 +18,7 @@ import type { LaneNetwork } from '../traffic/lanes.js';
 import { DEFAULT_SHIELD_OPTIONS } from '../traffic/shield.js';
 import { DEFAULT_SCENE_CONFIG, RESTART_ONLY_SETTINGS, SCENE_SETTINGS, type SceneConfig } from './config.js';
 import { checkSettings } from './settings.js';
-import { EgoRegistry, type EgoReport, type EgoState } from './egos.js';
+import { ACTOR_ID_BASE, EgoRegistry, type EgoReport, type EgoState } from './egos.js';
 import { InputError } from './errors.js';
 import type { SceneEvent, SceneEventListener } from './events.js';
 import { NpcPopulation, type Obstacle, type SpawnRequest } from './population.js';
@@ -44,6 +44,8 @@ export interface NpcState {
   auto: boolean;
   /** why it is held back: a traffic rule (red, yellow, stop_sign, give_way, box), a vehicle ahead (queue), or none */
   hold: NpcHold;
+  /** a test case's scripted actor (its story id; id = ACTOR_ID_BASE + its number), absent for the policy's NPCs */
+  actor?: string;
 }
 
 export type NpcHold = 'none' | 'red' | 'yellow' | 'stop_sign' | 'give_way' | 'box' | 'queue';
@@ -311,6 +313,11 @@ export class LiveScene {
     this.listeners.push(listener);
   }
 
+  /** An event from outside the scene's own step (a test case's attempt), to the same listeners (log, recording). */
+  announce(e: SceneEvent): void {
+    this.emitEvent(e);
+  }
+
   /** Simulation time of the next policy step [s]. */
   get nextStepTime(): number {
     return this.steps * POLICY_DT;
@@ -532,7 +539,20 @@ export class LiveScene {
         hold: n.hold[k],
       });
     }
-    return { time: t, step: this.steps, npcs, egos: this.egos.list(t), timings: this.timings, signals: this.control.signals(t) };
+    const egos = this.egos.list(t);
+    // a test case's actors are traffic to whoever watches: among the NPCs, after them
+    let cars = egos;
+    if (egos.some((e) => e.actorNumber !== undefined)) {
+      cars = [];
+      for (const e of egos) {
+        if (e.actorNumber === undefined) cars.push(e);
+        else npcs.push({
+          id: ACTOR_ID_BASE + e.actorNumber, x: e.x, y: e.y, yaw: e.yaw, vx: e.speed * Math.cos(e.yaw), vy: e.speed * Math.sin(e.yaw), speed: e.speed,
+          length: e.length, width: e.width, goalX: e.x, goalY: e.y, collided: e.collided, offroad: false, auto: false, hold: 'none', actor: e.egoId,
+        });
+      }
+    }
+    return { time: t, step: this.steps, npcs, egos: cars, timings: this.timings, signals: this.control.signals(t) };
   }
 
   /** The NPC table, brought up to date if something changed the NPCs since it was. */

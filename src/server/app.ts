@@ -10,7 +10,7 @@ import websocket from '@fastify/websocket';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { LatLon } from '../geo/frame.js';
-import { InputError, defaultMapPath, setupScene, type SceneConfig } from '../scene/index.js';
+import { InputError, defaultMapPath, setupScene, type SceneConfig, type SceneSetupOptions } from '../scene/index.js';
 import type { PolicySession } from '../policy/session.js';
 import { projectRoot } from '../util/project-root.js';
 import { SceneHost, type ServingConfig, type SessionConfig } from './host.js';
@@ -37,6 +37,8 @@ export interface SceneOptions {
   config?: Partial<SessionConfig>;
   /** its time conductor (default: realtime, dmax 100 ms, no external-asset port) */
   time?: TimeSettings;
+  /** a scenario's `signals:` (plans by junction, signals everywhere, actuated) */
+  signals?: SceneSetupOptions['signals'];
 }
 
 export interface ServerOptions extends Omit<SceneOptions, 'name'> {
@@ -119,7 +121,7 @@ export async function createServer(opts: ServerOptions = {}): Promise<VilsServer
   });
   const version = packageVersion();
   const startedAt = Date.now();
-  const specs: SceneOptions[] = [{ name: 'default', mapPath: opts.mapPath, origin: opts.origin, config: opts.config, time: opts.time }, ...(opts.scenes ?? [])];
+  const specs: SceneOptions[] = [{ name: 'default', mapPath: opts.mapPath, origin: opts.origin, config: opts.config, time: opts.time, signals: opts.signals }, ...(opts.scenes ?? [])];
   const names = new Set<string>();
   for (const s of specs) {
     const name = s.name ?? 'default';
@@ -133,7 +135,7 @@ export async function createServer(opts: ServerOptions = {}): Promise<VilsServer
   try {
     for (const s of specs) {
       const { scene, serving } = splitConfig(s.config);
-      const setup = await setupScene({ mapPath: s.mapPath, origin: s.origin, config: scene, modelPath: opts.modelPath, policy: shared, intraOpThreads: opts.intraOpThreads });
+      const setup = await setupScene({ mapPath: s.mapPath, origin: s.origin, config: scene, modelPath: opts.modelPath, policy: shared, intraOpThreads: opts.intraOpThreads, signals: s.signals });
       shared ??= setup.policy;
       const host = new SceneHost(setup, { name: s.name ?? 'default', serving, logger: app.log, version, clock: opts.clock, epochNow: opts.epochNow, time: s.time });
       hosts.push(host);

@@ -17,6 +17,7 @@ export function logSceneEvent(log: Logger, scene: string, e: SceneEvent): void {
     case 'ego_forgotten': return log.info({ ...ctx, reason: e.reason }, `ego ${e.egoId} forgotten (${e.reason})`);
     case 'ego_collided': return log.warn({ ...ctx, npcs: e.npcIds }, `ego ${e.egoId} collided${e.npcIds.length ? ` with NPC ${e.npcIds.join(', ')}` : ''}`);
     case 'ego_ran_red': return log.warn({ ...ctx, junction: e.junction, group: e.group }, `ego ${e.egoId} crossed the stop line of ${e.group} on red`);
+    case 'test_case': return log.info({ ...ctx, case: e.case, attempt: e.attempt, status: e.status }, e.state === 'armed' ? `test case ${e.case}: attempt ${e.attempt} armed for ${e.egoId}` : `test case ${e.case}: attempt ${e.attempt} ${e.status.replace('_', ' ').toUpperCase()} (${e.reason})`);
   }
 }
 

@@ -21,6 +21,7 @@ import { SERVING_SETTINGS, SESSION_SETTINGS, type ServingConfig } from './settin
 
 export type { ServingConfig } from './settings.js';
 import { SignalDesk } from './signals.js';
+import type { StoryDesk } from './story-desk.js';
 import { stopLinesOf, type StopLines } from '../record/foxglove-messages.js';
 import type { SignalEntry } from './wire.js';
 
@@ -79,6 +80,8 @@ export class SceneHost {
   readonly stopLines: StopLines;
   /** the recorder, the Foxglove channels: shown in the status, closed with the host */
   readonly attachments = new Map<string, HostAttachment>();
+  /** a served test case (`vils serve --scenario <case.yaml>` with a story), null otherwise */
+  story: StoryDesk | null = null;
   private readonly logger?: Logger;
 
   constructor(private readonly setup: SceneSetup, opts: HostOptions) {

@@ -19,7 +19,7 @@
  * (never to a policy step the world asset has not taken: that would run a step behind the conductor's back).
  */
 import { POLICY_DT } from '../traffic/engine.js';
-import { ScenarioAssets, WORLD_ASSET, type SteppedScene } from '../scenario/assets.js';
+import { ScenarioAssets, WORLD_ASSET, type SteppedScene, type StoryHook } from '../scenario/assets.js';
 import type { SimEgo } from '../scenario/sim-ego.js';
 import type { EgoReport } from '../scene/egos.js';
 import type { LiveScene } from '../scene/scene.js';
@@ -48,6 +48,8 @@ export class SceneTime implements StepDriver {
   private advanceFn: Advance | null = null;
   private port: { server: AssetServer; port: number } | null = null;
   private readonly stepped: SteppedScene;
+  /** a served test case, stepped with the world (set before the reset that attaches it) */
+  private story: StoryHook | null = null;
 
   constructor(private readonly scene: LiveScene, private readonly opts: SceneTimeOptions) {
     this.settings = opts.settings;
@@ -71,8 +73,16 @@ export class SceneTime implements StepDriver {
   }
 
   private build(egos: readonly SimEgo[], report: (r: EgoReport, tS: number) => void): ScenarioAssets {
-    return new ScenarioAssets({ scene: this.stepped, egos, report, waitsFor: (n) => this.session.waitsFor(n) });
+    return new ScenarioAssets({ scene: this.stepped, egos, report, waitsFor: (n) => this.session.waitsFor(n), story: this.story });
   }
+
+  /** A test case steps with the world from the next reset on (the caller resets the runner next). */
+  setStory(story: StoryHook): void {
+    this.story = story;
+    this.pending ??= { egos: this.egos, report: this.report, onReset: this.onReset ?? (() => undefined) };
+  }
+
+  private report: (r: EgoReport, tS: number) => void = () => undefined;
 
   /**
    * Simulated egos join the conductor at the next scene reset (the caller resets the runner next; the swap
@@ -92,6 +102,7 @@ export class SceneTime implements StepDriver {
     for (const a of assets.assets(plan.assetStepUs)) this.session.add(a);
     this.assets = assets;
     this.egos = egos;
+    this.report = report;
     this.onReset = onReset;
   }
 

@@ -67,6 +67,7 @@ const npcSchema = {
     heading: { ...num, description: 'extension: degrees clockwise from true north' },
     collided: { type: 'boolean', description: 'extension: touched a vehicle in this step' },
     offroad: { type: 'boolean', description: 'extension: touched a road edge in this step' },
+    actor: { type: 'string', description: "extension: a test case's scripted actor (its story id; its id is 1000000 + its number); absent for the policy's NPCs" },
   },
 } as const;
 
@@ -272,6 +273,7 @@ export const npcViewSchema = {
     id: { type: 'integer' }, x: num, y: num, lat: num, lon: num, yaw: num, heading: num, speed: num, vx: num, vy: num, length: num, width: num,
     goal_x: num, goal_y: num, collided: { type: 'boolean' }, offroad: { type: 'boolean' }, auto: { type: 'boolean' },
     hold: { enum: ['none', 'red', 'yellow', 'stop_sign', 'give_way', 'box', 'queue'], description: 'why it is held back: a traffic rule (red, yellow, stop_sign, give_way, box: no room past the junction), a vehicle ahead that waits (queue), or none' },
+    actor: { type: 'string', description: "a test case's scripted actor: its story id (absent for the policy's NPCs; its goal is where it is)" },
   },
 } as const;
 
@@ -477,5 +479,26 @@ export const mapReplySchema = {
     },
     counts: { type: 'object', additionalProperties: { type: 'integer' }, description: 'roads per type, points, and roads of other types skipped' },
     traffic_control: mapTrafficControlSchema,
+  },
+} as const;
+
+/** GET /api/story and its commands' replies: a served test case (src/server/story-desk.ts). */
+export const storyViewSchema = {
+  type: 'object',
+  properties: {
+    case: str,
+    ego: { ...str, description: "the vehicle under test: the scene's ego id (the real car's, or the simulated ego's)" },
+    story_ego: { ...str, description: "the case's id for it" },
+    actors: { type: 'array', items: str },
+    attempt: { type: 'integer', description: 'the attempt number (0 before the first)' },
+    state: { enum: ['idle', 'armed', 'running', 'ended'], description: 'idle (none or reset), armed (actors placed, no event yet), running (an event has started), ended (a verdict)' },
+    armed_at_s: { type: ['number', 'null'] },
+    auto_arm: { type: 'boolean', description: 'attempts are armed at every reset (a simulated ego), else by the operator' },
+    result: {
+      type: ['object', 'null'], additionalProperties: true,
+      description: 'status (passed, failed, not_started, aborted, running), reason, start_s, end_s, events [{id, started_s, done_s, executions}], criteria [{name, kind, verdict, value, limit, unit, at_s, detail}]',
+    },
+    happenings: { type: 'array', items: { type: 'object', properties: { t: num, kind: str, id: str, detail: str } } },
+    attempts: { type: 'array', items: { type: 'object', properties: { attempt: { type: 'integer' }, status: str, reason: str, armed_at_s: num, end_s: { type: ['number', 'null'] } } } },
   },
 } as const;

@@ -23,7 +23,7 @@
  *     0  u32  id
  *     4  i32  x, y [mm]; 12 i32 lat, lon [1e-7 deg]; 20 i32 heading [millidegrees]
  *     24 i32  speed, vx, vy [mm/s]
- *     36 i16  yaw [mrad]; 38 u16 length, width [mm]; 42 u8 flags (1 collided, 2 off-road); 43 u8 0
+ *     36 i16  yaw [mrad]; 38 u16 length, width [mm]; 42 u8 flags (1 collided, 2 off-road, 4 a test case's scripted actor); 43 u8 0
  *   ego (29 bytes + its id)
  *     0  u16  byte length L of ego_id, then L bytes of UTF-8
  *     +0 i32  x, y [mm]; +8 i16 yaw [mrad]; +10 i32 speed [mm/s]; +14 u16 length, width [mm]
@@ -76,7 +76,7 @@ export function encodeNpcStatesBinary(f: NpcStatesFrame): Buffer {
     buf.writeInt16LE(fixed(n.yaw, 1000, 32767), o + 36);
     buf.writeUInt16LE(Math.min(65535, Math.max(0, Math.round(n.length * 1000))), o + 38);
     buf.writeUInt16LE(Math.min(65535, Math.max(0, Math.round(n.width * 1000))), o + 40);
-    buf.writeUInt8((n.collided ? 1 : 0) | (n.offroad ? 2 : 0), o + 42);
+    buf.writeUInt8((n.collided ? 1 : 0) | (n.offroad ? 2 : 0) | (n.actor !== undefined ? 4 : 0), o + 42);
     buf.writeUInt8(0, o + 43);
     o += BINARY_NPC_BYTES;
   }

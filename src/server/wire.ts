@@ -51,6 +51,8 @@ export interface NpcEntry {
   width: number;
   collided: boolean;
   offroad: boolean;
+  /** a test case's scripted actor: its story id (absent for the policy's NPCs) */
+  actor?: string;
 }
 
 export function npcEntry(geo: GeoFrame, n: NpcState): NpcEntry {
@@ -59,6 +61,7 @@ export function npcEntry(geo: GeoFrame, n: NpcState): NpcEntry {
     id: n.id, x: r3(n.x), y: r3(n.y), lat: r7(ll.lat), lon: r7(ll.lon), yaw: r3(n.yaw),
     heading: r3(geo.yawToHeading(n.yaw, n.x, n.y)), speed: r3(n.speed), vx: r3(n.vx), vy: r3(n.vy),
     length: r3(n.length), width: r3(n.width), collided: n.collided, offroad: n.offroad,
+    ...(n.actor !== undefined ? { actor: n.actor } : {}),
   };
 }
 
@@ -78,6 +81,8 @@ class ReusedNpcEntry implements NpcEntry {
   width = 0;
   collided = false;
   offroad = false;
+  /** JSON leaves it out while undefined: a policy NPC's entry is as it always was */
+  actor: string | undefined = undefined;
 }
 
 /**
@@ -151,6 +156,7 @@ export class NpcFrameBuilder {
       e.width = r3(n.width);
       e.collided = n.collided;
       e.offroad = n.offroad;
+      e.actor = n.actor;
       if (k < out.length) out[k] = e;
       else out.push(e);
     }

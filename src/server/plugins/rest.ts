@@ -9,6 +9,7 @@ import { bodyDepthRefusal } from '../json-depth.js';
 import { configSchema, egoViewSchema, errorReplySchema, npcSpawnSchema, npcViewSchema } from '../schemas.js';
 import { egoEntry, mapPoint, npcDetail } from '../wire.js';
 import { signalsPlugin } from './signals.js';
+import { storyPlugin } from './story.js';
 
 const obj = { type: 'object', additionalProperties: true } as const;
 const stateReply = { type: 'object', properties: { state: { type: 'string' } } } as const;
@@ -154,4 +155,6 @@ export async function restPlugin(app: FastifyInstance, opts: { host: SceneHost }
 
   // ---- signals (a child of this plugin, so its commands are recorded by the hooks above) ----
   await app.register(signalsPlugin, { host });
+  // ---- a served test case ----
+  await app.register(storyPlugin, { host });
 }

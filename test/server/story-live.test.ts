@@ -1,0 +1,160 @@
+/**
+ * A test case served live (`vils serve --scenario configs/cases/cut_in.yaml --story-ego car`): a "real" car
+ * drives over the WebSocket (ego_state fixes, lat/lon and heading, one per frame) along the demo track's R6 at
+ * 50 km/h; the operator arms an attempt over REST, the cutter is placed 30 m ahead in the left lane and listed
+ * among the NPCs of the frames (as the car's stack sees traffic), the cut-in fires on the car's own TTC, and the
+ * verdict is the car's: a car that brakes for the cutter passes, one that does not fails. The server runs on a
+ * clock the test steps one frame at a time, after the car has answered it: nothing depends on the machine's speed.
+ */
+import { mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startServe, type ServeHandle } from '../../src/cli/serve.js';
+import { decodeJson, describeDifference, readRecording, replayRecording } from '../../src/record/index.js';
+import type { Clock } from '../../src/time/clock.js';
+import { TestClient, testModel } from '../helpers/server-fixture.js';
+import { PROJECT_ROOT } from '../helpers/shared.js';
+
+/** A clock that moves only when the test lets it: each sleep waits for release(). */
+class SteppedClock implements Clock {
+  t = 0;
+  private waiting: { t: number; resolve: () => void } | null = null;
+  now(): number {
+    return this.t;
+  }
+  sleepUntil(t: number): Promise<void> {
+    if (t <= this.t) return new Promise((r) => setImmediate(r));
+    return new Promise((resolve) => (this.waiting = { t, resolve }));
+  }
+  /** lets the sleeper wake (its time comes); false when nothing sleeps yet */
+  release(): boolean {
+    const w = this.waiting;
+    if (!w) return false;
+    this.waiting = null;
+    this.t = w.t;
+    w.resolve();
+    return true;
+  }
+}
+
+const CASE = join(PROJECT_ROOT, 'configs', 'cases', 'cut_in.yaml');
+const V0 = 50 / 3.6;
+
+describe('a test case served live, the real car under test', () => {
+  let serve: ServeHandle | null = null;
+  let client: TestClient | null = null;
+  afterEach(async () => {
+    client?.ws.close();
+    await serve?.server.close();
+    serve = null;
+    client = null;
+  });
+
+  async function drive(brakes: boolean, recordDir?: string) {
+    const clock = new SteppedClock();
+    const record = recordDir ? ['--record-dir', recordDir] : ['--no-record'];
+    serve = await startServe(['--scenario', CASE, '--story-ego', 'car', '--port', '0', '--host', '127.0.0.1', ...record, '--model', testModel(), '--log-level', 'silent'], { clock, epochNow: () => 1.8e9 + clock.now() });
+    const host = serve.server.host;
+    const url = serve.address;
+    client = new TestClient(`${url.replace(/^http/, 'ws')}/ws/vils/stream`);
+    await client.opened();
+    // the car starts where the case's simulated ego would: the start of R6, on its centre line
+    const lanes = host.scene.lanes;
+    const r6 = lanes.laneById('R6');
+    let s = 0, v = V0, lastT = NaN, armed = false, sawActorInFrames = false;
+    const fix = (t: number) => {
+      if (Number.isFinite(lastT)) s += v * (t - lastT);
+      lastT = t;
+      const p = lanes.ahead(r6, 0, s);
+      const ll = host.geo.toLatLon(p.x, p.y);
+      client!.ws.send(JSON.stringify({ type: 'ego_state', ego_id: 'car', timestamp: 1.8e9 + t, data: { lat: ll.lat, lon: ll.lon, heading: host.geo.yawToHeading(p.yaw, p.x, p.y), speed: v } }));
+      return p;
+    };
+    let seen = 0;
+    for (let frame = 0; frame < 400; frame++) {
+      // the clock moves on until the next frame is out; the car answers it before the clock moves again
+      const m = await new Promise<Record<string, any>>((resolve, reject) => {
+        const guard = Date.now() + 30_000;
+        const check = () => {
+          const msgs = client!.messages;
+          let next: Record<string, any> | undefined;
+          for (let i = seen; i < msgs.length; i++) if (msgs[i].type === 'npc_states') { next = msgs[i]; seen = i + 1; break; }
+          if (next) return resolve(next);
+          if (Date.now() > guard) return reject(new Error(`no frame after ${frame} frames`));
+          clock.release();
+          setTimeout(check, 1);
+        };
+        check();
+      });
+      const t = m.sim_time_s as number;
+      const me = fix(t);
+      const cutter = (m.npcs as Array<Record<string, any>>).find((n) => n.actor === 'cutter');
+      if (cutter) {
+        sawActorInFrames = true;
+        // the car's own stack: brake (up to 6 m/s²) for a car inside its lane ahead that is slower
+        const dx = cutter.x - me.x, dy = cutter.y - me.y;
+        const along = dx * Math.cos(me.yaw) + dy * Math.sin(me.yaw), across = -dx * Math.sin(me.yaw) + dy * Math.cos(me.yaw);
+        if (brakes && along > 0 && Math.abs(across) < 2.6 && cutter.speed < v) v = Math.max(cutter.speed, v - 6 * 0.05);
+      }
+      if (!armed && t >= 0.5) {
+        await new Promise((r) => setTimeout(r, 5));
+        const r = await fetch(`${url}/api/story/arm`, { method: 'POST' });
+        expect(r.status).toBe(200);
+        const view = await r.json();
+        expect(view).toMatchObject({ attempt: 1, state: 'armed', ego: 'car', story_ego: 'sim1', auto_arm: false });
+        armed = true;
+      }
+      const story = host.story!.view();
+      if (story.state === 'ended') break;
+      // the fix reaches the server before its next tick
+      await new Promise((r) => setTimeout(r, 3));
+    }
+    expect(sawActorInFrames).toBe(true);
+    return host.story!.view();
+  }
+
+  it('a car that brakes for the cutter passes: the cut-in fired on its TTC, no contact, TTC above 1 s; the attempt is recorded and replays with 0 differences', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vils-story-rec-'));
+    const view = await drive(true, dir);
+    expect(view.state).toBe('ended');
+    expect(view.result!.status).toBe('passed');
+    expect(view.result!.events[0]).toMatchObject({ id: 'cut_in' });
+    expect(view.result!.events[0].started_s).not.toBeNull();
+    expect(view.happenings.some((h) => h.kind === 'event_started' && h.id === 'cut_in')).toBe(true);
+    expect(view.attempts).toEqual([expect.objectContaining({ attempt: 1, status: 'passed' })]);
+    await serve!.server.close();
+    serve = null;
+    const file = join(dir, readdirSync(dir).find((n) => n.endsWith('.mcap'))!);
+    const events: Array<Record<string, unknown>> = [];
+    for await (const i of readRecording(file)) if (i.type === 'message' && i.message.topic === '/vils/events') events.push(decodeJson(i.message.data));
+    const cases = events.filter((e) => e.type === 'test_case');
+    expect(cases.map((e) => `${e.attempt} ${e.state} ${e.status}`)).toEqual(['1 armed running', '1 ended passed']);
+    expect((cases[1].result as { criteria: unknown[] }).criteria).toHaveLength(2);
+    // the actors are inputs of the scene like the car: the replay makes every frame again, the cutter included
+    const r = await replayRecording(file, { onNote: () => {} });
+    if (r.first) throw new Error(describeDifference(r.first));
+    expect(r.differences).toBe(0);
+    expect(r.frames).toBeGreaterThan(50);
+  }, 120_000);
+
+  it('a car that does not brake fails (collision or TTC); arming again starts attempt 2; a reset aborts it', async () => {
+    const view = await drive(false);
+    expect(view.result!.status).toBe('failed');
+    expect(view.result!.criteria.some((c) => c.verdict === 'fail' && (c.kind === 'no_collision' || c.kind === 'min_ttc'))).toBe(true);
+    const url = serve!.address;
+    const again = await (await fetch(`${url}/api/story/arm`, { method: 'POST' })).json() as Record<string, unknown>;
+    expect(again).toMatchObject({ attempt: 2, state: 'armed' });
+    const reset = await (await fetch(`${url}/api/story/reset`, { method: 'POST' })).json() as { state: string; attempts: Array<{ status: string }> };
+    expect(reset.state).toBe('idle');
+    expect(reset.attempts.map((a) => a.status)).toEqual(['failed', 'aborted']);
+  }, 120_000);
+
+  it('refuses to arm while the car is not connected, and answers 404 on a scene with no test case', async () => {
+    const clock = new SteppedClock();
+    serve = await startServe(['--scenario', CASE, '--story-ego', 'car', '--port', '0', '--host', '127.0.0.1', '--no-record', '--model', testModel(), '--log-level', 'silent'], { clock, epochNow: () => 1.8e9 + clock.now() });
+    const r = await fetch(`${serve.address}/api/story/arm`, { method: 'POST' });
+    expect(r.status).toBe(400);
+    expect(((await r.json()) as { message: string }).message).toMatch(/ego car, is not in the scene: connect it/);
+  }, 60_000);
+});
