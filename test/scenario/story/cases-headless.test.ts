@@ -26,8 +26,8 @@ async function attempt(file: string, overrides: Record<string, unknown> = {}) {
 }
 
 describe('shipped test cases, headless', () => {
-  it('there are cases: CCRs, CCRm, CCRb (2 and 6 m/s², 12 and 40 m), cut-in, cut-out, a crossing car', () => {
-    expect(CASES).toEqual(expect.arrayContaining(['ccrs.yaml', 'ccrm.yaml', 'ccrb_2mps2_12m.yaml', 'ccrb_2mps2_40m.yaml', 'ccrb_6mps2_12m.yaml', 'ccrb_6mps2_40m.yaml', 'cut_in.yaml', 'cut_out.yaml', 'crossing.yaml']));
+  it('there are cases: CCRs, CCRm, CCRb (2 and 6 m/s², 12 and 40 m), cut-in, cut-out, a crossing car, a merge', () => {
+    expect(CASES).toEqual(expect.arrayContaining(['ccrs.yaml', 'ccrm.yaml', 'ccrb_2mps2_12m.yaml', 'ccrb_2mps2_40m.yaml', 'ccrb_6mps2_12m.yaml', 'ccrb_6mps2_40m.yaml', 'cut_in.yaml', 'cut_out.yaml', 'crossing.yaml', 'merge.yaml']));
   });
 
   for (const file of CASES) {
@@ -80,7 +80,8 @@ describe('shipped test cases, headless', () => {
     expect(r.casesPath).toBe(join(out, 'cases.html'));
   }, 120_000);
 
-  it('the shipped campaign loads: CCRb over two gaps and three decelerations', () => {
-    expect(loadCampaign(join(PROJECT_ROOT, 'configs', 'campaigns', 'ccrb_grid.yaml')).jobs).toHaveLength(6);
+  it('the shipped campaigns load: CCRb over gaps and decelerations, the cut-in over TTCs and speeds, the crossing car over TTCs', () => {
+    const jobs = (f: string) => loadCampaign(join(PROJECT_ROOT, 'configs', 'campaigns', f)).jobs.length;
+    expect([jobs('ccrb_grid.yaml'), jobs('cut_in_ttc.yaml'), jobs('crossing_ttc.yaml')]).toEqual([6, 6, 3]);
   });
 });
