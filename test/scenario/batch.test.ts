@@ -142,4 +142,19 @@ describe.skipIf(!REDIS)('batch beyond one machine: BullMQ on a real redis-server
       for (const f of files(sub)) expect(readFileSync(join(dir, 'queue', sub, f), 'utf8')).toBe(readFileSync(join(dir, 'local', sub, f), 'utf8'));
     }
   });
+
+  it('test cases through the queue: the same verdicts, summary.csv and cases table as a local run', async () => {
+    expect(workers.length).toBe(2);
+    const dir = tmp();
+    const campaign = loadCampaign(join(PROJECT_ROOT, 'configs', 'campaigns', 'cut_in_ttc.yaml'));
+    const local = new LocalExecutor(2);
+    await runCampaign(campaign, join(dir, 'local'), local);
+    await local.close();
+    const queue = await QueueExecutor.connect(url, campaign);
+    const outcome = await runCampaign(campaign, join(dir, 'queue'), queue);
+    await queue.close();
+    expect(outcome).toMatchObject({ total: 6, ran: 6, failed: 0 });
+    for (const f of ['summary.csv', 'cases.md']) expect(readFileSync(join(dir, 'queue', f), 'utf8')).toBe(readFileSync(join(dir, 'local', f), 'utf8'));
+    expect(readFileSync(join(dir, 'queue', 'cases.md'), 'utf8')).toMatch(/6 attempts: 6 passed/);
+  }, 120_000);
 });

@@ -48,7 +48,8 @@ export async function runJob(job: RunJob): Promise<RunResult> {
     const csv: Record<string, string> = {};
     for (const e of sim.egos) csv[e.id] = sim.csv(e.id);
     const story = sim.world.story;
-    const attempt = story ? { result: story.result(), trace: story.trace.toJSON() } : null;
+    // as JSON carries it (Infinity as null), so a run's record is the same from a thread or a queue worker
+    const attempt = story ? JSON.parse(JSON.stringify({ result: story.result(), trace: story.trace.toJSON() }, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v))) as RunResult['attempt'] : null;
     return { ...base, status: 'ok', error: null, metrics: sim.allMetrics(names), csv, resolvedYaml: stringify(scenario.resolved), simTimeS: sim.time(), wallS: (performance.now() - t0) / 1000, attempt };
   } catch (err) {
     return { ...base, status: 'failed', error: (err as Error).message ?? String(err), metrics: {}, csv: {}, resolvedYaml: '', simTimeS: sim?.time() ?? 0, wallS: (performance.now() - t0) / 1000 };
