@@ -63,6 +63,10 @@ export class StoryHost {
   private readonly lastSpeed = new Map<string, { t: number; v: number }>();
   private readonly aliasOf = new Map<string, string>();
   private lastT = -Infinity;
+  /** an armed attempt waiting at its start gate (story.start): a story of that condition alone, ended when it holds */
+  private gate: { runner: StoryRunner; poses: ActorPose[] } | null = null;
+  /** the attempt ended at its gate: never started within start_timeout_s (or refused there) */
+  private gateResult: AttemptResult | null = null;
 
   constructor(readonly spec: StorySpec, private readonly sink: StorySceneSink, private egos: readonly SimEgo[], opts: StoryHostOptions = {}) {
     this.runner = new StoryRunner(spec, sink.lanes);
@@ -95,16 +99,45 @@ export class StoryHost {
    * impossible — an unknown vehicle or lane, a cut-in with no lane to come from, the car off the map.
    */
   arm(tS: number, snap: SceneSnapshot): void {
-    const world = this.world(tS, { ...snap, npcs: [] }, false);
-    const problems = this.runner.validate(world);
-    if (problems.length) throw new StoryRefused(this.spec.where, problems);
     this.clearActors();
-    if (this.attempt > 0) {
-      this.runner = new StoryRunner(this.spec, this.sink.lanes);
-      this.poses = this.runner.newPoses();
-    }
+    this.gate = null;
+    this.gateResult = null;
     this.happenings.length = 0;
     this.lastT = -Infinity;
+    if (this.spec.start) {
+      // the actors wait for the start gate: only the gate's own references are checked now
+      const runner = new StoryRunner({ start: null, actors: [], events: [], criteria: [], end: this.spec.start, startTimeout: null, where: this.spec.where }, this.sink.lanes);
+      const world = this.world(tS, snap, false);
+      const problems = runner.validate(world).map((p) => ({ ...p, key: p.key.replace(/^story\.end/, 'story.start') }));
+      if (problems.length) throw new StoryRefused(this.spec.where, problems);
+      const poses = runner.newPoses();
+      runner.place(world, poses);
+      this.gate = { runner, poses };
+      this.newAttempt(tS);
+      return;
+    }
+    this.start(tS, snap);
+    this.newAttempt(tS);
+  }
+
+  private newAttempt(tS: number): void {
+    this.attempt++;
+    this.armedAt = tS;
+    this.state = 'armed';
+  }
+
+  /** The actors placed around the vehicles as they are at tS, the story's time begun. */
+  private start(tS: number, snap: SceneSnapshot): void {
+    const world = this.world(tS, { ...snap, npcs: [] }, false);
+    // a fresh runner for every attempt (the first keeps the one made with the host)
+    const runner = this.attempt > 0 || this.spec.start ? new StoryRunner(this.spec, this.sink.lanes) : this.runner;
+    const problems = runner.validate(world);
+    if (problems.length) throw new StoryRefused(this.spec.where, problems);
+    if (runner !== this.runner) {
+      this.runner = runner;
+      this.poses = runner.newPoses();
+    }
+    this.happenings.length = 0;
     this.lastSpeed.clear();
     this.trace = this.newTrace();
     // placed among the egos only: NPCs where an actor goes are taken away (auto-spawn puts them elsewhere)
@@ -112,14 +145,13 @@ export class StoryHost {
     const clear = this.sink.spawnClearanceM;
     for (const n of snap.npcs) if (n.actor === undefined && this.poses.some((p) => Math.hypot(n.x - p.x, n.y - p.y) < clear)) this.sink.removeNpc(n.id);
     for (const p of this.poses) if (p.controller === 'policy') this.handToPolicy(p.id);
-    this.attempt++;
-    this.armedAt = tS;
-    this.state = 'armed';
   }
 
   /** Ends the attempt now (aborted unless it had ended) and takes the actors out of the scene. */
   resetAttempt(tS: number, reason = 'reset by the operator'): void {
-    if (this.state === 'armed' || this.state === 'running') this.runner.abort(tS, reason);
+    if (this.gate) this.gateResult = this.notStarted(tS, `aborted at the start gate: ${reason}`, 'aborted');
+    else if (this.state === 'armed' || this.state === 'running') this.runner.abort(tS, reason);
+    this.gate = null;
     this.clearActors();
     this.state = 'idle';
   }
@@ -135,7 +167,7 @@ export class StoryHost {
 
   /** Before the scene's step at tS: the scripted actors where the story put them for tS. */
   beforeBoundary(tS: number): void {
-    if (this.state !== 'armed' && this.state !== 'running') return;
+    if ((this.state !== 'armed' && this.state !== 'running') || this.gate) return;
     for (const p of this.poses) {
       if (this.asNpc.has(p.id)) continue;
       this.sink.updateEgo({ egoId: p.id, x: p.x, y: p.y, yaw: p.yaw, speed: p.speed, length: p.length, width: p.width, simulated: true, actor: true }, tS);
@@ -146,6 +178,7 @@ export class StoryHost {
   afterBoundary(tS: number, snap: SceneSnapshot): void {
     if ((this.state !== 'armed' && this.state !== 'running') || tS <= this.lastT) return;
     this.lastT = tS;
+    if (this.gate && !this.passGate(tS, snap)) return;
     const world = this.world(tS, snap, true);
     this.trace.sample(world);
     const rep = this.runner.step(world, POLICY_DT, this.poses);
@@ -165,13 +198,55 @@ export class StoryHost {
     if (rep.ended) this.state = 'ended';
   }
 
+  /**
+   * At the start gate: true once the actors are placed (the gate held at tS); false while the attempt waits, or
+   * when it ended there (start_timeout_s passed, or the set-up was refused where the car stood).
+   */
+  private passGate(tS: number, snap: SceneSnapshot): boolean {
+    const gate = this.gate!;
+    const rep = gate.runner.step(this.world(tS, snap, false), POLICY_DT, gate.poses);
+    if (!rep.ended) {
+      const timeout = this.spec.startTimeout;
+      if (timeout !== null && tS - this.armedAt >= timeout - 1e-9) {
+        this.gate = null;
+        this.gateResult = this.notStarted(tS, `start timeout: the start gate did not open within ${timeout} s`, 'not_started');
+        this.state = 'ended';
+      }
+      return false;
+    }
+    this.gate = null;
+    try {
+      this.start(tS, snap);
+    } catch (err) {
+      this.gateResult = this.notStarted(tS, `refused at the start gate: ${(err as Error).message}`, 'aborted');
+      this.state = 'ended';
+      return false;
+    }
+    this.happenings.push({ t: tS, kind: 'event_started', id: 'start', detail: 'the start gate opened: actors placed' });
+    return true;
+  }
+
+  /** The result of an attempt that ended before its actors were placed: nothing judged. */
+  private notStarted(tS: number, reason: string, status: 'not_started' | 'aborted' | 'running'): AttemptResult {
+    return {
+      status, reason, start_s: this.armedAt, end_s: tS,
+      events: this.spec.events.map((e) => ({ id: e.id, started_s: null, done_s: null, executions: 0 })),
+      criteria: this.spec.criteria.map((c) => ({ name: c.name, kind: c.kind, verdict: 'pending' as const, value: null, limit: null, unit: '', at_s: null, detail: 'not judged: the attempt never started' })),
+    };
+  }
+
   /** Ends a running attempt at the scenario's duration (its criteria judged as they stand). */
   finish(tS: number): void {
-    if (this.state === 'armed' || this.state === 'running') this.runner.finish(tS);
+    if (this.gate) {
+      this.gate = null;
+      this.gateResult = this.notStarted(tS, 'the run ended before the start gate opened', 'not_started');
+    } else if (this.state === 'armed' || this.state === 'running') this.runner.finish(tS);
     if (this.state !== 'idle') this.state = 'ended';
   }
 
   result(): AttemptResult {
+    if (this.gateResult) return this.gateResult;
+    if (this.gate) return { ...this.notStarted(this.lastT, 'waiting at the start gate', 'running'), end_s: null };
     return this.runner.result();
   }
 

@@ -10,7 +10,7 @@ import { SHAPES } from './spec.js';
 
 const KMH = 1 / 3.6;
 const ID = /^[A-Za-z0-9_.-]{1,64}$/;
-const STORY_KEYS = ['actors', 'events', 'criteria', 'end', 'start_timeout_s'];
+const STORY_KEYS = ['start', 'actors', 'events', 'criteria', 'end', 'start_timeout_s'];
 const ACTOR_KEYS = ['id', 'start', 'size', 'controller'];
 const EVENT_KEYS = ['id', 'trigger', 'actions', 'priority', 'repeat'];
 const PRIORITIES: readonly Priority[] = ['parallel', 'override', 'skip'];
@@ -92,8 +92,9 @@ class Reader {
     const names = new Map<string, number>();
     const criteria = this.list(s.criteria, 'story.criteria', true).map((c, i) => this.criterion(c, `story.criteria[${i}]`, names));
     const end = s.end === undefined || s.end === null ? null : this.condition(s.end, 'story.end', eventIds);
+    const start = s.start === undefined || s.start === null ? null : this.condition(s.start, 'story.start', new Set<string>());
     const startTimeout = s.start_timeout_s === undefined || s.start_timeout_s === null ? null : this.num(s, 'start_timeout_s', 'story', 'a time in seconds > 0 (at most a day)', 0, 86_400, undefined, true);
-    return { actors, events, criteria, end, startTimeout, where: this.where };
+    return { start, actors, events, criteria, end, startTimeout, where: this.where };
   }
 
   private list(v: unknown, key: string, optional: boolean): unknown[] {

@@ -118,6 +118,11 @@ export type CriterionSpec = (
 ) & { name: string; key: string };
 
 export interface StorySpec {
+  /**
+   * the start gate (the Act's StartTrigger): an armed attempt places its actors, and its story time begins, when
+   * this holds of the vehicles already there (the car at the start line); null: at once
+   */
+  start?: Condition | null;
   actors: ActorSpec[];
   events: EventSpec[];
   criteria: CriterionSpec[];

@@ -84,4 +84,16 @@ describe('shipped test cases, headless', () => {
     const jobs = (f: string) => loadCampaign(join(PROJECT_ROOT, 'configs', 'campaigns', f)).jobs.length;
     expect([jobs('ccrb_grid.yaml'), jobs('cut_in_ttc.yaml'), jobs('crossing_ttc.yaml')]).toEqual([6, 6, 3]);
   });
+
+  it('a start gate (story.start): the actors are placed only when the car reaches it; a gate never reached is "not started" after start_timeout_s', async () => {
+    const gated = await attempt('cut_in.yaml', { 'story.start': { reach: { of: 'sim1', point: { lane: 'R1', s_m: 10 }, radius_m: 3 } } });
+    expect(gated.result.status).toBe('passed');
+    // the story began at the gate (R6 is 60 m, then the crossing: about 5 s at 50 km/h), not at 0
+    expect(gated.result.start_s).toBeGreaterThan(4);
+    expect(gated.result.events[0].started_s!).toBeGreaterThan(gated.result.start_s);
+    const never = await attempt('cut_in.yaml', { 'story.start': { reach: { of: 'sim1', point: { lane: 'L3', s_m: 10 }, radius_m: 3 } } });
+    expect(never.result).toMatchObject({ status: 'not_started', reason: expect.stringMatching(/start gate did not open within 15 s/) });
+    expect(never.result.criteria.every((c) => c.verdict === 'pending')).toBe(true);
+    await expect(attempt('cut_in.yaml', { 'story.start': { reach: { of: 'nobody', point: { lane: 'R1', s_m: 10 } } } })).rejects.toThrow(/story\.start/);
+  }, 60_000);
 });

@@ -71,7 +71,7 @@ function run(file: string) {
 
 describe('story: the example cases (configs/cases)', () => {
   it('has the Euro NCAP set', () => {
-    expect(FILES).toEqual(['ccrb_2mps2_12m.yaml', 'ccrb_2mps2_40m.yaml', 'ccrb_6mps2_12m.yaml', 'ccrb_6mps2_40m.yaml', 'ccrm.yaml', 'ccrs.yaml', 'crossing.yaml', 'cut_in.yaml', 'cut_out.yaml']);
+    expect(FILES).toEqual(['ccrb_2mps2_12m.yaml', 'ccrb_2mps2_40m.yaml', 'ccrb_6mps2_12m.yaml', 'ccrb_6mps2_40m.yaml', 'ccrm.yaml', 'ccrs.yaml', 'crossing.yaml', 'cut_in.yaml', 'cut_out.yaml', 'merge.yaml']);
   });
 
   it.each(FILES)('%s parses, validates on the demo track and runs to a verdict', (file) => {

@@ -75,7 +75,7 @@ describe('story: parse', () => {
     ['criteria.0', { no_collision: 'sim1', min_ttc: { ego: 'sim1', s: 1 } }, "story.criteria[0]': expected exactly one criterion"],
     ['end.any.2.stopped', { of: 'sim1', for_s: -1 }, "story.end.any[2].stopped.for_s': expected a time in seconds ≥ 0"],
     ['start_timeout_s', 0, "story.start_timeout_s': expected a time in seconds > 0"],
-    ['extra', 1, "key 'story.extra': unknown key (expected one of actors, events, criteria, end, start_timeout_s)"],
+    ['extra', 1, "key 'story.extra': unknown key (expected one of start, actors, events, criteria, end, start_timeout_s)"],
   ])('refuses %s = %j, naming the key', (path, value, message) => {
     const doc = withValue(path, value);
     expect(() => parseStory(doc, 'case.yaml')).toThrow(message);
