@@ -72,6 +72,12 @@ export class Actions {
     const { api, selected: sel } = this.page;
     if (!sel) return;
     if (sel.kind === 'npc') {
+      // the story places and removes its actors: deleting one would leave the attempt without it
+      const actor = this.page.state.npc(sel.id)?.actor;
+      if (actor !== undefined) {
+        toast(`Actor ${actor} belongs to the test case: Reset the attempt (test-case panel) to take it away.`, true);
+        return;
+      }
       const r = await this.act(`Deleting NPC ${sel.id}`, () => api.call<{ removed: number }>('DELETE', `/api/npcs/${sel.id}`));
       if (r) toast(`NPC ${sel.id} deleted.`);
       void this.page.data.pollDetails(true);

@@ -18,6 +18,7 @@ import { SceneState } from './scene-state.js';
 import { ServerData } from './server-data.js';
 import { SignalView } from './signal-view.js';
 import { SpawnGesture } from './spawn.js';
+import { StoryPanel } from './story-panel.js';
 import { updateStatusBar } from './status-bar.js';
 import type { MapReply, RunState } from './types.js';
 import { View } from './view.js';
@@ -29,6 +30,8 @@ export class WebMap {
   readonly canvas: MapCanvas;
   readonly data: ServerData;
   readonly signals: SignalView;
+  /** the test case the scene serves, if any */
+  readonly story: StoryPanel;
   readonly spawn: SpawnGesture;
   readonly actions: Actions;
   readonly input: Input;
@@ -40,6 +43,7 @@ export class WebMap {
     this.canvas = new MapCanvas(this);
     this.data = new ServerData(this);
     this.signals = new SignalView(() => (this.canvas.dirty = true));
+    this.story = new StoryPanel(this);
     this.spawn = new SpawnGesture(this);
     this.actions = new Actions(this);
     this.input = new Input(this);
@@ -49,6 +53,7 @@ export class WebMap {
   start(): void {
     const { data } = this;
     this.input.bind();
+    this.story.bind();
     this.canvas.resize();
     new ResizeObserver(() => this.canvas.resize()).observe($('stage'));
     void data.loadMap();

@@ -38,5 +38,9 @@ export function debugHandle(page: WebMap) {
     mode: () => page.spawn.mode,
     connection: () => page.connection.conn.kind,
     lastFrame: () => state.frame,
+    /** the test-case panel: whether the scene serves one, polling, shown, the attempt, its state and status */
+    story: () => page.story.debug(),
+    /** the scripted actors in the latest drawing, with their screen positions */
+    actorsDrawn: () => canvas.actorsDrawn.map((a) => ({ ...a })),
   };
 }

@@ -1,7 +1,10 @@
 /**
  * The live layer, drawn every animation frame over the cached roads: trails, goals (a marker and a thin
  * line to it), NPCs and egos as oriented boxes of their true size (a fixed-size arrowhead when that would
- * be too small to see), flags, the selection, and labels (id and speed) placed so they never overlap.
+ * be too small to see), flags, the selection, and labels (id and speed) placed so they never overlap. A test
+ * case's scripted actors are NPCs of the frames too, but a test engineer must tell at once which car is
+ * scripted and which one the policy drives: they are violet with a thick magenta outline and an "actor <id>"
+ * label that is placed before the NPCs' (and have no goal marker: their goal is where they are).
  */
 import type { SceneState } from './scene-state.js';
 import type { SignalLabel } from './signals.js';
@@ -12,11 +15,23 @@ export const VEHICLE_COLOURS = {
   auto: '#46a6ff',
   spawned: '#4fd17f',
   ego: '#e35cf2',
+  /** a test case's scripted actor: violet, outlined in magenta (the ego's colour family: part of the test) */
+  actor: '#5a32d8',
+  actorOutline: '#ff5cf0',
   egoStale: '#858c93',
   collided: '#ff4545',
   offroad: '#ffa726',
   selected: '#ffffff',
 } as const;
+
+/** A scripted actor as drawn in the latest frame (for the browser tests: window.__vils.actorsDrawn()). */
+export interface DrawnActor {
+  id: number;
+  actor: string;
+  /** screen position (CSS pixels) */
+  sx: number;
+  sy: number;
+}
 
 export interface OverlayOptions {
   goals: boolean;
@@ -42,6 +57,7 @@ interface Label {
 
 export function npcColour(state: SceneState, n: NpcFrameEntry): string {
   if (n.collided) return VEHICLE_COLOURS.collided;
+  if (n.actor !== undefined) return VEHICLE_COLOURS.actor;
   const d = state.details.get(n.id);
   return d && !d.auto ? VEHICLE_COLOURS.spawned : VEHICLE_COLOURS.auto;
 }
@@ -94,9 +110,11 @@ function ring(ctx: CanvasRenderingContext2D, sx: number, sy: number, r: number, 
   ctx.setLineDash([]);
 }
 
-export function drawOverlay(ctx: CanvasRenderingContext2D, view: View, state: SceneState, opts: OverlayOptions, now: number): void {
+/** Draws the live layer; returns the scripted actors drawn. */
+export function drawOverlay(ctx: CanvasRenderingContext2D, view: View, state: SceneState, opts: OverlayOptions, now: number): DrawnActor[] {
   const f = state.frame;
-  if (!f) return;
+  const actors: DrawnActor[] = [];
+  if (!f) return actors;
   const labels: Label[] = [];
   const pos = new Map<number, { x: number; y: number }>();
   for (const n of f.npcs) pos.set(n.id, state.position(n, now));
@@ -126,7 +144,7 @@ export function drawOverlay(ctx: CanvasRenderingContext2D, view: View, state: Sc
   if (opts.goals) {
     for (const n of f.npcs) {
       const d = state.details.get(n.id);
-      if (!d) continue;
+      if (!d || n.actor !== undefined) continue;
       const selected = opts.selected === n.id;
       if (!selected && opts.selected !== null) ctx.globalAlpha = 0.35;
       const colour = npcColour(state, n);
@@ -160,15 +178,17 @@ export function drawOverlay(ctx: CanvasRenderingContext2D, view: View, state: Sc
   for (const n of f.npcs) {
     const p = pos.get(n.id) as { x: number; y: number };
     const colour = npcColour(state, n);
-    const outline = n.offroad ? VEHICLE_COLOURS.offroad : 'rgba(0, 0, 0, 0.65)';
-    const v = vehicle(ctx, view, p.x, p.y, n.yaw, n.length, n.width, colour, outline, n.offroad ? 2 : 1, n.offroad);
+    const actor = n.actor !== undefined;
+    const outline = n.offroad ? VEHICLE_COLOURS.offroad : actor ? VEHICLE_COLOURS.actorOutline : 'rgba(0, 0, 0, 0.65)';
+    const v = vehicle(ctx, view, p.x, p.y, n.yaw, n.length, n.width, colour, outline, actor ? 3 : n.offroad ? 2 : 1, n.offroad);
+    if (n.actor !== undefined) actors.push({ id: n.id, actor: n.actor, sx: v.sx, sy: v.sy });
     if (n.collided) ring(ctx, v.sx, v.sy, v.r + 5, VEHICLE_COLOURS.collided, 2);
     if (n.offroad) ring(ctx, v.sx, v.sy, v.r + 5, VEHICLE_COLOURS.offroad, 2, true);
     if (opts.selected === n.id) ring(ctx, v.sx, v.sy, v.r + 9, VEHICLE_COLOURS.selected, 2);
     const flags = `${n.collided ? ' · collided' : ''}${n.offroad ? ' · off-road' : ''}`;
     labels.push({
-      text: `${n.id} · ${n.speed.toFixed(1)} m/s${flags}`, x: v.sx, y: v.sy - v.r - 4, below: v.sy + v.r + 4,
-      colour: n.collided ? '#ff9a9a' : n.offroad ? '#ffc57a' : '#e9eef2', priority: opts.selected === n.id ? 0 : flags ? 2 : 3,
+      text: `${actor ? `actor ${n.actor}` : n.id} · ${n.speed.toFixed(1)} m/s${flags}`, x: v.sx, y: v.sy - v.r - 4, below: v.sy + v.r + 4,
+      colour: n.collided ? '#ff9a9a' : n.offroad ? '#ffc57a' : actor ? '#ffb3fa' : '#e9eef2', priority: opts.selected === n.id ? 0 : actor ? 1 : flags ? 2 : 3,
     });
   }
 
@@ -184,6 +204,7 @@ export function drawOverlay(ctx: CanvasRenderingContext2D, view: View, state: Sc
 
   for (const l of opts.labels ?? []) labels.push({ ...l, priority: 1.5 });
   drawLabels(ctx, view, labels);
+  return actors;
 }
 
 /** Labels above their vehicles, most important first, each only where it overlaps none already placed. */

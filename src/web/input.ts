@@ -89,6 +89,7 @@ export class Input {
       case '0': return handled(() => canvas.fit());
       case 'h': case 'H': case '?': return handled(() => toggleHelp());
       case 'y': case 'Y': return handled(() => toggleTimePanel(page.data.status));
+      case 'v': case 'V': return handled(() => page.story.toggle());
       case 'f': case 'F': return handled(() => canvas.toggleFollow());
       case 'g': case 'G': return handled(() => {
         canvas.goals = !canvas.goals;

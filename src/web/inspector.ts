@@ -1,4 +1,8 @@
-/** The inspector panel of the selected NPC or ego: pose, heading, speed, size, goal, flags, and for an NPC why it waits ("Waiting: red light (J1.A)"). */
+/**
+ * The inspector panel of the selected NPC or ego: pose, heading, speed, size, goal, flags, and for an NPC why it
+ * waits ("Waiting: red light (J1.A)"). A test case's scripted actor says so ("scripted actor cutter of test case
+ * cut_in") and has no goal and no Delete: the story places and removes it (the panel's Reset takes it away).
+ */
 import type { WebMap } from './app.js';
 import { $, compassDeg, setHtml, setText } from './dom.js';
 import { findEgo } from './draw.js';
@@ -41,17 +45,22 @@ export function updateInspector(page: WebMap): void {
     const n = state.npc(sel.id);
     if (!n) return;
     const d = state.details.get(sel.id);
-    setText($('insp-title'), `NPC ${n.id}${d ? (d.auto ? ' · auto' : ' · spawned on request') : ''}`);
+    const actor = n.actor;
+    if (actor !== undefined) {
+      setText($('insp-title'), `Actor ${actor} · ${n.id}`);
+      const kase = page.story.caseName();
+      rows.push(['role', `scripted actor ${actor} of test case ${kase ?? '…'}`, 'actor']);
+    } else setText($('insp-title'), `NPC ${n.id}${d ? (d.auto ? ' · auto' : ' · spawned on request') : ''}`);
     rows.push(['position', `x ${n.x.toFixed(2)} m, y ${n.y.toFixed(2)} m`]);
     rows.push(['heading', heading(n.yaw)]);
     rows.push(['speed', `${n.speed.toFixed(2)} m/s (${(n.speed * 3.6).toFixed(1)} km/h)`]);
     rows.push(['size', `${n.length.toFixed(1)} × ${n.width.toFixed(1)} m`]);
-    rows.push(['goal', d ? `x ${d.goal_x.toFixed(1)}, y ${d.goal_y.toFixed(1)} · ${Math.hypot(d.goal_x - n.x, d.goal_y - n.y).toFixed(1)} m away` : '…']);
+    if (actor === undefined) rows.push(['goal', d ? `x ${d.goal_x.toFixed(1)}, y ${d.goal_y.toFixed(1)} · ${Math.hypot(d.goal_x - n.x, d.goal_y - n.y).toFixed(1)} m away` : '…']);
     rows.push(['flags', n.collided && n.offroad ? 'collided, off-road' : n.collided ? 'collided' : n.offroad ? 'off-road' : 'none', n.collided ? 'bad' : n.offroad ? 'warn' : undefined]);
     const hold = holdText(n, d, state.frame?.signals, page.signals.layer);
     if (hold) rows.push(['hold', hold.text, hold.cls]);
     setText(del, 'Delete NPC');
-    del.hidden = false;
+    del.hidden = actor !== undefined;
     $('insp-follow').hidden = true;
   } else {
     const e = findEgo(state, sel.id);

@@ -1,7 +1,7 @@
 /** The map canvas: its size, the animation-frame loop that draws roads, signals, vehicles and the spawn gesture when something changed, fit and follow, frame-time figures. */
 import type { WebMap } from './app.js';
 import { $ } from './dom.js';
-import { drawOverlay, findEgo } from './draw.js';
+import { drawOverlay, findEgo, type DrawnActor } from './draw.js';
 import { MapLayer } from './map-layer.js';
 import { toast } from './toasts.js';
 import type { MapReply, NpcStatesFrame } from './types.js';
@@ -23,6 +23,8 @@ export class MapCanvas {
   /** rAF timestamp deltas and draw durations [ms] */
   readonly frameTimes: number[] = [];
   readonly drawTimes: number[] = [];
+  /** the test case's scripted actors in the latest drawing */
+  actorsDrawn: DrawnActor[] = [];
   private lastRaf = 0;
   private drawnFrame: NpcStatesFrame | null = null;
   private drawnView = -1;
@@ -92,7 +94,7 @@ export class MapCanvas {
     // the signals' colours over the roads and under the vehicles; their labels placed with the vehicles'
     const signalLabels = page.signals.draw(ctx, view, f?.signals);
     const sel = page.selected;
-    drawOverlay(ctx, view, page.state, { goals: this.goals, trails: this.trails, selected: sel?.kind === 'npc' ? sel.id : null, labels: signalLabels }, t0);
+    this.actorsDrawn = drawOverlay(ctx, view, page.state, { goals: this.goals, trails: this.trails, selected: sel?.kind === 'npc' ? sel.id : null, labels: signalLabels }, t0);
     page.spawn.draw(ctx, view);
     this.push(this.drawTimes, performance.now() - t0);
   };

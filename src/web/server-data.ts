@@ -43,6 +43,7 @@ export class ServerData {
     this.statusBusy = true;
     try {
       this.status = await this.page.api.call<ServerStatus>('GET', '/api/status');
+      this.page.story.onStatus(this.status);
     } catch {
       this.status = null;
     } finally {

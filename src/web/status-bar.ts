@@ -32,7 +32,9 @@ export function updateStatusBar(page: WebMap, now: number): void {
   setText($('st-rate'), `${state === 'running' && rate !== null ? `${rate.toFixed(1)} Hz` : '–'}${hz ? ` (${hz})` : ''}`);
   const m = f?.metrics;
   setText($('st-timings'), m && m.total_time_ms > 0 ? `sim ${fmt(m.sim_time_ms)} · policy ${fmt(m.policy_time_ms)} · total ${fmt(m.total_time_ms)} ms` : '–');
-  setText($('st-npcs'), f ? String(f.npcs.length) : '–');
+  // a test case's scripted actors are listed among the NPCs of the frames, but the policy does not drive them
+  const actors = f ? f.npcs.filter((n) => n.actor !== undefined).length : 0;
+  setText($('st-npcs'), f ? `${f.npcs.length - actors}${actors ? ` + ${actors} actor${actors === 1 ? '' : 's'}` : ''}` : '–');
   const egos = f?.egos ?? [];
   const stale = egos.filter((e) => e.stale).length;
   setText($('st-egos'), f ? `${egos.length}${stale ? ` (${stale} stale)` : ''}` : '–');

@@ -19,6 +19,8 @@ export interface NpcFrameEntry {
   width: number;
   collided?: boolean;
   offroad?: boolean;
+  /** a test case's scripted actor: its story id (id 1000000 + n); absent for the policy's NPCs */
+  actor?: string;
 }
 
 export interface EgoFrameEntry {
@@ -65,6 +67,32 @@ export interface NpcStatesFrame {
   signals?: SignalState[];
 }
 
+/** GET /api/story: the test case a scene serves (src/server/story-desk.ts); 404 when it serves none. */
+export type AttemptStatus = 'running' | 'passed' | 'failed' | 'not_started' | 'aborted';
+
+export interface StoryView {
+  case: string;
+  /** the vehicle under test (the scene's ego id) */
+  ego: string;
+  story_ego: string;
+  actors: string[];
+  attempt: number;
+  state: 'idle' | 'armed' | 'running' | 'ended';
+  armed_at_s: number | null;
+  /** armed at every reset (a simulated ego), else by the operator (a real car) */
+  auto_arm: boolean;
+  result: {
+    status: AttemptStatus;
+    reason: string;
+    start_s: number;
+    end_s: number | null;
+    events: Array<{ id: string; started_s: number | null; done_s: number | null; executions: number }>;
+    criteria: Array<{ name: string; kind: string; verdict: 'pending' | 'pass' | 'fail'; value: number | null; limit: number | null; unit: string; at_s: number | null; detail: string }>;
+  } | null;
+  happenings: Array<{ t: number; kind: string; id: string; detail: string }>;
+  attempts: Array<{ attempt: number; status: string; reason: string; armed_at_s: number; end_s: number | null }>;
+}
+
 /** Why an NPC stands or slows (GET /api/npcs `hold`). */
 export type NpcHold = 'none' | 'red' | 'yellow' | 'stop_sign' | 'give_way' | 'box' | 'queue';
 
@@ -94,6 +122,8 @@ export interface ServerStatus {
   dropped_frames?: number;
   /** the scene's time conductor (src/time/status-json.ts) */
   time?: TimeStatus;
+  /** present exactly when the scene serves a test case (its details: GET /api/story) */
+  story?: { case?: string; attempt?: number; state?: string; status?: string | null } | null;
 }
 
 /** One asset of the time conductor, as GET /api/status shows it. */
