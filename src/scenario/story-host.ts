@@ -195,7 +195,12 @@ export class StoryHost {
         this.sink.setSignal({ ...input, timeout_s: c.holdS ?? 3600 });
       }
     }
-    if (rep.ended) this.state = 'ended';
+    if (rep.ended) {
+      this.state = 'ended';
+      // served live the scene runs on: the actors leave it with the verdict (a scripted car left to itself would
+      // drive on along its heading, as an ego without reports does)
+      this.clearActors();
+    }
   }
 
   /**

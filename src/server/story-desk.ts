@@ -119,13 +119,12 @@ export class StoryDesk implements StoryHook {
     return this.view();
   }
 
-  /** Ends the attempt under way (aborted) and takes its actors out of the scene. */
+  /** Ends the attempt under way (aborted) and takes its actors out of the scene; after a verdict, back to idle. */
   resetAttempt(): StoryView {
     const t = this.host.runner.simNow();
-    if (this.story.state === 'armed' || this.story.state === 'running') {
-      this.story.resetAttempt(t);
-      this.ended(t);
-    }
+    const running = this.story.state === 'armed' || this.story.state === 'running';
+    this.story.resetAttempt(t);
+    if (running) this.ended(t);
     return this.view();
   }
 

@@ -123,6 +123,11 @@ describe('a test case served live, the real car under test', () => {
     expect(view.result!.events[0].started_s).not.toBeNull();
     expect(view.happenings.some((h) => h.kind === 'event_started' && h.id === 'cut_in')).toBe(true);
     expect(view.attempts).toEqual([expect.objectContaining({ attempt: 1, status: 'passed' })]);
+    // the actors leave the scene with the verdict; a reset after it makes the desk idle and keeps the result
+    await new Promise((r) => setTimeout(r, 20));
+    expect(serve!.server.host.scene.snapshot().npcs.some((n) => n.actor !== undefined)).toBe(false);
+    const idle = await (await fetch(`${serve!.address}/api/story/reset`, { method: 'POST' })).json() as { state: string; result: { status: string } };
+    expect(idle).toMatchObject({ state: 'idle', result: { status: 'passed' } });
     await serve!.server.close();
     serve = null;
     const file = join(dir, readdirSync(dir).find((n) => n.endsWith('.mcap'))!);
