@@ -34,7 +34,7 @@ export function stateLine(v: StoryView): string {
       if (v.attempt === 0) return v.auto_arm ? 'idle: an attempt is armed at the next reset' : 'idle: press Arm when the car is where the test begins';
       return `idle: no attempt under way${v.auto_arm ? ' (Arm, or reset the scene, for the next)' : ' (Arm for the next)'}`;
     case 'armed':
-      return `armed at ${sec(v.armed_at_s)}: actors placed, waiting for the first trigger`;
+      return r?.reason.startsWith('waiting at the start gate') ? `armed at ${sec(v.armed_at_s)}: waiting for the car at the start gate` : `armed at ${sec(v.armed_at_s)}: actors placed, waiting for the first trigger`;
     case 'running': {
       const first = r?.events.map((e) => e.started_s).filter((t): t is number => t !== null).sort((a, b) => a - b)[0];
       return `running: the first event fired at ${sec(first)}`;
