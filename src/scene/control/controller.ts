@@ -12,6 +12,9 @@
  * same times give the same states, so a recording replays bit for bit. Live inputs and plan changes are validated first and applied whole, or refused with the reason.
  */
 import { InputError } from '../errors.js';
+import { actuatedTarget, actuatedTimeToChange, type SignalDetection } from './actuated.js';
+
+export { SignalDetection } from './actuated.js';
 import type { ControlledJunction, SignalGroup, TrafficLayout } from './layout.js';
 import { GROUP_STATE_CODES, groupsConflict, PLAN_LIMITS, stateConflicts, validatePlan, type GroupStateCode, type SignalPlan } from './plan.js';
 
@@ -49,31 +52,6 @@ const MIN_ALL_RED_S = PLAN_LIMITS.minPhaseS;
 export const LIVE_TIMEOUT_MAX_S = 3600;
 
 const COLOUR: Record<GroupStateCode, SignalColour> = { G: 'green', g: 'green_yield', y: 'yellow', r: 'red', o: 'off' };
-
-/** What the junction's detectors report before a step, per signal group (global index); filled by the rules. */
-export class SignalDetection {
-  /** a vehicle approaches one of the group's movements, near enough to be served */
-  readonly call: Uint8Array;
-  /** seconds until the next moving vehicle reaches the group's line (0: one is moving close to it; Infinity: none) */
-  readonly arrive: Float64Array;
-  /** a vehicle stands close to the group's line (a queue) */
-  readonly queued: Uint8Array;
-
-  constructor(groups: number) {
-    this.call = new Uint8Array(groups);
-    this.arrive = new Float64Array(groups).fill(Infinity);
-    this.queued = new Uint8Array(groups);
-  }
-
-  clear(): void {
-    this.call.fill(0);
-    this.arrive.fill(Infinity);
-    this.queued.fill(0);
-  }
-}
-
-/** a queue standing this long into its green is held by something else (a blocked exit): it no longer extends the green [s] */
-const JAM_S = 8;
 
 interface JunctionRun {
   readonly cj: ControlledJunction;
@@ -161,7 +139,7 @@ export class SignalController {
   }
 
   private runTimeToChange(run: JunctionRun, k: number, t: number): number | null {
-    return run.act ? this.actuatedTimeToChange(run, k, t) : this.planTimeToChange(run, k, t);
+    return run.act ? actuatedTimeToChange(run, k, t) : this.planTimeToChange(run, k, t);
   }
 
   /** The shown states of a junction, one char per group (cj.groups order). */
@@ -202,106 +180,6 @@ export class SignalController {
   }
 
   /**
-   * An actuated junction's time until group k changes, at the earliest: each green phase at its minimum (a green
-   * being extended lasts at least the gap), fixed phases at their durations.
-   */
-  private actuatedTimeToChange(run: JunctionRun, k: number, t: number): number | null {
-    const p = run.plan, A = p.actuated!, act = run.act!;
-    const n = p.phases.length;
-    const cur = p.phases[act.phase].states[k];
-    const spec = A.phases[act.phase];
-    let left = spec ? Math.max(0, act.start + spec.min_s - t) : Math.max(0, act.start + p.phases[act.phase].duration_s - t);
-    if (spec && (cur === 'G' || cur === 'g') && this.extendedUntil(run) > t) left = Math.max(left, Math.min(act.start + spec.max_s, this.extendedUntil(run)) - t);
-    for (let j = 1; j <= n; j++) {
-      const i = (act.phase + j) % n;
-      if (p.phases[i].states[k] !== cur) return left;
-      left += A.phases[i]?.min_s ?? p.phases[i].duration_s;
-    }
-    return null;
-  }
-
-  /** until when the current green phase of an actuated junction is extended by arriving vehicles (last detection) */
-  private extendedUntil(run: JunctionRun): number {
-    return run.extUntil;
-  }
-
-  /**
-   * One step of an actuated junction's phases (NEMA-like): a fixed phase runs its duration; a green phase ends
-   * once another group calls and either its longest green has run or, after its shortest, no vehicle reaches its
-   * lines within the gap (a standing queue counts for the first JAM_S of the green); with no other call it rests
-   * in green. A green phase that nobody calls, reached after an all-red, is skipped.
-   */
-  private actuatedTarget(run: JunctionRun, t: number, det: SignalDetection): string {
-    const p = run.plan, A = p.actuated!, n = p.phases.length;
-    if (!run.act) {
-      // from where the fixed-time plan is at t
-      let tc = (t - p.offset_s) % p.cycle_s;
-      if (tc < 0) tc += p.cycle_s;
-      let i = 0;
-      while (i < n - 1 && tc >= p.phases[i].duration_s - 1e-9) {
-        tc -= p.phases[i].duration_s;
-        i++;
-      }
-      run.act = { phase: i, start: t - tc };
-    }
-    const act = run.act;
-    for (let guard = 0; guard < 2 * n; guard++) {
-      const ph = p.phases[act.phase], spec = A.phases[act.phase];
-      const elapsed = t - act.start;
-      if (!spec) {
-        if (elapsed < ph.duration_s - 1e-9) break;
-        this.advance(run, act.start + ph.duration_s, det);
-        continue;
-      }
-      let ext = -Infinity;
-      for (let k = 0; k < ph.states.length; k++) {
-        const c = ph.states[k];
-        if (c !== 'G' && c !== 'g') continue;
-        const g = run.cj.groups[k];
-        if (det.arrive[g] <= A.gap_s) ext = Math.max(ext, t + Math.max(det.arrive[g], 0.5));
-        if (det.queued[g] && elapsed < JAM_S) ext = Math.max(ext, t + 0.5);
-      }
-      run.extUntil = ext;
-      if (!this.calls(run, act.phase, det, false)) break; // rest in green
-      if (elapsed >= spec.max_s - 1e-9 || (elapsed >= spec.min_s - 1e-9 && ext <= t)) {
-        this.advance(run, t, det);
-        continue;
-      }
-      break;
-    }
-    return p.phases[act.phase].states;
-  }
-
-  /** Does a group green in phase i (own) or one not green in it (!own) call? */
-  private calls(run: JunctionRun, i: number, det: SignalDetection, own: boolean): boolean {
-    const st = run.plan.phases[i].states;
-    for (let k = 0; k < st.length; k++) {
-      const green = st[k] === 'G' || st[k] === 'g';
-      if (green === own && det.call[run.cj.groups[k]]) return true;
-    }
-    return false;
-  }
-
-  private advance(run: JunctionRun, at: number, det: SignalDetection): void {
-    const p = run.plan, A = p.actuated!, n = p.phases.length;
-    const act = run.act!;
-    run.extUntil = -Infinity;
-    let i = (act.phase + 1) % n;
-    // skip green phases nobody calls when coming from an all-red (their clearances with them), up to one that is called
-    if (A.phases[i] && /^[ro]*$/.test(p.phases[act.phase].states) && !this.calls(run, i, det, true) && this.calls(run, i, det, false)) {
-      for (let j = 1; j < n; j++) {
-        const c = (i + j) % n;
-        if (A.phases[c] && this.calls(run, c, det, true)) {
-          i = c;
-          break;
-        }
-      }
-    }
-    act.phase = i;
-    act.start = at;
-  }
-
-  /**
    * Advances every junction to simulation time t (the time of a policy step). The shown states always move toward
    * the target (the live input, else the plan) through the clearances: with a valid plan alone that is the plan
    * itself (its yellows and all-reds are at least the minimum), and after a live input it is the plan's yellow and
@@ -320,7 +198,7 @@ export class SignalController {
         run.act = null;
         if (!run.live) run.returning = true;
       }
-      const target = run.live ? run.live.states : actuated ? this.actuatedTarget(run, t, detection) : this.planStates(run, t);
+      const target = run.live ? run.live.states : actuated ? actuatedTarget(run, t, detection) : this.planStates(run, t);
       const managed = run.live !== null || run.returning;
       this.transition(run, target, t, managed ? run.plan.yellow_s : PLAN_LIMITS.minYellowS, managed ? run.plan.all_red_s : MIN_ALL_RED_S);
       if (run.returning && run.shown.join('') === target) run.returning = false;
