@@ -63,6 +63,9 @@ export class StoryHost {
   private readonly lastSpeed = new Map<string, { t: number; v: number }>();
   private readonly aliasOf = new Map<string, string>();
   private lastT = -Infinity;
+  /** scratch of world(), kept from step to step */
+  private readonly simIds = new Set<string>();
+  private readonly npcActor = new Map<number, string>();
   /** an armed attempt waiting at its start gate (story.start): a story of that condition alone, ended when it holds */
   private gate: { runner: StoryRunner; poses: ActorPose[] } | null = null;
   /** the attempt ended at its gate: never started within start_timeout_s (or refused there) */
@@ -280,7 +283,8 @@ export class StoryHost {
   private world(tS: number, snap: SceneSnapshot, withActors: boolean): StoryWorld {
     const out = this.vehicles;
     out.length = 0;
-    const sim = new Set<string>();
+    const sim = this.simIds;
+    sim.clear();
     for (const e of this.egos) {
       const t = e.vehicle.session.truth;
       sim.add(e.id);
@@ -293,7 +297,8 @@ export class StoryHost {
       if (withActors) this.lastSpeed.set(e.egoId, { t: tS, v: e.speed });
       out.push({ id: this.aliasOf.get(e.egoId) ?? e.egoId, x: e.x, y: e.y, yaw: e.yaw, speed: e.speed, accel, length: e.length, width: e.width });
     }
-    const npcActor = new Map<number, string>();
+    const npcActor = this.npcActor;
+    npcActor.clear();
     for (const [a, id] of this.asNpc) npcActor.set(id, a);
     for (const n of snap.npcs) {
       if (n.actor !== undefined) continue;

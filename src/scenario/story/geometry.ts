@@ -23,22 +23,10 @@ export interface PoseOut {
   yaw: number;
 }
 
-/** The centre-line pose at s (clamped to the lane) into `out`. */
+/** The centre-line pose at s (clamped to the lane) into `out`: the lane network's own point and direction. */
 export function lanePoseInto(net: LaneNetwork, lane: number, s: number, out: PoseOut): void {
-  const { xs, ys, cum } = net.lanes[lane];
-  const n = cum.length;
-  const sc = Math.min(Math.max(s, 0), cum[n - 1]);
-  let i = 1, hi = n - 1;
-  while (i < hi) {
-    const mid = (i + hi) >> 1;
-    if (cum[mid] < sc) i = mid + 1;
-    else hi = mid;
-  }
-  const seg = cum[i] - cum[i - 1] || 1;
-  const t = (sc - cum[i - 1]) / seg;
-  out.x = xs[i - 1] + t * (xs[i] - xs[i - 1]);
-  out.y = ys[i - 1] + t * (ys[i] - ys[i - 1]);
-  out.yaw = Math.atan2(ys[i] - ys[i - 1], xs[i] - xs[i - 1]);
+  net.pointInto(lane, s, out);
+  out.yaw = net.headingAt(lane, s);
 }
 
 export interface LaneProjection {

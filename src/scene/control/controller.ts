@@ -101,6 +101,12 @@ export class SignalController {
     return this.byJunction.get(junction)?.plan;
   }
 
+  /** some junction runs a vehicle-actuated plan (it reads the detection) */
+  get actuated(): boolean {
+    for (const r of this.runs) if (r.plan.actuated) return true;
+    return false;
+  }
+
   get plans(): SignalPlan[] {
     return this.runs.map((r) => r.plan);
   }

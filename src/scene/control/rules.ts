@@ -304,7 +304,8 @@ export class TrafficRules {
       else if (this.stillSince[s] < 0) this.stillSince[s] = t;
       this.locate(world, s);
     }
-    this.detect(world);
+    // only an actuated plan reads the detectors: fixed-time scenes skip the pass over the vehicles
+    if (this.controller.actuated) this.detect(world);
     this.controller.update(t, this.detection);
     this.signalStates();
     for (let s = 0; s < world.count; s++) {
