@@ -186,10 +186,12 @@ describe('fixes judged on the server clock', () => {
     await late.next((m) => m.type === 'npc_states' && m.egos?.some((e: { ego_id: string }) => e.ego_id === 'late'));
     const told = errorsOf(late);
     expect(told).toHaveLength(1);
-    expect(told[0].error).toMatch(/^clock: your timestamps are 1\.\d\d s behind the server's clock \(clock_offset_s 0\)/);
+    // the figure grows by however long the message took to be read (a busy machine): 1.5 s and up
+    expect(told[0].error).toMatch(/^clock: your timestamps are [12]\.\d\d s behind the server's clock \(clock_offset_s 0\)/);
     const ahead = await open(wsUrl);
     ahead.send({ type: 'ego_state', ego_id: 'ahead', timestamp: now() + 30, data: FIX });
-    expect((await ahead.next((m) => m.type === 'error')).error).toMatch(/^clock: your timestamps are 30\.\d\d s ahead of the server's clock/);
+    // … and shrinks by it ahead: 30 s and down
+    expect((await ahead.next((m) => m.type === 'error')).error).toMatch(/^clock: your timestamps are (29|30)\.\d\d s ahead of the server's clock/);
     await ahead.next((m) => m.type === 'npc_states' && m.egos?.some((e: { ego_id: string }) => e.ego_id === 'ahead'));
   });
 
@@ -206,6 +208,6 @@ describe('fixes judged on the server clock', () => {
     // and a client on UTC is now 18 s "old": stale
     const utc = await open(wsUrl);
     utc.send({ type: 'ego_state', ego_id: 'utc', timestamp: now(), data: FIX });
-    expect((await utc.next((m) => m.type === 'error' && /stale/.test(m.error))).error).toMatch(/stale fix: its timestamp is 18\.\d\d s old/);
+    expect((await utc.next((m) => m.type === 'error' && /stale/.test(m.error))).error).toMatch(/stale fix: its timestamp is 1[89]\.\d\d s old/);
   });
 });
