@@ -140,7 +140,13 @@ describe.skipIf(!CHROMIUM)('web map in Chromium: signals on the demo track', () 
     await check({ 'J1.A': 'yellow', 'J1.B': 'red' });
     await check({ 'J1.A': 'red', 'J1.B': 'green' });
     // zoomed in, each line has its id and time to change (live: "live"); the status bar lists both
-    expect(await text('#st-signals')).toMatch(/J1\.A red .*J1\.B green/);
+    // the status bar follows GET /api/status, polled once a second: it may still show the all-red a moment
+    let bar = await text('#st-signals');
+    for (let waited = 0; !/J1\.A red .*J1\.B green/.test(bar) && waited < 10_000; waited += 100) {
+      await sleep(100);
+      bar = await text('#st-signals');
+    }
+    expect(bar).toMatch(/J1\.A red .*J1\.B green/);
     // S hides the states (the painted lines stay, white), S shows them again
     await fx.page.keyboard.press('s');
     expect(await vils(fx.page, 'signalsShown()')).toBe(false);
