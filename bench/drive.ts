@@ -1,7 +1,7 @@
 /**
  * Headless throughput: `npm run bench:drive [-- --json] [-- --seconds 60] [-- --runs 3]`.
  *  - `vils drive` on the demo track (shield on, as served) at 63 and at 30 NPCs, each in a process of its
- *    own, today's path (full graph, onnxruntime-node's async run: VILS_POLICY_GRAPH=full VILS_INFERENCE=async)
+ *    own, the model file's full graph (VILS_POLICY_GRAPH=full)
  *    and the rows path (the default) alternately, `--runs` times each: agent-steps per second of one process
  *    (one core: the policy runs on one intra-op thread) and the real-time factor. Goals: ≥ 25,000
  *    agent-steps/s at 63 NPCs, ≥ 100× real time at 30 NPCs.
@@ -33,7 +33,7 @@ interface DriveRun {
 }
 
 function drive(npcs: number, path: 'today' | 'rows'): DriveRun {
-  const env = { ...process.env, ...(path === 'today' ? { VILS_POLICY_GRAPH: 'full', VILS_INFERENCE: 'async' } : { VILS_POLICY_GRAPH: 'rows', VILS_INFERENCE: 'sync' }) };
+  const env = { ...process.env, ...(path === 'today' ? { VILS_POLICY_GRAPH: 'full' } : { VILS_POLICY_GRAPH: 'rows' }) };
   const out = execFileSync(process.execPath, [vils, 'drive', '--npcs', String(npcs), '--seconds', String(seconds), '--seed', '1', '--json'], { encoding: 'utf8', env });
   const r = JSON.parse(out) as DriveRun;
   return { agent_steps_per_s: r.agent_steps_per_s, real_time_factor: r.real_time_factor, wall_seconds: r.wall_seconds };

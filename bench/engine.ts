@@ -37,9 +37,9 @@ const npcCount = Number(values.npcs ?? 63);
 const shield = !values['no-shield'];
 const modelPath = resolvePolicyModel({ model: values.model });
 const paths = {
-  today: await PolicySession.load(modelPath, { graph: 'full', inference: 'async', intraOpThreads: 1 }),
-  rows: await PolicySession.load(modelPath, { graph: 'rows', inference: 'sync', intraOpThreads: 1 }),
-  norules: await PolicySession.load(modelPath, { graph: 'rows', inference: 'sync', intraOpThreads: 1 }),
+  today: await PolicySession.load(modelPath, { graph: 'full', intraOpThreads: 1 }),
+  rows: await PolicySession.load(modelPath, { graph: 'rows', intraOpThreads: 1 }),
+  norules: await PolicySession.load(modelPath, { graph: 'rows', intraOpThreads: 1 }),
 };
 const config = { npc_target: npcCount, seed: 7, shield };
 const scenes = {

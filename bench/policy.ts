@@ -125,33 +125,28 @@ const realRows = real.map((obs) => {
   rows.packObservations(obs, obs.length / OBS_SIZE);
   return rows;
 });
-const rowsSession = await PolicySession.load(modelPath, { intraOpThreads: threads, graph: 'rows', inference: 'sync' });
-const fullSession = await PolicySession.load(modelPath, { intraOpThreads: threads, graph: 'full', inference: 'sync' });
-const fullAsync = await PolicySession.load(modelPath, { intraOpThreads: threads, graph: 'full', inference: 'async' });
-const tRows: number[] = [], tFull: number[] = [], tAsync: number[] = [];
+const rowsSession = await PolicySession.load(modelPath, { intraOpThreads: threads, graph: 'rows' });
+const fullSession = await PolicySession.load(modelPath, { intraOpThreads: threads, graph: 'full' });
+const tRows: number[] = [], tFull: number[] = [];
 let bitDiffs = 0, actionDiffs = 0, agents = 0;
 const realEnd = performance.now() + 2 * budgetMs;
 for (let rep = 0; performance.now() < realEnd || rep < 3; rep++) {
   for (const [k, obs] of real.entries()) {
     const n = obs.length / OBS_SIZE;
     let t0 = performance.now();
-    const a = rowsSession.runRowsSync(realRows[k]);
+    const a = rowsSession.runRows(realRows[k]);
     tRows.push(performance.now() - t0);
     const la = a.logits.slice(), aa = a.actions.slice();
     t0 = performance.now();
-    const b = fullSession.runSync(obs, n);
+    const b = fullSession.run(obs, n);
     tFull.push(performance.now() - t0);
     for (let i = 0; i < la.length; i++) if (!Object.is(la[i], b.logits[i])) bitDiffs++;
     for (let i = 0; i < n; i++) if (aa[i] !== b.actions[i]) actionDiffs++;
     agents += n;
-    t0 = performance.now();
-    await fullAsync.run(obs, n);
-    tAsync.push(performance.now() - t0);
   }
 }
 await rowsSession.release();
 await fullSession.release();
-await fullAsync.release();
 const sgemmM = 12600;
 const sgemmS = await sgemmRate(sgemmM);
 const sgemmGflops = (2 * sgemmM * 64 * 64) / sgemmS / 1e9;
@@ -159,7 +154,7 @@ const npcs = real[0].length / OBS_SIZE;
 const floorMs = (1000 * 2 * multiplyAddsPerAgent() * npcs) / (sgemmGflops * 1e9);
 const realResult = {
   npcs,
-  rows_ms: summarise(tRows), full_sync_ms: summarise(tFull), full_async_ms: summarise(tAsync),
+  rows_ms: summarise(tRows), full_sync_ms: summarise(tFull),
   sgemm_gflops: sgemmGflops, gemm_floor_full_net_ms: floorMs,
   logits_differing_bits: bitDiffs, actions_differing: actionDiffs, agent_runs_compared: agents,
   real_rows_per_npc: {
@@ -184,7 +179,6 @@ if (values.json) {
   console.log(`real observations, ${r.npcs} NPCs on the demo track (${r.rows_ms.n} runs each, alternating):`);
   console.log(`  rows graph (sync)        ${f(r.rows_ms)}  (real rows: ${r.real_rows_per_npc.partners.toFixed(1)} partners, ${r.real_rows_per_npc.roads.toFixed(0)} roads per NPC)`);
   console.log(`  full graph (sync)        ${f(r.full_sync_ms)}`);
-  console.log(`  full graph (async, today) ${f(r.full_async_ms)}`);
   console.log(`  GEMM floor of the full net: ${r.gemm_floor_full_net_ms.toFixed(3)} ms (a ${sgemmM}×64×64 sgemm at ${r.sgemm_gflops.toFixed(1)} GFLOP/s)`);
   console.log(`  rows vs full: ${r.logits_differing_bits} logits differ in any bit, ${r.actions_differing} actions differ (${r.agent_runs_compared} agent-runs)`);
 }

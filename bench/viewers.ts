@@ -2,9 +2,8 @@
  * Big audiences: `npm run bench:viewers [-- --json] [-- --seconds 15] [-- --viewers 1,200,800] [-- --hz 10]`.
  * Starts `vils serve` (63 NPCs on the demo track, publish_hz 10 or --hz, not recording) for each configuration and
  * connects that many listen-only WebSocket viewers from this process:
- *  - inference: `async` (onnxruntime-node's deferred run: socket I/O runs in the middle of a step, today's
- *    path), `worker` (the rows graph in a worker thread, awaited: the main thread does I/O meanwhile) or
- *    `sync` (the default now: atomic steps);
+ *  - inference: `sync` (the only mode: each step's inference is one synchronous call, so steps are atomic;
+ *    the asynchronous and worker-thread modes measured here before were removed, issue 24);
  *  - format: `json` (the default) or `binary` (?format=binary, src/server/wire-binary.ts).
  * Per configuration: the inference time each step reports in its frame (metrics.policy_time_ms, read by one
  * of the viewers), p50/p99 over the measured seconds; bytes per frame; the server process's CPU (all its
@@ -60,7 +59,7 @@ interface Run {
 }
 
 async function run(inference: string, format: 'json' | 'binary', viewers: number): Promise<Run> {
-  const { child, base } = await startServe(['--config', cfg, '--access', accessFile, '--no-record', '--log-format', 'json'], { ...process.env, VILS_INFERENCE: inference }, 30000, values.pin ? '1' : undefined);
+  const { child, base } = await startServe(['--config', cfg, '--access', accessFile, '--no-record', '--log-format', 'json'], process.env, 30000, values.pin ? '1' : undefined);
   try {
     return await measure(child, base, inference, format, viewers);
   } finally {
@@ -125,7 +124,7 @@ async function measure(child: ChildProcess, base: string, inference: string, for
   };
 }
 
-const configs: Array<[string, 'json' | 'binary']> = [['async', 'json'], ['worker', 'json'], ['sync', 'json'], ['sync', 'binary']];
+const configs: Array<[string, 'json' | 'binary']> = [['sync', 'json'], ['sync', 'binary']];
 const runs: Run[] = [];
 for (const [inference, format] of configs) {
   if (values.only && values.only !== `${inference}-${format}`) continue;

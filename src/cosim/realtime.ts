@@ -27,7 +27,7 @@ import { InclinedGround } from '../plant/ground/inclined.js';
 import { SplitMuGround } from '../plant/ground/split-mu.js';
 import { type FailsafeSteer, FAILSAFE_COMMAND, RealTimeLoop, type RealTimeLoopStats } from '../plant/runners/real-time.js';
 import { type Clock, systemClock } from '../time/clock.js';
-import { TimeSession, TimeSettingsError, defaultTimeSettings, planSession, sessionStatusJson, type TimeJson, type TimeSettings } from '../time/index.js';
+import { TimedWorld, TimeSettingsError, defaultTimeSettings, sessionStatusJson, type TimeJson, type TimeSession, type TimeSettings } from '../time/index.js';
 import { CommsRouter } from './comms/router.js';
 import { JsonDataPort } from './ports.js';
 import type { FleetWorld, GroundSpec } from './scene.js';
@@ -195,11 +195,12 @@ export class RealtimeServer {
     this.loop = new RealTimeLoop({ dt: cfg.dt, timeScale: cfg.timeScale ?? 1, maxLagTicks: 1, clock: this.clock }, (t) => this.tick(t));
     this.timeSettings = cfg.time ?? defaultTimeSettings('realtime');
     this.dtUs = Math.round(cfg.dt * 1e6);
-    const plan = planSession(this.timeSettings, [{ name: PLANT_ASSET, stepUs: this.dtUs }]);
-    this.time = new TimeSession({ ...plan.options, clock: this.clock });
+    // the fleet is one asset that the real-time loop steps itself (tracked: mayStep / stepped)
+    const dtUs = this.dtUs;
+    const timed = new TimedWorld(this.timeSettings, { nativeSteps: () => [{ name: PLANT_ASSET, stepUs: dtUs }], assets: () => [] }, { clock: this.clock });
+    this.time = timed.session;
     // the loop ticks the plant once per tick: in lockstep its step must be every asset's step
-    if (plan.options.mode === 'lockstep' && plan.options.coreStepUs !== this.dtUs) throw new TimeSettingsError('step_ms', `lockstep steps the plant by its own step ${this.dtUs / 1000} ms (1/rate); step_ms is ${this.timeSettings.step_ms}`);
-    this.time.track(PLANT_ASSET, this.dtUs);
+    if (this.time.mode === 'lockstep' && this.time.conductor.coreStepUs !== this.dtUs) throw new TimeSettingsError('step_ms', `lockstep steps the plant by its own step ${this.dtUs / 1000} ms (1/rate); step_ms is ${this.timeSettings.step_ms}`);
     this.dataPort = new JsonDataPort({
       vehicles: this.vehicles,
       dt: cfg.dt,

@@ -6,6 +6,7 @@
 export { ACCEL_VALUES, STEER_VALUES, ACTION_ACCEL, ACTION_STEER, actionIndex, NEUTRAL_ACTION } from './actions.js';
 export * from './session.js';
 export * from './rows.js';
+export * from './input.js';
 export * from './sampling.js';
 export * from './convert.js';
 export * from './model-files.js';

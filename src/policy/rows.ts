@@ -60,11 +60,9 @@ export class ObservationRows {
   /** the feeds of the rows graph, bound to the buffers above */
   readonly feeds: Readonly<Record<string, BoundTensor>>;
 
-  /** `shared`: the buffers are SharedArrayBuffers (for a policy that runs in a worker thread) */
-  constructor(readonly capacity: number, readonly shared = false) {
-    const mem = (bytes: number) => (shared ? new SharedArrayBuffer(bytes) : new ArrayBuffer(bytes));
-    const f32 = (n: number) => new Float32Array(mem(4 * n));
-    const i64 = (n: number) => new BigInt64Array(mem(8 * n));
+  constructor(readonly capacity: number) {
+    const f32 = (n: number) => new Float32Array(n);
+    const i64 = (n: number) => new BigInt64Array(n);
     // two more rows per block: the padding row, and a second one when no agent has a real row in the block
     this.ego = f32(capacity * EGO_FEATURES);
     this.partners = f32((capacity * PARTNER_ROWS + 2) * PARTNER_FEATURES);
@@ -74,10 +72,10 @@ export class ObservationRows {
     this.roadCount = new Uint8Array(capacity);
     this.partnerAgent = i64(capacity * PARTNER_ROWS + 2);
     this.partnerAgent32 = new Int32Array(this.partnerAgent.buffer);
-    this.partnerPad = new Uint8Array(mem(capacity));
+    this.partnerPad = new Uint8Array(capacity);
     this.roadAgent = i64(capacity * ROAD_ROWS + 2);
     this.roadAgent32 = new Int32Array(this.roadAgent.buffer);
-    this.roadPad = new Uint8Array(mem(capacity));
+    this.roadPad = new Uint8Array(capacity);
     const t = (type: BoundTensor['type'], data: BoundTensor['data'], width: number): BoundTensor => ({ type, dims: [0, width], data, location: 'cpu' });
     this.feeds = {
       [ROWS_INPUTS.ego]: t('float32', this.ego, EGO_FEATURES),
@@ -87,16 +85,6 @@ export class ObservationRows {
       [ROWS_INPUTS.roads]: t('float32', this.roads, ROAD_FEATURES),
       [ROWS_INPUTS.roadAgent]: t('int64', this.roadAgent, 1),
       [ROWS_INPUTS.roadPad]: t('bool', this.roadPad, 1),
-    };
-  }
-
-  /** The buffers a worker thread binds (shared rows only). */
-  sharedBuffers(): Record<'ego' | 'partners' | 'partnerAgent' | 'partnerPad' | 'roads' | 'roadAgent' | 'roadPad', SharedArrayBuffer> {
-    if (!this.shared) throw new Error('these observation rows are not in shared memory (make them with policy.createRows)');
-    const sab = (a: { buffer: ArrayBufferLike }) => a.buffer as SharedArrayBuffer;
-    return {
-      ego: sab(this.ego), partners: sab(this.partners), partnerAgent: sab(this.partnerAgent), partnerPad: sab(this.partnerPad),
-      roads: sab(this.roads), roadAgent: sab(this.roadAgent), roadPad: sab(this.roadPad),
     };
   }
 

@@ -8,34 +8,26 @@
  * (ObservationRows); for the 2984-float layout the real rows are taken from its counts (`RowCounts`) or found
  * as the rows before the trailing padding. 'full' runs the model file's graph on the whole observation.
  *
- * Inference is synchronous by default: the native session's run is called directly, so a step never yields
- * to the event loop (onnxruntime-node's own `run()` defers through setImmediate, letting socket I/O run in
- * the middle of a step). 'async' keeps onnxruntime-node's deferred run; 'worker' runs the rows graph in a
- * worker thread (the measured alternative).
+ * Inference is synchronous: the native session's run is called directly, so a policy step is one call that
+ * never yields to the event loop (onnxruntime-node's own `run()` defers through setImmediate, which would let
+ * socket I/O run in the middle of a step). The caller makes that call between the engine's observe and apply
+ * (src/traffic/policy-step.ts).
  *
  * Every input and output buffer is allocated once (for the largest batch seen) and bound as is: a step
  * allocates no tensors of its own. `fork()` gives another scene its own buffers on the same loaded model.
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import * as ort from 'onnxruntime-node';
 import { ACTION_COUNT, OBS_SIZE } from './checkpoint/late-fusion.js';
 import { readModelMetadata } from './model-metadata.js';
 import { buildRowsOnnx, readLateFusionOnnxWeights } from './onnx-export.js';
-import { InferenceThread } from './inference-thread.js';
-import { ObservationRows, ROWS_INPUTS, type BoundTensor, type RowCounts } from './rows.js';
+import { ObservationRows, type BoundTensor, type RowCounts } from './rows.js';
 import { SeededRandom, sampleSoftmax } from './sampling.js';
 import { DEFAULT_SIZE_SCALE } from './convert.js';
 
 export type ActionMode = { readonly kind: 'deterministic' } | { readonly kind: 'sample'; readonly seed: number };
 /** 'rows': the real rows and one padding row per block (default); 'full': all 2984 floats (the model file's graph). */
 export type PolicyGraph = 'rows' | 'full';
-/**
- * 'sync': run() computes before it returns (default); 'async': onnxruntime-node's run, deferred through
- * setImmediate; 'worker': the rows graph in a worker thread (inference-thread.ts), awaited — measured by
- * bench:viewers as the alternative to 'sync', not the default.
- */
-export type InferenceMode = 'sync' | 'async' | 'worker';
 
 export interface PolicySessionOptions {
   /** onnxruntime intra-op threads (default 1: the 10 Hz step of ≤ 63 agents gains little from more). */
@@ -47,8 +39,6 @@ export interface PolicySessionOptions {
    * VILS_POLICY_GRAPH=full|rows sets it where no option does (for benchmarks)
    */
   readonly graph?: PolicyGraph;
-  /** default 'sync' (or VILS_INFERENCE=async|sync|worker, for benchmarks) */
-  readonly inference?: InferenceMode;
 }
 
 export interface PolicyResult {
@@ -71,31 +61,32 @@ interface NativeBinding {
   };
 }
 
-let nativeBinding: NativeBinding | null | undefined;
+let nativeBinding: NativeBinding | null = null;
 /**
- * onnxruntime-node's native binding, whose run() is synchronous (the package wraps it in a setImmediate);
- * null if this onnxruntime-node does not have it where 1.2x and 1.30 have it: sessions then run asynchronously.
+ * onnxruntime-node's native binding, whose run() is synchronous (the package wraps it in a setImmediate).
+ * It is where onnxruntime-node 1.2x and 1.30 keep it; a version without it is refused with the reason.
  */
-function loadNativeBinding(): NativeBinding | null {
-  if (nativeBinding !== undefined) return nativeBinding;
+function loadNativeBinding(): NativeBinding {
+  if (nativeBinding) return nativeBinding;
+  let found: NativeBinding | null = null;
+  let why = 'it has no InferenceSession';
   try {
     const require = createRequire(import.meta.url);
     const m = require('onnxruntime-node/dist/binding.js') as { binding: NativeBinding; initOrt: () => void };
     m.initOrt();
-    nativeBinding = typeof m.binding?.InferenceSession === 'function' ? m.binding : null;
-  } catch {
-    nativeBinding = null;
+    if (typeof m.binding?.InferenceSession === 'function') found = m.binding;
+  } catch (err) {
+    why = (err as Error).message;
   }
-  return nativeBinding;
+  if (!found) throw new Error(`onnxruntime-node's native binding (onnxruntime-node/dist/binding.js) is not usable: ${why}. VILS runs the policy synchronously through it; install the onnxruntime-node version in package.json`);
+  nativeBinding = found;
+  return found;
 }
 
 /** The loaded model, shared by a session and its forks. */
 interface SharedModel {
   readonly graph: PolicyGraph;
-  readonly inference: InferenceMode;
-  readonly native: NativeSession | null;
-  readonly ort: ort.InferenceSession | null;
-  readonly thread: InferenceThread | null;
+  readonly native: NativeSession;
   users: number;
 }
 
@@ -126,12 +117,6 @@ export class PolicySession {
   private readonly results = new Map<number, PolicyResult>();
   private rng: SeededRandom | null;
   private released = false;
-  /** 'worker' inference: this session's id in the thread, and the rows and outputs bound there */
-  private threadId = 0;
-  private boundRows: ObservationRows | null = null;
-  private boundLogits: Float32Array | null = null;
-  /** 'worker' inference: compute time of the last run in the worker [ms] */
-  lastWorkerMs = 0;
 
   private constructor(
     private readonly model: SharedModel,
@@ -141,17 +126,11 @@ export class PolicySession {
   ) {
     this.rng = mode.kind === 'sample' ? new SeededRandom(mode.seed) : null;
     this.model.users++;
-    if (this.model.thread) this.threadId = this.model.thread.open();
   }
 
   /** The graph this session runs: 'rows' takes ObservationRows (runRows), 'full' only the 2984-float layout. */
   get graph(): PolicyGraph {
     return this.model.graph;
-  }
-
-  /** How run() computes: synchronously (runSync and runRowsSync work too), deferred by onnxruntime-node, or in a worker. */
-  get inference(): InferenceMode {
-    return this.model.inference;
   }
 
   /**
@@ -172,21 +151,9 @@ export class PolicySession {
     if (asked === 'rows' && !weights) throw new Error(`${modelPath}: not a late-fusion model written by VILS, so its rows graph cannot be built (use graph 'full')`);
     const graph: PolicyGraph = weights ? 'rows' : 'full';
     const graphBytes = weights ? buildRowsOnnx(weights) : bytes;
-    const fromEnv = process.env.VILS_INFERENCE;
-    const wanted: InferenceMode = options.inference ?? (fromEnv === 'async' || fromEnv === 'sync' || fromEnv === 'worker' ? fromEnv : 'sync');
-    const binding = wanted === 'sync' || (wanted === 'worker' && graph === 'full') ? loadNativeBinding() : null;
-    const sessionOptions = SESSION_OPTIONS(options.intraOpThreads ?? 1, graph === 'full');
-    let model: SharedModel;
-    if (wanted === 'worker' && graph === 'rows') {
-      model = { graph, inference: 'worker', native: null, ort: null, thread: new InferenceThread(graphBytes, sessionOptions), users: 0 };
-    } else if (binding) {
-      const native = new binding.InferenceSession();
-      native.loadModel(graphBytes.buffer as ArrayBuffer, graphBytes.byteOffset, graphBytes.byteLength, sessionOptions);
-      model = { graph, inference: 'sync', native, ort: null, thread: null, users: 0 };
-    } else {
-      const session = await ort.InferenceSession.create(graphBytes, sessionOptions);
-      model = { graph, inference: 'async', native: null, ort: session, thread: null, users: 0 };
-    }
+    const native = new (loadNativeBinding().InferenceSession)();
+    native.loadModel(graphBytes.buffer as ArrayBuffer, graphBytes.byteOffset, graphBytes.byteLength, SESSION_OPTIONS(options.intraOpThreads ?? 1, graph === 'full'));
+    const model: SharedModel = { graph, native, users: 0 };
     return new PolicySession(model, metadata, options.mode ?? { kind: 'deterministic' }, modelPath);
   }
 
@@ -203,56 +170,30 @@ export class PolicySession {
 
   /**
    * Runs the first `n` observations of `obs` (row-major n×2984); `counts` says how many of each agent's partner
-   * and road rows are real (else they are found). A synchronous session has computed when this returns.
+   * and road rows are real (else they are found). Computed when it returns; the result is valid until the next run.
    */
-  async run(obs: Float32Array, n: number, counts?: RowCounts): Promise<PolicyResult> {
-    if (this.model.native) return this.runSync(obs, n, counts);
+  run(obs: Float32Array, n: number, counts?: RowCounts): PolicyResult {
     if (!this.bindObservations(obs, n, counts)) return this.result(0);
-    if (this.model.thread) return this.runThread(this.model.thread, this.rows!);
-    return this.runOrt(n, this.model.graph === 'rows' ? this.rows!.feeds : this.fullFeeds);
+    return this.runNative(n, this.model.graph === 'rows' ? this.rows!.feeds : this.fullFeeds);
   }
 
-  /** Observation rows for runRows (in shared memory when the policy runs in a worker thread). */
+  /** Observation rows for runRows. */
   createRows(capacity: number): ObservationRows {
-    return new ObservationRows(capacity, this.model.thread !== null);
-  }
-
-  /** run() without the promise (synchronous sessions only). */
-  runSync(obs: Float32Array, n: number, counts?: RowCounts): PolicyResult {
-    const native = this.nativeSession();
-    if (!this.bindObservations(obs, n, counts)) return this.result(0);
-    return this.runNative(native, n, this.model.graph === 'rows' ? this.rows!.feeds : this.fullFeeds);
+    return new ObservationRows(capacity);
   }
 
   /** Runs a batch of rows (an ObservationRows after finish(); rows graph only). */
-  async runRows(rows: ObservationRows): Promise<PolicyResult> {
-    if (this.model.native) return this.runRowsSync(rows);
+  runRows(rows: ObservationRows): PolicyResult {
     if (!this.bindRows(rows)) return this.result(0);
-    if (this.model.thread) return this.runThread(this.model.thread, rows);
-    return this.runOrt(rows.n, rows.feeds);
-  }
-
-  /** runRows() without the promise (synchronous sessions only). */
-  runRowsSync(rows: ObservationRows): PolicyResult {
-    const native = this.nativeSession();
-    if (!this.bindRows(rows)) return this.result(0);
-    return this.runNative(native, rows.n, rows.feeds);
+    return this.runNative(rows.n, rows.feeds);
   }
 
   /** Releases this session; the model itself when no fork of it is left. */
   async release(): Promise<void> {
     if (this.released) return;
     this.released = true;
-    this.model.thread?.forget(this.threadId);
     if (--this.model.users > 0) return;
-    if (this.model.native) this.model.native.dispose();
-    else if (this.model.thread) await this.model.thread.close();
-    else await this.model.ort!.release();
-  }
-
-  private nativeSession(): NativeSession {
-    if (!this.model.native) throw new Error(`this policy session runs its inference ${this.model.inference === 'worker' ? 'in a worker thread' : 'asynchronously'}: use run()`);
-    return this.model.native;
+    this.model.native.dispose();
   }
 
   private check(n: number): boolean {
@@ -282,45 +223,17 @@ export class PolicySession {
     return this.check(rows.n);
   }
 
-  private runNative(native: NativeSession, n: number, feeds: Feeds): PolicyResult {
+  private runNative(n: number, feeds: Feeds): PolicyResult {
     this.fetches.logits.dims[0] = n;
     this.fetches.action.dims[0] = n;
-    native.run(feeds, this.fetches, {});
-    return this.finish(n);
-  }
-
-  /** The rows graph in the worker thread (inference 'worker'): rows and outputs in shared memory. */
-  private async runThread(thread: InferenceThread, rows: ObservationRows): Promise<PolicyResult> {
-    if (this.boundRows !== rows || this.boundLogits !== this.logitsBuffer) {
-      thread.bind(this.threadId, { ...rows.sharedBuffers(), logits: this.logitsBuffer.buffer as unknown as SharedArrayBuffer, action: this.actionBuffer.buffer as unknown as SharedArrayBuffer });
-      this.boundRows = rows;
-      this.boundLogits = this.logitsBuffer;
-    }
-    const f = rows.feeds;
-    const answer = await thread.run(this.threadId, rows.n, f[ROWS_INPUTS.partners].dims[0], f[ROWS_INPUTS.roads].dims[0]);
-    if (answer.error) throw new Error(`policy inference in the worker thread failed: ${answer.error}`);
-    this.lastWorkerMs = answer.ms;
-    return this.finish(rows.n);
-  }
-
-  /** onnxruntime-node's own path (inference 'async'): tensors are made for each run. */
-  private async runOrt(n: number, feeds: Feeds): Promise<PolicyResult> {
-    const Tensor = ort.Tensor as unknown as new (type: string, data: unknown, dims: readonly number[]) => ort.Tensor;
-    const tensors: Record<string, ort.Tensor> = {};
-    for (const [name, t] of Object.entries(feeds)) tensors[name] = new Tensor(t.type, t.data.subarray(0, t.dims.reduce((a, b) => a * b, 1)), t.dims.slice());
-    const fetches = {
-      logits: new ort.Tensor('float32', this.logitsBuffer.subarray(0, n * ACTION_COUNT), [n, ACTION_COUNT]),
-      action: new ort.Tensor('int64', this.actionBuffer.subarray(0, n), [n]),
-    };
-    await this.model.ort!.run(tensors, fetches);
+    this.model.native.run(feeds, this.fetches, {});
     return this.finish(n);
   }
 
   private grow(n: number): void {
     const capacity = Math.max(n, 64);
-    const mem = (bytes: number) => (this.model.thread ? new SharedArrayBuffer(bytes) : new ArrayBuffer(bytes));
-    this.logitsBuffer = new Float32Array(mem(4 * capacity * ACTION_COUNT));
-    this.actionBuffer = new BigInt64Array(mem(8 * capacity));
+    this.logitsBuffer = new Float32Array(capacity * ACTION_COUNT);
+    this.actionBuffer = new BigInt64Array(capacity);
     this.actionLow = new Int32Array(this.actionBuffer.buffer);
     this.actions = new Int32Array(capacity);
     this.results.clear();

@@ -83,10 +83,10 @@ export function setSignalPlan(scene: LiveScene, override: SignalPlanOverride): S
 }
 
 /** Makes a call on a scene: its result, or the refusal (InputError) it met. Other errors are thrown. */
-export function applySceneCall(scene: LiveScene, call: SceneCall): { result: SceneCallResult; error: string | null } | Promise<{ result: SceneCallResult; error: string | null }> {
-  if (call.kind === 'advance') return scene.advanceTo(call.t).then(() => ({ result: scene.steps, error: null }));
+export function applySceneCall(scene: LiveScene, call: SceneCall): { result: SceneCallResult; error: string | null } {
   try {
     switch (call.kind) {
+      case 'advance': scene.advanceTo(call.t); return { result: scene.steps, error: null };
       case 'reset': scene.reset(); return { result: null, error: null };
       case 'ego': scene.updateEgo(call.report, call.t); return { result: null, error: null };
       case 'remove_ego': return { result: scene.removeEgo(call.egoId), error: null };

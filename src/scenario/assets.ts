@@ -31,7 +31,7 @@ export const STEP_US = Math.round(POLICY_DT * US);
 /** What the world asset needs of a scene (a LiveScene, or the server's logged view of one). */
 export interface SteppedScene {
   readonly nextStepTime: number;
-  advanceTo(t: number): Promise<number>;
+  advanceTo(t: number): number;
   snapshot(t?: number): SceneSnapshot;
   /** the stop lines closed by red or yellow signals now (none when absent) */
   signalStops?(): readonly StopPoint[];
@@ -135,9 +135,9 @@ export class ScenarioAssets {
   }
 
   /** Takes the policy step at time 0 if not yet taken (the world joins the conductor having taken it). */
-  async prime(): Promise<void> {
+  prime(): void {
     if (this.observedUs >= 0) return;
-    if (this.o.scene) await this.boundary(0);
+    if (this.o.scene) this.boundary(0);
     else this.observedUs = 0;
   }
 
@@ -152,18 +152,18 @@ export class ScenarioAssets {
     this.o.story?.reset?.();
   }
 
-  private async stepWorld(fromUs: number, toUs: number): Promise<void> {
-    for (let b = (Math.floor(fromUs / STEP_US) + 1) * STEP_US; b <= toUs; b += STEP_US) await this.boundary(b);
+  private stepWorld(fromUs: number, toUs: number): void {
+    for (let b = (Math.floor(fromUs / STEP_US) + 1) * STEP_US; b <= toUs; b += STEP_US) this.boundary(b);
   }
 
-  private async boundary(b: number): Promise<void> {
+  private boundary(b: number): void {
     const ts = b / US;
     const scene = this.o.scene;
     if (scene) {
       // an ego at b is reported at b; one left behind (realtime only) at its own time, and the scene moves it on
       for (const e of this.o.egos) this.o.report(e.report(), e.timeUs === b ? ts : e.time);
       this.o.story?.beforeBoundary(ts);
-      await scene.advanceTo(ts);
+      scene.advanceTo(ts);
       const snap = scene.snapshot(ts);
       this.o.story?.afterBoundary(ts, snap);
       if (this.o.egos.length > 0) observeSnapshot(this.o.egos, snap, scene.signalStops?.());

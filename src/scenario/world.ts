@@ -15,7 +15,7 @@ import type { LiveScene, SceneSnapshot } from '../scene/scene.js';
 import { setupScene, type SceneSetup } from '../scene/setup.js';
 import type { PolicySession } from '../policy/session.js';
 import type { Clock } from '../time/clock.js';
-import { TimeSession, planSession, type SessionStatus, type TimeSettings } from '../time/index.js';
+import { TimedWorld, type SessionStatus, type TimeSession, type TimeSettings } from '../time/index.js';
 import { ScenarioAssets, STEP_US, observeEachOther, observeSnapshot, type SteppedScene } from './assets.js';
 import type { Scenario } from './config.js';
 import { SimEgo, US, type SimEgoOptions } from './sim-ego.js';
@@ -28,7 +28,7 @@ export { STEP_US, observeSnapshot, type SteppedScene } from './assets.js';
  * Advances the egos and the scene (if any) to targetUs: see the header. `report` hands an ego report to the
  * scene at a simulation time (directly, or through the server's input log). `nowUs` is where the egos are.
  */
-export async function advanceEgos(scene: SteppedScene | null, egos: readonly SimEgo[], nowUs: number, targetUs: number, report: (r: EgoReport, tS: number) => void): Promise<number> {
+export function advanceEgos(scene: SteppedScene | null, egos: readonly SimEgo[], nowUs: number, targetUs: number, report: (r: EgoReport, tS: number) => void): number {
   let t = nowUs;
   for (;;) {
     const next = scene ? Math.round(scene.nextStepTime * US) : (Math.floor(t / STEP_US) + 1) * STEP_US;
@@ -37,7 +37,7 @@ export async function advanceEgos(scene: SteppedScene | null, egos: readonly Sim
     const ts = next / US;
     if (scene) {
       for (const e of egos) report(e.report(), ts);
-      await scene.advanceTo(ts);
+      scene.advanceTo(ts);
       observeSnapshot(egos, scene.snapshot(ts), scene.signalStops?.());
     } else observeEachOther(egos, ts);
     t = next;
@@ -85,15 +85,14 @@ export class ScenarioWorld {
   readonly egos: SimEgo[];
   /** the live scene, when the scenario has NPCs */
   readonly scene: LiveScene | null;
-  /** the conductor: the world and each plant are its assets; `vils run` attaches external assets to it */
-  readonly session: TimeSession;
+  /** the world and each plant on the conductor (`vils run` attaches external assets to its session) */
+  readonly timed: TimedWorld;
   /** the conductor's settings in force */
   readonly timeSettings: TimeSettings;
   /** the scenario's scripted test case on this world (its `story:`), or null */
   readonly story: StoryHost | null;
   /** simulation time reached [µs] */
   timeUs = 0;
-  private readonly assets: ScenarioAssets;
 
   private constructor(readonly scenario: Scenario, private readonly setup: SceneSetup | null, opts: WorldOptions) {
     this.scene = setup?.scene ?? null;
@@ -104,13 +103,9 @@ export class ScenarioWorld {
       if (e.type === 'ego_ran_red') for (const ego of this.egos) if (ego.id === e.egoId) ego.redRuns++;
     });
     this.timeSettings = opts.time ?? scenario.time;
-    let session: TimeSession | undefined;
     this.story = scenario.story && scene ? new StoryHost(scenario.story, directSink(scene), this.egos) : null;
-    this.assets = new ScenarioAssets({ scene, egos: this.egos, report: (r, ts) => scene?.updateEgo(r, ts), waitsFor: (n) => session?.waitsFor(n) ?? true, story: this.story });
-    const plan = planSession(this.timeSettings, this.assets.nativeSteps());
-    session = new TimeSession({ ...plan.options, clock: opts.clock });
-    for (const a of this.assets.assets(plan.assetStepUs)) session.add(a);
-    this.session = session;
+    const assets = new ScenarioAssets({ scene, egos: this.egos, report: (r, ts) => scene?.updateEgo(r, ts), waitsFor: (n) => this.timed?.session.waitsFor(n) ?? true, story: this.story });
+    this.timed = new TimedWorld(this.timeSettings, assets, { clock: opts.clock });
     this.reset();
   }
 
@@ -126,8 +121,14 @@ export class ScenarioWorld {
     return new ScenarioWorld(scenario, setup, opts);
   }
 
+  /** simulation time reached [s] */
   get time(): number {
     return this.timeUs / US;
+  }
+
+  /** the conductor (`vils run` attaches external assets to it) */
+  get session(): TimeSession {
+    return this.timed.session;
   }
 
   /** Back to time 0: egos at their starts, the scene reset from its seed, the conductor at 0. */
@@ -135,8 +136,7 @@ export class ScenarioWorld {
     for (const e of this.egos) e.reset();
     this.scene?.reset();
     this.timeUs = 0;
-    this.assets.reset();
-    this.session.reset();
+    this.timed.reset();
     const scene = this.scene;
     if (scene) placeEgos(scene, this.egos, (id) => scene.removeNpc(id), (r) => scene.updateEgo(r, 0));
     if (scene && this.story) this.story.arm(0, scene.snapshot(0));
@@ -149,8 +149,7 @@ export class ScenarioWorld {
   async advanceTo(tS: number, opts: AdvanceOptions = {}): Promise<boolean> {
     const target = Math.round(tS * US);
     if (target <= this.timeUs) return true;
-    await this.assets.prime();
-    const r = await this.session.advance(target, opts);
+    const r = await this.timed.advance(target, opts);
     // Tc stops on the core grid; the world's time is the target asked for, as the plants' own stepping rule has it
     this.timeUs = r.held ? Math.max(this.timeUs, r.tcUs) : target;
     return !r.held;
@@ -158,7 +157,7 @@ export class ScenarioWorld {
 
   /** The conductor's view: Tc, every asset's time, skew and held counts, checks and violations. */
   timeStatus(): SessionStatus {
-    return this.session.status();
+    return this.timed.session.status();
   }
 
   ego(id?: string): SimEgo {

@@ -10,12 +10,14 @@
  */
 import { wrapPi } from '../geo/frame.js';
 import type { LoadedMap } from '../map/scene-json.js';
+import { PolicyInput } from '../policy/input.js';
 import type { PolicySession } from '../policy/session.js';
 import { POLICY_DT, TrafficEngine, type NpcView, type StepTimings, type StepWork } from '../traffic/engine.js';
 import { AgentKind } from '../traffic/world.js';
 import { hypot } from '../util/hypot.js';
 import type { LaneNetwork } from '../traffic/lanes.js';
 import { DEFAULT_SHIELD_OPTIONS } from '../traffic/shield.js';
+import { stepPolicy } from '../traffic/policy-step.js';
 import { DEFAULT_SCENE_CONFIG, RESTART_ONLY_SETTINGS, SCENE_SETTINGS, type SceneConfig } from './config.js';
 import { checkSettings } from './settings.js';
 import { ACTOR_ID_BASE, EgoRegistry, type EgoReport, type EgoState } from './egos.js';
@@ -250,6 +252,8 @@ export class LiveScene {
   /** junctions, signals and the rules NPCs obey there */
   readonly control: TrafficControl;
   private readonly engine: TrafficEngine;
+  /** the NPCs' observations, written by the engine and read by the policy's one call per step */
+  private readonly policyInput: PolicyInput;
   private readonly egos: EgoRegistry;
   private readonly population: NpcPopulation;
   private readonly listeners: SceneEventListener[] = [];
@@ -288,13 +292,15 @@ export class LiveScene {
   ) {
     checkSettings(config, SCENE_SETTINGS, 'scene setting');
     this.config = { ...DEFAULT_SCENE_CONFIG, ...config };
-    this.engine = new TrafficEngine(map.scene, policy, {
+    this.engine = new TrafficEngine(map.scene, {
+      sizeScale: policy.sizeScale,
       maxExternal: this.config.max_egos,
       laneGraph: map.mapMetadata?.lane_graph,
       shield: DEFAULT_SHIELD_OPTIONS,
       reference: opts.reference,
     });
     this.engine.shieldEnabled = this.config.shield;
+    this.policyInput = new PolicyInput(policy, this.engine.maxNpcs);
     this.lanes = this.engine.lanes;
     this.quality = new QualityMetrics(this.lanes, this.config.speed_limit_mps);
     this.bounds = mapBounds(map);
@@ -441,7 +447,7 @@ export class LiveScene {
 
   /** Back to time 0: NPCs cleared and respawned from the seed, egos forgotten, metrics cleared. */
   reset(): void {
-    if (this.inStep) throw new Error('reset during a policy step: wait for advanceTo to finish');
+    if (this.inStep) throw new Error('reset during a policy step (from a listener of the step)');
     this.npcsChanged();
     this.egos.clear(this.engine, this.time);
     this.population.removeAll();
@@ -457,13 +463,13 @@ export class LiveScene {
   }
 
   /** Runs every policy step due by simulation time t; returns how many ran. */
-  async advanceTo(t: number): Promise<number> {
-    if (this.inStep) throw new Error('advanceTo is already running (a runner must await it)');
+  advanceTo(t: number): number {
+    if (this.inStep) throw new Error('advanceTo during a policy step (from a listener of the step)');
     this.inStep = true;
     let ran = 0;
     try {
       while (this.steps * POLICY_DT <= t + TIME_EPS) {
-        await this.policyStep();
+        this.policyStep();
         ran++;
       }
       if (t > this.time) this.time = t;
@@ -474,7 +480,7 @@ export class LiveScene {
   }
 
   /** One policy step at simulation time steps·0.1. */
-  private async policyStep(): Promise<void> {
+  private policyStep(): void {
     const t0 = performance.now();
     this.npcsChanged();
     const at = this.steps * POLICY_DT;
@@ -487,8 +493,8 @@ export class LiveScene {
       const egoId = this.engine.externalKeyOf(run.slot);
       if (egoId !== undefined) this.emitEvent({ type: 'ego_ran_red', egoId, t: run.time, junction: run.junction, group: run.group });
     }
-    const t = await this.engine.step();
-    // (a snapshot taken while the step awaited its inference read the engine before the step's end)
+    stepPolicy(this.engine, this.policy, this.policyInput);
+    const t = this.engine.timings;
     this.npcsChanged();
     this.steps++;
     const after = this.steps * POLICY_DT;

@@ -55,6 +55,8 @@ export interface HostOptions {
 /** Something attached to a host that reports status and is closed with it (the recorder, the Foxglove channels). */
 export interface HostAttachment {
   status(): Record<string, unknown>;
+  /** a line for the periodic health log when something of it lagged since the last call (server/watch.ts) */
+  health?(): string | null;
   close(): Promise<void>;
 }
 
@@ -97,7 +99,7 @@ export class SceneHost {
     const log = this.logger;
     this.time = new SceneTime(this.scene, { settings: opts.time ?? defaultTimeSettings('realtime'), clock: opts.clock, periodS: () => 1 / this.serving.publish_hz, onEvent: (e) => log && logTimeEvent(log, this.name, e) });
     this.inputs.driver = this.time;
-    this.runner = new SceneRunner(this.inputs.runnerView(), {
+    this.runner = new SceneRunner(this.inputs.runnerScene, {
       publishHz: this.serving.publish_hz,
       clock: opts.clock,
       epochNow: opts.epochNow,

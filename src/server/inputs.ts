@@ -4,17 +4,17 @@
  * the simulation time and the policy step at which it took effect — what an exact replay needs — and raw
  * inputs (ego_state messages as received, REST commands) can be observed by a recorder.
  *
- * Inputs take effect between policy steps. advanceTo awaits the policy's inference, and while it does,
- * socket and HTTP handlers run; an input arriving then is held and applied as soon as that advanceTo has
- * finished (before the frame is taken), in arrival order. An ego report keeps the simulation time it arrived
- * at. So the log is exactly: advance(t) … calls … advance(t') …, and replaying it against a scene stepped
- * with advanceTo gives the same NPC states bit for bit.
+ * A policy step is synchronous (src/traffic/policy-step.ts): no socket or HTTP handler runs in the middle of
+ * one, so every input takes effect between two steps, when it arrives, and the log is exactly
+ * advance(t) … calls … advance(t') …; replaying it against a scene stepped with advanceTo gives the same NPC
+ * states bit for bit. (While the time conductor waits for an external asset, inputs still arrive between the
+ * world's steps, each of which is its own logged advance.)
  *
- * The runner must drive the scene through `runnerView()` (SceneHost does), and every other caller through
- * the methods here: a change made on `host.scene` directly is not in the log, and replay will find the
+ * The runner drives the scene through `runnerScene` (SceneHost does), and every other caller through the
+ * methods here: a change made on `host.scene` directly is not in the log, and replay will find the
  * difference it causes.
  */
-import type { EgoReport, LiveScene, SceneConfig, SpawnRequest } from '../scene/index.js';
+import type { EgoReport, LiveScene, SceneConfig, SceneSnapshot, SpawnRequest } from '../scene/index.js';
 import type { LiveSignalInput, SignalPlan, SignalPlanOverride } from '../scene/control/index.js';
 import { releaseSignal, setSignalLive, setSignalPlan, type LiveSignalResult, type SceneCall, type SceneCallResult } from '../record/log.js';
 
@@ -36,10 +36,6 @@ export type RawInput =
 
 type Listener<T> = (e: T) => void;
 
-interface Held {
-  run: () => void;
-}
-
 const epochNow = () => (performance.timeOrigin + performance.now()) / 1000;
 
 /**
@@ -48,24 +44,44 @@ const epochNow = () => (performance.timeOrigin + performance.now()) / 1000;
  * of every reset. Its ego reports go through `updateEgo` like any other input, so they are logged in order.
  */
 export interface StepDriver {
-  advanceTo(t: number, advance: (t: number) => Promise<number>): Promise<number>;
+  advanceTo(t: number, advance: (t: number) => number): Promise<number>;
   afterReset?(): void;
 }
 
+/** The scene as the runner drives it (SceneRunner): advanced and reset through the log, read directly. */
+export interface RunnerScene {
+  readonly time: number;
+  readonly nextStepTime: number;
+  advanceTo(t: number): Promise<number> | number;
+  reset(): void;
+  snapshot(t?: number): SceneSnapshot;
+}
+
 export class SceneInputs {
-  private advancing = false;
-  private held: Held[] = [];
   private readonly callListeners: Array<Listener<SceneCallEvent>> = [];
   private readonly rawListeners: Array<Listener<RawInput>> = [];
   /** calls made so far (the log's length) */
   calls = 0;
-  /** inputs that had to wait for a policy step to finish */
-  heldInputs = 0;
-  private view: LiveScene | null = null;
   /** set by a scenario with simulated egos */
   driver: StepDriver | null = null;
+  /** the scene as the runner drives it: advanceTo (through the driver, if any) and reset are logged */
+  readonly runnerScene: RunnerScene;
 
-  constructor(readonly scene: LiveScene, private readonly onListenerError: (err: unknown) => void = () => {}) {}
+  constructor(readonly scene: LiveScene, private readonly onListenerError: (err: unknown) => void = () => {}) {
+    const advance = (t: number) => this.advance(t);
+    const inputs = this;
+    this.runnerScene = {
+      get time() {
+        return scene.time;
+      },
+      get nextStepTime() {
+        return scene.nextStepTime;
+      },
+      advanceTo: (t) => (this.driver ? this.driver.advanceTo(t, advance) : advance(t)),
+      reset: () => inputs.reset(),
+      snapshot: (t) => scene.snapshot(t),
+    };
+  }
 
   /** Every scene call, in order, as it is made. */
   onCall(listener: Listener<SceneCallEvent>): () => void {
@@ -77,11 +93,6 @@ export class SceneInputs {
   onRaw(listener: Listener<RawInput>): () => void {
     this.rawListeners.push(listener);
     return () => this.rawListeners.splice(this.rawListeners.indexOf(listener) >>> 0, 1);
-  }
-
-  /** True while a runner's advanceTo is under way (an input now is held until it ends). */
-  get stepping(): boolean {
-    return this.advancing;
   }
 
   received(input: RawInput): void {
@@ -106,76 +117,36 @@ export class SceneInputs {
     }
   }
 
-  /**
-   * The scene as a runner drives it: the same object, except that advanceTo and reset are logged and
-   * advanceTo holds inputs while it runs.
-   */
-  runnerView(): LiveScene {
-    if (this.view) return this.view;
-    const scene = this.scene;
-    const advanceTo = async (t: number): Promise<number> => {
-      if (this.advancing) throw new Error('advanceTo is already running (a runner must await it)');
-      this.advancing = true;
-      let ran = 0;
-      let error: string | null = null;
-      try {
-        ran = await scene.advanceTo(t);
-        return ran;
-      } catch (err) {
-        error = (err as Error).message;
-        throw err;
-      } finally {
-        this.advancing = false;
-        this.log({ kind: 'advance', t }, scene.steps, error);
-        this.releaseHeld();
-      }
-    };
-    const reset = (): void => {
-      if (this.advancing) throw new Error('reset during a policy step: wait for advanceTo to finish');
-      scene.reset();
-      this.log({ kind: 'reset' }, null, null);
-      this.driver?.afterReset?.();
-    };
-    const driven = (t: number): Promise<number> => (this.driver ? this.driver.advanceTo(t, advanceTo) : advanceTo(t));
-    this.view = new Proxy(scene, {
-      get(target, prop) {
-        if (prop === 'advanceTo') return driven;
-        if (prop === 'reset') return reset;
-        const v = Reflect.get(target, prop, target) as unknown;
-        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
-      },
-    });
-    return this.view;
+  /** The scene advanced to t (a logged call, with the policy steps taken by then). */
+  private advance(t: number): number {
+    let error: string | null = null;
+    try {
+      return this.scene.advanceTo(t);
+    } catch (err) {
+      error = (err as Error).message;
+      throw err;
+    } finally {
+      this.log({ kind: 'advance', t }, this.scene.steps, error);
+    }
   }
 
-  private releaseHeld(): void {
-    const held = this.held;
-    this.held = [];
-    for (const h of held) h.run();
+  private reset(): void {
+    this.scene.reset();
+    this.log({ kind: 'reset' }, null, null);
+    this.driver?.afterReset?.();
   }
 
-  /** Makes a call now, or right after the advanceTo under way; logs it with its result or error. */
+  /** Makes a call now; logs it with its result or error. */
   submit<T>(call: SceneCall, apply: () => T, resultOf: (v: T) => SceneCallResult = () => null): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      const run = () => {
-        let value: T;
-        try {
-          value = apply();
-        } catch (err) {
-          this.log(call, null, (err as Error).message ?? String(err));
-          reject(err);
-          return;
-        }
-        this.log(call, resultOf(value), null);
-        resolve(value);
-      };
-      if (this.advancing) {
-        this.heldInputs++;
-        this.held.push({ run });
-      } else {
-        run();
-      }
-    });
+    let value: T;
+    try {
+      value = apply();
+    } catch (err) {
+      this.log(call, null, (err as Error).message ?? String(err));
+      return Promise.reject(err);
+    }
+    this.log(call, resultOf(value), null);
+    return Promise.resolve(value);
   }
 
   // ---- the inputs ----

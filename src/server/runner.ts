@@ -8,7 +8,8 @@
  * advances the scene several times per frame, on a grid the publish grid is part of, and publishes on every
  * n-th tick, so their STATE leaves paced instead of in a burst per frame.
  */
-import type { LiveScene, SceneSnapshot } from '../scene/index.js';
+import type { SceneSnapshot } from '../scene/index.js';
+import type { RunnerScene } from './inputs.js';
 import { POLICY_DT } from '../traffic/engine.js';
 import { createSystemClock, type Clock } from '../time/clock.js';
 import { Pacer } from '../time/pacer.js';
@@ -90,7 +91,7 @@ export class SceneRunner {
   /** the end has been reached since the last reset (it is not reached again until a reset) */
   private endReached = false;
 
-  constructor(readonly scene: LiveScene, private readonly opts: RunnerOptions = {}) {
+  constructor(readonly scene: RunnerScene, private readonly opts: RunnerOptions = {}) {
     this.clock = opts.clock ?? createSystemClock({ spinS: 0 });
     const epochNow = opts.epochNow ?? (() => (performance.timeOrigin + performance.now()) / 1000);
     this.epochOffset = epochNow() - this.clock.now();

@@ -19,12 +19,13 @@
  * (never to a policy step the world asset has not taken: that would run a step behind the conductor's back).
  */
 import { POLICY_DT } from '../traffic/engine.js';
-import { ScenarioAssets, WORLD_ASSET, type SteppedScene, type StoryHook } from '../scenario/assets.js';
+import { ScenarioAssets, type SteppedScene, type StoryHook } from '../scenario/assets.js';
+import type { StopPoint } from '../scenario/drivers.js';
 import type { SimEgo } from '../scenario/sim-ego.js';
 import type { EgoReport } from '../scene/egos.js';
-import type { LiveScene } from '../scene/scene.js';
+import type { LiveScene, SceneSnapshot } from '../scene/scene.js';
 import type { Clock } from '../time/clock.js';
-import { TimeSession, openAssetPort, planSession, sessionStatusJson, type AssetServer, type RunnerEvent, type TimeSettings } from '../time/index.js';
+import { TimedWorld, openAssetPort, sessionStatusJson, type AssetServer, type RunnerEvent, type TimeSession, type TimeSettings } from '../time/index.js';
 import type { StepDriver } from './inputs.js';
 
 export interface SceneTimeOptions {
@@ -35,16 +36,32 @@ export interface SceneTimeOptions {
   readonly onEvent?: (e: RunnerEvent) => void;
 }
 
-type Advance = (t: number) => Promise<number>;
+type Advance = (t: number) => number;
+
+/**
+ * Egos that are not assets of the session (a served scenario's plants in their own thread, sim-ego-thread.ts):
+ * they hear of every policy step's snapshot and the stop lines closed then, after the step.
+ */
+export type TrafficObserver = (tS: number, snap: SceneSnapshot, stops: readonly StopPoint[]) => void;
+
+interface Attached {
+  egos: readonly SimEgo[];
+  report: (r: EgoReport, tS: number) => void;
+  onReset: () => void;
+  observe: TrafficObserver | null;
+}
 
 export class SceneTime implements StepDriver {
-  readonly session: TimeSession;
   readonly settings: TimeSettings;
+  /** the world (and the simulated egos, once attached) on the conductor */
+  private readonly timed: TimedWorld;
   private assets: ScenarioAssets;
   private egos: readonly SimEgo[] = [];
   private onReset: (() => void) | null = null;
   /** egos to attach at the next reset (between two ticks, never under one) */
-  private pending: { egos: readonly SimEgo[]; report: (r: EgoReport, tS: number) => void; onReset: () => void } | null = null;
+  private pending: Attached | null = null;
+  /** egos outside the session that observe the world's steps */
+  private observer: TrafficObserver | null = null;
   private advanceFn: Advance | null = null;
   private port: { server: AssetServer; port: number } | null = null;
   private readonly stepped: SteppedScene;
@@ -66,20 +83,37 @@ export class SceneTime implements StepDriver {
       signalStops: () => scene.signalStops(),
     };
     this.assets = this.build([], () => undefined);
-    const plan = planSession(this.settings, this.assets.nativeSteps());
-    this.session = new TimeSession({ ...plan.options, clock: opts.clock });
-    for (const a of this.assets.assets(plan.assetStepUs)) this.session.add(a);
-    if (opts.onEvent) this.session.onEvent(opts.onEvent);
+    this.timed = new TimedWorld(this.settings, this.assets, { clock: opts.clock, onEvent: opts.onEvent });
+  }
+
+  /** the conductor (external assets attach to it over the asset port) */
+  get session(): TimeSession {
+    return this.timed.session;
   }
 
   private build(egos: readonly SimEgo[], report: (r: EgoReport, tS: number) => void): ScenarioAssets {
-    return new ScenarioAssets({ scene: this.stepped, egos, report, waitsFor: (n) => this.session.waitsFor(n), story: this.story });
+    return new ScenarioAssets({ scene: this.stepped, egos, report, waitsFor: (n) => this.session.waitsFor(n), story: this.hook() });
+  }
+
+  /** The world's hook around each policy step: the test case, then the observer (the egos' thread) after it. */
+  private hook(): StoryHook | null {
+    const story = this.story;
+    const observe = this.observer;
+    if (!observe) return story;
+    return {
+      beforeBoundary: (ts) => story?.beforeBoundary(ts),
+      afterBoundary: (ts, snap) => {
+        story?.afterBoundary(ts, snap);
+        observe(ts, snap, this.scene.signalStops());
+      },
+      reset: () => story?.reset?.(),
+    };
   }
 
   /** A test case steps with the world from the next reset on (the caller resets the runner next). */
   setStory(story: StoryHook): void {
     this.story = story;
-    this.pending ??= { egos: this.egos, report: this.report, onReset: this.onReset ?? (() => undefined) };
+    this.pending ??= { egos: this.egos, report: this.report, onReset: this.onReset ?? (() => undefined), observe: this.observer };
   }
 
   private report: (r: EgoReport, tS: number) => void = () => undefined;
@@ -87,19 +121,19 @@ export class SceneTime implements StepDriver {
   /**
    * Simulated egos join the conductor at the next scene reset (the caller resets the runner next; the swap
    * happens between two ticks, never under one): the world is replaced by one that waits for them. `report`
-   * hands an ego report to the scene inputs; `onReset` puts the egos back at their starts after every reset.
+   * hands an ego report to the scene inputs; `onReset` puts the egos back at their starts after every reset;
+   * `observe` hears of every policy step (egos that run outside the session: `egos` is then empty).
    * Throws TimeSettingsError when their steps do not fit the settings.
    */
-  attachEgos(egos: readonly SimEgo[], report: (r: EgoReport, tS: number) => void, onReset: () => void): void {
-    planSession(this.settings, this.build(egos, report).nativeSteps());
-    this.pending = { egos, report, onReset };
+  attachEgos(egos: readonly SimEgo[], report: (r: EgoReport, tS: number) => void, onReset: () => void, observe: TrafficObserver | null = null): void {
+    this.timed.check(this.build(egos, report));
+    this.pending = { egos, report, onReset, observe };
   }
 
-  private swapIn(egos: readonly SimEgo[], report: (r: EgoReport, tS: number) => void, onReset: () => void): void {
+  private swapIn({ egos, report, onReset, observe }: Attached): void {
+    this.observer = observe;
     const assets = this.build(egos, report);
-    const plan = planSession(this.settings, assets.nativeSteps());
-    this.session.remove(WORLD_ASSET, 'replaced');
-    for (const a of assets.assets(plan.assetStepUs)) this.session.add(a);
+    this.timed.replace(assets, 'replaced');
     this.assets = assets;
     this.egos = egos;
     this.report = report;
@@ -108,10 +142,9 @@ export class SceneTime implements StepDriver {
 
   /** Detaches the simulated egos (their assets leave; the world no longer waits for them). */
   detachEgos(): void {
-    for (const name of this.assets.nativeSteps().map((n) => n.name)) this.session.remove(name, 'detached');
+    this.observer = null;
     this.assets = this.build([], () => undefined);
-    const plan = planSession(this.settings, this.assets.nativeSteps());
-    for (const a of this.assets.assets(plan.assetStepUs)) this.session.add(a);
+    this.timed.replace(this.assets, 'detached');
     this.egos = [];
     this.onReset = null;
   }
@@ -135,8 +168,7 @@ export class SceneTime implements StepDriver {
   async advanceTo(t: number, advance: Advance): Promise<number> {
     this.advanceFn = advance;
     const period = this.opts.periodS();
-    await this.assets.prime();
-    const r = await this.session.advance(Math.round(t * 1e6), { budgetS: period / 2, maxWaitS: period });
+    const r = await this.timed.advance(Math.round(t * 1e6), { budgetS: period / 2, maxWaitS: period });
     const reached = r.held ? r.tcUs / 1e6 : t;
     // each ego as it is now, for the frame (one left behind at its own time: the scene moves it on)
     for (const e of this.egos) this.assets.reportNow(e);
@@ -148,9 +180,8 @@ export class SceneTime implements StepDriver {
   afterReset(): void {
     const p = this.pending;
     this.pending = null;
-    if (p) this.swapIn(p.egos, p.report, p.onReset);
-    this.assets.reset();
-    this.session.reset();
+    if (p) this.swapIn(p);
+    this.timed.reset();
     this.onReset?.();
   }
 

@@ -13,6 +13,7 @@ export * from './asset-protocol.js';
 export * from './asset-server.js';
 export * from './asset-shm.js';
 export * from './session.js';
+export * from './timed-world.js';
 export * from './settings.js';
 export * from './asset-port.js';
 export * from './status-json.js';

@@ -1,15 +1,17 @@
 /**
  * The live NPC engine: a world of policy-driven NPCs (up to 63) plus injected external agents (real or
- * simulated egos) on a road map. `step()` builds every NPC's observation into one reused buffer, runs
- * one batched inference and advances the world by one 0.1 s policy step; externals are observed and
- * collided with, never moved. Everything is in the map frame (the world-mean frame belongs to the GPUDrive
+ * simulated egos) on a road map. A policy step is `observe` (every NPC's observation into the caller's
+ * PolicyInput), the caller's one batched inference, then `apply` (actions → shield → dynamics), which advances
+ * the world by one 0.1 s step (src/traffic/policy-step.ts); externals are observed and collided with, never
+ * moved. Everything is in the map frame (the world-mean frame belongs to the GPUDrive
  * evaluation only). The pose each agent had before the last step is kept, so callers can show the motion
  * between two policy steps.
  */
 import { ACCEL_VALUES, NEUTRAL_ACTION, STEER_VALUES } from '../policy/actions.js';
-import { ACTION_COUNT, OBS_SIZE, PARTNER_ROWS } from '../policy/layout.js';
-import type { ObservationRows } from '../policy/rows.js';
-import type { PolicyResult, PolicySession } from '../policy/session.js';
+import { ACTION_COUNT, PARTNER_ROWS } from '../policy/layout.js';
+import type { PolicyInput } from '../policy/input.js';
+import type { PolicyResult } from '../policy/session.js';
+import { DEFAULT_SIZE_SCALE } from '../policy/convert.js';
 import { buildRoadEntities } from '../map/road-entities.js';
 import { RoadIndex } from '../map/spatial-index.js';
 import type { LaneGraphJson } from '../map/scene-json.js';
@@ -22,6 +24,7 @@ import { SafetyShield, type ShieldOptions } from './shield.js';
 import { HOLD_REASON_NAMES, StopConstraints } from './stops.js';
 import { Sim } from './sim.js';
 import { AgentKind, World } from './world.js';
+import type { PolicyStepper } from './policy-step.js';
 
 export const MAX_NPCS = PARTNER_ROWS; // 63: an NPC observes at most 63 others
 /** The policy's step [s] (GPUDrive's dt): the NPC world always advances by this much simulation time. */
@@ -109,6 +112,8 @@ export interface StepWork {
 }
 
 export interface EngineOptions {
+  /** the policy's size scale on agent length/width in observations (PolicySession.sizeScale) */
+  readonly sizeScale?: number;
   readonly maxNpcs?: number;
   readonly maxExternal?: number;
   /** the map's lane graph (links lanes; by geometry without one) */
@@ -123,7 +128,7 @@ export interface EngineOptions {
   readonly reference?: boolean;
 }
 
-export class TrafficEngine {
+export class TrafficEngine implements PolicyStepper {
   readonly world: World;
   readonly sim: Sim;
   readonly maxNpcs: number;
@@ -141,9 +146,10 @@ export class TrafficEngine {
   /** the shield's continuous controls per slot */
   private readonly controls: ContinuousControls;
   private readonly control = { accel: 0, steer: 0 };
-  /** the NPCs' observations: as the policy's rows, or in the 2984-float layout for a 'full' graph */
-  private readonly rows: ObservationRows | null;
-  private readonly obs: Float32Array | null;
+  readonly sizeScale: number;
+  /** NPCs observed by the last observe (slots in `active`), with their slots' generations then */
+  private observed = 0;
+  private obsMs = 0;
   /** Live-traffic speed governor (not part of GPUDrive; `vils eval` never uses it): per-slot limit, m/s. */
   private readonly maxSpeed: Float32Array;
   private readonly active: Int32Array;
@@ -155,7 +161,7 @@ export class TrafficEngine {
   private readonly prevX: Float32Array;
   private readonly prevY: Float32Array;
   private readonly prevYaw: Float32Array;
-  /** bumped whenever a slot changes hands, so a step never applies an action to an agent added during inference */
+  /** bumped whenever a slot changes hands, so apply never gives an action to an agent added after observe */
   private readonly generation: Uint32Array;
   private readonly activeGeneration: Uint32Array;
   /** 1 for slots added since the last step (no committed motion yet) */
@@ -164,7 +170,8 @@ export class TrafficEngine {
   private nextId = 1;
   readonly timings: StepTimings = { obs_ms: 0, inference_ms: 0, shield_ms: 0, dynamics_ms: 0, total_ms: 0, npcs: 0 };
 
-  constructor(map: SceneJson, readonly policy: PolicySession, opts: EngineOptions = {}) {
+  constructor(map: SceneJson, opts: EngineOptions = {}) {
+    this.sizeScale = opts.sizeScale ?? DEFAULT_SIZE_SCALE;
     this.maxNpcs = Math.min(opts.maxNpcs ?? MAX_NPCS, MAX_NPCS);
     const capacity = this.maxNpcs + (opts.maxExternal ?? 8);
     const roads = new RoadIndex(buildRoadEntities(map.roads, { x: 0, y: 0 }, { gpudriveCaps: false }));
@@ -173,9 +180,6 @@ export class TrafficEngine {
     this.lanes = new LaneNetwork(roads.entities, opts.laneGraph);
     this.shield = opts.shield ? new SafetyShield(capacity, roads, this.lanes, opts.shield, opts.reference) : null;
     this.shieldEnabled = this.shield !== null;
-    const rowsGraph = policy.graph === 'rows';
-    this.rows = rowsGraph ? policy.createRows(this.maxNpcs) : null;
-    this.obs = rowsGraph ? null : new Float32Array(this.maxNpcs * OBS_SIZE);
     this.active = new Int32Array(capacity);
     this.actions = new Int32Array(capacity);
     this.registered = new Uint8Array(capacity);
@@ -351,33 +355,33 @@ export class TrafficEngine {
     return s !== undefined && this.world.hitVehicle[s] === 1;
   }
 
-  /**
-   * One 10 Hz step: observations → one batched inference → movement, collisions, goals. NPCs that
-   * reached their goal are reported by `npcs()` with reachedGoal and leave the world on the next step.
-   * With a synchronous policy (the default) nothing in the step yields to the event loop: no socket or timer
-   * callback runs in the middle of it.
-   */
-  async step(): Promise<StepTimings> {
+  /** The first half of a policy step: the observations of every NPC still driving, into `input`. */
+  observe(input: PolicyInput): void {
     const t0 = performance.now();
     const n = this.sim.activeControlled(this.active);
+    if (n > input.capacity) throw new RangeError(`the policy input holds ${input.capacity} agents, ${n} NPCs drive`);
     for (let k = 0; k < n; k++) this.activeGeneration[k] = this.generation[this.active[k]];
-    const policy = this.policy;
-    const sync = policy.inference === 'sync';
-    let result: PolicyResult;
-    let t1: number;
-    if (this.rows) {
-      this.sim.observeRows(this.active, n, this.rows, policy.sizeScale);
-      t1 = performance.now();
-      result = sync ? policy.runRowsSync(this.rows) : await policy.runRows(this.rows);
-    } else {
-      this.sim.observe(this.active, n, this.obs!, policy.sizeScale);
-      t1 = performance.now();
-      const counts = this.sim.observations.rows;
-      result = sync ? policy.runSync(this.obs!, n, counts) : await policy.run(this.obs!, n, counts);
+    if (input.rows) this.sim.observeRows(this.active, n, input.rows, this.sizeScale);
+    else {
+      this.sim.observe(this.active, n, input.obs!, this.sizeScale);
+      input.counts = this.sim.observations.rows;
     }
-    const { actions, logits } = result;
+    input.n = n;
+    this.observed = n;
+    this.obsMs = performance.now() - t0;
+  }
+
+  /**
+   * The second half: the policy's result for the NPCs observed (actions, the shield over the logits, the speed
+   * governor and stop lines), then movement, collisions and goals. NPCs that reached their goal are reported by
+   * `npcs()` with reachedGoal and leave the world on the next step.
+   */
+  apply(result: PolicyResult, inferenceMs = 0): StepTimings {
+    const n = this.observed;
+    this.observed = 0;
     const t2 = performance.now();
-    // NPCs added or removed while the inference ran drive straight on this once (they were not observed)
+    const { actions, logits } = result;
+    // NPCs added or removed since observe drive straight on this once (they were not observed)
     this.actions.fill(NEUTRAL_ACTION);
     const shield = this.shieldEnabled ? this.shield : null;
     if (this.shield && !shield) this.shield.outcome.fill(0);
@@ -414,11 +418,11 @@ export class TrafficEngine {
     }
     const t3 = performance.now();
     const tm = this.timings;
-    tm.obs_ms = t1 - t0;
-    tm.inference_ms = t2 - t1;
+    tm.obs_ms = this.obsMs;
+    tm.inference_ms = inferenceMs;
     tm.shield_ms = t3s - t2;
     tm.dynamics_ms = t3 - t3s;
-    tm.total_ms = t3 - t0;
+    tm.total_ms = this.obsMs + inferenceMs + (t3 - t2);
     tm.npcs = n;
     return tm;
   }

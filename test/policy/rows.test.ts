@@ -34,17 +34,16 @@ async function loadPair(model: string): Promise<Pair> {
   const rows = await PolicySession.load(model);
   const full = await PolicySession.load(model, { graph: 'full' });
   expect(rows.graph).toBe('rows');
-  expect(rows.inference).toBe('sync');
   expect(full.graph).toBe('full');
   return { rows, full };
 }
 
 /** Compares both graphs on n observations: max |Δlogit|, differing logits (bits), differing actions. */
 function compare(p: Pair, obs: Float32Array, n: number): { maxDiff: number; bitDiffs: number; actionDiffs: number } {
-  const a = p.rows.runSync(obs, n);
+  const a = p.rows.run(obs, n);
   const logits = a.logits.slice();
   const actions = a.actions.slice();
-  const b = p.full.runSync(obs, n);
+  const b = p.full.run(obs, n);
   let maxDiff = 0, bitDiffs = 0, actionDiffs = 0;
   for (let k = 0; k < n * ACTION_COUNT; k++) {
     maxDiff = Math.max(maxDiff, Math.abs(logits[k] - b.logits[k]));
@@ -109,38 +108,16 @@ describe('rows graph vs full graph (random weights)', () => {
       expect(realRoadRows(obs, i * OBS_SIZE)).toBe(roads[i]);
     }
     expectSame(compare(p, obs, n), 'counts found');
-    const given = p.rows.runSync(obs, n, { partners, roads }).logits.slice();
-    const found = p.rows.runSync(obs, n).logits;
+    const given = p.rows.run(obs, n, { partners, roads }).logits.slice();
+    const found = p.rows.run(obs, n).logits;
     expect(Array.from(given)).toEqual(Array.from(found));
-    // the asynchronous path (onnxruntime-node's own run) computes the same
-    const slow = await PolicySession.load(model, { inference: 'async' });
-    expect(slow.inference).toBe('async');
-    expect(Array.from((await slow.run(obs, n, { partners, roads })).logits)).toEqual(Array.from(given));
-    await slow.release();
-  });
-
-  it("the rows graph in a worker thread ('worker' inference) computes the same, forks included", async () => {
-    const w = await PolicySession.load(model, { inference: 'worker' });
-    expect(w.inference).toBe('worker');
-    const fork = w.fork();
-    for (const [n, partners, roads] of [[7, 5, 37], [1, 0, 0], [63, 9, 137]]) {
-      const obs = randomObservations(n, 40 + n, partners, roads);
-      const want = p.rows.runSync(obs, n).logits.slice();
-      expect(Array.from((await w.run(obs, n)).logits)).toEqual(Array.from(want));
-      const rows = fork.createRows(n);
-      rows.packObservations(obs, n);
-      expect(Array.from((await fork.runRows(rows)).logits)).toEqual(Array.from(want));
-    }
-    expect(() => w.runSync(randomObservations(1, 1), 1)).toThrow(/worker thread/);
-    await fork.release();
-    await w.release();
   });
 
   it('a real row equal to the padding row may be counted as real: same result', () => {
     const obs = randomObservations(2, 9, 4, 10);
-    const lessCounted = p.rows.runSync(obs, 2, { partners: [4, 4], roads: [10, 10] }).logits.slice();
+    const lessCounted = p.rows.run(obs, 2, { partners: [4, 4], roads: [10, 10] }).logits.slice();
     // rows 4.. and 10.. are padding; counting some of them as real changes nothing
-    const moreCounted = p.rows.runSync(obs, 2, { partners: [20, 63], roads: [50, 200] }).logits;
+    const moreCounted = p.rows.run(obs, 2, { partners: [20, 63], roads: [50, 200] }).logits;
     expect(Array.from(moreCounted)).toEqual(Array.from(lessCounted));
   });
 
@@ -149,10 +126,10 @@ describe('rows graph vs full graph (random weights)', () => {
     const b = p.rows.fork();
     const oa = randomObservations(5, 21, 3, 60);
     const ob = randomObservations(7, 22, 30, 180);
-    const ra = a.runSync(oa, 5);
-    const rb = b.runSync(ob, 7);
-    const aloneA = p.full.runSync(oa, 5).logits.slice();
-    const aloneB = p.full.runSync(ob, 7).logits.slice();
+    const ra = a.run(oa, 5);
+    const rb = b.run(ob, 7);
+    const aloneA = p.full.run(oa, 5).logits.slice();
+    const aloneB = p.full.run(ob, 7).logits.slice();
     expect(Array.from(ra.logits)).toEqual(Array.from(aloneA));
     expect(Array.from(rb.logits)).toEqual(Array.from(aloneB));
     // rows written by one scene never reach the other's run
@@ -160,8 +137,8 @@ describe('rows graph vs full graph (random weights)', () => {
     rowsA.packObservations(oa, 5);
     const rowsB = new ObservationRows(8);
     rowsB.packObservations(ob, 7);
-    const x = a.runRowsSync(rowsA);
-    const y = b.runRowsSync(rowsB);
+    const x = a.runRows(rowsA);
+    const y = b.runRows(rowsB);
     expect(Array.from(x.logits)).toEqual(Array.from(aloneA));
     expect(Array.from(y.logits)).toEqual(Array.from(aloneB));
   });
@@ -172,8 +149,8 @@ describe('rows graph vs full graph (random weights)', () => {
     rows.addAgent(1, 1);
     rows.addAgent(1, 1);
     expect(() => rows.addAgent(1, 1)).toThrow(/at most 2 agents/);
-    expect(() => p.full.runRowsSync(rows)).toThrow(/full graph/);
-    expect(() => p.rows.runSync(new Float32Array(10), 1)).toThrow(/2984 needed/);
+    expect(() => p.full.runRows(rows)).toThrow(/full graph/);
+    expect(() => p.rows.run(new Float32Array(10), 1)).toThrow(/2984 needed/);
   });
 });
 
@@ -216,7 +193,7 @@ describe.skipIf(!have('shared'))('rows graph vs full graph on real observations 
         for (let k = 0; k < rows.roadRowsUsed * 13; k++) if (!Object.is(rows.roads[k], packed.roads[k])) rowErrors++;
         for (let k = 0; k < m * 6; k++) if (!Object.is(rows.ego[k], packed.ego[k])) rowErrors++;
         expectSame(compare(p, obs, m), `${name} step ${t}`);
-        const chosen = p.full.runSync(obs, m).actions;
+        const chosen = p.full.run(obs, m).actions;
         for (let k = 0; k < m; k++) actions[active[k]] = chosen[k];
         agentSteps += m;
         sim.step(actions);

@@ -18,8 +18,6 @@ import {
 import { FastClock } from './fast-clock.js';
 import { startServer } from '../helpers/server-fixture.js';
 
-// inputs arriving during policy steps are held and applied after them: what replay must make again exactly
-process.env.VILS_INFERENCE = 'async';
 
 const SIM_SECONDS = 45;
 let dir: string;

@@ -44,15 +44,13 @@ const builder = new NpcFrameBuilder();
 const used = () => v8.getHeapStatistics().used_heap_size;
 // the engine's step, measured around it less what a measurement costs (cells: bytes, cost, measuring)
 const engine = scene.engine;
-const engineStep = engine.step.bind(engine);
+// (observe, the inference call and apply: the policy step's three parts)
+const observe = engine.observe.bind(engine);
+const apply = engine.apply.bind(engine);
 const cell = new Float64Array(3);
-engine.step = async () => {
-  if (!cell[2]) return engineStep();
-  const h0 = used();
-  const r = await engineStep();
-  cell[0] += used() - h0 - cell[1];
-  return r;
-};
+let h0 = 0;
+engine.observe = (input) => { if (cell[2]) h0 = used(); observe(input); };
+engine.apply = (result, ms) => { const r = apply(result, ms); if (cell[2]) cell[0] += used() - h0 - cell[1]; return r; };
 cell[1] = Infinity;
 for (let i = 0; i < 20; i++) { const a = used(); const b = used(); cell[1] = Math.min(cell[1], b - a); }
 let k = 0;

@@ -6,6 +6,8 @@ import { OBS_SIZE, PARTNER_OFFSET, PolicySession, buildLateFusionOnnx, checkLate
 import { buildRoadEntities, loadMapFile, RoadIndex } from '../../src/map/index.js';
 import type { SceneJson } from '../../src/map/types.js';
 import { TrafficEngine } from '../../src/traffic/engine.js';
+import { PolicyInput } from '../../src/policy/input.js';
+import { stepPolicy } from '../../src/traffic/policy-step.js';
 import { Sim } from '../../src/traffic/sim.js';
 import { LaneNetwork } from '../../src/traffic/lanes.js';
 import { SeededRandom } from '../../src/util/random.js';
@@ -38,32 +40,44 @@ beforeAll(async () => {
 });
 afterAll(async () => policy?.release());
 
+function newEngine(map: SceneJson): TrafficEngine {
+  return new TrafficEngine(map, { sizeScale: policy.sizeScale });
+}
+const inputs = new WeakMap<TrafficEngine, PolicyInput>();
+/** One policy step as the live scene takes it: observe, the one inference call, apply. */
+function step(engine: TrafficEngine) {
+  let input = inputs.get(engine);
+  if (!input) inputs.set(engine, (input = new PolicyInput(policy, engine.maxNpcs)));
+  stepPolicy(engine, policy, input);
+  return engine.timings;
+}
+
 describe('live engine', () => {
   it('adds and removes NPCs between steps, up to 63', async () => {
-    const engine = new TrafficEngine(straightRoad, policy);
+    const engine = newEngine(straightRoad);
     const ids: number[] = [];
     for (let i = 0; i < 63; i++) ids.push(engine.addNpc({ x: -150 + 8 * i, y: -3.5, yaw: 0, speed: 5, goalX: 380, goalY: -3.5 }));
     expect(() => engine.addNpc({ x: 0, y: 0, yaw: 0, speed: 0, goalX: 1, goalY: 1 })).toThrow(/at most 63 NPCs/);
-    const t = await engine.step();
+    const t = step(engine);
     expect(t.npcs).toBe(63);
     expect(engine.removeNpc(ids[5])).toBe(true);
     expect(engine.removeNpc(ids[5])).toBe(false);
     expect(engine.npcCount).toBe(62);
     const id = engine.addNpc({ x: 300, y: 3.5, yaw: Math.PI, speed: 5, goalX: -100, goalY: 3.5 });
     expect(engine.npcs().map((n) => n.id)).toContain(id);
-    expect((await engine.step()).npcs).toBe(63);
+    expect((step(engine)).npcs).toBe(63);
     engine.removeAllNpcs();
     expect(engine.npcCount).toBe(0);
-    expect((await engine.step()).npcs).toBe(0);
+    expect((step(engine)).npcs).toBe(0);
   });
 
   it('never moves an injected external agent; NPCs observe it first and collisions with it are reported', async () => {
-    const engine = new TrafficEngine(straightRoad, policy);
+    const engine = newEngine(straightRoad);
     engine.setExternal('ego', { x: 20, y: -3.5, yaw: 0, speed: 0, length: 4.5, width: 2 });
     const id = engine.addNpc({ x: 0, y: -3.5, yaw: 0, speed: 15, goalX: 200, goalY: -3.5 });
     let hit = false;
     for (let k = 0; k < 30 && !hit; k++) {
-      await engine.step();
+      step(engine);
       hit = engine.externalCollided('ego');
       const w = engine.world;
       const ego = [...Array(w.count).keys()].find((s) => w.kind[s] === AgentKind.External)!;
@@ -79,17 +93,17 @@ describe('live engine', () => {
   });
 
   it('an NPC driving into a parked external car is flagged, and so is the car', async () => {
-    const engine = new TrafficEngine(straightRoad, policy);
+    const engine = newEngine(straightRoad);
     engine.setExternal('ego', { x: 3, y: -3.5, yaw: 0, speed: 0, length: 4.5, width: 2 });
     engine.addNpc({ x: 0, y: -3.5, yaw: 0, speed: 1, goalX: 200, goalY: -3.5 }); // overlapping already
-    await engine.step();
+    step(engine);
     expect(engine.externalCollided('ego')).toBe(true);
     expect(engine.npcs()[0].collided).toBe(true);
   });
 
   it('an injected ego appears in an NPC\'s partner block exactly as an identical NPC in its place would', () => {
     const observe = (withEgo: boolean): Float32Array => {
-      const engine = new TrafficEngine(straightRoad, policy);
+      const engine = newEngine(straightRoad);
       const other = { x: 25, y: -2.9, yaw: 0.12, speed: 6.5, length: 4.7, width: 1.9 };
       if (withEgo) engine.setExternal('ego', { ...other, collisionScale: 1 });
       engine.addNpc({ x: 0, y: -3.5, yaw: 0.03, speed: 9, goalX: 200, goalY: -3.5 });
@@ -123,7 +137,7 @@ describe('live engine', () => {
 describe('hot path allocation', () => {
   it.skipIf(!have('shared') || typeof globalThis.gc !== 'function')('observation building and the world step allocate nothing per step', () => {
     const { scene } = loadMapFile(join(SCENES_DIR, 'womd_00000-of-01000_402.json'));
-    const engine = new TrafficEngine(scene, policy);
+    const engine = newEngine(scene);
     const lanes = new LaneNetwork(engine.roads.entities);
     const rng = new SeededRandom(3);
     for (let i = 0; i < 63; i++) {
@@ -172,17 +186,17 @@ describe.skipIf(!have('shared'))('lane network', () => {
 
 describe('speed governor (live traffic only)', () => {
   it('keeps an NPC from accelerating past its limit, without touching its steering', async () => {
-    const engine = new TrafficEngine(straightRoad, policy);
+    const engine = newEngine(straightRoad);
     const id = engine.addNpc({ x: -150, y: -3.5, yaw: 0, speed: 12, goalX: 380, goalY: -3.5, maxSpeed: 10 });
     let max = 0;
     for (let k = 0; k < 40; k++) {
-      await engine.step();
+      step(engine);
       max = Math.max(max, engine.npcs().find((n) => n.id === id)!.speed);
     }
     expect(max).toBeLessThan(12.01); // started above the limit: never faster than that
     expect(engine.npcs().find((n) => n.id === id)!.speed).toBeLessThan(11.6);
     engine.setMaxSpeed(id, Infinity);
-    for (let k = 0; k < 40; k++) await engine.step();
+    for (let k = 0; k < 40; k++) step(engine);
     if (HAVE_SHARED) expect(engine.npcs().find((n) => n.id === id)?.speed ?? 99).toBeGreaterThan(11.6); // S75 speeds up towards a far goal
   });
 });

@@ -18,7 +18,6 @@
  *   vils_npc_steps_total{scene}, vils_npc_contact_steps_total{scene}, vils_npc_offroad_steps_total{scene}
  *   vils_ego_contact_steps_total{scene}, vils_npc_trips_total{scene,kind="started"|"reached_goal"|"abandoned"}
  *   vils_npc_shield_interventions_total{scene}   when the scene reports them (a safety shield)
- *   vils_held_inputs_total{scene}                inputs that waited for a policy step to finish
  *   vils_recording_bytes_total{scene}, vils_recording_dropped_total{scene}, vils_recording_pending_bytes{scene}
  *   vils_sim_time_seconds{scene}
  *   vils_access_refused_total{kind}              refusals and dropped input by reason, every scene together (the status's
@@ -87,7 +86,6 @@ export function createMetrics(hosts: readonly SceneHost[]): VilsMetrics {
   const egoContacts = counter('vils_ego_contact_steps_total', 'Ego-steps in contact with an NPC');
   const trips = counter('vils_npc_trips_total', 'NPC trips by outcome', ['scene', 'kind']);
   const shield = counter('vils_npc_shield_interventions_total', 'Safety-shield interventions on NPC actions (NPC-steps)', ['scene', 'kind']);
-  const held = counter('vils_held_inputs_total', 'Inputs that waited for a policy step to finish');
   const recBytes = counter('vils_recording_bytes_total', 'Bytes written to the recording (compressed)');
   const recDropped = counter('vils_recording_dropped_total', 'Messages the recorder dropped (disk too slow)');
   const recPending = gauge('vils_recording_pending_bytes', 'Bytes queued for the recording thread');
@@ -157,7 +155,6 @@ export function createMetrics(hosts: readonly SceneHost[]): VilsMetrics {
         totals.inc(trips, { ...l, kind: 'reached_goal' }, q.trips.reachedGoal);
         totals.inc(trips, { ...l, kind: 'abandoned' }, q.trips.abandoned);
         for (const [kind, n] of shieldCounts(q)) totals.inc(shield, { ...l, kind }, n);
-        totals.inc(held, l, host.inputs.heldInputs);
         const rec = host.attachments.get('recording') as SceneRecorder | undefined;
         if (rec) {
           totals.inc(recBytes, l, rec.writer.stats.bytesWritten);
