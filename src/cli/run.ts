@@ -18,6 +18,7 @@ import { parseArgs } from 'node:util';
 import { parse as parseYaml, stringify } from 'yaml';
 import { EgoCommsLink, Simulation, listMetrics, loadScenario, renderAttemptHtml, renderAttemptSvg, type AttemptResult } from '../scenario/index.js';
 import { createSystemClock } from '../time/clock.js';
+import { Pacer } from '../time/pacer.js';
 import { openAssetPort, sessionStatusJson, waitForAssets, type TimeJson } from '../time/index.js';
 import { type Command, UsageError } from './commands.js';
 
@@ -87,7 +88,6 @@ export const runCommand: Command = {
         link = await EgoCommsLink.open(sim.egos, scenario.run.comms, { now: () => sim.time() });
         log(`real time; comms ${scenario.run.comms?.name ?? '(none)'}: CMD on ${link.cmdPorts.join(', ') || 'no port'}`);
         const clock = createSystemClock({ spinS: 0.001 });
-        const start = clock.now();
         let stop = false;
         const onSignal = () => {
           stop = true;
@@ -96,10 +96,14 @@ export const runCommand: Command = {
         process.once('SIGTERM', onSignal);
         // realtime: the plants may use up to one period per advance (one left behind is reported lagging);
         // afap / lockstep: an asset may hold the run for up to one period per advance (paced, at most real time)
+        // on the shared Pacer's absolute schedule: a late tick advances by the periods it stands for (never a
+        // burst of ticks to catch up); held time is given up, so the run is at most real time
         const period = 0.01;
+        const pacer = new Pacer(period);
+        pacer.start(clock.now());
         while (!stop && !sim.done()) {
-          const next = sim.time() + period;
-          await clock.sleepUntil(start + next);
+          await clock.sleepUntil(pacer.due);
+          const next = sim.time() + period * pacer.begin(clock.now());
           await sim.world.advanceTo(scenario.duration > 0 ? Math.min(next, scenario.duration) : next, { budgetS: period, maxWaitS: period });
         }
         process.off('SIGINT', onSignal);

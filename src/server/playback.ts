@@ -23,6 +23,7 @@ import { loadWebBundle, webPlugin, type WebBundle } from './plugins/web.js';
 import { mapBounds } from '../scene/scene.js';
 import type { SceneHost } from './host.js';
 import { buildNpcStatesFrame } from './wire.js';
+import { createSystemClock, type Clock } from '../time/clock.js';
 
 export interface PlaybackOptions {
   speed?: number;
@@ -31,6 +32,8 @@ export interface PlaybackOptions {
   logLevel?: string | false;
   /** the web map's files (default: the built bundle, dist/web) */
   web?: WebBundle;
+  /** the clock frames are paced on (default: the system clock, timers only) */
+  clock?: Clock;
 }
 
 export interface Playback {
@@ -103,17 +106,15 @@ export async function createPlayback(path: string, opts: PlaybackOptions = {}): 
   }));
 
   let stopped = false;
-  let wake: (() => void) | null = null;
+  const clock = opts.clock ?? createSystemClock({ spinS: 0 });
+  const stopping = new AbortController();
   /** files of the session found cut short while playing (said once each, and in /api/status) */
   const partial: string[] = [];
   const partialTold = new Set<string>();
-  const sleep = (ms: number) => new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    wake = () => { clearTimeout(timer); resolve(); };
-  });
 
   const play = async () => {
     do {
+      // the recording's own timestamps are the schedule (its frames are not evenly spaced: pauses, rate changes)
       let first: { wall: number; at: number } | null = null;
       const onEnd = (file: string, end: { complete: boolean; trailingBytes: number }) => {
         if (end.complete || partialTold.has(file)) return;
@@ -125,10 +126,8 @@ export async function createPlayback(path: string, opts: PlaybackOptions = {}): 
         if (stopped) return;
         if (item.type !== 'message') continue;
         const rec = decodeJson<FrameRecord>(item.message.data);
-        const nowMs = performance.now();
-        if (!first) first = { wall: rec.wall_time, at: nowMs };
-        const dueMs = first.at + ((rec.wall_time - first.wall) * 1000) / speed;
-        if (dueMs > nowMs) await sleep(dueMs - nowMs);
+        if (!first) first = { wall: rec.wall_time, at: clock.now() };
+        await clock.sleepUntil(first.at + (rec.wall_time - first.wall) / speed, stopping.signal);
         if (stopped) return;
         const frame: PublishedFrame = { snapshot: frameSnapshot(rec, groups), state: rec.state, wallTimeS: (performance.timeOrigin + performance.now()) / 1000 };
         position = { frame: rec.f, sim_time_s: frame.snapshot.time, segment: item.segment };
@@ -144,7 +143,7 @@ export async function createPlayback(path: string, opts: PlaybackOptions = {}): 
     app, session, done, framesSent: () => sent,
     async close() {
       stopped = true;
-      (wake as (() => void) | null)?.();
+      stopping.abort();
       await done.catch(() => {});
       await fox.close();
       clients.closeAll();

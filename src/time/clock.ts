@@ -8,8 +8,8 @@ import { setImmediate as immediate, setTimeout as sleepMs } from 'node:timers/pr
 export interface Clock {
   /** Monotonic time [s]. */
   now(): number;
-  /** Resolves at (or just after) time t [s]. */
-  sleepUntil(t: number): Promise<void>;
+  /** Resolves at (or just after) time t [s], or as soon as `signal` aborts. */
+  sleepUntil(t: number, signal?: AbortSignal): Promise<void>;
 }
 
 export interface SystemClockOptions {
@@ -25,13 +25,19 @@ export function createSystemClock(opts: SystemClockOptions = {}): Clock {
   const spinMs = Math.max(0, (opts.spinS ?? 0.0015) * 1000);
   return {
     now: () => performance.now() / 1000,
-    async sleepUntil(t: number): Promise<void> {
-      for (;;) {
-        const remainingMs = (t - performance.now() / 1000) * 1000;
-        if (remainingMs <= 0) return;
-        if (spinMs === 0) await sleepMs(Math.ceil(remainingMs));
-        else if (remainingMs > spinMs) await sleepMs(Math.floor(remainingMs - spinMs));
-        else await immediate();
+    async sleepUntil(t: number, signal?: AbortSignal): Promise<void> {
+      const opts = signal ? { signal } : undefined;
+      try {
+        for (;;) {
+          if (signal?.aborted) return;
+          const remainingMs = (t - performance.now() / 1000) * 1000;
+          if (remainingMs <= 0) return;
+          if (spinMs === 0) await sleepMs(Math.ceil(remainingMs), undefined, opts);
+          else if (remainingMs > spinMs) await sleepMs(Math.floor(remainingMs - spinMs), undefined, opts);
+          else await immediate(undefined, opts);
+        }
+      } catch (err) {
+        if (!signal?.aborted) throw err; // an abort ends the sleep early; anything else is an error
       }
     },
   };
@@ -56,7 +62,8 @@ export class VirtualClock implements Clock {
     this.t += seconds;
   }
 
-  async sleepUntil(t: number): Promise<void> {
+  async sleepUntil(t: number, signal?: AbortSignal): Promise<void> {
+    if (signal?.aborted) return;
     if (t > this.t) this.t = t;
     await Promise.resolve();
   }

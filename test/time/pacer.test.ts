@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Pacer } from '../../src/time/pacer.js';
-import { VirtualClock } from '../../src/time/clock.js';
+import { VirtualClock, createSystemClock } from '../../src/time/clock.js';
 
 describe('Pacer: an absolute schedule', () => {
   it('tick k is due at t0 + k·period; lateness never shifts later ticks', () => {
@@ -44,5 +44,27 @@ describe('Pacer: an absolute schedule', () => {
     expect(clock.now()).toBeLessThan(0.1 + 50 * 0.05 + 50 * 0.02 + 1e-9);
     expect(p.stats.overruns).toBe(0);
     expect(() => p.setPeriod(0)).toThrow(/positive/);
+  });
+});
+
+describe('Clock.sleepUntil with an abort signal', () => {
+  it('the system clock ends a long sleep when the signal aborts (no timer left behind), and skips one already aborted', async () => {
+    for (const spinS of [0, 0.0015]) {
+      const clock = createSystemClock({ spinS });
+      const stop = new AbortController();
+      const sleeping = clock.sleepUntil(clock.now() + 3600, stop.signal);
+      setTimeout(() => stop.abort(), 10);
+      await sleeping; // an hour's sleep, ended by the abort (the test would time out otherwise)
+      await clock.sleepUntil(clock.now() + 3600, stop.signal);
+    }
+  });
+  it('the virtual clock does not move for an aborted sleep', async () => {
+    const clock = new VirtualClock(2);
+    const stop = new AbortController();
+    stop.abort();
+    await clock.sleepUntil(10, stop.signal);
+    expect(clock.now()).toBe(2);
+    await clock.sleepUntil(10);
+    expect(clock.now()).toBe(10);
   });
 });
