@@ -150,11 +150,15 @@ export async function startServe(argv: string[], overrides: ServeOverrides = {})
     const served = storyEgo !== undefined ? { ...scenario, egos: scenario.egos.slice(1) } : scenario;
     const story = scenario.story ? attachStory(server.host, scenario, [], { realEgo: storyEgo }) : null;
     if (served.egos.length > 0) {
-      sim = await attachSimEgos(server.host, served, { log: (msg) => server.app.log.info(msg), onExit: () => exit() });
-      if (story && storyEgo === undefined) story.useSimEgos(sim.egos);
-      await server.app.register(ioPlugin, { ports: sim.link.dataPort });
-      server.app.log.info(`scenario ${scenario.name}: simulated egos ${sim.egos.map((e) => `${e.id} (${e.spec.level}, ${e.spec.driver.kind})`).join(', ')}${sim.link.cmdPorts.length ? `; VDS1 CMD on ${sim.link.cmdPorts.join(', ')}` : ''}; JSON data port /api/io; ` +
-        (scenario.duration > 0 ? `duration ${scenario.duration} s, then ${scenario.atEnd} (at_end)` : 'duration 0: until stopped'));
+      // in realtime on the system clock the plants and their UDP I/O run in a thread of their own
+      // (src/server/sim-ego-thread.ts); a test case's simulated egos stay in-process (its story reads their plants
+      // at each policy step), and VILS_SIM_EGO_THREAD=off keeps them there too (a comparison, a diagnosis)
+      const thread = overrides.clock === undefined && !(story && storyEgo === undefined) && process.env.VILS_SIM_EGO_THREAD !== 'off';
+      sim = await attachSimEgos(server.host, served, { log: (msg) => server.app.log.info(msg), logger: server.app.log, onExit: () => exit(), thread });
+      if (story && storyEgo === undefined) story.useSimEgos(sim.inProcess!.egos);
+      await server.app.register(ioPlugin, { ports: sim.ports });
+      server.app.log.info(`scenario ${scenario.name}: simulated egos ${sim.specs.map((e) => `${e.id} (${e.level}, ${e.driver.kind})`).join(', ')}${sim.cmdPorts.length ? `; VDS1 CMD on ${sim.cmdPorts.join(', ')}` : ''}; JSON data port /api/io; ` +
+        (scenario.duration > 0 ? `duration ${scenario.duration} s, then ${scenario.atEnd} (at_end)` : 'duration 0: until stopped') + (sim.thread ? '; their plants and UDP I/O in a thread of their own' : ''));
     } else await server.host.runner.reset(); // the test case joins the conductor (the real car is its only ego)
     if (story) server.app.log.info(`test case ${scenario.name}: ${storyEgo !== undefined ? `the real car ${storyEgo} plays ${scenario.egos[0]?.id}; arm an attempt with POST /api/story/arm or the web map's test panel` : `the simulated ego ${scenario.egos[0]?.id} under test; an attempt is armed at every reset`}; GET /api/story`);
   }

@@ -46,18 +46,21 @@ export interface UnknownVehicle {
   vehicles: number[];
 }
 
+/** A value now, or later (vehicles in another thread answer through a message: src/server/sim-ego-thread.ts). */
+export type Awaitable<T> = T | Promise<T>;
+
 /** The vehicle ports of a running co-simulation, as the JSON data port sees them. */
 export interface VehiclePorts {
   vehicleIds(): number[];
   /** The vehicle a request without `vehicle` addresses (the first of the fleet). */
   liveVehicle(): number;
   /** POST /api/io: writes the given keys into that vehicle's command; returns the snapshot, or an error. */
-  command(cmd: IoCommand): Record<string, unknown> | UnknownVehicle;
+  command(cmd: IoCommand): Awaitable<Record<string, unknown> | UnknownVehicle>;
   /** GET /api/io: the state snapshot (the live vehicle's fields at the top, every vehicle under `fleet`). */
-  snapshot(): Record<string, unknown>;
-  targets(): TargetsView;
+  snapshot(): Awaitable<Record<string, unknown>>;
+  targets(): Awaitable<TargetsView>;
   /** PUT /api/io/targets: applies the patch to one vehicle's telemetry; returns the new view, or an error. */
-  setTargets(patch: TargetsPatch): TargetsView | UnknownVehicle;
+  setTargets(patch: TargetsPatch): Awaitable<TargetsView | UnknownVehicle>;
 }
 
 export function isUnknownVehicle(x: unknown): x is UnknownVehicle {

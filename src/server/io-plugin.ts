@@ -1,5 +1,6 @@
 /**
- * The JSON data port (VDSim's GUI data port, spec §4) as a fastify plugin, over any VehiclePorts (src/cosim):
+ * The JSON data port (VDSim's GUI data port, spec §4) as a fastify plugin, over any VehiclePorts (src/cosim) — in
+ * this thread, or answered by the simulated egos' own thread (src/server/sim-ego-thread.ts):
  *
  *   POST /api/io            {vehicle?, throttle?, brake?, steer?} → that vehicle's command; replies with the state
  *   GET  /api/io            the state snapshot (VDSim: GET /api/io and /api/state)
@@ -134,7 +135,7 @@ export const ioPlugin: FastifyPluginAsync<IoPluginOptions> = async (app, opts) =
         throw new TargetError(`body/targets/${i}/ip ${ip} is outside loopback and not in this server's allow-list${allow.entries.length ? ` (${allow.entries.join(', ')})` : ''}: telemetry goes only where the operator allowed (vils realtime --allow)`);
       }
     }
-    const r = ports.setTargets(req.body ?? {});
+    const r = await ports.setTargets(req.body ?? {});
     return isUnknownVehicle(r) ? r : { ok: true, ...r };
   };
   const targetsRoute = { schema: { tags, summary: "set one vehicle's UDP JSON telemetry", body: targetsPatchSchema, response: { 200: targetsViewSchema } } };

@@ -1,6 +1,8 @@
 /**
- * Tells the log what the status counters would only show when asked: loop overruns and frames dropped for
- * slow clients, as one warning per scene every few seconds while they happen.
+ * Tells the log what the status counters would only show when asked: loop overruns, frames dropped for slow
+ * clients, and what an attachment says lags (a served scenario's simulated egos: their thread's late ticks, the
+ * main thread taking their reports late, a thread that died), as one warning per scene every few seconds while
+ * they happen.
  */
 import type { Logger, SceneHost } from './host.js';
 
@@ -22,6 +24,10 @@ export function watchLoops(hosts: readonly SceneHost[], log: Pick<Logger, 'warn'
         log.warn({ scene: h.name, dropped_frames: dropped - prev.dropped }, `${dropped - prev.dropped} frames dropped for slow clients in the last ${everyMs / 1000} s in scene ${h.name} (they read slower than ${h.serving.publish_hz} Hz)`);
       }
       last[i] = { overruns: s.overruns, skipped: s.skippedTicks, dropped };
+      for (const [name, a] of h.attachments) {
+        const line = a.health?.();
+        if (line) log.warn({ scene: h.name, attachment: name }, `${line} (scene ${h.name})`);
+      }
     }
   }, everyMs);
   timer.unref();

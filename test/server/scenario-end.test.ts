@@ -110,7 +110,7 @@ describe('vils serve --scenario: the scenario\'s duration and at_end', () => {
     expect(st.sim_egos).toMatchObject({ duration_s: 2, at_end: 'pause', loops: 0, end: { at_s: 2, action: 'pause', message: 'scenario duration 2 s reached: paused' } });
     expect(host.runner.ended).toBe(true);
     // the plant stopped with the scene, at the duration
-    expect(s.sim!.egos[0].time).toBeCloseTo(2, 9);
+    expect(s.sim!.inProcess!.egos[0].time).toBeCloseTo(2, 9);
     // the frames: paused, at the duration, the ego live
     const c = new TestClient(`${s.address.replace(/^http/, 'ws')}/ws/vils/stream`);
     clients.push(c);
@@ -171,7 +171,7 @@ describe('vils serve --scenario: the scenario\'s duration and at_end', () => {
     const host = s.server.host;
     const events: SceneEvent[] = [];
     host.scene.on((e) => events.push(e));
-    const ego = s.sim!.egos[0];
+    const ego = s.sim!.inProcess!.egos[0]; // (a virtual clock keeps the plants in-process)
     // each plant step now "takes" 20 ms of the clock: 2–3 steps of 5 ms in a tick's 50 ms budget, so it falls behind
     const step = ego.advanceTo.bind(ego);
     ego.advanceTo = ((...a: Parameters<typeof ego.advanceTo>) => {
