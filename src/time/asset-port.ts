@@ -10,7 +10,7 @@ import type { TimeSettings } from './settings.js';
 /** Opens the UDP port when the settings give one (null otherwise). Rejects with the reason when it cannot bind. */
 export async function openAssetPort(hub: AssetHub, s: TimeSettings): Promise<{ server: AssetServer; port: number } | null> {
   if (s.asset_port === null) return null;
-  const server = new AssetServer({ runner: hub, host: s.asset_host, port: s.asset_port, timeoutMs: Math.round(s.asset_timeout_s * 1000) });
+  const server = new AssetServer({ hub, host: s.asset_host, port: s.asset_port, timeoutMs: Math.round(s.asset_timeout_s * 1000) });
   try {
     const addr = await server.start();
     return { server, port: addr.port };

@@ -1,24 +1,23 @@
 /**
  * The UDP endpoint of the external-asset protocol (asset-protocol.ts): binds a socket, turns datagrams into
- * attach / report / remove calls on an AssetHub (a ConductorRunner, or a session's TimeSession), answers every
- * report with Tc and pushes Tc to every asset when it changes. It does not drive the core: the caller does
- * (runner.run(), session.advance()). Bad datagrams are dropped
- * and counted by reason; nothing a peer sends can throw out of the socket handler.
+ * attach / report / remove calls on an AssetHub (a TimeSession), answers every report with Tc and pushes Tc to
+ * every asset when it changes. It does not drive the core: the session's driver does (session.advance() in the
+ * caller's loop, or runSession). Bad datagrams are dropped and counted by reason; nothing a peer sends can throw
+ * out of the socket handler.
  */
 import { createSocket, type RemoteInfo, type Socket } from 'node:dgram';
 import type { AddressInfo } from 'node:net';
 import { JoinError } from './conductor.js';
-import type { RunnerEvent } from './conductor-runner.js';
-import type { AssetHub } from './session.js';
+import type { AssetHub, RunnerEvent } from './session-types.js';
 import { DEFAULT_ASSET_PORT, type DropReason, type ServerMessage, decodeClientMessage, encodeServerMessage } from './asset-protocol.js';
 
 export interface AssetServerOptions {
-  readonly runner: AssetHub;
+  readonly hub: AssetHub;
   /** Default 127.0.0.1: the protocol has no authentication, bind wider only on a trusted network. */
   readonly host?: string;
   /** Default DEFAULT_ASSET_PORT (47800); 0 picks a free port. */
   readonly port?: number;
-  /** Advertised to assets: the time out after which a silent asset is removed [ms] (the runner's assetTimeoutS). */
+  /** Advertised to assets: the time out after which a silent asset is removed [ms] (the session's assetTimeoutS). */
   readonly timeoutMs: number;
   /** Advertised heartbeat interval [ms] (default timeoutMs / 4). */
   readonly heartbeatMs?: number;
@@ -42,7 +41,7 @@ interface Peer {
 }
 
 export class AssetServer {
-  private readonly runner: AssetHub;
+  private readonly hub: AssetHub;
   private readonly host: string;
   private readonly port: number;
   private readonly timeoutMs: number;
@@ -55,7 +54,7 @@ export class AssetServer {
   readonly stats: AssetServerStats = { received: 0, sent: 0, dropped: {}, registered: 0, removed: {} };
 
   constructor(opts: AssetServerOptions) {
-    this.runner = opts.runner;
+    this.hub = opts.hub;
     this.host = opts.host ?? '127.0.0.1';
     this.port = opts.port ?? DEFAULT_ASSET_PORT;
     this.timeoutMs = opts.timeoutMs;
@@ -83,8 +82,8 @@ export class AssetServer {
         resolve();
       });
     });
-    this.unsubscribe.push(this.runner.onTc((tc) => this.pushTc(tc)));
-    this.unsubscribe.push(this.runner.onEvent((e) => this.onRunnerEvent(e)));
+    this.unsubscribe.push(this.hub.onTc((tc) => this.pushTc(tc)));
+    this.unsubscribe.push(this.hub.onEvent((e) => this.onHubEvent(e)));
     return s.address();
   }
 
@@ -105,7 +104,7 @@ export class AssetServer {
     const d = decodeClientMessage(buf);
     if (!d.ok) return this.drop(d.reason);
     const m = d.msg;
-    const c = this.runner.conductor;
+    const c = this.hub.conductor;
     const peer = this.peers.get(m.name);
     const samePeer = peer !== undefined && peer.address === from.address && peer.port === from.port;
     switch (m.type) {
@@ -117,7 +116,7 @@ export class AssetServer {
         if (peer || c.has(m.name)) return this.send(from, { type: 'error', reason: 'name_taken', detail: `an asset named ${m.name} is already present` });
         if (this.peers.size >= this.maxAssets) return this.send(from, { type: 'error', reason: 'too_many_assets', detail: `this server takes at most ${this.maxAssets} assets` });
         try {
-          this.runner.attach(m.name, { stepUs: m.stepUs, kind: m.kind });
+          this.hub.attach(m.name, { stepUs: m.stepUs, kind: m.kind });
         } catch (err) {
           if (err instanceof JoinError) return this.send(from, { type: 'error', reason: err.reason, detail: err.message });
           throw err;
@@ -132,7 +131,7 @@ export class AssetServer {
           return this.send(from, { type: 'error', reason: 'not_registered', detail: `no asset named ${m.name}: register first` });
         }
         if (!samePeer) return this.drop('wrong_address');
-        const r = this.runner.report(m.name, m.timeUs, m.held);
+        const r = this.hub.report(m.name, m.timeUs, m.held);
         // always answered (the answer is the asset's heartbeat reply); a count-up it allows is pushed after
         return this.send(from, { type: 'tc', tcUs: c.timeUs, timeUs: r.timeUs, seq: ++this.seq, ...(r.accepted ? {} : { refused: r.reason }) });
       }
@@ -143,14 +142,14 @@ export class AssetServer {
         }
         if (!samePeer) return this.drop('wrong_address');
         this.peers.delete(m.name);
-        this.runner.remove(m.name, 'left');
+        this.hub.remove(m.name, 'left');
         return this.send(from, { type: 'left', name: m.name });
       }
     }
   }
 
   private sendRegistered(name: string, to: Peer): void {
-    const c = this.runner.conductor;
+    const c = this.hub.conductor;
     const st = c.assetStatus(name);
     if (!st) return;
     this.send(to, {
@@ -160,11 +159,11 @@ export class AssetServer {
   }
 
   private pushTc(tcUs: number): void {
-    const c = this.runner.conductor;
+    const c = this.hub.conductor;
     for (const [name, peer] of this.peers) this.send(peer, { type: 'tc', tcUs, timeUs: c.assetTimeUs(name) ?? NaN, seq: ++this.seq });
   }
 
-  private onRunnerEvent(e: RunnerEvent): void {
+  private onHubEvent(e: RunnerEvent): void {
     if (e.type !== 'left') return;
     const peer = this.peers.get(e.name);
     if (!peer) return;

@@ -2,7 +2,8 @@
  * Assets as worker threads that share their times with the conductor through shared memory, as Hakoniwa's
  * assets do on one host: each worker counts up by the asset rule against Tc in a SharedArrayBuffer (blocking
  * on Atomics.wait while it is retained) and publishes Ti there; the main thread feeds the published times to a
- * ConductorRunner as reports and writes Tc back on every change. This is what `vils time-grid` measures.
+ * TimeSession as an external asset's reports, runs it with runSession (greedy or paced) and writes Tc back on
+ * every change. This is what `vils time-grid` measures.
  *
  * Layout (Int32Array over the buffer, times in µs, so a run is limited to 2^31 µs ≈ 35 min):
  *   [TC] Tc   [REPORTS] count of reports (the main thread waits on it)   [GEN] sample generation (workers
@@ -10,8 +11,8 @@
  */
 import { Worker } from 'node:worker_threads';
 import { createSystemClock } from './clock.js';
-import { Conductor } from './conductor.js';
-import { ConductorRunner } from './conductor-runner.js';
+import { runSession } from './run-session.js';
+import { TimeSession } from './session.js';
 
 /** Atomics.waitAsync (V8, Node ≥ 16; typed only from lib ES2024). */
 const waitAsync = (Atomics as unknown as {
@@ -40,7 +41,7 @@ export interface ShmCellOptions {
 
 export interface ShmSample {
   readonly wallS: number;
-  /** Violations: the runner's checks after every report and count-up, an independent recomputation at every change of Tc, and the workers' own (a.2) checks. */
+  /** Violations: the session's checks after every report and count-up, an independent recomputation at every change of Tc, and the workers' own (a.2) checks. */
   readonly violations: number;
   readonly checks: number;
   /** Tc − Ti over every asset at every progressing core count-up [µs]. */
@@ -124,14 +125,15 @@ export async function runShmCell(o: ShmCellOptions): Promise<ShmSample[]> {
 }
 
 async function runSample(o: ShmCellOptions, a: Int32Array, n: number, endUs: number): Promise<ShmSample> {
-  const c = new Conductor({ mode: 'afap', coreStepUs: o.stepUs, dmaxUs: o.dmaxUs });
-  const runner = new ConductorRunner(c, { endUs, speed: o.speed, assetTimeoutS: Infinity, clock: createSystemClock({ spinS: 0 }) });
+  // no timeout: a worker is never silent for long, and the grid must not lose one to a starved main thread
+  const session = new TimeSession({ mode: 'afap', coreStepUs: o.stepUs, dmaxUs: o.dmaxUs, assetTimeoutS: Infinity, clock: createSystemClock({ spinS: 0 }) });
+  const c = session.conductor;
   Atomics.store(a, TC, 0);
   for (let i = 0; i < 3 * n; i++) Atomics.store(a, HEADER + i, 0);
   const names = Array.from({ length: n }, (_, i) => `w${i}`);
-  for (const name of names) runner.attach(name, { stepUs: o.stepUs });
+  for (const name of names) session.attach(name, { stepUs: o.stepUs });
   let independent = 0;
-  runner.onTc((tc) => {
+  session.onTc((tc) => {
     Atomics.store(a, TC, tc);
     Atomics.notify(a, TC);
     let lo = Infinity;
@@ -143,7 +145,7 @@ async function runSample(o: ShmCellOptions, a: Int32Array, n: number, endUs: num
     }
     if (hi > tc || tc > lo + o.dmaxUs || hi - lo > o.dmaxUs) independent++;
   });
-  // the pump: feed every newly published Ti to the runner as a report
+  // the pump: feed every newly published Ti to the session as a report
   let pumping = true;
   const last = new Array<number>(n).fill(0);
   const pump = (async () => {
@@ -153,7 +155,7 @@ async function runSample(o: ShmCellOptions, a: Int32Array, n: number, endUs: num
         const t = Atomics.load(a, HEADER + i);
         if (t !== last[i]) {
           last[i] = t;
-          runner.report(names[i], t, Atomics.load(a, HEADER + 2 * n + i));
+          session.report(names[i], t, Atomics.load(a, HEADER + 2 * n + i));
         }
       }
       const w = waitAsync(a, REPORTS, seen, 50);
@@ -161,7 +163,7 @@ async function runSample(o: ShmCellOptions, a: Int32Array, n: number, endUs: num
     }
   })();
   const t0 = performance.now();
-  const running = runner.run();
+  const running = runSession(session, { endUs, speed: o.speed });
   Atomics.add(a, GEN, 1);
   Atomics.notify(a, GEN);
   const sum = await running;

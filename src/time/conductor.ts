@@ -1,7 +1,8 @@
 /**
  * The time conductor: Hakoniwa's simulation-time synchronisation (../shared/spec/time-sync.md) as a pure core.
- * No clock, no I/O, no timers: a runner (conductor-runner.ts, asset-server.ts, the time-grid benchmark) decides
- * *when* participants count up; this file decides *what* a count-up does.
+ * No clock, no I/O, no timers: its one hub, the session (session.ts, with asset-server.ts for the assets in other
+ * processes and run-session.ts for sessions without a loop of their own), decides *when* participants count up;
+ * this file decides *what* a count-up does.
  *
  * Model. One core time Tc and assets i with times Ti, all integer microseconds. The core has a step ΔTc, each
  * asset its own step ΔTi, a multiple of ΔTc and at most dmax. Every count-up either progresses (adds its step)
@@ -43,7 +44,7 @@
  *     A lagging asset that catches up is in sync again; nothing is removed for lagging. Wall-clock assets fed
  *     by one wall clock stay within the larger of their steps (≤ dmax) of each other; if one of several stops
  *     reporting (a dropped GNSS stream) while another drags Tc on, the (c.2)/(a.5) breach among them is
- *     likewise reported by checkInvariants(), not prevented, and the runner's timeout removes the silent one.
+ *     likewise reported by checkInvariants(), not prevented, and the session's timeout removes the silent one.
  *
  * Reports. An asset in another thread or process applies the asset rule itself and reports its new time
  * (report()). The conductor accepts a report only if it is on the asset's grid, not behind its current time,
@@ -278,7 +279,7 @@ export class Conductor {
     return final;
   }
 
-  /** Would the asset progress if it counted up now? (The in-process runner asks before it runs the step.) */
+  /** Would the asset progress if it counted up now? (The session asks before it runs an in-process step.) */
   mayProgress(name: string): boolean {
     const a = this.need(name);
     return a.kind === 'wallclock' || assetMayProgress(a.timeUs, a.stepUs, this.tc);

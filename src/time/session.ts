@@ -4,15 +4,15 @@
  * UDP protocol (asset-server.ts takes a session as its AssetHub), and a cooperative driver, advance(target),
  * that the caller's own loop calls: the live scene runner once per tick, `vils run` once per chunk.
  *
- * Why not ConductorRunner (conductor-runner.ts)? That runner gives every in-process asset its own async loop
- * and its own core loop on a Pacer: right for independent simulators, but the order in which the loops
- * interleave is then up to the event loop, and the VILS loops already have a clock and a pacer of their own.
- * Here the caller owns the loop, in-process assets step one after another in a fixed order, and the core
- * counts up between them, by the same rules. Assets may add data dependencies (`ready`), which the rule alone
- * does not express: the world's policy step at s needs every simulated ego's report at exactly s, and an ego
- * needs the world's step at the last 0.1 s boundary before it ticks on (src/scenario/assets.ts). With them, a
- * session's results do not depend on the order in which its assets happen to step, so a scenario stays
- * bit-for-bit deterministic under the conductor.
+ * It is the one hub around the Conductor: every loop that runs a session goes through it. A caller with a loop
+ * of its own (the live scene, `vils run`, `vils realtime`) calls advance(); one without (the shared-memory cells
+ * of `vils time-grid`, tests with external assets) hands the session to runSession (run-session.ts), which
+ * loops advance() greedily, paced or on the wall clock. In-process assets step one after another in a fixed
+ * order and the core counts up between them, by the rules: the order never depends on the event loop. Assets
+ * may add data dependencies (`ready`), which the rule alone does not express: the world's policy step at s
+ * needs every simulated ego's report at exactly s, and an ego needs the world's step at the last 0.1 s boundary
+ * before it ticks on (src/scenario/assets.ts). With them, a session's results do not depend on the order in
+ * which its assets happen to step, so a scenario stays bit-for-bit deterministic under the conductor.
  *
  * Modes (conductor.ts):
  *   - afap / lockstep: advance(target) steps in-process assets and counts the core up to `target` as the rule
@@ -20,72 +20,23 @@
  *     then returns short of the target, `held`). A caller pacing by the wall clock passes the wall clock's time
  *     as the target (at most real time, slower when an asset holds the core); a greedy one passes the end.
  *   - realtime: a wall-clock asset (`wallName`) is dragged to the target first, so the core follows the caller's
- *     clock and nothing ever holds it; in-process assets then step up to Tc. A `detachable` asset (a simulated
+ *     clock and nothing ever holds it; in-process assets then step up to Tc. With `wallName: null` the session
+ *     has no wall clock of its own (its wall-clock assets join over the protocol): the core counts up to the
+ *     target by the rule, which in realtime only wall-clock assets can hold. A `detachable` asset (a simulated
  *     ego) steps only within the advance's wall-time budget; one left behind by more than dmax is lagging, and
  *     `waitsFor(name)` tells its dependents not to wait for it but to use its last output (extrapolated). The
  *     NPC world is not detachable: the frame is its output, so the tick runs its step as it always did.
  *
  * Held counts: a count-up an asset could not make because of the rule is counted once per value of Tc (an asset
- * that waits through three changes of Tc was held three times), like ConductorRunner's asset loops.
+ * that waits through three changes of Tc was held three times), as an external asset counts its own.
  */
 import type { Clock } from './clock.js';
 import { systemClock } from './clock.js';
-import { Conductor, type AssetKind, type AssetStatus, type ConductorMode, type ConductorStatus, type ReportResult, type Violation } from './conductor.js';
-import type { RunnerEvent } from './conductor-runner.js';
+import { Conductor, type AssetKind, type AssetStatus, type ConductorMode, type ReportResult } from './conductor.js';
+import type { AdvanceOptions, AdvanceResult, AssetHub, RunnerEvent, SessionAsset, SessionStatus, TimeSessionOptions } from './session-types.js';
 import { ConductorWatch } from './watch.js';
 
-/** What the external-asset server needs of whoever holds the conductor (ConductorRunner and TimeSession both are one). */
-export interface AssetHub {
-  readonly conductor: Conductor;
-  attach(name: string, opts: { stepUs: number; kind?: AssetKind }): AssetStatus;
-  report(name: string, timeUs: number, held?: number): ReportResult;
-  remove(name: string, reason?: string): void;
-  onTc(fn: (tcUs: number) => void): () => void;
-  onEvent(fn: (e: RunnerEvent) => void): () => void;
-}
-
-export interface SessionAsset {
-  readonly name: string;
-  /** ΔTi [µs]: a multiple of the core step, at most dmax (in lockstep: the core step). */
-  readonly stepUs: number;
-  /** Data dependencies beyond the rule: may the step from `fromUs` run now? (default: yes) */
-  ready?(fromUs: number): boolean;
-  /** Simulates (fromUs, toUs]. */
-  step(fromUs: number, toUs: number): void | Promise<void>;
-  /** realtime: may it be left behind when the advance's budget is spent? (default true) */
-  readonly detachable?: boolean;
-}
-
-export interface TimeSessionOptions {
-  readonly mode: ConductorMode;
-  /** ΔTc [µs] */
-  readonly coreStepUs: number;
-  /** dmax [µs] (lockstep: the core step, may be omitted) */
-  readonly dmaxUs?: number;
-  readonly clock?: Clock;
-  /** An external asset silent for longer than this is removed ('timeout'); default 2 s. */
-  readonly assetTimeoutS?: number;
-  /** realtime: the wall-clock asset the caller's clock drives (default 'wall-clock'); none in other modes. */
-  readonly wallName?: string;
-  /** Check the invariants after every count-up (default true); violations are counted and reported as events. */
-  readonly checkInvariants?: boolean;
-}
-
-export interface AdvanceOptions {
-  /** afap / lockstep: wait at most this long for external assets [s] (default Infinity). realtime never waits. */
-  readonly maxWaitS?: number;
-  /** realtime: wall time detachable in-process assets may use in this advance [s] (default Infinity). */
-  readonly budgetS?: number;
-}
-
-export interface AdvanceResult {
-  /** Tc after the advance [µs] */
-  readonly tcUs: number;
-  /** afap / lockstep: Tc stopped short of the target because assets held the core */
-  readonly held: boolean;
-  /** time spent waiting for external assets [s] */
-  readonly waitedS: number;
-}
+export type { AdvanceOptions, AdvanceResult, AssetHub, RunnerEvent, SessionAsset, SessionStatus, TimeSessionOptions } from './session-types.js';
 
 interface InProcess {
   readonly asset: SessionAsset;
@@ -100,9 +51,10 @@ interface External {
 export class TimeSession implements AssetHub {
   readonly mode: ConductorMode;
   readonly wallName: string | null;
+  /** the clock of the session's timeouts, waits and budgets (runSession's default) */
+  readonly clock: Clock;
   private c: Conductor;
   private readonly opts: TimeSessionOptions;
-  private readonly clock: Clock;
   private readonly timeoutS: number;
   private readonly inProcess: InProcess[] = [];
   private readonly externals = new Map<string, External>();
@@ -112,6 +64,9 @@ export class TimeSession implements AssetHub {
   private readonly eventListeners = new Set<(e: RunnerEvent) => void>();
   private readonly watch: ConductorWatch;
   private wake: (() => void) | undefined;
+  /** the pending sleep of waitForChange and when it ends [s] (reused: one timer, not one per wait) */
+  private sleeping: Promise<void> | undefined;
+  private sleepingUntil = -Infinity;
   private budgetSpent = false;
   private lastTc = 0;
   /** advances that ended short of their target (afap / lockstep) and their wait [s] */
@@ -125,7 +80,7 @@ export class TimeSession implements AssetHub {
     this.clock = opts.clock ?? systemClock;
     this.timeoutS = opts.assetTimeoutS ?? 2;
     this.watch = new ConductorWatch(opts.checkInvariants ?? true, (e) => this.emit(e));
-    this.wallName = opts.mode === 'realtime' ? (opts.wallName ?? 'wall-clock') : null;
+    this.wallName = opts.mode === 'realtime' ? (opts.wallName === undefined ? 'wall-clock' : opts.wallName) : null;
     this.c = this.fresh();
   }
 
@@ -215,6 +170,7 @@ export class TimeSession implements AssetHub {
     this.externals.set(name, { lastHeardS: this.clock.now() });
     this.emit({ type: 'joined', name, status: st });
     this.afterChange();
+    this.wake?.();
     return st;
   }
 
@@ -305,7 +261,7 @@ export class TimeSession implements AssetHub {
         return { tcUs: c.timeUs, held: true, waitedS: waited };
       }
       const t0 = this.clock.now();
-      await this.waitForExternal(Math.min(left, this.sweepPeriodS()));
+      await this.waitForChange(Math.min(left, this.sweepPeriodS()));
       const dt = this.clock.now() - t0;
       waited += dt;
       this.waitedS += dt;
@@ -315,15 +271,15 @@ export class TimeSession implements AssetHub {
 
   private async advanceRealtime(targetUs: number, budgetS: number): Promise<AdvanceResult> {
     const c = this.c;
-    const wall = this.wallName as string;
     const step = c.coreStepUs;
     const to = Math.floor(targetUs / step) * step;
-    const at = c.assetTimeUs(wall) ?? 0;
-    // the wall clock jumps to the target in one report (= a run of count-ups, each legal): it drags Tc along
-    if (to > at) {
-      c.report(wall, to, { atS: this.clock.now() });
-      this.afterChange();
-    }
+    if (this.wallName) {
+      // the wall clock jumps to the target in one report (= a run of count-ups, each legal): it drags Tc along
+      if (to > (c.assetTimeUs(this.wallName) ?? 0)) {
+        c.report(this.wallName, to, { atS: this.clock.now() });
+        this.afterChange();
+      }
+    } else while (c.timeUs + step <= to && c.countUpCore()) this.afterChange();
     if (c.timeUs !== this.lastTc) this.notifyTc();
     this.budgetSpent = false;
     const deadline = Number.isFinite(budgetS) ? this.clock.now() + budgetS : Infinity;
@@ -365,18 +321,31 @@ export class TimeSession implements AssetHub {
     return moved;
   }
 
-  private waitForExternal(s: number): Promise<void> {
+  /**
+   * Resolves when an external asset joins, reports progress or is removed, or after maxS [s] at the latest:
+   * advance() waits here for external assets, and so does a driver with nothing else to do (runSession). One
+   * waiter at a time.
+   */
+  waitForChange(maxS: number): Promise<void> {
     return new Promise<void>((resolve) => {
       let done = false;
       const finish = () => {
         if (done) return;
         done = true;
-        this.wake = undefined;
+        if (this.wake === finish) this.wake = undefined; // an earlier waiter's late timer must not unhook a later one
         resolve();
       };
       this.wake = finish;
-      void this.clock.sleepUntil(this.clock.now() + s).then(finish);
+      void this.sleepUntil(this.clock.now() + maxS).then(finish);
     });
+  }
+
+  /** A pending sleep that ends no later than t is reused: a waiter woken by a report leaves its sleep running. */
+  private sleepUntil(t: number): Promise<void> {
+    if (this.sleeping && this.sleepingUntil <= t && this.sleepingUntil > this.clock.now()) return this.sleeping;
+    this.sleepingUntil = t;
+    this.sleeping = this.clock.sleepUntil(t);
+    return this.sleeping;
   }
 
   private sweepPeriodS(): number {
@@ -435,14 +404,4 @@ export class TimeSession implements AssetHub {
       external: this.externalNames(),
     };
   }
-}
-
-export interface SessionStatus extends ConductorStatus {
-  readonly checks: number;
-  readonly violations: number;
-  readonly firstViolations: Violation[];
-  readonly heldAdvances: number;
-  readonly waitedS: number;
-  readonly resets: number;
-  readonly external: string[];
 }

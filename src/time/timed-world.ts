@@ -11,8 +11,7 @@
  * new set's join, all or nothing.
  */
 import type { Clock } from './clock.js';
-import type { RunnerEvent } from './conductor-runner.js';
-import { TimeSession, type AdvanceOptions, type AdvanceResult, type SessionAsset } from './session.js';
+import { TimeSession, type AdvanceOptions, type AdvanceResult, type RunnerEvent, type SessionAsset } from './session.js';
 import { planSession, type NativeStep, type TimeSettings } from './settings.js';
 
 export interface WorldAssets {

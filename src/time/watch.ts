@@ -1,10 +1,10 @@
 /**
- * What a runner of the conductor keeps an eye on after every change of it (ConductorRunner, TimeSession): the
+ * What the session (session.ts) keeps an eye on after every change of its conductor: the
  * invariants of the spec, counted and the first few kept, and which assets are lagging (entering and leaving
  * that state reported once each).
  */
 import type { Conductor, Violation } from './conductor.js';
-import type { RunnerEvent } from './conductor-runner.js';
+import type { RunnerEvent } from './session-types.js';
 
 /** the violations kept for the status (the count goes on) */
 const FIRST_VIOLATIONS = 10;

@@ -7,8 +7,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { createSystemClock } from '../../src/time/clock.js';
-import { Conductor } from '../../src/time/conductor.js';
-import { ConductorRunner, type RunnerEvent } from '../../src/time/conductor-runner.js';
+import { runSession } from '../../src/time/run-session.js';
+import { TimeSession, type RunnerEvent } from '../../src/time/session.js';
 import { AssetServer } from '../../src/time/asset-server.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/udp-asset.mjs', import.meta.url));
@@ -43,15 +43,15 @@ describe('external assets in child processes over UDP', () => {
     const END_US = 2_000_000;
     const KILL_AT_US = 700_000;
     const TIMEOUT_S = 1; // generous: a survivor starved by a loaded machine must not be taken for dead
-    const conductor = new Conductor({ mode: 'afap', coreStepUs: 10_000, dmaxUs: 40_000 });
-    const runner = new ConductorRunner(conductor, { endUs: END_US, assetTimeoutS: TIMEOUT_S, clock: createSystemClock({ spinS: 0 }) });
-    const server = new AssetServer({ runner, port: 0, timeoutMs: TIMEOUT_S * 1000 });
+    const session = new TimeSession({ mode: 'afap', coreStepUs: 10_000, dmaxUs: 40_000, assetTimeoutS: TIMEOUT_S, clock: createSystemClock({ spinS: 0 }) });
+    const conductor = session.conductor;
+    const server = new AssetServer({ hub: session, port: 0, timeoutMs: TIMEOUT_S * 1000 });
     const { port } = await server.start();
     const events: RunnerEvent[] = [];
-    runner.onEvent((e) => events.push(e));
+    session.onEvent((e) => events.push(e));
     const breaches: string[] = [];
     let tcChanges = 0;
-    runner.onTc((tc) => {
+    session.onTc((tc) => {
       tcChanges++;
       const st = conductor.status();
       const times = st.assets.map((a) => a.timeUs);
@@ -77,13 +77,13 @@ describe('external assets in child processes over UDP', () => {
         await new Promise((r) => setTimeout(r, 10));
       }
       let killedAtS = NaN;
-      runner.onTc((tc) => {
+      session.onTc((tc) => {
         if (tc >= KILL_AT_US && Number.isNaN(killedAtS)) {
           killedAtS = performance.now() / 1000;
           victim.proc.kill('SIGKILL');
         }
       });
-      const sum = await runner.run();
+      const sum = await runSession(session, { endUs: END_US });
       const codes = await Promise.all(children.map((c) => c.exit));
 
       expect(breaches).toEqual([]);
@@ -120,13 +120,13 @@ describe('external assets in child processes over UDP', () => {
 
   it('lockstep over UDP (2 Node, 1 Python): Tc advances only when every asset has reported the step', async () => {
     const END_US = 1_500_000;
-    const conductor = new Conductor({ mode: 'lockstep', coreStepUs: 10_000 });
-    const runner = new ConductorRunner(conductor, { endUs: END_US, assetTimeoutS: 2, clock: createSystemClock({ spinS: 0 }) });
-    const server = new AssetServer({ runner, port: 0, timeoutMs: 2000 });
+    const session = new TimeSession({ mode: 'lockstep', coreStepUs: 10_000, assetTimeoutS: 2, clock: createSystemClock({ spinS: 0 }) });
+    const conductor = session.conductor;
+    const server = new AssetServer({ hub: session, port: 0, timeoutMs: 2000 });
     const { port } = await server.start();
     const notInStep: string[] = [];
     let advances = 0;
-    runner.onTc((tc) => {
+    session.onTc((tc) => {
       advances++;
       // after each advance every asset is exactly one step behind: all of them reported the previous step
       for (const a of conductor.status().assets) if (a.timeUs !== tc - 10_000) notInStep.push(`${a.name} ${a.timeUs} at Tc ${tc}`);
@@ -142,7 +142,7 @@ describe('external assets in child processes over UDP', () => {
         if (performance.now() - t0 > 20_000) throw new Error(`only ${conductor.names().join(', ')} registered`);
         await new Promise((r) => setTimeout(r, 10));
       }
-      const sum = await runner.run();
+      const sum = await runSession(session, { endUs: END_US });
       expect(await Promise.all(children.map((c) => c.exit))).toEqual([0, 0, 0]);
       expect(sum.violations).toBe(0);
       expect(advances).toBe(END_US / 10_000);

@@ -2,8 +2,8 @@ import { createSocket, type Socket } from 'node:dgram';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSystemClock } from '../../src/time/clock.js';
-import { Conductor } from '../../src/time/conductor.js';
-import { ConductorRunner } from '../../src/time/conductor-runner.js';
+import { runSession } from '../../src/time/run-session.js';
+import { TimeSession } from '../../src/time/session.js';
 import { AssetServer } from '../../src/time/asset-server.js';
 import {
   type ClientMessage,
@@ -127,13 +127,15 @@ describe('AssetServer over real UDP', () => {
   });
 
   async function setup(timeoutS = 5, mode: 'afap' | 'realtime' = 'afap') {
-    const conductor = new Conductor({ mode, coreStepUs: 10_000, dmaxUs: 30_000 });
-    const runner = new ConductorRunner(conductor, { assetTimeoutS: timeoutS, clock: createSystemClock({ spinS: 0 }), speed: mode === 'realtime' ? 1 : undefined });
-    const server = new AssetServer({ runner, port: 0, timeoutMs: timeoutS * 1000 });
+    // realtime without a wall clock of its own: the peers' wall-clock assets are the only ones that drag Tc
+    const session = new TimeSession({ mode, coreStepUs: 10_000, dmaxUs: 30_000, assetTimeoutS: timeoutS, clock: createSystemClock({ spinS: 0 }), wallName: null });
+    const conductor = session.conductor;
+    const server = new AssetServer({ hub: session, port: 0, timeoutMs: timeoutS * 1000 });
     const { port } = await server.start();
-    const running = runner.run();
+    const ac = new AbortController();
+    const running = runSession(session, { signal: ac.signal });
     cleanup.push(async () => {
-      runner.stop();
+      ac.abort();
       await running;
       await server.close();
     });
@@ -142,7 +144,7 @@ describe('AssetServer over real UDP', () => {
       cleanup.push(() => p.close());
       return p;
     };
-    return { conductor, runner, server, peer };
+    return { conductor, session, server, peer };
   }
 
   it('counts garbage by reason, keeps serving, and enforces the rule on reports', async () => {
@@ -202,7 +204,7 @@ describe('AssetServer over real UDP', () => {
   });
 
   it('a silent asset is told it was removed, and rejoins at the current Tc when it comes back', async () => {
-    const { conductor, peer, runner } = await setup(0.2);
+    const { conductor, peer, session } = await setup(0.2);
     const quiet = peer();
     const busy = peer();
     quiet.send({ type: 'register', name: 'quiet', stepUs: 10_000, kind: 'simulated' });
@@ -236,7 +238,7 @@ describe('AssetServer over real UDP', () => {
     const back = await quiet.next('registered');
     expect(back.timeUs).toBe(Math.floor(back.tcUs / 10_000) * 10_000);
     expect(back.timeUs).toBeGreaterThanOrEqual(200_000);
-    expect(runner.conductor.checkInvariants()).toEqual([]);
+    expect(session.conductor.checkInvariants()).toEqual([]);
   });
 
   it('realtime: a wall-clock asset registers and drags Tc; a simulated one that stops reporting is lagging, not waited for', async () => {

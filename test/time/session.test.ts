@@ -5,8 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../src/time/clock.js';
-import type { RunnerEvent } from '../../src/time/conductor-runner.js';
-import { TimeSession, type SessionAsset } from '../../src/time/session.js';
+import { TimeSession, type RunnerEvent, type SessionAsset } from '../../src/time/session.js';
 
 /** An in-process asset that records every step it takes. */
 function asset(name: string, stepUs: number, opts: Partial<SessionAsset> = {}, log: string[] = []): SessionAsset & { t: number } {
