@@ -77,13 +77,13 @@ export class JunctionMetrics {
   private readonly egoRuns: EgoRedRun[] = [];
 
   constructor(private readonly rules: TrafficRules) {
-    const cap = rules.apMg.length;
+    const cap = rules.places.apMg.length;
     this.prevAp = new Int32Array(cap).fill(-1);
     this.prevCode = new Uint8Array(cap);
     this.prevIn = new Int32Array(cap).fill(-1);
     this.prevId = new Int32Array(cap).fill(-0x7fffffff);
     this.standSteps = new Int32Array(cap);
-    this.done = new Int32Array(rules.refs.length);
+    this.done = new Int32Array(rules.index.refs.length);
     this.greenSteps = new Int32Array(rules.layout.groups.length);
   }
 
@@ -107,6 +107,7 @@ export class JunctionMetrics {
 
   observe(world: World, time: number): void {
     const r = this.rules;
+    const { apMg, inMg } = r.places;
     const stops = r.engine.stops;
     this.steps++;
     const layout = r.layout;
@@ -130,12 +131,12 @@ export class JunctionMetrics {
         this.prevIn[s] = -1;
         this.standSteps[s] = 0;
       }
-      const ap = r.apMg[s], inn = r.inMg[s];
+      const ap = apMg[s], inn = inMg[s];
       // crossed a stop line since the last step: it approached that movement then and is in it (or past it) now
       const was = this.prevAp[s];
       if (was >= 0 && was !== ap && (inn === was || this.passed(s, was))) {
         const cj = r.junctionOf(was);
-        const { m } = r.refs[was];
+        const { m } = r.index.refs[was];
         if (cj.control === 'signal' && this.prevCode[s] === R) {
           if (npc) this.redViolations++;
           else {
@@ -145,13 +146,13 @@ export class JunctionMetrics {
           }
         }
         const stopSign = cj.control === 'all_way_stop' || (cj.control === 'stop' && cj.approaches[cj.movements[m].approach].sign === 'stop');
-        if (npc && stopSign && r.stopDone[s] !== was) this.stopViolations++;
+        if (npc && stopSign && r.memory.stopDone[s] !== was) this.stopViolations++;
       }
       // left a movement
       const wasIn = this.prevIn[s];
       if (wasIn >= 0 && inn !== wasIn) this.done[wasIn]++;
       this.prevAp[s] = ap;
-      this.prevCode[s] = ap >= 0 ? r.code[ap] : 0;
+      this.prevCode[s] = ap >= 0 ? r.signals.code[ap] : 0;
       this.prevIn[s] = inn;
       if (!npc) continue;
       this.npcSteps++;
@@ -167,21 +168,22 @@ export class JunctionMetrics {
 
   /** Is the movement behind slot s (it approached it, and now approaches another further on)? */
   private passed(s: number, mg: number): boolean {
-    const ap = this.rules.apMg[s];
+    const ap = this.rules.places.apMg[s];
     return ap >= 0 && ap !== mg && this.rules.junctionOf(ap) !== this.rules.junctionOf(mg);
   }
 
   /** An NPC standing inside a junction: is the road past its movement's exit full? */
   private exitFull(world: World, s: number, mg: number): boolean {
     const r = this.rules;
-    const { m } = r.refs[mg];
+    const { laneOf, inMg, inA } = r.places;
+    const { m } = r.index.refs[mg];
     const mv = r.junctionOf(mg).movements[m];
-    const along = r.inA[s];
-    const toExit = r.clear[mg] - along;
+    const along = inA[s];
+    const toExit = r.index.clear[mg] - along;
     // a vehicle ahead within its own length past the exit, standing too
     for (let w = 0; w < world.count; w++) {
       if (w === s || !world.present[w]) continue;
-      if (r.laneOf[w] !== mv.exit.lane && r.inMg[w] !== mg) continue;
+      if (laneOf[w] !== mv.exit.lane && inMg[w] !== mg) continue;
       const dx = world.x[w] - world.x[s], dy = world.y[w] - world.y[s];
       const ahead = dx * Math.cos(world.yaw[s]) + dy * Math.sin(world.yaw[s]);
       if (ahead > 0 && ahead < toExit + world.length[s] + 0.5 * world.length[w] + 2 && world.speed(w) < STAND_SPEED) return true;
@@ -197,9 +199,9 @@ export class JunctionMetrics {
     const hours = (this.steps * POLICY_DT) / 3600;
     // per approach lane: vehicles through, and the green time its group had
     const perLane = new Map<string, { n: number; greenSteps: number; signal: boolean }>();
-    for (let mg = 0; mg < r.refs.length; mg++) {
+    for (let mg = 0; mg < r.index.refs.length; mg++) {
       if (this.done[mg] === 0) continue;
-      const { j, m } = r.refs[mg];
+      const { j, m } = r.index.refs[mg];
       const cj = layout.junctions[j];
       const mv = cj.movements[m];
       const key = `${cj.junction.id}:${mv.entry.lane}`;

@@ -1,0 +1,144 @@
+/**
+ * Don't block the box: an NPC enters a junction only when its exit has room for the whole vehicle — counting those
+ * ahead that move away, those in the junction bound for the same exit, and, where the next junction is close, the
+ * queue the road between will hold when the NPC may have to stop there. Apart from giving way because it looks
+ * past the junction (along the lanes after the exit), not at the conflicts in it.
+ */
+import { ConflictKind } from '../../map/junctions.js';
+import type { TrafficEngine } from '../../traffic/engine.js';
+import type { LaneNetwork } from '../../traffic/lanes.js';
+import { MAX_PLAN } from '../../traffic/predict.js';
+import type { World } from '../../traffic/world.js';
+import type { SignalController } from './controller.js';
+import type { MovementIndex } from './movement-index.js';
+import { GREEN, GREEN_YIELD, OFF, type MovementSignals } from './movement-signals.js';
+import { speedLimitOf, timeToCover, type RightOfWay } from './right-of-way.js';
+import type { RuleMemory } from './rule-memory.js';
+import {
+  BOX_GAP_M, GO_ACCEL, GREEN_MARGIN_S, LINK_GAP_M, MERGE_RESERVE_M, MOVING_MPS, MOVING_ROOM_DECEL, MOVING_ROOM_MAX_M, QUEUE_HEADWAY_S, QUEUE_SPEED,
+} from './rule-params.js';
+import type { VehiclePlaces } from './vehicle-places.js';
+
+export class ExitRoom {
+  constructor(
+    private readonly index: MovementIndex,
+    private readonly places: VehiclePlaces,
+    private readonly signals: MovementSignals,
+    private readonly memory: RuleMemory,
+    private readonly rightOfWay: RightOfWay,
+    private readonly controller: SignalController,
+    private readonly lanes: LaneNetwork,
+    private readonly engine: TrafficEngine,
+  ) {}
+
+  /** The vehicle that leaves no room past the exit of movement mg for NPC s (−2: there is room). */
+  exitBlocked(world: World, s: number, mg: number, dFront: number, v: number): number {
+    const index = this.index;
+    const { apD, ap2Mg, ap2D, inMg, inA, laneOf, sOf, laneVehicles, occupants, approachers } = this.places;
+    const heldMg = this.memory.heldMg;
+    const { j, m } = index.refs[mg];
+    const cj = index.layout.junctions[j];
+    const mv = cj.movements[m];
+    const need = world.length[s] + BOX_GAP_M;
+    let room = Infinity;
+    let blocker = -1;
+    // the first vehicle past where it is clear of the junction, on the exit lane or the lanes after it
+    const exitLane = mv.exit.lane;
+    const L = this.lanes.lanes[exitLane];
+    const clear = index.clear[mg];
+    const exitS = Math.min(L.length, mv.exit.s + (clear - mv.length));
+    // the junction after this one, and the road between
+    const next = ap2Mg[s];
+    const between = next >= 0 ? ap2D[s] - (apD[s] + clear) : Infinity;
+    let linkUse = 0;
+    const consider = (w: number, dist: number) => {
+      if (w === s || dist < 0) return;
+      if (dist <= between + 0.5 * world.length[w]) linkUse += world.length[w] + LINK_GAP_M;
+      let r = dist - 0.5 * world.length[w];
+      const vw = world.speed(w);
+      // a vehicle moving away makes room as it goes; one stopping for a line of its own does not
+      if (vw > MOVING_MPS && heldMg[w] < 0) r += Math.min(MOVING_ROOM_MAX_M, (vw * vw) / (2 * MOVING_ROOM_DECEL));
+      if (r < room) {
+        room = r;
+        blocker = w;
+      }
+    };
+    for (const w of laneVehicles[exitLane]) consider(w, sOf[w] - exitS);
+    // … and on the lanes after it, as far as the room needed, a queue behind a line there and the next junction reach
+    let lane = exitLane, reach = L.length - exitS;
+    for (let hop = 0; hop < 4 && (reach < need + 30 || reach < between); hop++) {
+      const nx = this.nextLaneOf(s, lane);
+      if (nx < 0) break;
+      for (const w of laneVehicles[nx]) consider(w, reach + sOf[w]);
+      reach += this.lanes.lanes[nx].length;
+      lane = nx;
+    }
+    // a junction just past the exit where it may have to stop (a red light, a stop sign, or a green that ends before
+    // it gets there): the road between holds what is on it now and, after them, this NPC, or it waits here; where
+    // that road cannot hold it at all, it goes only when it can pass the next line on green with the road clear
+    if (next >= 0) {
+      const nj = index.junctionOf(next);
+      const nc = this.signals.code[next];
+      const signal = nj.control === 'signal' && nc !== 0 && nc !== OFF;
+      const stopSign = !signal && (nj.control === 'all_way_stop' || (nj.control === 'stop' && nj.approaches[nj.movements[index.refs[next].m].approach].sign === 'stop'));
+      let greenThrough = false;
+      if (signal && (nc === GREEN || nc === GREEN_YIELD)) {
+        // it gets there at a queue's pace, behind the vehicles on the road between
+        const group = nj.groupOfMovement[index.refs[next].m];
+        const dist = dFront + clear + between;
+        const t = Math.max(timeToCover(dist, v, GO_ACCEL, Math.max(speedLimitOf(this.lanes, mv.entry.lane), 5)), dist / QUEUE_SPEED) + QUEUE_HEADWAY_S * Math.round(linkUse / 7);
+        greenThrough = this.controller.timeToChange(group) > t + GREEN_MARGIN_S;
+      }
+      // … or it will have to give way there (an NPC on a minor approach may wait at that line)
+      const nm = index.refs[next].m, nn = nj.movements.length;
+      let givesWay = false;
+      if (!signal && !stopSign) for (let c = 0; c < nn && !givesWay; c++) givesWay = nj.yields[nm * nn + c] === 1;
+      const mayStop = stopSign || givesWay || (signal && !greenThrough);
+      const free = between - linkUse;
+      if (between < need) {
+        // the road between cannot hold it: it goes only with that road empty and the next line passable now (green
+        // long enough, or nothing there to give way to)
+        const nextDFront = dFront + clear + between;
+        const passable = signal ? greenThrough : this.rightOfWay.giveWay(world, s, index.refs[next].j, nm, nextDFront, v, false, false) === -2;
+        if ((linkUse > 0 || !passable) && free < room) {
+          room = Math.max(0, free);
+          blocker = -1;
+        }
+      } else if (mayStop && free < room) {
+        room = free;
+        blocker = -1;
+      }
+    }
+    // vehicles in the junction bound for the same exit (its lane, or a path merging into ours) take their room first,
+    // and so do those about to enter a merging path that this NPC gives way to
+    const n = cj.movements.length;
+    let reserved = 0;
+    for (let k = 0; k < n; k++) {
+      const kg = index.base[j] + k;
+      const merging = cj.junction.conflicts[m * n + k] === ConflictKind.Merge;
+      if (k !== m && cj.movements[k].exit.lane !== exitLane && !merging) continue;
+      for (const w of occupants[kg]) {
+        // (one already past the exit on the exit lane was counted above)
+        if (w === s || (laneOf[w] === exitLane && sOf[w] >= exitS)) continue;
+        if (inMg[w] === kg && inA[w] - 0.5 * world.length[w] < index.clear[kg]) reserved += world.length[w] + 1;
+      }
+      if (merging && cj.yields[m * n + k] === 1) {
+        for (const w of approachers[kg]) {
+          if (w === s || heldMg[w] === kg) continue;
+          if (apD[w] - 0.5 * world.length[w] < MERGE_RESERVE_M) reserved += world.length[w] + LINK_GAP_M;
+        }
+      }
+    }
+    room -= reserved;
+    return room < need ? blocker : -2;
+  }
+
+  /** The lane slot s plans to take after `lane` (its plan, else the straightest). */
+  private nextLaneOf(s: number, lane: number): number {
+    const e = this.engine;
+    const n = e.planCount[s];
+    for (let k = 0; k + 1 < n; k++) if (e.planLanes[s * MAX_PLAN + k] === lane) return e.planLanes[s * MAX_PLAN + k + 1];
+    const next = this.lanes.lanes[lane].next;
+    return next.length > 0 ? next[0] : -1;
+  }
+}

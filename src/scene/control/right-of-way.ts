@@ -1,0 +1,143 @@
+/**
+ * Giving way, as a gap check: an NPC may enter a movement if every vehicle with priority on a conflicting movement
+ * reaches the conflict zone after the NPC has cleared it (with GAP_S to spare) or leaves it before the NPC gets
+ * there; at an all-way stop, the approaches go in the order their vehicles stopped. Who has priority comes from
+ * the signals, the signs and the junction's own order (layout.ts); who is where, from vehicle-places.ts.
+ */
+import { ConflictKind } from '../../map/junctions.js';
+import type { TrafficEngine } from '../../traffic/engine.js';
+import type { LaneNetwork } from '../../traffic/lanes.js';
+import { STOP_MARGIN_M } from '../../traffic/stops.js';
+import { AgentKind, type World } from '../../traffic/world.js';
+import type { MovementIndex } from './movement-index.js';
+import { GREEN, GREEN_YIELD, YELLOW, type MovementSignals } from './movement-signals.js';
+import type { RuleMemory } from './rule-memory.js';
+import {
+  COMMIT_DECEL, EGO_TURN_S, FULL_STOP_SPEED, GAP_S, GO_ACCEL, LOOKAHEAD_M, MERGE_HEADWAY_S, OWN_ACCEL, QUEUE_GAP_M, QUEUED_MPS, STILL_S, STOP_ZONE_M,
+} from './rule-params.js';
+import type { VehiclePlaces } from './vehicle-places.js';
+
+/** The time to cover d from speed v, accelerating at a up to vmax (at least 0.5 m/s) [s]. */
+export function timeToCover(d: number, v: number, a: number, vmax: number): number {
+  if (d <= 0) return 0;
+  const top = Math.max(vmax, v, 0.5);
+  if (v >= top) return d / top;
+  const t1 = (top - v) / a;
+  const d1 = v * t1 + 0.5 * a * t1 * t1;
+  if (d <= d1) return (-v + Math.sqrt(v * v + 2 * a * d)) / a;
+  return t1 + (d - d1) / top;
+}
+
+/** A lane's speed limit, 50 km/h where the map gives none [m/s]. */
+export function speedLimitOf(lanes: LaneNetwork, lane: number): number {
+  const v = lanes.lanes[lane].speedLimit;
+  return Number.isFinite(v) ? v : 50 / 3.6;
+}
+
+export class RightOfWay {
+  constructor(
+    private readonly index: MovementIndex,
+    private readonly places: VehiclePlaces,
+    private readonly signals: MovementSignals,
+    private readonly memory: RuleMemory,
+    private readonly lanes: LaneNetwork,
+    private readonly engine: TrafficEngine,
+  ) {}
+
+  /**
+   * The vehicle NPC s must give way to before entering movement m (its slot, −1 for one that is not a vehicle of
+   * the world), or −2 when it may go.
+   */
+  giveWay(world: World, s: number, j: number, m: number, dFront: number, v: number, signal: boolean, allWay: boolean, occupantsOnly = false): number {
+    const { occupants, approachers, inMg, inA, apD } = this.places;
+    const { code, yields } = this.signals;
+    const memory = this.memory;
+    const cj = this.index.layout.junctions[j];
+    const J = cj.junction;
+    const n = cj.movements.length;
+    const mine = cj.movements[m];
+    const vmax = Math.max(speedLimitOf(this.lanes, mine.entry.lane), 5);
+    const L = world.length[s];
+    const base = this.index.base[j];
+    const myMg = base + m;
+    for (let c = 0; c < n; c++) {
+      const kind = J.conflicts[m * n + c];
+      if (kind === ConflictKind.None || cj.movements[c].approach === mine.approach) continue;
+      const cg = base + c;
+      const zsM = cj.zoneStart[m * n + c], zeM = cj.zoneEnd[m * n + c];
+      const zsC = cj.zoneStart[c * n + m], zeC = cj.zoneEnd[c * n + m];
+      const tArrive = timeToCover(dFront + zsM, v, OWN_ACCEL, vmax);
+      // clear of it: past a crossing (its rear out of the zone, and a margin); ahead of it in a merge (its front
+      // through the merge, and a headway: the other then follows it)
+      const tClear = kind === ConflictKind.Merge
+        ? timeToCover(dFront + zeM, v, OWN_ACCEL, vmax) + MERGE_HEADWAY_S
+        : timeToCover(dFront + zeM + L, v, OWN_ACCEL, vmax) + GAP_S;
+      // whoever is in the conflicting movement and will still be in the way
+      for (const w of occupants[cg]) {
+        if (w === s) continue;
+        const along = inMg[w] === cg ? inA[w] : zsC;
+        const hw = 0.5 * world.length[w];
+        if (along - hw >= zeC) continue; // past the conflict zone
+        const vw = world.speed(w);
+        const wArrive = along + hw >= zsC ? 0 : (zsC - (along + hw)) / Math.max(vw, 0.5);
+        const wLeave = (zeC - (along - hw)) / Math.max(vw, 0.3);
+        if (wArrive < tClear && wLeave + GAP_S > tArrive) return w;
+      }
+      if (occupantsOnly) continue;
+      // who has priority over this movement now
+      let priority: boolean;
+      if (signal) {
+        const cc = code[cg];
+        priority = yields[myMg] === 1 && (cc === GREEN || cc === YELLOW || cc === GREEN_YIELD) && yields[cg] === 0;
+      } else priority = !allWay && cj.yields[m * n + c] === 1;
+      if (allWay) {
+        // the approaches in the order their vehicles stopped; a vehicle already moving in goes first
+        const mineT = memory.stopDoneT[s];
+        for (const w of approachers[cg]) {
+          const dfw = apD[w] - 0.5 * world.length[w];
+          if (dfw > STOP_ZONE_M + 1) continue;
+          if (world.kind[w] === AgentKind.External) {
+            if (world.speed(w) > FULL_STOP_SPEED) return w;
+            if (memory.standSince[w] < 0) memory.standSince[w] = memory.time;
+            if (memory.time - memory.standSince[w] < EGO_TURN_S && memory.standSince[w] <= mineT) return w;
+            continue;
+          }
+          if (memory.stopDone[w] === cg && (memory.stopDoneT[w] < mineT || (memory.stopDoneT[w] === mineT && w < s))) return w;
+        }
+        continue;
+      }
+      for (const w of approachers[cg]) {
+        if (w === s) continue;
+        // one that has no priority but comes too fast to stop comfortably will come all the same
+        if (!priority && !this.committed(world, w)) continue;
+        const vw = world.speed(w);
+        // held at a line of its own (a red light, a stop sign, giving way), standing in a queue, or standing for a
+        // while for whatever reason: not coming (a driver goes when the car with priority waits on)
+        if (vw < QUEUED_MPS && ((world.kind[w] === AgentKind.Controlled && (memory.heldMg[w] >= 0 || this.queued(world, w))) || memory.time - memory.stillSince[w] > STILL_S)) continue;
+        const hw = 0.5 * world.length[w];
+        const dist = apD[w] - hw + zsC;
+        if (dist > LOOKAHEAD_M) continue;
+        const wArrive = timeToCover(dist, vw, GO_ACCEL, Math.max(speedLimitOf(this.lanes, cj.movements[c].entry.lane), 5));
+        const wLeave = wArrive + (zeC - zsC + 2 * hw) / Math.max(vw, 3);
+        if (wArrive < tClear && wLeave + GAP_S > tArrive) return w;
+      }
+    }
+    return -2;
+  }
+
+  /** Can vehicle w no longer stop comfortably before the line it approaches (it will go in whatever it owes)? */
+  private committed(world: World, w: number): boolean {
+    const v = world.speed(w);
+    if (v < 1) return false;
+    const dFront = this.places.apD[w] - 0.5 * world.length[w] - STOP_MARGIN_M;
+    return (v * v) / (2 * Math.max(dFront, 0.05)) > COMMIT_DECEL && this.memory.heldMg[w] < 0;
+  }
+
+  /** Is NPC w standing behind a vehicle that stands too (car-following holds it in a queue)? */
+  private queued(world: World, w: number): boolean {
+    const leader = this.engine.shield?.predictor.leader[w] ?? -1;
+    if (leader < 0 || !world.present[leader] || world.speed(leader) >= QUEUED_MPS) return false;
+    const gap = Math.hypot(world.x[leader] - world.x[w], world.y[leader] - world.y[w]) - 0.5 * (world.length[leader] + world.length[w]);
+    return gap < QUEUE_GAP_M;
+  }
+}
