@@ -154,7 +154,13 @@ export async function startServe(argv: string[], overrides: ServeOverrides = {})
       // (src/server/sim-ego-thread.ts); a test case's simulated egos stay in-process (its story reads their plants
       // at each policy step), and VILS_SIM_EGO_THREAD=off keeps them there too (a comparison, a diagnosis)
       const thread = overrides.clock === undefined && !(story && storyEgo === undefined) && process.env.VILS_SIM_EGO_THREAD !== 'off';
-      sim = await attachSimEgos(server.host, served, { log: (msg) => server.app.log.info(msg), logger: server.app.log, onExit: () => exit(), thread });
+      try {
+        sim = await attachSimEgos(server.host, served, { log: (msg) => server.app.log.info(msg), logger: server.app.log, onExit: () => exit(), thread });
+      } catch (err) {
+        // (a command port in use, a thread that could not start): stop what was started, say why
+        await server.close().catch(() => {});
+        throw err;
+      }
       if (story && storyEgo === undefined) story.useSimEgos(sim.inProcess!.egos);
       await server.app.register(ioPlugin, { ports: sim.ports });
       server.app.log.info(`scenario ${scenario.name}: simulated egos ${sim.specs.map((e) => `${e.id} (${e.level}, ${e.driver.kind})`).join(', ')}${sim.cmdPorts.length ? `; VDS1 CMD on ${sim.cmdPorts.join(', ')}` : ''}; JSON data port /api/io; ` +

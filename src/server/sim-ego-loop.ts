@@ -47,6 +47,8 @@ export class PlantLoop {
   private wake: () => void = () => {};
   private nextReportUs: number;
   private lastStatsAt = -Infinity;
+  /** each ego's fail-safe as last told (a change is told at once: it may last only cmd_timeout) */
+  private failsafe: boolean[];
   readonly lateHistogram = new Array<number>(LATE_BUCKETS).fill(0);
   ticks = 0;
   overruns = 0;
@@ -57,6 +59,7 @@ export class PlantLoop {
     if (o.egos.length === 0) throw new RangeError('a plant loop needs at least one ego');
     this.stepUs = o.egos.map((e) => e.stepUs).reduce(gcd);
     this.nextReportUs = this.reportStepUs();
+    this.failsafe = o.egos.map(() => false);
   }
 
   private reportStepUs(): number {
@@ -190,7 +193,13 @@ export class PlantLoop {
       while (this.nextReportUs <= this.clockUs) this.nextReportUs += this.reportStepUs();
       this.o.onReports(this.o.egos.map((e) => ({ report: e.report(), t: this.stampS })), now);
     }
-    if (now - this.lastStatsAt >= (this.o.statsEveryS ?? 0.25)) {
+    let changed = false;
+    for (let i = 0; i < this.o.egos.length; i++) {
+      const a = this.o.egos[i].vehicle.watchdog.active;
+      if (a !== this.failsafe[i]) changed = true;
+      this.failsafe[i] = a;
+    }
+    if (changed || now - this.lastStatsAt >= (this.o.statsEveryS ?? 0.25)) {
       this.lastStatsAt = now;
       this.o.onStats?.();
     }

@@ -7,7 +7,8 @@
  *  - the thread's reports are scene inputs: in the scene, in the recording, and the recording replays with 0
  *    differences;
  *  - pause stops the plant and its STATE, start resumes it, reset puts the ego back at its start;
- *  - a thread that throws is reported (status, log) and the server goes on without its ego.
+ *  - a thread that throws is reported (status, log) and the server goes on without its ego; one that cannot open
+ *    its command port stops the start-up with the reason, as the in-process link does.
  * Counts have generous bounds: a loaded 2-core machine delays threads, it does not make them send nothing.
  */
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -232,5 +233,18 @@ describe('vils serve --scenario: the simulated ego in a thread of its own', () =
     const io = await fetch(`${s.address}/api/io`);
     expect(io.status).toBe(500);
     expect(((await io.json()) as { message: string }).message).toMatch(/thread is failed \(it threw: a plant bug\)/);
+  }, 120_000);
+
+  it('a command port already in use: the start-up fails with the reason, as in-process', async () => {
+    const taken = await UdpPeer.open();
+    closers.push(taken);
+    const rx = await UdpPeer.open();
+    closers.push(rx);
+    const { file } = await scenario(rx.port);
+    const doc = parseYaml(readFileSync(file, 'utf8')) as Record<string, any>;
+    const comms = parseYaml(readFileSync(doc.run.comms, 'utf8')) as { channels: Array<Record<string, unknown>> };
+    for (const ch of comms.channels) if (ch.direction === 'in') ch.listen = { port: taken.port };
+    writeFileSync(doc.run.comms, stringify(comms));
+    await expect(startServe(['--scenario', file, '--port', '0', '--host', '127.0.0.1', '--model', testModel(), '--log-level', 'silent', '--no-record'])).rejects.toThrow(/EADDRINUSE/);
   }, 120_000);
 });
