@@ -5,7 +5,7 @@
  * edge. A sanity check for a new map and the source of the published NPC figures.
  */
 import { parseArgs } from 'node:util';
-import { defaultMapPath, setupScene, type QualitySummary } from '../scene/index.js';
+import { defaultMapPath, setupScene, type QualitySummary, type SceneConfig } from '../scene/index.js';
 import type { JunctionSummary } from '../scene/control/index.js';
 import { MAX_NPCS, POLICY_DT } from '../traffic/engine.js';
 import { UsageError, type Command } from './commands.js';
@@ -17,6 +17,8 @@ export interface DriveResult extends QualitySummary, Omit<JunctionSummary, 'junc
   traffic_rules: boolean;
   /** signals that run alone were vehicle-actuated (--actuated) */
   signals_actuated: boolean;
+  /** how NPCs picked their forks, when --route-choice was given */
+  route_choice?: SceneConfig['route_choice'];
   map: string;
   npcs: number;
   seconds: number;
@@ -33,10 +35,10 @@ export interface DriveResult extends QualitySummary, Omit<JunctionSummary, 'junc
   real_time_factor: number;
 }
 
-export async function driveMap(opts: { mapPath: string; npcs: number; seconds: number; seed: number; modelPath?: string; rules?: boolean; actuated?: boolean }): Promise<DriveResult> {
+export async function driveMap(opts: { mapPath: string; npcs: number; seconds: number; seed: number; modelPath?: string; rules?: boolean; actuated?: boolean; routeChoice?: SceneConfig['route_choice'] }): Promise<DriveResult> {
   const tSetup = performance.now();
   const rules = opts.rules ?? true;
-  const { scene, map, release } = await setupScene({ mapPath: opts.mapPath, modelPath: opts.modelPath, config: { npc_target: opts.npcs, seed: opts.seed, traffic_rules: rules }, signals: opts.actuated ? { actuated: true } : undefined });
+  const { scene, map, release } = await setupScene({ mapPath: opts.mapPath, modelPath: opts.modelPath, config: { npc_target: opts.npcs, seed: opts.seed, traffic_rules: rules, ...(opts.routeChoice ? { route_choice: opts.routeChoice } : {}) }, signals: opts.actuated ? { actuated: true } : undefined });
   try {
     scene.reset();
     const setup = (performance.now() - tSetup) / 1000;
@@ -47,7 +49,7 @@ export async function driveMap(opts: { mapPath: string; npcs: number; seconds: n
     const q = scene.quality.summary();
     const { junctions, ...j } = scene.control.metrics.summary();
     return {
-      map: map.label, npcs: opts.npcs, seconds: opts.seconds, seed: opts.seed, ...q, traffic_rules: rules, signals_actuated: opts.actuated === true, junction_controls: junctions, ...j,
+      map: map.label, npcs: opts.npcs, seconds: opts.seconds, seed: opts.seed, ...q, traffic_rules: rules, signals_actuated: opts.actuated === true, ...(opts.routeChoice ? { route_choice: opts.routeChoice } : {}), junction_controls: junctions, ...j,
       stuck_over_60s: scene.quality.openTripCount(scene.steps, 60 / POLICY_DT),
       setup_seconds: setup,
       wall_seconds: wall,
@@ -59,19 +61,24 @@ export async function driveMap(opts: { mapPath: string; npcs: number; seconds: n
   }
 }
 
+function routeChoiceFlag(v: string | undefined): SceneConfig['route_choice'] | undefined {
+  if (v === undefined || v === 'random' || v === 'queues') return v;
+  throw new UsageError(`--route-choice must be random or queues, got ${v}`);
+}
+
 export const driveCommand: Command = {
   name: 'drive',
   summary: 'run NPCs on a map headless for some simulated time and report the NPC quality figures',
-  usage: 'vils drive [--map maps/demo-track.json] [--npcs 30] [--seconds 60] [--seed 1] [--model <onnx>] [--no-rules] [--actuated] [--json]',
+  usage: 'vils drive [--map maps/demo-track.json] [--npcs 30] [--seconds 60] [--seed 1] [--model <onnx>] [--no-rules] [--actuated] [--route-choice random|queues] [--json]',
   async run(argv) {
-    const { values } = parseArgs({ args: argv, options: { map: { type: 'string' }, npcs: { type: 'string' }, seconds: { type: 'string' }, seed: { type: 'string' }, model: { type: 'string' }, json: { type: 'boolean' }, 'no-rules': { type: 'boolean' }, actuated: { type: 'boolean' } } });
+    const { values } = parseArgs({ args: argv, options: { map: { type: 'string' }, npcs: { type: 'string' }, seconds: { type: 'string' }, seed: { type: 'string' }, model: { type: 'string' }, json: { type: 'boolean' }, 'no-rules': { type: 'boolean' }, actuated: { type: 'boolean' }, 'route-choice': { type: 'string' } } });
     const npcs = Number(values.npcs ?? 30);
     const seconds = Number(values.seconds ?? 60);
     const seed = Number(values.seed ?? 1);
     if (!Number.isInteger(npcs) || npcs < 1 || npcs > MAX_NPCS) throw new UsageError(`--npcs must be 1..${MAX_NPCS}`);
     if (!(seconds > 0)) throw new UsageError('--seconds must be positive');
     if (!Number.isInteger(seed) || seed < 0) throw new UsageError('--seed must be a non-negative integer');
-    const r = await driveMap({ mapPath: values.map ?? defaultMapPath(), npcs, seconds, seed, modelPath: values.model, rules: !values['no-rules'], actuated: values.actuated === true });
+    const r = await driveMap({ mapPath: values.map ?? defaultMapPath(), npcs, seconds, seed, modelPath: values.model, rules: !values['no-rules'], actuated: values.actuated === true, routeChoice: routeChoiceFlag(values['route-choice']) });
     if (values.json) {
       console.log(JSON.stringify(r));
       return 0;

@@ -15,6 +15,8 @@ export interface SceneConfig {
   respawn: boolean;
   /** length of an NPC's route along the lanes (one trip), ±25 % [m] */
   trip_length_m: number;
+  /** how an NPC picks a fork of its route: 'random' (uniform), or 'queues' (away from queued exits) */
+  route_choice: 'random' | 'queues';
   /** the goal shown to the policy lies up to this far ahead along the route [m] */
   goal_lead_m: number;
   /** … and at least this far (unless the route ends sooner) [m] */
@@ -61,6 +63,7 @@ export const SCENE_SETTINGS: Readonly<Record<keyof SceneConfig, SettingSpec>> = 
   npc_target: { type: 'integer', default: 20, unit: 'NPCs', min: 0, max: MAX_NPCS, description: 'NPCs the scene keeps on the map by itself (auto NPCs)' },
   respawn: { type: 'boolean', default: true, description: 'auto NPCs at the end of their route drive on along a new one instead of leaving' },
   trip_length_m: { type: 'number', default: 500, unit: 'm', min: 30, max: 20000, description: 'length of an NPC route along the lanes (one trip), ±25 %' },
+  route_choice: { type: 'enum', default: 'random', values: ['random', 'queues'], description: "how an NPC picks each fork of its route: random (uniform), or queues (an exit with q vehicles standing within 120 m after it is taken 1/(1 + 10q)² as often, as traffic simulators' congestion-aware rerouting does)" },
   goal_lead_m: { type: 'number', default: 20, unit: 'm', min: 5, max: 200, description: 'the goal shown to the policy lies up to this far ahead along the route' },
   goal_min_lead_m: { type: 'number', default: 6, unit: 'm', min: 3, max: 200, description: 'and at least this far (unless the route ends sooner)' },
   goal_max_deviation_m: { type: 'number', default: 0.5, unit: 'm', min: 0.1, max: 100, description: 'and no further than the route stays this close to the straight line to the goal' },

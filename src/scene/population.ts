@@ -15,6 +15,7 @@ import { obbOverlap } from '../traffic/obb.js';
 import type { LanePosition } from '../traffic/lanes.js';
 import { GoalPoint, LaneAtProgress, Route } from '../traffic/route.js';
 import { SeededRandom } from '../util/random.js';
+import { LaneQueues } from './lane-queues.js';
 import type { SceneConfig } from './config.js';
 import { InputError } from './errors.js';
 import type { QualityMetrics } from './quality.js';
@@ -102,6 +103,8 @@ export class NpcPopulation {
   private readonly goalOut = new GoalPoint();
   private readonly at = new LanePlace();
   private readonly planLanes = new LaneScratch();
+  /** the queues forks are weighed by (route_choice: queues), counted after every step */
+  private readonly queues: LaneQueues;
 
   constructor(
     private readonly engine: TrafficEngine,
@@ -112,6 +115,7 @@ export class NpcPopulation {
     private readonly junctions: JunctionSpots | null = null,
   ) {
     this.rng = new SeededRandom(config.seed);
+    this.queues = new LaneQueues(lanes);
   }
 
   isAuto(id: number): boolean {
@@ -158,7 +162,16 @@ export class NpcPopulation {
 
   private newRoute(lane: number, s: number, via?: readonly number[]): Route {
     const len = this.config.trip_length_m * (0.75 + 0.5 * this.rng.next());
-    return new Route(this.lanes, lane, s, len, this.rng, via);
+    return new Route(this.lanes, lane, s, len, this.rng, via, this.config.route_choice === 'queues' ? this.queues.forkWeight : undefined);
+  }
+
+  /** The vehicles standing on each lane now (NPCs on routes), for the next forks chosen. */
+  private countQueues(views: readonly NpcView[]): void {
+    this.queues.clear();
+    for (const n of views) {
+      const r = this.plans.get(n.id)?.route;
+      if (r) this.queues.add(r.lanes[r.laneAtProgress(this.here).index], n.speed);
+    }
   }
 
   /**
@@ -304,6 +317,7 @@ export class NpcPopulation {
     const engine = this.engine;
     const c = this.config;
     this.recycleGridlocks(step, views);
+    if (c.route_choice === 'queues') this.countQueues(views);
     for (const n of views) {
       const plan = this.plans.get(n.id);
       if (!plan) continue;
