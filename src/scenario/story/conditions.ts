@@ -13,7 +13,7 @@ export const STANDSTILL_MPS = 0.05;
 /** slack on times compared with a condition's seconds, for sums of steps [s] */
 export const EPS_T = 1e-9;
 
-/** What conditions and criteria read (see runner.ts). */
+/** What conditions and criteria read (state.ts keeps it for the runner). */
 export interface StoryContext {
   /** simulation time of the state [s] */
   readonly t: number;

@@ -21,28 +21,19 @@
  * (an event is done when all its actions are). So an event_done seen by a trigger is at most one step old,
  * whatever the order of the events in the file.
  */
-import type { LaneNetwork, LanePosition } from '../../traffic/lanes.js';
-import { EPS_T, STANDSTILL_MPS, holds, type StoryContext } from './conditions.js';
+import type { LaneNetwork } from '../../traffic/lanes.js';
+import { EPS_T, holds, type StoryContext } from './conditions.js';
 import { CriterionRun } from './criteria.js';
-import { lanePoseInto, overlaps, predecessors } from './geometry.js';
+import { predecessors } from './geometry.js';
 import { END_OF_ROAD, LAT_DONE, LON_DONE, ScriptedActor } from './motion.js';
-import { laneIndex, laneName, placeActor, reachableLanes, type Placement } from './placement.js';
-import type { ActionSpec, Condition, EventSpec, PointSpec, StorySpec } from './spec.js';
+import { laneName } from './placement.js';
+import { StoryReferences } from './references.js';
+import type { ActionSpec, EventSpec, PointSpec, StorySpec } from './spec.js';
+import { StoryState } from './state.js';
+import { StoryRefused, validateStory, type StoryProblem } from './validate.js';
 import type { ActorPose, AttemptResult, AttemptStatus, Happening, HappeningKind, StepReport, StoryVehicle, StoryWorld } from './world.js';
 
-export interface StoryProblem {
-  /** the YAML key path */
-  key: string;
-  message: string;
-}
-
-/** A set-up the story cannot run on (StoryRunner.place): every problem, each with its key. */
-export class StoryRefused extends Error {
-  constructor(readonly where: string, readonly problems: readonly StoryProblem[]) {
-    super(`${where}: the story cannot run here:\n${problems.map((p) => `  ${p.key}: ${p.message}`).join('\n')}`);
-    this.name = 'StoryRefused';
-  }
-}
+export { StoryRefused, type StoryProblem };
 
 interface ActionRun {
   spec: ActionSpec;
@@ -62,42 +53,19 @@ interface EventRun {
   runs: ActionRun[];
 }
 
-/** A reference from the story to something the map or the scene must have. */
-interface Use {
-  kind: 'vehicle' | 'lane' | 'junction';
-  id: string;
-  key: string;
-}
-
-const NO_POINT = { x: NaN, y: NaN };
-
 export class StoryRunner implements StoryContext {
-  t = NaN;
-  t0 = NaN;
-  readonly all: StoryVehicle[] = [];
   private readonly actors: ScriptedActor[];
   private readonly actorIndex = new Map<string, number>();
-  /** policy-driven actors found in this step's world */
-  private readonly present: boolean[];
   private readonly lonRun: (ActionRun | null)[];
   private readonly latRun: (ActionRun | null)[];
-  private readonly refs: string[] = [];
-  private readonly refIndex = new Map<string, number>();
-  private readonly views: (StoryVehicle | null)[] = [];
-  private hints: Int32Array = new Int32Array(0);
-  private traveledM = new Float64Array(0);
-  private lastX = new Float64Array(0);
-  private lastY = new Float64Array(0);
-  private standSince = new Float64Array(0);
   private readonly events: EventRun[];
   private readonly eventIndex = new Map<string, EventRun>();
   private readonly fire: boolean[];
   private readonly criteria: CriterionRun[];
-  private readonly uses: Use[] = [];
-  private readonly points = new Map<PointSpec, { x: number; y: number }>();
-  private readonly routes = new Map<readonly string[], { lanes: Int32Array; base: Float64Array }>();
+  private readonly references: StoryReferences;
+  /** the state at t that the triggers and criteria read */
+  private readonly state: StoryState;
   private readonly prev: number[][];
-  private readonly found: LanePosition = { lane: 0, s: 0, offset: 0 };
   private placed = false;
   /** an event has started (the attempt is not "not started") */
   private started = false;
@@ -110,176 +78,39 @@ export class StoryRunner implements StoryContext {
   constructor(readonly spec: StorySpec, private readonly net: LaneNetwork) {
     this.prev = predecessors(net);
     this.actors = spec.actors.map((a) => new ScriptedActor(a.id, a.length, a.width, a.controller, net));
-    spec.actors.forEach((a, i) => {
-      this.actorIndex.set(a.id, i);
-      this.ref(a.id);
-      if (a.start.kind === 'relative') this.use('vehicle', a.start.of, `${a.key}.start.ahead_of`);
-      if (a.start.kind === 'lane') this.use('lane', a.start.lane, `${a.key}.start.lane`);
-      if (a.start.kind === 'relative' && typeof a.start.lane === 'object') this.use('lane', a.start.lane.id, `${a.key}.start.lane`);
-    });
-    this.present = this.actors.map(() => false);
+    spec.actors.forEach((a, i) => this.actorIndex.set(a.id, i));
+    this.references = new StoryReferences(spec, net);
     this.lonRun = this.actors.map(() => null);
     this.latRun = this.actors.map(() => null);
     this.events = spec.events.map((e) => {
       const ev: EventRun = { spec: e, state: 'standby', executions: 0, firstStart: NaN, lastStart: NaN, doneAt: NaN, skipNoted: false, runs: [] };
       ev.runs = e.actions.map((a, i) => ({ spec: a, event: ev, index: i, running: false }));
       this.eventIndex.set(e.id, ev);
-      if (e.trigger) this.gather(e.trigger);
-      e.actions.forEach((a) => this.gatherAction(a));
       return ev;
     });
     this.fire = this.events.map(() => false);
-    if (spec.end) this.gather(spec.end);
-    this.criteria = spec.criteria.map((c) => {
-      this.use('vehicle', c.ego, `${c.key}.${c.kind}.ego`);
-      if (c.kind === 'no_collision' && c.with) this.use('vehicle', c.with, `${c.key}.no_collision.with`);
-      if ((c.kind === 'min_ttc' || c.kind === 'min_distance') && c.to) this.use('vehicle', c.to, `${c.key}.${c.kind}.to`);
-      if (c.kind === 'stopped_before' || c.kind === 'reach') {
-        if (c.point.kind === 'vehicle') this.use('vehicle', c.point.id, `${c.key}.${c.kind}.point.actor`);
-        else this.point(c.point, `${c.key}.${c.kind}.point`);
-      }
-      return new CriterionRun(c);
-    });
-    const n = this.refs.length;
-    this.hints = new Int32Array(n);
-    this.traveledM = new Float64Array(n);
-    this.lastX = new Float64Array(n).fill(NaN);
-    this.lastY = new Float64Array(n).fill(NaN);
-    this.standSince = new Float64Array(n).fill(NaN);
+    this.criteria = spec.criteria.map((c) => new CriterionRun(c));
+    this.state = new StoryState(this.references, this.actors, this.actorIndex, this.eventIndex, net);
   }
 
-  // ---- what the story refers to ------------------------------------------------------------------------------
+  // ---- the state at t (StoryContext: state.ts keeps it) ------------------------------------------------------
 
-  private ref(id: string): void {
-    if (this.refIndex.has(id)) return;
-    this.refIndex.set(id, this.refs.length);
-    this.refs.push(id);
-    this.views.push(null);
-  }
-
-  private use(kind: Use['kind'], id: string, key: string): void {
-    this.uses.push({ kind, id, key });
-    if (kind === 'vehicle') this.ref(id);
-  }
-
-  private point(p: PointSpec, key: string): void {
-    if (p.kind === 'xy') {
-      this.points.set(p, { x: p.x, y: p.y });
-      return;
-    }
-    this.use('lane', p.lane, `${key}.lane`);
-    const li = this.net.laneById(p.lane);
-    if (li < 0) return;
-    const pose = { x: 0, y: 0, yaw: 0 };
-    lanePoseInto(this.net, li, p.s, pose);
-    this.points.set(p, { x: pose.x, y: pose.y });
-  }
-
-  private gather(c: Condition): void {
-    const k = c.key;
-    switch (c.kind) {
-      case 'reach': this.use('vehicle', c.of, `${k}.reach.of`); this.point(c.point, `${k}.reach.point`); break;
-      case 'traveled': case 'speed': case 'stopped': this.use('vehicle', c.of, `${k}.${c.kind}.of`); break;
-      case 'route_s': {
-        this.use('vehicle', c.of, `${k}.route_s.of`);
-        c.route.forEach((l, i) => this.use('lane', l, `${k}.route_s.route[${i}]`));
-        const lanes = Int32Array.from(c.route.map((l) => this.net.laneById(l)));
-        const base = new Float64Array(lanes.length);
-        for (let i = 1; i < lanes.length; i++) base[i] = base[i - 1] + (lanes[i - 1] >= 0 ? this.net.lanes[lanes[i - 1]].length : 0);
-        this.routes.set(c.route, { lanes, base });
-        break;
-      }
-      case 'distance': case 'headway': case 'ttc':
-        this.use('vehicle', c.from, `${k}.${c.kind}.from`);
-        this.use('vehicle', c.to, `${k}.${c.kind}.to`);
-        break;
-      case 'collision':
-        this.use('vehicle', c.of, `${k}.collision`);
-        if (c.with) this.use('vehicle', c.with, `${k}.collision.with`);
-        break;
-      case 'all': case 'any': c.of.forEach((x) => this.gather(x)); break;
-      default: break;
-    }
-  }
-
-  private gatherAction(a: ActionSpec): void {
-    const k = a.key;
-    if (a.kind === 'lane_change' && typeof a.to === 'object') this.use('lane', a.to.id, `${k}.lane_change.to`);
-    if (a.kind === 'follow_route') a.lanes.forEach((l, i) => this.use('lane', l, `${k}.follow_route[${i}]`));
-    if (a.kind === 'keep_time_gap') this.use('vehicle', a.to, `${k}.keep_time_gap.to`);
-    if (a.kind === 'set_signal') this.uses.push({ kind: 'junction', id: a.junction, key: `${k}.set_signal.junction` });
-  }
+  get t(): number { return this.state.t; }
+  get t0(): number { return this.state.t0; }
+  get all(): readonly StoryVehicle[] { return this.state.all; }
+  view(id: string): StoryVehicle | null { return this.state.view(id); }
+  headingOf(v: StoryVehicle): number { return this.state.headingOf(v); }
+  traveled(id: string): number { return this.state.traveled(id); }
+  standingFor(id: string): number { return this.state.standingFor(id); }
+  pointOf(p: PointSpec): { readonly x: number; readonly y: number } { return this.state.pointOf(p); }
+  routeS(id: string, route: readonly string[]): number { return this.state.routeS(id, route); }
+  eventTime(id: string, state: 'started' | 'done'): number { return this.state.eventTime(id, state); }
 
   // ---- before the run ----------------------------------------------------------------------------------------
 
   /** What makes this story impossible here (unknown vehicles, lanes or junctions; actors off the map; lane changes no lane allows). Empty: it can run. */
   validate(world: StoryWorld): StoryProblem[] {
-    const problems: StoryProblem[] = [];
-    const known = new Set<string>([...this.actorIndex.keys(), ...world.vehicles.map((v) => v.id)]);
-    for (const u of this.uses) {
-      if (u.kind === 'vehicle' && !known.has(u.id)) problems.push({ key: u.key, message: `unknown vehicle '${u.id}' (vehicles: ${[...known].slice(0, 12).join(', ')}${known.size > 12 ? ', …' : ''})` });
-      if (u.kind === 'lane') {
-        const l = laneIndex(this.net, u.id);
-        if (typeof l === 'string') problems.push({ key: u.key, message: l });
-      }
-      if (u.kind === 'junction' && world.junctions && !world.junctions.includes(u.id)) problems.push({ key: u.key, message: `unknown junction '${u.id}' (signalised junctions: ${world.junctions.join(', ') || 'none'})` });
-    }
-    for (const e of this.spec.events) {
-      for (const a of e.actions) {
-        if (a.kind === 'follow_route') this.checkChain(a.lanes, `${a.key}.follow_route`, problems);
-        if (a.kind === 'keep_time_gap' && a.to === a.actor) problems.push({ key: `${a.key}.keep_time_gap.to`, message: `${a.actor} cannot keep a time gap to itself` });
-      }
-    }
-    for (const c of this.routes.keys()) this.checkChain(c, 'route_s', problems);
-    // relative to a vehicle of the world, or to an actor listed (and placed) before
-    const placements: (Placement | null)[] = [];
-    const view = (id: string): StoryVehicle | null => {
-      const j = this.actorIndex.get(id);
-      if (j !== undefined) return j < placements.length && placements[j] ? this.actors[j] : null;
-      return world.vehicles.find((v) => v.id === id) ?? null;
-    };
-    this.spec.actors.forEach((a, i) => {
-      const p = placeActor(a, this.net, this.prev, view);
-      if (typeof p === 'string') {
-        // an unknown lane or vehicle of its start is said once, with its own key
-        if (!problems.some((x) => x.key.startsWith(`${a.key}.start.`))) problems.push({ key: `${a.key}.start`, message: p });
-        placements.push(null);
-        return;
-      }
-      this.actors[i].placeAt(p.lane, p.s, p.offset, p.speed);
-      placements.push(p);
-    });
-    // lane changes to a side no lane along the actor's way has
-    this.spec.actors.forEach((a, i) => {
-      const p = placements[i];
-      if (!p) return;
-      let lanes: Set<number> | null = null;
-      for (const e of this.spec.events) {
-        for (const act of e.actions) {
-          if (act.kind !== 'lane_change' || act.actor !== a.id || typeof act.to === 'object') continue;
-          lanes ??= reachableLanes(this.net, p.lane);
-          const side = act.to;
-          if (![...lanes].some((l) => (side === 'left' ? this.net.lanes[l].left : this.net.lanes[l].right) >= 0)) {
-            problems.push({ key: `${act.key}.lane_change.to`, message: `${a.id} starts on lane ${laneName(this.net, p.lane)} and no lane along its way has a lane to its ${side}: a lane change ${side} is impossible` });
-          }
-        }
-      }
-    });
-    // actors placed on top of something
-    this.spec.actors.forEach((a, i) => {
-      if (!placements[i]) return;
-      const me = this.actors[i];
-      for (const v of world.vehicles) if (v.id !== a.id && overlaps(me, v)) problems.push({ key: `${a.key}.start`, message: `${a.id} would start overlapping ${v.id}` });
-      for (let j = 0; j < i; j++) if (placements[j] && overlaps(me, this.actors[j])) problems.push({ key: `${a.key}.start`, message: `${a.id} would start overlapping ${this.actors[j].id}` });
-    });
-    return problems;
-  }
-
-  private checkChain(lanes: readonly string[], key: string, problems: StoryProblem[]): void {
-    for (let i = 1; i < lanes.length; i++) {
-      const a = this.net.laneById(lanes[i - 1]), b = this.net.laneById(lanes[i]);
-      if (a >= 0 && b >= 0 && !this.net.lanes[a].next.includes(b)) problems.push({ key: `${key}[${i}]`, message: `lane ${lanes[i - 1]} does not lead to lane ${lanes[i]} (it leads to ${this.net.lanes[a].next.map((n) => laneName(this.net, n)).join(', ') || 'nothing'})` });
-    }
+    return validateStory(this.spec, this.net, this.references, { actors: this.actors, actorIndex: this.actorIndex, prev: this.prev }, world);
   }
 
   /** An output array for place and step: one pose per actor, in the story's order. */
@@ -291,11 +122,11 @@ export class StoryRunner implements StoryContext {
   place(world: StoryWorld, out: ActorPose[]): void {
     const problems = this.validate(world);
     if (problems.length) throw new StoryRefused(this.spec.where, problems);
-    this.t0 = world.t;
-    this.t = world.t;
+    this.state.t0 = world.t;
+    this.state.t = world.t;
     this.placed = true;
     this.actors.forEach((a, i) => {
-      if (a.controller === 'policy') this.present[i] = true;
+      if (a.controller === 'policy') this.state.present[i] = true;
       a.writeTo(out[i]);
     });
   }
@@ -308,28 +139,28 @@ export class StoryRunner implements StoryContext {
     const r = this.report;
     r.happenings.length = 0;
     r.commands.length = 0;
-    this.t = world.t;
-    this.observe(world);
+    this.state.t = world.t;
+    this.state.observe(world);
     if (!this.ended) {
       for (const c of this.criteria) {
-        const v = c.evaluate(this);
+        const v = c.evaluate(this.state);
         if (v) this.happen(v === 'fail' ? 'criterion_failed' : 'criterion_passed', c.spec.name, c.detail);
       }
       for (let i = 0; i < this.events.length; i++) {
         const ev = this.events[i];
-        this.fire[i] = ev.state === 'standby' && (ev.spec.trigger === null || holds(ev.spec.trigger, this));
+        this.fire[i] = ev.state === 'standby' && (ev.spec.trigger === null || holds(ev.spec.trigger, this.state));
       }
       for (let i = 0; i < this.events.length && !this.ended; i++) if (this.fire[i]) this.startEvent(this.events[i], world);
       if (!this.ended) {
         if (this.events.length > 0 && !this.started && this.spec.startTimeout !== null && this.t - this.t0 >= this.spec.startTimeout - EPS_T) this.conclude('start timeout: no event started within ' + this.spec.startTimeout + ' s');
-        else if (this.spec.end && holds(this.spec.end, this)) this.conclude('end condition');
+        else if (this.spec.end && holds(this.spec.end, this.state)) this.conclude('end condition');
       }
     }
     const t1 = this.t + dt;
     for (let i = 0; i < this.actors.length; i++) {
       const a = this.actors[i];
       if (a.controller === 'script') {
-        const bits = a.advance(this.t, dt, a.lon === 'gap' ? this.view(a.gapTo) : null);
+        const bits = a.advance(this.t, dt, a.lon === 'gap' ? this.state.view(a.gapTo) : null);
         // after the end the actors still move (the host may run on), but the record is closed
         const lon = this.lonRun[i], lat = this.latRun[i];
         if (bits & LON_DONE && lon) {
@@ -351,14 +182,14 @@ export class StoryRunner implements StoryContext {
   /** Ends the attempt now (the host's duration): pending criteria are settled. */
   finish(t: number, reason = 'finished by the host'): void {
     if (this.ended) return;
-    this.t = t;
+    this.state.t = t;
     this.conclude(reason);
   }
 
   /** Ends the attempt as aborted (the host could not go on: a lost connection, an operator's stop). */
   abort(t: number, reason: string): void {
     if (this.ended) return;
-    this.t = t;
+    this.state.t = t;
     this.abortReason = reason;
     this.conclude(reason);
   }
@@ -401,7 +232,7 @@ export class StoryRunner implements StoryContext {
     this.endT = this.t;
     this.reason = reason;
     for (const c of this.criteria) {
-      const v = c.settle(this);
+      const v = c.settle(this.state);
       if (v) this.happen(v === 'fail' ? 'criterion_failed' : 'criterion_passed', c.spec.name, c.detail, this.t);
     }
     this.happen('end', this.status(), reason, this.t);
@@ -410,101 +241,6 @@ export class StoryRunner implements StoryContext {
   private happen(kind: HappeningKind, id: string, detail: string, t = this.t): void {
     const h: Happening = { t, kind, id, detail };
     this.report.happenings.push(h);
-  }
-
-  // ---- the state at t ----------------------------------------------------------------------------------------
-
-  private findInWorld(world: StoryWorld, id: string, k: number): StoryVehicle | null {
-    const vs = world.vehicles;
-    const h = k >= 0 ? this.hints[k] : 0;
-    if (h < vs.length && vs[h].id === id) return vs[h];
-    for (let i = 0; i < vs.length; i++) {
-      if (vs[i].id === id) {
-        if (k >= 0) this.hints[k] = i;
-        return vs[i];
-      }
-    }
-    return null;
-  }
-
-  private observe(world: StoryWorld): void {
-    for (let i = 0; i < this.actors.length; i++) {
-      const a = this.actors[i];
-      if (a.controller !== 'policy') continue;
-      const v = this.findInWorld(world, a.id, this.refIndex.get(a.id)!);
-      this.present[i] = v !== null;
-      if (v) a.mirror(v);
-    }
-    for (let k = 0; k < this.refs.length; k++) {
-      const id = this.refs[k];
-      const ai = this.actorIndex.get(id);
-      this.views[k] = ai !== undefined ? (this.actors[ai].controller === 'script' || this.present[ai] ? this.actors[ai] : null) : this.findInWorld(world, id, k);
-    }
-    const all = this.all;
-    all.length = 0;
-    for (let i = 0; i < this.actors.length; i++) if (this.actors[i].controller === 'script' || this.present[i]) all.push(this.actors[i]);
-    for (const v of world.vehicles) if (!this.actorIndex.has(v.id)) all.push(v);
-    for (let k = 0; k < this.refs.length; k++) {
-      const v = this.views[k];
-      if (!v) {
-        this.standSince[k] = NaN;
-        continue;
-      }
-      if (this.lastX[k] === this.lastX[k]) this.traveledM[k] += Math.hypot(v.x - this.lastX[k], v.y - this.lastY[k]);
-      this.lastX[k] = v.x;
-      this.lastY[k] = v.y;
-      if (v.speed >= STANDSTILL_MPS) this.standSince[k] = NaN;
-      else if (this.standSince[k] !== this.standSince[k]) this.standSince[k] = this.t;
-    }
-  }
-
-  view(id: string): StoryVehicle | null {
-    const k = this.refIndex.get(id);
-    return k === undefined ? null : this.views[k];
-  }
-
-  headingOf(v: StoryVehicle): number {
-    if (v instanceof ScriptedActor) return v.lane >= 0 ? v.laneYaw : v.yaw;
-    const p = this.net.locate(v.x, v.y, v.yaw, 4, this.found);
-    return p ? this.net.headingAt(p.lane, p.s) : v.yaw;
-  }
-
-  traveled(id: string): number {
-    const k = this.refIndex.get(id);
-    return k === undefined || !this.views[k] ? NaN : this.traveledM[k];
-  }
-
-  standingFor(id: string): number {
-    const k = this.refIndex.get(id);
-    return k === undefined ? NaN : this.t - this.standSince[k];
-  }
-
-  pointOf(p: PointSpec): { readonly x: number; readonly y: number } {
-    return this.points.get(p) ?? NO_POINT;
-  }
-
-  routeS(id: string, route: readonly string[]): number {
-    const v = this.view(id);
-    const r = this.routes.get(route);
-    if (!v || !r) return NaN;
-    let lane: number, s: number;
-    if (v instanceof ScriptedActor && v.lane >= 0) {
-      lane = v.lane;
-      s = v.s;
-    } else {
-      const p = this.net.locate(v.x, v.y, v.yaw, 4, this.found);
-      if (!p) return NaN;
-      lane = p.lane;
-      s = p.s;
-    }
-    for (let i = 0; i < r.lanes.length; i++) if (r.lanes[i] === lane) return r.base[i] + s;
-    return NaN;
-  }
-
-  eventTime(id: string, state: 'started' | 'done'): number {
-    const e = this.eventIndex.get(id);
-    if (!e) return NaN;
-    return state === 'started' ? e.lastStart : e.doneAt;
   }
 
   // ---- events and actions ------------------------------------------------------------------------------------
@@ -558,7 +294,7 @@ export class StoryRunner implements StoryContext {
         actor.endLon();
         actor.endLat();
         actor.controller = 'policy';
-        this.present[i] = true;
+        this.state.present[i] = true;
         this.report.commands.push({ kind: 'hand_to_policy', actor: actor.id, t });
         return true;
       case 'take_from_policy':
@@ -596,7 +332,7 @@ export class StoryRunner implements StoryContext {
   private takeBack(i: number, run: ActionRun, world: StoryWorld): boolean {
     const actor = this.actors[i];
     if (actor.controller === 'script') return true;
-    const v = this.findInWorld(world, actor.id, this.refIndex.get(actor.id)!);
+    const v = this.state.find(world, actor.id);
     if (!v || !actor.seedFrom(v)) {
       this.failAction(run, `${actor.id} cannot be taken back from the policy: ${v ? 'it is off every lane' : 'it is not in the scene'}`);
       return false;
