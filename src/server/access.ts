@@ -9,97 +9,21 @@
  * With no token configured the server is open: every client is an operator (a closed track LAN is a real
  * use), and the server says so loudly when it listens on more than loopback.
  *
- * Settings come from a JSON file (`vils serve --access <file>` or VILS_ACCESS_FILE) and the environment
- * (VILS_OPERATOR_TOKENS, VILS_DRIVER_TOKENS, VILS_VIEWER_TOKENS, VILS_ALLOWED_ORIGINS, VILS_ALLOWED_HOSTS:
- * comma-separated lists, added to the file's).
+ * The settings are read and checked in access-settings.ts, each connection's input limits are input-limiter.ts
+ * and ego ownership is ego-owners.ts; all are exported from here as well.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { hostname } from 'node:os';
-import { InputError } from '../scene/index.js';
+import { DEFAULT_ACCESS, DEFAULT_LIMITS, type AccessSettings, type Role } from './access-settings.js';
+import { InputLimiter, type RefusalCounts, type WsInputCounts } from './input-limiter.js';
 import { TokenBucket } from './rate.js';
 
-export type Role = 'viewer' | 'driver' | 'operator';
-export const ROLES: readonly Role[] = ['viewer', 'driver', 'operator'];
+export * from './access-settings.js';
+export { EgoOwners } from './ego-owners.js';
+export { InputLimiter, type Admit, type RefusalCounts, type WsInputCounts } from './input-limiter.js';
+
 const RANK: Record<Role, number> = { viewer: 1, driver: 2, operator: 3 };
-
-export interface TokenSettings {
-  token: string;
-  role: Role;
-  /** shown in logs and errors instead of the token (default: "<role> #<n>") */
-  name?: string;
-  /** drivers: the ego ids this token may drive ("*" or absent: any id no other client owns) */
-  egos?: '*' | string[];
-}
-
-/** A token bucket: a steady rate and a burst. */
-export interface RateSettings {
-  messages_per_s: number;
-  messages_burst: number;
-  bytes_per_s: number;
-  bytes_burst: number;
-}
-
-export interface LimitSettings {
-  /** REST reads (GET) per second per client (token, else address) */
-  rest_reads_per_s: number;
-  /** REST commands (POST, PUT, DELETE) per second per client */
-  rest_commands_per_s: number;
-  /** WebSocket input of one connection */
-  ws_connection: RateSettings;
-  /** WebSocket input of all the connections of one client (token, else address) together */
-  ws_client: RateSettings;
-  /**
-   * the server-wide parse budget: WebSocket input of all connections of all clients together, beyond each
-   * connection's `ws_reserved` share. Many addresses each under the per-connection and per-client limits could
-   * otherwise slow the loop (16 addresses × 8 connections × 450 valid messages/s: 9.49 Hz, a car 7.5 frames/s)
-   */
-  ws_server: RateSettings;
-  /**
-   * what each connection may always have parsed, before it draws on `ws_server` (a car's ego_state at 10 Hz,
-   * a viewer's pings): a flood that spends the budget never starves a well-behaved client. At most
-   * max_connections × this + ws_server are parsed a second.
-   */
-  ws_reserved: RateSettings;
-  /** a connection that has this many messages dropped within one second is closed with 1008 */
-  ws_close_after_dropped: number;
-  /** open WebSocket connections per client */
-  max_connections_per_client: number;
-  /**
-   * open stream connections of all clients and scenes together: each costs a frame per tick, so many addresses
-   * each under max_connections_per_client could otherwise drag the loop down (2,000 from 40 addresses: 7.9 Hz)
-   */
-  max_connections: number;
-  /** a client one of whose connections was closed for flooding may not open another for this long [s] */
-  ws_flood_ban_s: number;
-}
-
-export interface AccessSettings {
-  tokens: TokenSettings[];
-  /** browser origins (scheme://host[:port]) allowed besides the server's own pages; "*" allows any */
-  allowed_origins: string[];
-  /** host names a request may address besides IP literals, localhost and this machine's name; "*" allows any */
-  allowed_hosts: string[];
-  limits: LimitSettings;
-}
-
-export const DEFAULT_LIMITS: Readonly<LimitSettings> = {
-  rest_reads_per_s: 100,
-  rest_commands_per_s: 50,
-  ws_connection: { messages_per_s: 500, messages_burst: 500, bytes_per_s: 1_000_000, bytes_burst: 1_000_000 },
-  ws_client: { messages_per_s: 4000, messages_burst: 4000, bytes_per_s: 8_000_000, bytes_burst: 8_000_000 },
-  ws_server: { messages_per_s: 4000, messages_burst: 4000, bytes_per_s: 4_000_000, bytes_burst: 4_000_000 },
-  ws_reserved: { messages_per_s: 20, messages_burst: 20, bytes_per_s: 20_000, bytes_burst: 20_000 },
-  ws_close_after_dropped: 500,
-  max_connections_per_client: 64,
-  max_connections: 400,
-  ws_flood_ban_s: 10,
-};
-
-export const DEFAULT_ACCESS: Readonly<AccessSettings> = { tokens: [], allowed_origins: [], allowed_hosts: [], limits: DEFAULT_LIMITS };
-
-const MIN_TOKEN_LENGTH = 12;
 /** a refusal of the same kind from the same client is logged at most this often [ms] */
 const LOG_EVERY_MS = 10_000;
 
@@ -124,98 +48,6 @@ export class AccessError extends Error {
 }
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
-
-function list(env: string | undefined): string[] {
-  return (env ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-}
-
-function positive(v: unknown, where: string): number {
-  if (typeof v !== 'number' || !(v > 0) || !Number.isFinite(v)) throw new InputError(`${where} must be a positive number, got ${JSON.stringify(v)}`);
-  return v;
-}
-
-function rate(base: RateSettings, v: unknown, where: string): RateSettings {
-  if (v === undefined) return { ...base };
-  if (typeof v !== 'object' || v === null) throw new InputError(`${where} must be an object`);
-  const out = { ...base };
-  for (const [k, x] of Object.entries(v)) {
-    if (!(k in base)) throw new InputError(`${where}: unknown key "${k}"`);
-    out[k as keyof RateSettings] = positive(x, `${where}.${k}`);
-  }
-  // a bucket that holds less than one message lets none through
-  if (out.messages_burst < 1) throw new InputError(`${where}.messages_burst must be at least 1 (a burst below one message lets none through), got ${out.messages_burst}`);
-  return out;
-}
-
-/**
- * Settings from a parsed access file (or a partial object) and the environment, checked: unknown keys,
- * bad roles, short or repeated tokens are errors naming the key.
- */
-export function accessSettings(file: unknown = {}, env: NodeJS.ProcessEnv = process.env, where = 'access settings'): AccessSettings {
-  if (typeof file !== 'object' || file === null || Array.isArray(file)) throw new InputError(`${where}: expected a JSON object`);
-  const f = file as Record<string, unknown>;
-  for (const k of Object.keys(f)) if (!['tokens', 'allowed_origins', 'allowed_hosts', 'limits'].includes(k)) throw new InputError(`${where}: unknown key "${k}"`);
-  const tokens: TokenSettings[] = [];
-  const fileTokens = f.tokens ?? [];
-  if (!Array.isArray(fileTokens)) throw new InputError(`${where}: tokens must be a list`);
-  for (const [i, t] of fileTokens.entries()) {
-    const at = `${where}: tokens[${i}]`;
-    if (typeof t !== 'object' || t === null) throw new InputError(`${at} must be an object {token, role, name?, egos?}`);
-    const { token, role, name, egos, ...rest } = t as Record<string, unknown>;
-    if (Object.keys(rest).length) throw new InputError(`${at}: unknown key "${Object.keys(rest)[0]}"`);
-    if (typeof role !== 'string' || !ROLES.includes(role as Role)) throw new InputError(`${at}.role must be one of ${ROLES.join(', ')}`);
-    if (typeof token !== 'string') throw new InputError(`${at}.token must be a string`);
-    if (name !== undefined && typeof name !== 'string') throw new InputError(`${at}.name must be a string`);
-    if (egos !== undefined && egos !== '*' && !(Array.isArray(egos) && egos.every((e) => typeof e === 'string' && e.length > 0))) throw new InputError(`${at}.egos must be "*" or a list of ego ids`);
-    tokens.push({ token, role: role as Role, name: name as string | undefined, egos: egos as TokenSettings['egos'] });
-  }
-  for (const role of ROLES) for (const token of list(env[`VILS_${role.toUpperCase()}_TOKENS`])) tokens.push({ token, role });
-  const seen = new Set<string>();
-  for (const [i, t] of tokens.entries()) {
-    if (t.token.length < MIN_TOKEN_LENGTH) throw new InputError(`${where}: token ${t.name ?? `#${i + 1} (${t.role})`} is shorter than ${MIN_TOKEN_LENGTH} characters: use a random one (openssl rand -hex 16)`);
-    if (/\s|,/.test(t.token)) throw new InputError(`${where}: token ${t.name ?? `#${i + 1} (${t.role})`} contains a space or a comma`);
-    if (seen.has(t.token)) throw new InputError(`${where}: a token is given twice`);
-    seen.add(t.token);
-  }
-  const strings = (v: unknown, key: string): string[] => {
-    if (v === undefined) return [];
-    if (!Array.isArray(v) || !v.every((s) => typeof s === 'string')) throw new InputError(`${where}: ${key} must be a list of strings`);
-    return v as string[];
-  };
-  const origins = [...strings(f.allowed_origins, 'allowed_origins'), ...list(env.VILS_ALLOWED_ORIGINS)].map((o) => {
-    if (o === '*') return o;
-    try {
-      const u = new URL(o);
-      if (u.origin === 'null' || u.pathname !== '/' || u.search || u.hash) throw new Error();
-      return u.origin;
-    } catch {
-      throw new InputError(`${where}: allowed origin "${o}" is not an origin (scheme://host[:port])`);
-    }
-  });
-  const hosts = [...strings(f.allowed_hosts, 'allowed_hosts'), ...list(env.VILS_ALLOWED_HOSTS)].map((h) => h.toLowerCase());
-  const limits: LimitSettings = { ...DEFAULT_LIMITS };
-  if (f.limits !== undefined) {
-    if (typeof f.limits !== 'object' || f.limits === null) throw new InputError(`${where}: limits must be an object`);
-    for (const [k, v] of Object.entries(f.limits)) {
-      if (k === 'ws_connection' || k === 'ws_client' || k === 'ws_server' || k === 'ws_reserved') limits[k] = rate(DEFAULT_LIMITS[k], v, `${where}: limits.${k}`);
-      else if (k in DEFAULT_LIMITS) (limits as unknown as Record<string, number>)[k] = positive(v, `${where}: limits.${k}`);
-      else throw new InputError(`${where}: limits: unknown key "${k}"`);
-    }
-  }
-  return { tokens, allowed_origins: origins, allowed_hosts: hosts, limits };
-}
-
-/** Reads an access file (JSON) and merges the environment. */
-export function loadAccessFile(path: string | undefined, env: NodeJS.ProcessEnv = process.env): AccessSettings {
-  if (!path) return accessSettings({}, env);
-  let data: unknown;
-  try {
-    data = JSON.parse(readFileSync(path, 'utf8'));
-  } catch (err) {
-    throw new InputError(`access file ${path}: ${(err as Error).message}`);
-  }
-  return accessSettings(data, env, `access file ${path}`);
-}
 
 /** The host name of a Host header, without the port; IPv6 literals without brackets. */
 export function hostOf(header: string): string {
@@ -247,9 +79,9 @@ export class AccessControl {
   /** per client: its shared input bucket (kept a minute after its last connection, so reconnecting never refills it), its open connections, and until when it is shut out after a flood */
   private readonly clients = new Map<string, { bucket: TokenBucket; connections: number; lastSeen: number; bannedUntil: number }>();
   /** refusals by reason (shown in the status) */
-  readonly refused = { unauthenticated: 0, forbidden: 0, host: 0, origin: 0, rate_limited_rest: 0, rate_limited_ws: 0, closed_1008: 0, shut_out: 0, server_full: 0, over_server_budget: 0 };
+  readonly refused: RefusalCounts = { unauthenticated: 0, forbidden: 0, host: 0, origin: 0, rate_limited_rest: 0, rate_limited_ws: 0, closed_1008: 0, shut_out: 0, server_full: 0, over_server_budget: 0 };
   /** WebSocket input messages let through to be parsed, every connection together: from the connections' reserves, from the server-wide budget */
-  readonly wsInput = { from_reserve: 0, from_budget: 0 };
+  readonly wsInput: WsInputCounts = { from_reserve: 0, from_budget: 0 };
   /** stream connections open now, every client and scene together (limits.max_connections) */
   private openConnections = 0;
   /** the server-wide parse budget (limits.ws_server), shared by every connection beyond its reserve */
@@ -447,128 +279,4 @@ export class AccessControl {
 
 export function openWarning(addresses: readonly string[]): string {
   return `NO ACCESS CONTROL: listening on ${addresses.join(', ')} with no token configured, so anyone who can reach this port can move the egos, reset or pause the session and change its settings. Set tokens (VILS_OPERATOR_TOKENS, VILS_DRIVER_TOKENS, VILS_VIEWER_TOKENS or vils serve --access <file>) or listen on 127.0.0.1 (--host 127.0.0.1).`;
-}
-
-/** ok: parse it; drop: over the connection's or the client's limit; close: that, and flooding (1008); busy: over the server-wide budget */
-export type Admit = 'ok' | 'drop' | 'close' | 'busy';
-
-/**
- * The input limits of one WebSocket connection, checked before a message is parsed. First its own bucket
- * and its client's shared one: over either, a message is dropped and counted (`rate_limited_ws`), and a
- * connection with `ws_close_after_dropped` such drops within a second is to be closed (1008). Then the
- * server-wide parse budget: a message is taken from the connection's reserve (`ws_reserved`) while that
- * has room, else from the budget every connection shares (`ws_server`); with neither it is dropped and
- * counted (`over_server_budget`), and the connection stays (the server is busy, not this client at fault);
- * such a message still counts against the connection's and the client's limits (they bound what is sent,
- * parsed or not), so a flood is closed all the same. A message dropped over those limits takes nothing.
- */
-export class InputLimiter {
-  private readonly own: TokenBucket;
-  private readonly reserve: TokenBucket;
-  /** messages dropped over this connection's or its client's limit */
-  dropped = 0;
-  /** messages dropped over the server-wide budget */
-  busy = 0;
-  private windowStart = 0;
-  private windowDrops = 0;
-  private released = false;
-
-  constructor(
-    private readonly limits: LimitSettings, private readonly client: TokenBucket, private readonly onRelease: () => void,
-    private readonly refused: AccessControl['refused'], private readonly onFlood: () => void = () => {},
-    /** the server-wide budget (none: only the connection's and the client's limits apply) */
-    private readonly budget: TokenBucket | null = null,
-    private readonly counts: AccessControl['wsInput'] = { from_reserve: 0, from_budget: 0 },
-  ) {
-    const l = limits.ws_connection;
-    this.own = new TokenBucket(l.messages_per_s, l.messages_burst, l.bytes_per_s, l.bytes_burst);
-    const r = limits.ws_reserved;
-    this.reserve = new TokenBucket(r.messages_per_s, r.messages_burst, r.bytes_per_s, r.bytes_burst);
-  }
-
-  /** One message of `bytes` bytes arriving at `nowS` (seconds, monotonic). */
-  admit(bytes: number, nowS = performance.now() / 1000): Admit {
-    if (this.own.fits(bytes, nowS) && this.client.fits(bytes, nowS)) {
-      // what a connection sends counts against its own and its client's limits, parsed or not: a flood stays
-      // a flood (dropped, closed 1008) while the server's budget is spent
-      this.own.consume(bytes);
-      this.client.consume(bytes);
-      if (this.reserve.fits(bytes, nowS)) {
-        this.reserve.consume(bytes);
-        this.counts.from_reserve++;
-      } else if (this.budget === null || this.budget.fits(bytes, nowS)) {
-        this.budget?.consume(bytes);
-        this.counts.from_budget++;
-      } else {
-        this.busy++;
-        this.refused.over_server_budget++;
-        return 'busy';
-      }
-      return 'ok';
-    }
-    this.dropped++;
-    this.refused.rate_limited_ws++;
-    if (nowS - this.windowStart >= 1) {
-      this.windowStart = nowS;
-      this.windowDrops = 0;
-    }
-    if (++this.windowDrops < this.limits.ws_close_after_dropped) return 'drop';
-    this.onFlood();
-    return 'close';
-  }
-
-  release(): void {
-    if (this.released) return;
-    this.released = true;
-    this.onRelease();
-  }
-}
-
-/**
- * Which client owns each ego id of a scene: the token that first drove it, else the connection (and, once
- * that connection has closed, any connection from the same address, so a car that reconnects gets its ego
- * back). An id is free again when the scene forgets the ego (timeout, reset, DELETE /api/egos/:id).
- */
-export class EgoOwners {
-  private readonly owners = new Map<string, { token: string | null; connection: number; address: string }>();
-
-  /**
-   * Claims `egoId` for a peer on a connection: `refused` says who owns it, `fresh` that it was free. An ego
-   * the scene has (`exists`) that no client owns is the server's own (a simulated ego): never a client's.
-   */
-  claim(egoId: string, peer: Peer, connection: number, exists = false): { refused: string | null; fresh: boolean } {
-    const o = this.owners.get(egoId);
-    if (!o && exists) return { refused: `ego "${egoId}" is driven by the server itself (a simulated ego)`, fresh: false };
-    if (!o) {
-      this.owners.set(egoId, { token: peer.token?.name ?? null, connection, address: peer.address });
-      return { refused: null, fresh: true };
-    }
-    if (o.token !== null) {
-      if (peer.token?.name === o.token) {
-        o.connection = connection;
-        return { refused: null, fresh: false };
-      }
-      return { refused: `ego "${egoId}" belongs to another client (${o.token})`, fresh: false };
-    }
-    if (o.connection === connection) return { refused: null, fresh: false };
-    if (o.connection === 0 && o.address === peer.address && peer.token === null) {
-      o.connection = connection;
-      return { refused: null, fresh: false };
-    }
-    return { refused: `ego "${egoId}" belongs to another connection${o.connection === 0 ? ` (from ${o.address}, closed; free again when the ego is forgotten)` : ''}`, fresh: false };
-  }
-
-  /** A connection closed: its egos stay owned by its address (or token) until they are forgotten. */
-  disconnected(connection: number): void {
-    for (const o of this.owners.values()) if (o.connection === connection) o.connection = 0;
-  }
-
-  forget(egoId: string): void {
-    this.owners.delete(egoId);
-  }
-
-  owner(egoId: string): string | null {
-    const o = this.owners.get(egoId);
-    return o ? (o.token ?? `connection ${o.connection || 'closed'} from ${o.address}`) : null;
-  }
 }
