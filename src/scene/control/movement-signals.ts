@@ -5,7 +5,7 @@
 import type { SignalController } from './controller.js';
 import type { TrafficLayout } from './layout.js';
 import type { MovementIndex } from './movement-index.js';
-import { movementStates, type MovementState } from './plan.js';
+import { movementStates, type MovementState } from './movement-states.js';
 
 /** a movement's state code (0: the junction has no signals) */
 export const GREEN = 'G'.charCodeAt(0);
