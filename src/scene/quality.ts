@@ -17,10 +17,14 @@
  * - shield: the step's action was overridden by the safety shield (or it braked in an emergency).
  */
 import { wrapPi } from '../geo/frame.js';
-import { POLICY_DT, WAITING_FOR_EGO, type NpcView } from '../traffic/engine.js';
+import { POLICY_DT, type NpcView } from '../traffic/engine.js';
 import type { LaneNetwork, LanePosition } from '../traffic/lanes.js';
 import { ShieldOutcome } from '../traffic/shield.js';
 import { hypot } from '../util/hypot.js';
+import { heldBackNear, vehicleAhead, type VehiclePoint } from './vehicle-ahead.js';
+
+export { outcomeRates, sumOutcomes, type AgentOutcomes } from './agent-outcomes.js';
+export { mayReachPath, type VehiclePoint } from './vehicle-ahead.js';
 
 export interface TripStats {
   started: number;
@@ -77,43 +81,6 @@ export interface QualitySummary {
   ego_contact_steps: number;
 }
 
-/** Outcome counts of a set of agents (GPUDrive evaluation: each agent counts once per outcome). */
-export interface AgentOutcomes {
-  agents: number;
-  goal: number;
-  collided: number;
-  offroad: number;
-}
-
-export function outcomeRates(o: AgentOutcomes): { agents: number; goal_rate: number; collision_rate: number; offroad_rate: number } {
-  const r = (k: number) => (o.agents === 0 ? 0 : k / o.agents);
-  return { agents: o.agents, goal_rate: r(o.goal), collision_rate: r(o.collided), offroad_rate: r(o.offroad) };
-}
-
-export function sumOutcomes(list: readonly AgentOutcomes[]): AgentOutcomes {
-  const t: AgentOutcomes = { agents: 0, goal: 0, collided: 0, offroad: 0 };
-  for (const o of list) {
-    t.agents += o.agents;
-    t.goal += o.goal;
-    t.collided += o.collided;
-    t.offroad += o.offroad;
-  }
-  return t;
-}
-
-/** Where the other vehicles are, for "is something ahead of this stopped NPC". */
-export interface VehiclePoint {
-  x: number;
-  y: number;
-  /** heading [rad], when known */
-  yaw?: number;
-  /** an NPC's id (egos have none) */
-  id?: number;
-  /** its size, when known [m]: then a vehicle counts as ahead when its body reaches into the path ahead */
-  length?: number;
-  width?: number;
-}
-
 interface OpenTrip {
   startStep: number;
   collided: boolean;
@@ -145,9 +112,6 @@ const DEADLOCK_SPEED = 1;
 const STUCK_STEPS = Math.round(10 / POLICY_DT);
 /** held by a traffic rule longer than any signal cycle (120 s) with margin: stuck after all */
 const RULE_STUCK_STEPS = Math.round(180 / POLICY_DT);
-const AHEAD_M = 15;
-/** the path ahead of an NPC is this much wider than the NPC on each side [m] */
-const PATH_MARGIN_M = 0.3;
 const WRONG_WAY_M = 2.5;
 const share = (part: number, whole: number) => (whole === 0 ? 0 : part / whole);
 
@@ -368,59 +332,4 @@ export class QualityMetrics {
       ego_contact_steps: this.egoContactSteps,
     };
   }
-}
-
-/**
- * Is the NPC held back by its shield for a vehicle within 15 m (a car crossing or merging in front of it that
- * the ±35° cone misses)? Waiting for an ego always counts.
- */
-function heldBackNear(n: NpcView, vehicles: readonly VehiclePoint[]): boolean {
-  if (n.waitingFor === WAITING_FOR_EGO) return true;
-  if (n.waitingFor < 0) return false;
-  for (const v of vehicles) {
-    if (v.id === n.waitingFor) return hypot(v.x - n.x, v.y - n.y) <= AHEAD_M + n.length;
-  }
-  return false;
-}
-
-/**
- * Can a vehicle of this size at (along, lat) in the NPC's frame reach into its path ahead, whatever its heading?
- * Its reach along and across the NPC's heading, 0.5·(|cos|·length + |sin|·width) and the like, is at most
- * 0.5·(length + width) as computed (rounding is monotone), so when this says no, vehicleAhead's test with the
- * heading says no too: a shortcut past its two trigonometric calls, never a different answer.
- */
-export function mayReachPath(along: number, lat: number, hl: number, hw: number, length: number, width: number): boolean {
-  const most = 0.5 * (length + width);
-  return along + most > hl && along - most < hl + AHEAD_M && lat - most < hw + PATH_MARGIN_M;
-}
-
-/**
- * The nearest vehicle within 15 m ahead of the NPC, or null: its centre within ±35° of the NPC's heading, or
- * (its size known) its body reaching into the NPC's path ahead (a car across the junction in front of it).
- */
-function vehicleAhead(n: NpcView, vehicles: readonly VehiclePoint[]): VehiclePoint | null {
-  const c = Math.cos(n.yaw), s = Math.sin(n.yaw);
-  const hl = 0.5 * n.length, hw = 0.5 * n.width;
-  let best: VehiclePoint | null = null;
-  let bestAlong = Infinity;
-  for (const v of vehicles) {
-    if (v.id === n.id) continue;
-    const dx = v.x - n.x, dy = v.y - n.y;
-    const along = dx * c + dy * s;
-    const lat = Math.abs(-dx * s + dy * c);
-    if (along >= bestAlong) continue;
-    let ahead = along > 0.5 && along <= AHEAD_M + n.length && lat <= along * 0.7;
-    if (!ahead && v.length !== undefined && v.width !== undefined && v.yaw !== undefined && mayReachPath(along, lat, hl, hw, v.length, v.width)) {
-      // its box in the NPC's frame: how far it reaches along and across the NPC's heading
-      const cr = Math.abs(Math.cos(v.yaw - n.yaw)), sr = Math.abs(Math.sin(v.yaw - n.yaw));
-      const reachAlong = 0.5 * (cr * v.length + sr * v.width);
-      const reachAcross = 0.5 * (sr * v.length + cr * v.width);
-      ahead = along + reachAlong > hl && along - reachAlong < hl + AHEAD_M && lat - reachAcross < hw + PATH_MARGIN_M;
-    }
-    if (ahead) {
-      best = v;
-      bestAlong = along;
-    }
-  }
-  return best;
 }
