@@ -11,7 +11,6 @@
  */
 import { POLICY_DT, type NpcView, type TrafficEngine } from '../traffic/engine.js';
 import type { LaneNetwork } from '../traffic/lanes.js';
-import { obbOverlap } from '../traffic/obb.js';
 import type { LanePosition } from '../traffic/lanes.js';
 import { GoalPoint, LaneAtProgress, Route } from '../traffic/route.js';
 import { SeededRandom } from '../util/random.js';
@@ -21,6 +20,9 @@ import { InputError } from './errors.js';
 import type { QualityMetrics } from './quality.js';
 import { gridlockedNpcs } from './gridlock.js';
 import { committedLanes, committedLanesInto, LaneScratch, LANES_AHEAD_M } from './next-route.js';
+import { clearance, overlapping, type Obstacle } from './spawn-spots.js';
+
+export { clearance, type Obstacle } from './spawn-spots.js';
 
 export interface SpawnRequest {
   x: number;
@@ -43,17 +45,6 @@ class LanePlace implements LanePosition {
   offset = 0;
 }
 
-/** A vehicle the population must keep clear of (NPCs and live egos). */
-export interface Obstacle {
-  x: number;
-  y: number;
-  yaw: number;
-  length: number;
-  width: number;
-  /** m/s (a vehicle coming up behind a spot needs room to slow down for a car started there) */
-  speed?: number;
-}
-
 interface Plan {
   auto: boolean;
   keepDriving: boolean;
@@ -67,7 +58,6 @@ interface Plan {
   slowSince: number;
 }
 
-const r1 = (v: number) => Math.round(v * 10) / 10;
 const r3 = (v: number) => Math.round(v * 1000) / 1000;
 const deg = (rad: number) => Math.round((((rad * 180) / Math.PI) % 360 + 360) % 360);
 /** an NPC further than this from its route is re-routed from where it is [m] */
@@ -78,11 +68,6 @@ const GRIDLOCK_SPEED = 0.5;
 const MIN_ROUTE_M = 30;
 /** an auto NPC off the lanes this long is recycled [s] */
 const LOST_S = 5;
-/** a spawn spot ahead of a moving vehicle leaves it room to slow down at this [m/s²] plus SPAWN_BEHIND_M */
-const SPAWN_BEHIND_DECEL = 3;
-const SPAWN_BEHIND_M = 8;
-/** … within ±25° of its heading (tan 25°) */
-const SPAWN_BEHIND_CONE = 0.47;
 /** goals are renewed at least this far before the NPC gets there (GPUDrive's goal radius is 2 m) */
 const MIN_GOAL_GAP_M = 6;
 
@@ -377,41 +362,4 @@ export class NpcPopulation {
       if (at) engine.setMaxSpeed(n.id, this.speedLimitAt(at.lane));
     }
   }
-}
-
-/**
- * Free distance ahead of a pose (to the nearest vehicle within ±40° ahead, or nearer than 8 m anywhere); 0 when
- * a vehicle heading for the spot (the spot within ±25° ahead of it; following or crossing, not oncoming)
- * could not slow down for a car started there at SPAWN_BEHIND_DECEL.
- */
-export function clearance(x: number, y: number, yaw: number, vehicles: readonly Obstacle[]): number {
-  const c = Math.cos(yaw), s = Math.sin(yaw);
-  let free = Infinity;
-  for (const v of vehicles) {
-    const dx = v.x - x, dy = v.y - y;
-    const d = Math.hypot(dx, dy);
-    if (d < 8) return 0;
-    const vs = v.speed ?? 0;
-    if (vs > 1 && d < (vs * vs) / (2 * SPAWN_BEHIND_DECEL) + SPAWN_BEHIND_M && Math.cos(v.yaw - yaw) > -Math.SQRT1_2) {
-      const cv = Math.cos(v.yaw), sv = Math.sin(v.yaw);
-      const along = -dx * cv - dy * sv;
-      if (along > 0 && Math.abs(dx * sv - dy * cv) < along * SPAWN_BEHIND_CONE) return 0;
-    }
-    const along = dx * c + dy * s;
-    if (along > 0 && Math.abs(-dx * s + dy * c) < along * 0.85) free = Math.min(free, d);
-  }
-  return free;
-}
-
-/** The vehicle a box at this pose would overlap (full size), described for the user; null when free. */
-function overlapping(x: number, y: number, yaw: number, length: number, width: number, vehicles: readonly Obstacle[]): string | null {
-  for (const v of vehicles) {
-    const d = Math.hypot(v.x - x, v.y - y);
-    if (d > (Math.hypot(length, width) + Math.hypot(v.length, v.width)) / 2) continue;
-    if (obbOverlap(x, y, yaw, length / 2, width / 2, v.x, v.y, v.yaw, v.length / 2, v.width / 2)) {
-      const what = 'id' in v ? `NPC ${(v as Obstacle & { id: number }).id}` : 'egoId' in v ? `ego ${(v as Obstacle & { egoId: string }).egoId}` : 'a vehicle';
-      return `${what} (${r1(d)} m away)`;
-    }
-  }
-  return null;
 }

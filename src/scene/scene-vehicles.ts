@@ -5,7 +5,7 @@
  */
 import type { NpcView } from '../traffic/engine.js';
 import type { EgoState } from './egos.js';
-import type { Obstacle } from './population.js';
+import type { Obstacle } from './spawn-spots.js';
 
 /** A vehicle of the scene: an NPC (its id) or a live ego (its egoId). */
 export type SceneVehicle = Obstacle & { id?: number; egoId?: string };
