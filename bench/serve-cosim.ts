@@ -1,6 +1,7 @@
 /**
  * A co-simulated ego served among NPCs and viewers: `npm run bench:serve-cosim [-- --json] [-- --seconds 30]
- * [-- --viewers 20] [-- --npcs 63] [-- --hz 50] [-- --rate 1000] [-- --runs 1] [-- --thread on|off]`.
+ * [-- --viewers 20] [-- --npcs 63] [-- --hz 50] [-- --rate 1000] [-- --runs 1] [-- --thread on|off] [-- --priority=-10|fifo]
+ * [-- --ego-priority=fifo|<nice>]`.
  * Starts `vils serve --scenario <configs/scenarios/demo_lap_comms.yaml with its ego at --rate Hz, --npcs NPCs>`
  * (publish_hz --hz, not recording) as a child process, connects --viewers listen-only WebSocket viewers from this
  * process, and runs bench/cosim-controller.ts as the control stack: VDS1 CMDs at 100 Hz to the scenario's command
@@ -11,7 +12,10 @@
  *  - what the server says lags (GET /api/status sim_egos.thread, loop) and the server's CPU share.
  * Goal (issue 24 item 6): STATE jitter p99 ≤ 1 ms at 1 kHz, the ego never stale. The machine's load shows in the
  * figures: its load average is printed with every run. `--thread off` runs the ego in the main thread
- * (VILS_SIM_EGO_THREAD=off), for a comparison on the same build.
+ * (VILS_SIM_EGO_THREAD=off), for a comparison on the same build. The listener's own wake-ups count in the jitter
+ * it measures: on a machine busy with other work `--priority=-10` runs the listener at that niceness (as
+ * bench:cosim's), `--priority=fifo` on the real-time scheduler (chrt -f 10), so that the figure is the server's.
+ * `--ego-priority` is passed to vils serve (the egos' thread's scheduling).
  */
 import { spawn } from 'node:child_process';
 import { createSocket } from 'node:dgram';
@@ -30,7 +34,7 @@ const { values } = parseArgs({
   args: process.argv.slice(2),
   options: {
     json: { type: 'boolean' }, seconds: { type: 'string' }, viewers: { type: 'string' }, npcs: { type: 'string' }, hz: { type: 'string' },
-    rate: { type: 'string' }, runs: { type: 'string' }, thread: { type: 'string' },
+    rate: { type: 'string' }, runs: { type: 'string' }, thread: { type: 'string' }, priority: { type: 'string' }, 'ego-priority': { type: 'string' },
   },
 });
 const seconds = Number(values.seconds ?? 30);
@@ -96,7 +100,8 @@ async function run(index: number) {
   const cfg = join(dir, 'config.json');
   writeFileSync(cfg, JSON.stringify({ publish_hz: publishHz }));
   const env = { ...process.env, ...(values.thread !== undefined ? { VILS_SIM_EGO_THREAD: values.thread } : {}) };
-  const { child, base } = await startServe(['--scenario', scenario, '--config', cfg, '--no-record', '--log-format', 'json'], env, 60000);
+  const egoPriority = values['ego-priority'] !== undefined ? ['--ego-priority', values['ego-priority']] : [];
+  const { child, base } = await startServe(['--scenario', scenario, '--config', cfg, '--no-record', '--log-format', 'json', ...egoPriority], env, 60000);
   const log: string[] = [];
   child.stdout!.on('data', (d: Buffer) => log.push(...d.toString().split('\n').filter((l) => /stale|lagging|lags|overrun|worker|thread/i.test(l))));
   try {
@@ -131,7 +136,10 @@ async function run(index: number) {
     const cpu0 = cpuSeconds(child.pid!);
     const t0 = performance.now();
     measuring = true;
-    const controller = spawn(process.execPath, [CONTROLLER, '--cmd-port', String(cmdPort), '--state-ports', String(statePort), '--rate', '100', '--seconds', String(seconds + 1), '--period-ms', String(1000 / rate), '--warmup', '1'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const args = [CONTROLLER, '--cmd-port', String(cmdPort), '--state-ports', String(statePort), '--rate', '100', '--seconds', String(seconds + 1), '--period-ms', String(1000 / rate), '--warmup', '1'];
+    const fifo = values.priority === 'fifo';
+    if (values.priority !== undefined && !fifo) args.push(`--priority=${values.priority}`);
+    const controller = fifo ? spawn('chrt', ['-f', '10', process.execPath, ...args], { stdio: ['ignore', 'pipe', 'inherit'] }) : spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     controller.stdout!.on('data', (d: Buffer) => (out += d.toString()));
     const done = new Promise<number | null>((r) => controller.on('exit', r));
@@ -194,9 +202,9 @@ for (let i = 0; i < runs; i++) {
   }
 }
 const summary = {
-  benchmark: 'serve-cosim', node: process.version, seconds, viewers: viewerCount, npcs, publish_hz: publishHz, ego_hz: rate,
+  benchmark: 'serve-cosim', node: process.version, seconds, viewers: viewerCount, npcs, publish_hz: publishHz, ego_hz: rate, listener_priority: values.priority ?? null, ego_priority: values['ego-priority'] ?? null,
   goal: { state_jitter_p99_ms: JITTER_P99_GOAL_MS, stale: 'never' }, runs: results,
 };
 if (values.json) console.log(JSON.stringify(summary));
-else console.log(`serve-cosim: ${npcs} NPCs at ${publishHz} Hz, ${viewerCount} viewers, the ego at ${rate} Hz, ${seconds} s per run (${process.version})`);
+else console.log(`serve-cosim: ${npcs} NPCs at ${publishHz} Hz, ${viewerCount} viewers, the ego at ${rate} Hz, ${seconds} s per run (${process.version}${values.priority !== undefined ? `, the listener at ${values.priority === 'fifo' ? 'SCHED_FIFO 10' : `niceness ${values.priority}`}` : ''}${values['ego-priority'] !== undefined ? `, --ego-priority ${values['ego-priority']}` : ''})`);
 process.exit(0);

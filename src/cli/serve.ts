@@ -16,6 +16,7 @@ import { loadScenario } from '../scenario/config.js';
 import { attachSimEgos, type SimEgoSession } from '../server/sim-egos.js';
 import { attachStory } from '../server/story-desk.js';
 import { ioPlugin } from '../server/io-plugin.js';
+import type { EgoPriority } from '../server/sim-ego-protocol.js';
 import { TimeSettingsError, parseTimeSettings, type TimeSettings } from '../time/settings.js';
 import type { Clock } from '../time/clock.js';
 import { stopWithParent } from './stop-with-parent.js';
@@ -60,7 +61,7 @@ function readConfigFile(path: string): ServeFileConfig {
 export const serveCommand: Command = {
   name: 'serve',
   summary: 'run the VILS server (WebSocket /ws/vils/stream, REST /api, docs /docs)',
-  usage: 'vils serve [--port 8000] [--host 0.0.0.0] [--map <file>] [--config <file.json>] [--model <onnx>] [--paused] [--scene <name>=<map.json>]... [--no-record] [--record-dir recordings] [--record-max-file-mb 512] [--record-max-total-mb 8192] [--record-foxglove-hz 10] [--foxglove-port <port>] [--access <file.json>] [--log-level info] [--log-format pretty|json] [--scenario <scenario.yaml>] [--time-mode realtime|afap|lockstep] [--dmax-ms 100] [--time-step-ms 1] [--asset-port <port>] [--story-ego <ego_id>]',
+  usage: 'vils serve [--port 8000] [--host 0.0.0.0] [--map <file>] [--config <file.json>] [--model <onnx>] [--paused] [--scene <name>=<map.json>]... [--no-record] [--record-dir recordings] [--record-max-file-mb 512] [--record-max-total-mb 8192] [--record-foxglove-hz 10] [--foxglove-port <port>] [--access <file.json>] [--log-level info] [--log-format pretty|json] [--scenario <scenario.yaml>] [--time-mode realtime|afap|lockstep] [--dmax-ms 100] [--time-step-ms 1] [--asset-port <port>] [--story-ego <ego_id>] [--ego-priority fifo|<nice>]',
   async run(argv) {
     const { server, exited } = await startServe(argv);
     // Ctrl-C, SIGTERM, SIGHUP, or the process that started it (npm start) gone: say why, close cleanly, but never
@@ -107,7 +108,7 @@ export async function startServe(argv: string[], overrides: ServeOverrides = {})
       'record-max-total-mb': { type: 'string' }, 'record-foxglove-hz': { type: 'string' }, 'foxglove-port': { type: 'string' },
       access: { type: 'string' }, 'log-format': { type: 'string' }, scenario: { type: 'string' },
       'time-mode': { type: 'string' }, 'dmax-ms': { type: 'string' }, 'time-step-ms': { type: 'string' }, 'asset-port': { type: 'string' },
-      'story-ego': { type: 'string' },
+      'story-ego': { type: 'string' }, 'ego-priority': { type: 'string' },
     },
   });
   const recording = recordingSettings(values);
@@ -129,6 +130,7 @@ export async function startServe(argv: string[], overrides: ServeOverrides = {})
   const storyEgo = values['story-ego'];
   if (storyEgo !== undefined && !scenario?.story) throw new UsageError('--story-ego names the real car that plays a test case\'s ego: give a --scenario with a story: (docs/test-cases.md)');
   if (storyEgo !== undefined && !/^[A-Za-z0-9_.:@-]{1,64}$/.test(storyEgo)) throw new UsageError(`--story-ego must be an ego_id (1–64 letters, digits, _ . : @ -), got ${JSON.stringify(storyEgo)}`);
+  const egoPriority = parseEgoPriority(values['ego-priority']);
   const time = timeSettings(values, scenario?.resolved.time);
   const logFormat = values['log-format'] ?? (process.stdout.isTTY ? 'pretty' : 'json');
   if (logFormat !== 'pretty' && logFormat !== 'json') throw new UsageError(`--log-format must be pretty or json, got ${logFormat}`);
@@ -155,7 +157,7 @@ export async function startServe(argv: string[], overrides: ServeOverrides = {})
       // at each policy step), and VILS_SIM_EGO_THREAD=off keeps them there too (a comparison, a diagnosis)
       const thread = overrides.clock === undefined && !(story && storyEgo === undefined) && process.env.VILS_SIM_EGO_THREAD !== 'off';
       try {
-        sim = await attachSimEgos(server.host, served, { log: (msg) => server.app.log.info(msg), logger: server.app.log, onExit: () => exit(), thread });
+        sim = await attachSimEgos(server.host, served, { log: (msg) => server.app.log.info(msg), logger: server.app.log, onExit: () => exit(), thread, priority: egoPriority });
       } catch (err) {
         // (a command port in use, a thread that could not start): stop what was started, say why
         await server.close().catch(() => {});
@@ -164,7 +166,7 @@ export async function startServe(argv: string[], overrides: ServeOverrides = {})
       if (story && storyEgo === undefined) story.useSimEgos(sim.inProcess!.egos);
       await server.app.register(ioPlugin, { ports: sim.ports });
       server.app.log.info(`scenario ${scenario.name}: simulated egos ${sim.specs.map((e) => `${e.id} (${e.level}, ${e.driver.kind})`).join(', ')}${sim.cmdPorts.length ? `; VDS1 CMD on ${sim.cmdPorts.join(', ')}` : ''}; JSON data port /api/io; ` +
-        (scenario.duration > 0 ? `duration ${scenario.duration} s, then ${scenario.atEnd} (at_end)` : 'duration 0: until stopped') + (sim.thread ? '; their plants and UDP I/O in a thread of their own' : ''));
+        (scenario.duration > 0 ? `duration ${scenario.duration} s, then ${scenario.atEnd} (at_end)` : 'duration 0: until stopped') + (sim.thread ? `; their plants and UDP I/O in a thread of their own (scheduling: ${sim.thread.priority})` : ''));
     } else await server.host.runner.reset(); // the test case joins the conductor (the real car is its only ego)
     if (story) server.app.log.info(`test case ${scenario.name}: ${storyEgo !== undefined ? `the real car ${storyEgo} plays ${scenario.egos[0]?.id}; arm an attempt with POST /api/story/arm or the web map's test panel` : `the simulated ego ${scenario.egos[0]?.id} under test; an attempt is armed at every reset`}; GET /api/story`);
   }
@@ -186,6 +188,15 @@ export async function startServe(argv: string[], overrides: ServeOverrides = {})
   server.app.log.info(`Foxglove: ${address.replace(/^http/, 'ws')}/foxglove${server.foxglovePort !== undefined ? ` and ws://<host>:${server.foxglovePort}/` : ''}; metrics ${address}/metrics; ` +
     (recording.enabled ? `recording into ${recordingDir(recording)} (segments of ${recording.maxFileMb} MB, folder capped at ${recording.maxTotalMb} MB)` : 'not recording (--no-record)'));
   return { server, address, sim, exited };
+}
+
+/** --ego-priority: `fifo` (the real-time scheduler) or a niceness −20..19 for the simulated egos' thread; absent: as it is. */
+function parseEgoPriority(v: string | undefined): EgoPriority {
+  if (v === undefined) return null;
+  if (v === 'fifo') return 'fifo';
+  const n = Number(v);
+  if (v.trim() === '' || !Number.isInteger(n) || n < -20 || n > 19) throw new UsageError(`--ego-priority must be fifo or a niceness -20..19, got ${v}`);
+  return n;
 }
 
 /** Why the server could not listen, in words a user can act on. */

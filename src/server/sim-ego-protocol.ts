@@ -13,6 +13,12 @@ import type { IoCommand, TargetsPatch } from '../cosim/ports.js';
 import type { StopPoint, TrafficObject } from '../scenario/drivers.js';
 import type { EgoReport } from '../scene/egos.js';
 
+/**
+ * The egos' thread's scheduling: the real-time scheduler (`fifo`: SCHED_FIFO, priority 10, through chrt) or a
+ * niceness; null leaves it as it is. Either needs CAP_SYS_NICE (root); refused, the thread runs as it is.
+ */
+export type EgoPriority = 'fifo' | number | null;
+
 export interface SimEgoWorkerData {
   /** the scenario as loaded (Scenario.resolved: every reference an absolute path) and the file it came from */
   readonly doc: Record<string, unknown>;
@@ -26,6 +32,7 @@ export interface SimEgoWorkerData {
   readonly cmdTimeoutS: number;
   /** plant time between two reports to the scene [µs] */
   readonly reportEveryUs: number;
+  readonly priority: EgoPriority;
 }
 
 /** Which simulation time a clock instant stands for: running, sim = simS + (clock − wallS); else simS. */
@@ -94,7 +101,8 @@ export interface TimedReport {
 }
 
 export type FromWorker =
-  | { readonly type: 'ready'; readonly cmdPorts: readonly number[]; readonly stats: WorkerStats }
+  /** `priority`: the thread's scheduling as applied ('fifo 10', 'nice -10', 'normal'), or why not */
+  | { readonly type: 'ready'; readonly cmdPorts: readonly number[]; readonly stats: WorkerStats; readonly priority: string }
   | { readonly type: 'failed'; readonly message: string }
   /** `wallS`: the clock when they were posted (how late the main thread takes them) */
   | { readonly type: 'reports'; readonly epoch: number; readonly wallS: number; readonly reports: readonly TimedReport[] }

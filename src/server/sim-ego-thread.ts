@@ -18,7 +18,7 @@ import type { SceneSnapshot } from '../scene/scene.js';
 import type { StopPoint } from '../scenario/drivers.js';
 import { projectRoot } from '../util/project-root.js';
 import { RollingStats } from './rolling-stats.js';
-import { LATE_BUCKET_MS, hrtimeOriginNs, type FromWorker, type IoCall, type SimEgoWorkerData, type Timeline, type ToWorker, type WorkerStats } from './sim-ego-protocol.js';
+import { LATE_BUCKET_MS, hrtimeOriginNs, type EgoPriority, type FromWorker, type IoCall, type SimEgoWorkerData, type Timeline, type ToWorker, type WorkerStats } from './sim-ego-protocol.js';
 
 /** The compiled worker: beside this module when it runs compiled, else dist/ (tests on the sources use it too). */
 export function workerScript(): string {
@@ -45,6 +45,8 @@ export interface SimEgoThreadOptions {
   readonly reportEveryS?: number;
   /** the JSON data port's answer time limit [ms] (default 2000) */
   readonly ioTimeoutMs?: number;
+  /** the thread's scheduling (default null: as it is) */
+  readonly priority?: EgoPriority;
 }
 
 export type ThreadState = 'starting' | 'running' | 'failed' | 'closed';
@@ -59,6 +61,8 @@ export class SimEgoThread implements VehiclePorts {
   state: ThreadState = 'starting';
   error: string | null = null;
   cmdPorts: readonly number[] = [];
+  /** the thread's scheduling as applied, or why not */
+  priority = 'normal';
   stats: WorkerStats | null = null;
   /** reports submitted, and how late the main thread took them [ms] */
   reports = 0;
@@ -73,7 +77,7 @@ export class SimEgoThread implements VehiclePorts {
   private ready!: { resolve: () => void; reject: (e: Error) => void };
   private readonly started: Promise<void>;
   private closing: Promise<void> | null = null;
-  private exited: Promise<void>;
+  private readonly exited: Promise<void>;
   private failureTold = false;
   private health0 = { overruns: 0, skipped: 0, late: [] as readonly number[] };
 
@@ -81,7 +85,7 @@ export class SimEgoThread implements VehiclePorts {
     this.started = new Promise((resolve, reject) => (this.ready = { resolve, reject }));
     const data: SimEgoWorkerData = {
       doc: o.scenario.resolved, file: o.scenario.file, egoIds: [...o.egoIds], bindAddress: o.bindAddress, originNs: hrtimeOriginNs(),
-      cmdTimeoutS: o.cmdTimeoutS ?? 0.1, reportEveryUs: Math.round((o.reportEveryS ?? 0.01) * 1e6),
+      cmdTimeoutS: o.cmdTimeoutS ?? 0.1, reportEveryUs: Math.round((o.reportEveryS ?? 0.01) * 1e6), priority: o.priority ?? null,
     };
     this.worker = new Worker(workerScript(), { workerData: data });
     this.worker.on('message', (m: FromWorker) => this.onMessage(m));
@@ -120,6 +124,7 @@ export class SimEgoThread implements VehiclePorts {
         this.state = 'running';
         this.cmdPorts = m.cmdPorts;
         this.stats = m.stats;
+        this.priority = m.priority;
         this.ready.resolve();
         return;
       case 'failed':
@@ -259,7 +264,7 @@ export class SimEgoThread implements VehiclePorts {
     const s = this.stats;
     const lag = this.mainLagMs.summary();
     return {
-      state: this.state, error: this.error,
+      state: this.state, error: this.error, priority: this.priority,
       ticks: s?.ticks ?? 0, overruns: s?.overruns ?? 0, skipped_ticks: s?.skippedTicks ?? 0,
       late_ms: s ? { ...SimEgoThread.latePercentiles(s.lateHistogram), max: Math.round(s.maxLateMs * 1000) / 1000 } : null,
       plant_ahead_ms: s ? Math.round(s.aheadMs * 1000) / 1000 : null,

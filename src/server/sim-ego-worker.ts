@@ -11,7 +11,15 @@
  * would take a core the NPCs and viewers need on a 2-core machine. A worker may block, so the last stretch
  * before a tick is an Atomics.wait of at most 1 ms at a time, with a turn of the event loop (commands, the main
  * thread's messages) between.
+ *
+ * Scheduling: on a machine busy with other work an ordinary thread waits for a core up to a few milliseconds
+ * after its timer fired, whatever its niceness (the scheduler lets the running task finish its slice). With
+ * `--ego-priority fifo` the thread asks for the real-time scheduler (SCHED_FIFO: it runs as soon as it wakes);
+ * it sleeps between ticks, so it takes a few percent of a core.
  */
+import { execFileSync } from 'node:child_process';
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { setImmediate as immediate, setTimeout as sleepMs } from 'node:timers/promises';
 import { parentPort, workerData } from 'node:worker_threads';
 import { EgoCommsLink } from '../scenario/comms-link.js';
@@ -19,7 +27,7 @@ import { scenarioFromDocument } from '../scenario/config.js';
 import { SimEgo } from '../scenario/sim-ego.js';
 import type { Clock } from '../time/clock.js';
 import { PlantLoop } from './sim-ego-loop.js';
-import type { FromWorker, IoCall, SimEgoWorkerData, ToWorker, WorkerStats } from './sim-ego-protocol.js';
+import type { EgoPriority, FromWorker, IoCall, SimEgoWorkerData, ToWorker, WorkerStats } from './sim-ego-protocol.js';
 
 /** The runner's clock in this thread: seconds since the main thread's performance.now() = 0. */
 export function workerClock(originNs: bigint): Clock {
@@ -41,12 +49,28 @@ export function workerClock(originNs: bigint): Clock {
   };
 }
 
+/** Applies the scheduling to this thread (Linux: a thread of its own, named by /proc/thread-self); says what it did. */
+export function applyPriority(p: EgoPriority): string {
+  if (p === null) return 'normal';
+  try {
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    if (p === 'fifo') execFileSync('chrt', ['-f', '-p', '10', String(tid)], { stdio: 'pipe', timeout: 5000 });
+    else setPriority(tid, p);
+    return p === 'fifo' ? 'fifo 10' : `nice ${p}`;
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException & { stderr?: Buffer };
+    const why = e.stderr?.toString().trim().split('\n').pop() || e.code || e.message;
+    return `normal (${p === 'fifo' ? 'fifo' : `nice ${p}`} refused: ${why})`;
+  }
+}
+
 const port = parentPort;
 if (port) void main(workerData as SimEgoWorkerData, (m) => port.postMessage(m), (fn) => port.on('message', fn), () => port.close());
 
 async function main(data: SimEgoWorkerData, post: (m: FromWorker) => void, onMessage: (fn: (m: ToWorker) => void) => void, closePort: () => void): Promise<void> {
   let link: EgoCommsLink | null = null;
   try {
+    const priority = applyPriority(data.priority);
     const scenario = await scenarioFromDocument(data.doc, data.file);
     const specs = data.egoIds.map((id) => {
       const s = scenario.egos.find((e) => e.id === id);
@@ -104,7 +128,7 @@ async function main(data: SimEgoWorkerData, post: (m: FromWorker) => void, onMes
           })();
       }
     });
-    post({ type: 'ready', cmdPorts: [...link.cmdPorts], stats: stats() });
+    post({ type: 'ready', cmdPorts: [...link.cmdPorts], stats: stats(), priority });
     await loop.run();
   } catch (err) {
     await link?.close().catch(() => undefined);

@@ -30,6 +30,7 @@ import { placeEgos } from '../scenario/world.js';
 import type { EgoReport } from '../scene/egos.js';
 import type { HostAttachment, Logger, SceneHost } from './host.js';
 import { MAX_TICK_HZ } from './runner.js';
+import type { EgoPriority } from './sim-ego-protocol.js';
 import { SimEgoThread } from './sim-ego-thread.js';
 
 export interface SimEgoSession {
@@ -54,6 +55,8 @@ export interface SimEgoOptions {
   onExit?: () => void;
   /** realtime mode: the plants and their UDP I/O in a thread of their own (the runner must pace on the system clock) */
   thread?: boolean;
+  /** that thread's scheduling (`vils serve --ego-priority`) */
+  priority?: EgoPriority;
 }
 
 /** What happened at the scenario's end (GET /api/status `sim_egos.end`), null before it. */
@@ -83,7 +86,7 @@ export async function attachSimEgos(host: SceneHost, scenario: Scenario, opts: S
   let thread: SimEgoThread | null = null;
   if (opts.thread === true && host.time.settings.mode === 'realtime') {
     const t = await SimEgoThread.start({
-      scenario, egoIds: scenario.egos.map((e) => e.id), bindAddress: opts.bindAddress, report,
+      scenario, egoIds: scenario.egos.map((e) => e.id), bindAddress: opts.bindAddress, report, priority: opts.priority,
       // the runner's clock is the system clock (performance.now() in seconds): the thread counts on the same
       timeline: () => ({ running: host.runner.state === 'running', simS: host.runner.simNow(), wallS: performance.now() / 1000 }),
       onFailed: (message) => {
