@@ -147,7 +147,7 @@ export class NpcPopulation {
 
   private newRoute(lane: number, s: number, via?: readonly number[]): Route {
     const len = this.config.trip_length_m * (0.75 + 0.5 * this.rng.next());
-    return new Route(this.lanes, lane, s, len, this.rng, via, this.config.route_choice === 'queues' ? this.queues.forkWeight : undefined);
+    return new Route(this.lanes, lane, s, len, this.rng, via, this.config.route_choice === 'queues' ? this.queues.choose : undefined);
   }
 
   /** The vehicles standing on each lane now (NPCs on routes), for the next forks chosen. */

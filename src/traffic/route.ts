@@ -57,17 +57,8 @@ function growGoalSamples(): void {
 const SEARCH_BACK = 10;
 const SEARCH_AHEAD = 40;
 
-/** The exit a uniform draw u ∈ [0, 1) picks when each is taken in proportion to its weight. */
-function weightedPick(next: readonly number[], weight: (lane: number) => number, u: number): number {
-  let sum = 0;
-  for (const l of next) sum += weight(l);
-  let x = u * sum;
-  for (const l of next) {
-    x -= weight(l);
-    if (x < 0) return l;
-  }
-  return next[next.length - 1];
-}
+/** Which of the exits `next` of lane `from` a route takes, for a uniform draw u ∈ [0, 1). */
+export type ForkChooser = (from: number, next: readonly number[], u: number) => number;
 
 export class Route {
   /** lanes in driving order; the route starts at startS on lanes[0] */
@@ -84,10 +75,10 @@ export class Route {
 
   /**
    * `via`: lanes to take first, in order, where the lane graph allows (a route continuing another keeps the
-   * forks that one chose: an NPC at speed is already committed to them); forks after them are random, uniform or
-   * in proportion to `weight(lane)` of each exit.
+   * forks that one chose: an NPC at speed is already committed to them); forks after them are random: uniform, or
+   * by `choose` (the exit of lane `from` a uniform draw u picks).
    */
-  constructor(private readonly net: LaneNetwork, lane: number, private readonly startS: number, length: number, rng: SeededRandom, via: readonly number[] = [], weight?: (lane: number) => number) {
+  constructor(private readonly net: LaneNetwork, lane: number, private readonly startS: number, length: number, rng: SeededRandom, via: readonly number[] = [], choose?: ForkChooser) {
     let li = lane;
     let acc = -startS;
     for (let hops = 0; hops < 256; hops++) {
@@ -97,7 +88,7 @@ export class Route {
       const next = net.lanes[li].next;
       if (acc >= length || next.length === 0) break;
       const planned = hops + 1 < via.length && via[hops] === li && next.includes(via[hops + 1]) ? via[hops + 1] : -1;
-      li = planned >= 0 ? planned : next.length === 1 ? next[0] : weight ? weightedPick(next, weight, rng.next()) : next[Math.floor(rng.next() * next.length)];
+      li = planned >= 0 ? planned : next.length === 1 ? next[0] : choose ? choose(li, next, rng.next()) : next[Math.floor(rng.next() * next.length)];
     }
     this.length = Math.min(length, acc);
   }
