@@ -1,19 +1,19 @@
 /**
- * Radius queries over road entity centres (kdbush). GPUDrive walks entities in creation order and keeps
+ * Radius queries over road entity centres (a uniform grid, PointGrid). GPUDrive walks entities in creation order and keeps
  * the first 200 within 50 m (spec §5.4), so the index answers "which are in range" and the ids are then
  * put back into creation order. Queries write into caller-owned buffers: nothing is allocated per query.
  */
-import KDBush from 'kdbush';
+import { PointGrid } from './point-grid.js';
 import { EntityType } from './types.js';
 import type { RoadEntities } from './road-entities.js';
 
 export class RoadIndex {
-  private readonly all: KDBush | null;
+  private readonly all: PointGrid | null;
   private readonly scratch: Int32Array;
   private readonly bits: Int32Array;
   /** Collidable entities for vehicles: road edges and stop signs (spec §7.10). */
   readonly collidable: Int32Array;
-  private readonly collidableIndex: KDBush | null;
+  private readonly collidableIndex: PointGrid | null;
   /** Largest distance from a collidable entity's centre to its box corner. */
   readonly collidableReach: number;
   /** per entity: the cosine and sine of its heading, and the distance from its centre to a box corner */
@@ -25,9 +25,7 @@ export class RoadIndex {
     const n = entities.count;
     this.scratch = new Int32Array(Math.max(1, n));
     this.bits = new Int32Array((n >>> 5) + 1);
-    this.all = n > 0 ? new KDBush(n, 64, Float64Array) : null;
-    for (let i = 0; i < n; i++) this.all!.add(entities.x[i], entities.y[i]);
-    this.all?.finish();
+    this.all = n > 0 ? new PointGrid(entities.x, entities.y, n) : null;
 
     const coll: number[] = [];
     let reach = 0;
@@ -48,9 +46,7 @@ export class RoadIndex {
     }
     this.collidable = Int32Array.from(coll);
     this.collidableReach = reach;
-    this.collidableIndex = coll.length > 0 ? new KDBush(coll.length, 64, Float64Array) : null;
-    for (const i of coll) this.collidableIndex!.add(entities.x[i], entities.y[i]);
-    this.collidableIndex?.finish();
+    this.collidableIndex = coll.length > 0 ? new PointGrid(coll.map((i) => entities.x[i]), coll.map((i) => entities.y[i]), coll.length, coll) : null;
   }
 
   /**
@@ -103,9 +99,7 @@ export class RoadIndex {
   /** Collidable entity ids (into `entities`) whose centre is within `radius` of (x, y); unordered. */
   collidableNear(x: number, y: number, radius: number, out: Int32Array): number {
     if (!this.collidableIndex) return 0;
-    const n = this.collidableIndex.withinInto(x, y, radius, this.scratch);
-    for (let i = 0; i < n; i++) out[i] = this.collidable[this.scratch[i]];
-    return n;
+    return this.collidableIndex.withinInto(x, y, radius, out);
   }
 }
 
@@ -113,9 +107,9 @@ export class RoadIndex {
  * Radius queries for observers that move a little between them (an agent moves ≤ 1.5 m per 0.1 s step): per
  * observer slot, the entities within radius + `slack` of where it was last looked up (all entities in creation
  * order, or the collidable ones). While the observer stays within `slack` of that point, every entity within
- * `radius` of it is in that list (triangle inequality), so the list stands in for a tree walk. firstInRadius
- * filters it with the index's own distance test ((ex − x)² + (ey − y)² ≤ r² in doubles, as kdbush computes
- * it) and keeps the first `max`: the index's answer id for id, without a tree walk or a sort. Buffers grow
+ * `radius` of it is in that list (triangle inequality), so the list stands in for a grid walk. firstInRadius
+ * filters it with the index's own distance test ((ex − x)² + (ey − y)² ≤ r² in doubles, as PointGrid computes
+ * it) and keeps the first `max`: the index's answer id for id, without a grid walk or a sort. Buffers grow
  * when a list is longer than any before; nothing else allocates.
  */
 export class RadiusMemo {

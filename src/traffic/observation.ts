@@ -5,33 +5,20 @@
  * roads are written compactly from row 0 and the rest are padding rows; the builder reports how many are real.
  * `buildRows` writes the same values as the policy's rows (ego and real rows only, src/policy/rows.ts).
  */
-import { EGO_FEATURES, OBS_SIZE, PARTNER_FEATURES, PARTNER_OFFSET, PARTNER_ROWS, ROAD_FEATURES, ROAD_OFFSET, ROAD_ROWS } from '../policy/layout.js';
+import { EGO_FEATURES, OBS_SIZE, PARTNER_FEATURES, PARTNER_OFFSET, PARTNER_ROWS, ROAD_FEATURES, ROAD_OFFSET } from '../policy/layout.js';
 import { ROAD_PADDING_TYPE_COLUMN, type ObservationRows, type RowCounts } from '../policy/rows.js';
 import { RadiusMemo, type RoadIndex } from '../map/spatial-index.js';
+import { POSITION_NORM, relativeHeading, RoadRows } from './road-rows.js';
 import { AgentKind, type World } from './world.js';
 
 export const OBS_RADIUS = 50;
 export const MAX_SPEED = 100;
 export const MAX_VEH_LEN = 30;
 export const MAX_VEH_WIDTH = 15;
-export const MAX_ROAD_SCALE = 100;
-/** nmm(v) = 2·((v + 1000) / 2000) − 1 = v / 1000 (spec §2.4) */
-export const POSITION_NORM = 1000;
+export { MAX_ROAD_SCALE, POSITION_NORM, relativeHeading } from './road-rows.js';
 const TWO_PI = 2 * Math.PI;
 
-/** Relative heading wrapped to (−π, π], as atan2 of the relative rotation gives it (without the trig). */
-export function relativeHeading(other: number, ego: number): number {
-  let d = other - ego;
-  if (d > Math.PI || d <= -Math.PI) {
-    d %= TWO_PI;
-    if (d > Math.PI) d -= TWO_PI;
-    else if (d <= -Math.PI) d += TWO_PI;
-  }
-  return d;
-}
-
 export class ObservationBuilder {
-  private readonly roadIds = new Int32Array(ROAD_ROWS);
   private readonly order: Int32Array;
   private orderCount = 0;
   /** per observer slot: the road entities near where it was (firstInRadius without a tree walk each step) */
@@ -43,13 +30,17 @@ export class ObservationBuilder {
   readonly partnerCount: Uint8Array;
   readonly roadCount: Uint8Array;
   readonly rows: RowCounts;
+  /** the road rows (an observer standing still gets those it had) */
+  readonly roadRows: RoadRows;
   /** real rows of the agent buildOne wrote last */
   private partnersWritten = 0;
   private roadsWritten = 0;
 
-  constructor(capacity: number, readonly radius = OBS_RADIUS) {
+  /** reference: every observer's road rows computed afresh (the engine's `reference` option; see RoadRows) */
+  constructor(capacity: number, readonly radius = OBS_RADIUS, reference = false) {
     this.order = new Int32Array(capacity);
     this.near = new RadiusMemo(capacity);
+    this.roadRows = new RoadRows(capacity, this.near, reference);
     this.partnerCount = new Uint8Array(capacity);
     this.roadCount = new Uint8Array(capacity);
     this.rows = { partners: this.partnerCount, roads: this.roadCount };
@@ -144,25 +135,6 @@ export class ObservationBuilder {
     this.partnersWritten = count;
 
     // road graph (§5): the first 200 entities within the radius, in creation order
-    const m = roads ? this.near.firstInRadius(roads, i, ex, ey, this.radius, ROAD_ROWS, this.roadIds) : 0;
-    row = r;
-    if (roads) {
-      const ent = roads.entities;
-      for (let k = 0; k < m; k++, row += ROAD_FEATURES) {
-        const id = this.roadIds[k];
-        const dx = ent.x[id] - ex;
-        const dy = ent.y[id] - ey;
-        road[row] = (c * dx + sn * dy) / POSITION_NORM;
-        road[row + 1] = (-sn * dx + c * dy) / POSITION_NORM;
-        road[row + 2] = ent.halfLength[id] / MAX_ROAD_SCALE;
-        road[row + 3] = ent.halfWidth[id] / MAX_ROAD_SCALE;
-        road[row + 4] = ent.halfHeight[id] / MAX_ROAD_SCALE;
-        road[row + 5] = relativeHeading(ent.heading[id], yaw) / TWO_PI;
-        road[row + 6] = 0; road[row + 7] = 0; road[row + 8] = 0; road[row + 9] = 0;
-        road[row + 10] = 0; road[row + 11] = 0; road[row + 12] = 0;
-        road[row + 6 + ent.type[id]] = 1;
-      }
-    }
-    this.roadsWritten = m;
+    this.roadsWritten = roads ? this.roadRows.write(roads, i, ex, ey, yaw, c, sn, this.radius, road, r) : 0;
   }
 }

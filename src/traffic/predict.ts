@@ -9,6 +9,8 @@ import { STEP_DT } from './bicycle.js';
 import type { LaneNetwork, LanePosition, PlannedLanes } from './lanes.js';
 import type { StopConstraints } from './stops.js';
 import { AgentKind, type World } from './world.js';
+import { PathInputs } from './path-inputs.js';
+import { CarFollowing } from './follow.js';
 import { hypot } from '../util/hypot.js';
 
 /** lanes of an NPC's plan kept per slot (the current one first) */
@@ -29,13 +31,6 @@ export const KEEP_SPEED = 0;
 export const BRAKE = 1;
 
 const SPACING = 1;
-/** car-following (IDM): comfortable acceleration and deceleration, standstill gap, time headway */
-const IDM_A = 2;
-const IDM_B = 2.5;
-const IDM_S0 = 2.5;
-const IDM_T = 1.2;
-/** car-following looks this far along the path beyond where the rollout reaches [m] (IDM at rest: 1 % of a at 25 m) */
-const FOLLOW_REACH_M = 25;
 /** an ego's prediction reaches as far as speeding up at this [m/s²] to at least EGO_PREDICT_MAX_V [m/s] */
 const EGO_PREDICT_ACCEL = 2;
 const EGO_PREDICT_MAX_V = 14;
@@ -48,9 +43,18 @@ const HEADING_BLEND_M = 5;
 /** a vehicle further than this from its lane, or more than this far off its direction, goes straight */
 const MAX_LANE_OFFSET = 3.5;
 const MAX_LANE_ANGLE = (75 * Math.PI) / 180;
+/** bendLimit: curvature is the heading change over this many path segments */
+const BEND_W = 4;
+/** predict(): what it made afresh */
+const FRESH = 2;
+const POSES = 1;
+const KEPT = 0;
 
 export class MotionPredictor {
-  /** predicted pose of slot j in mode m at step k (1..steps): index ((j·2 + m)·steps + k − 1) */
+  /**
+   * predicted pose of slot j in mode m at step k (1..steps): index ((j·2 + m)·steps + k − 1); the heading only in
+   * the braking mode (the keep-speed mode's is never used, so not computed)
+   */
   readonly px: Float32Array;
   readonly py: Float32Array;
   readonly pyaw: Float32Array;
@@ -59,8 +63,12 @@ export class MotionPredictor {
   /** per slot: the lane path ahead, every SPACING m (for the NPC's own continuation) */
   readonly pathX: Float32Array;
   readonly pathY: Float32Array;
-  /** per slot: the direction of each segment of its lane path, atan2 of its ends (computed once per step) */
+  /**
+   * per slot: the direction of each segment of its lane path, atan2 of its ends, computed once per step as far as
+   * first needed (yawUpTo; pathPoint makes sure of it): segments 0 .. yawN − 1
+   */
   readonly pathYaw: Float64Array;
+  private readonly yawN: Int32Array;
   readonly pathN: Int32Array;
   readonly maxPath: number;
   /** per slot: the speed from which it can still slow down for every bend of its lane path ahead [m/s] */
@@ -84,12 +92,33 @@ export class MotionPredictor {
   readonly followLimit: Float32Array;
   /** per NPC: the vehicle (slot) car-following keeps its distance to, −1 with none */
   readonly leader: Int32Array;
+  /** car-following (followLimit and leader) */
+  private readonly following: CarFollowing;
   private readonly pos: LanePosition = { lane: 0, s: 0, offset: 0 };
   private plans: Plans | null = null;
   private readonly plan: PlannedLanes = { lanes: new Int32Array(0), offset: 0, count: 0, at: 0 };
-  private readonly pt = { x: 0, y: 0, yaw: 0 };
+  /** offsetFromPath's scratch: squared distance and offsets to each segment looked at; its result */
+  private readonly nearSq = new Float64Array(3 * 10);
+  private readonly offset = new Float64Array(1);
+  /** per slot: the largest extra half length its envelope adds at any step (envHalf) [m] */
+  readonly envHalfMax: Float32Array;
+  /**
+   * work done so far: path directions computed (atan2), path points the car-following search measured, and
+   * lane paths kept (their vehicle's inputs unchanged)
+   */
+  readonly work = { directions: 0, followPoints: 0, kept: 0, keptPoses: 0 };
+  /** the inputs each slot's lane path was made from, and the settings all curve limits were made with */
+  private readonly inputs: PathInputs;
+  /** per slot: the speed its poses were last predicted at (NaN: not yet) */
+  private readonly speedOf: Float64Array;
+  private aLat = NaN;
+  private decel = NaN;
 
-  constructor(capacity: number, private readonly lanes: LaneNetwork | null, readonly steps: number, readonly brakeDecel: number, readonly maxSpeed = 40) {
+  /**
+   * reference: every path direction computed, every bend point and every path point of the car-following search
+   * looked at, instead of the shortcuts that provably change nothing (the engine's `reference` option)
+   */
+  constructor(capacity: number, private readonly lanes: LaneNetwork | null, readonly steps: number, readonly brakeDecel: number, readonly maxSpeed = 40, private readonly reference = false) {
     const n = capacity * 2 * steps;
     this.px = new Float32Array(n);
     this.py = new Float32Array(n);
@@ -99,6 +128,8 @@ export class MotionPredictor {
     this.pathX = new Float32Array(capacity * this.maxPath);
     this.pathY = new Float32Array(capacity * this.maxPath);
     this.pathYaw = new Float64Array(capacity * this.maxPath);
+    this.yawN = new Int32Array(capacity);
+    this.envHalfMax = new Float32Array(capacity);
     this.pathN = new Int32Array(capacity);
     this.curveLimit = new Float32Array(capacity).fill(Infinity);
     this.envX = new Float32Array(capacity * steps);
@@ -109,6 +140,9 @@ export class MotionPredictor {
     this.bounds = new Float32Array(capacity * 4);
     this.followLimit = new Float32Array(capacity).fill(Infinity);
     this.leader = new Int32Array(capacity).fill(-1);
+    this.following = new CarFollowing(capacity, this.maxPath, reference);
+    this.inputs = new PathInputs(capacity, MAX_PLAN);
+    this.speedOf = new Float64Array(capacity).fill(NaN);
   }
 
   /**
@@ -118,20 +152,48 @@ export class MotionPredictor {
   private bendLimit(j: number, aLat: number, decel: number): number {
     const n = this.pathN[j];
     const b = j * this.maxPath;
-    const w = 4; // curvature = heading change over 4 m of path
+    const w = BEND_W; // curvature = heading change over 4 m of path
+    const X = this.pathX, Y = this.pathY, H = this.pathYaw;
+    // the path's directions computed so far (yawUpTo's, inline: no call in the loop)
+    let yawN = this.yawN[j];
     let limit = Infinity;
     for (let k = 0; k + w + 1 < n; k++) {
+      if (!this.reference) {
+        // no point from here on can lower the limit: v = sqrt(vBend² + q) ≥ sqrt(q), q growing with k (rounding
+        // is monotonic)
+        if (limit < Infinity && Math.sqrt(2 * decel * k * SPACING) >= limit) break;
+        for (; yawN <= k + w; yawN++) H[b + yawN] = Math.atan2(Y[b + yawN + 1] - Y[b + yawN], X[b + yawN + 1] - X[b + yawN]);
+      }
       const h0 = this.pathYaw[b + k];
       const h1 = this.pathYaw[b + k + w];
       let dh = h1 - h0;
-      dh -= 2 * Math.PI * Math.round(dh / (2 * Math.PI));
+      // (within ±π the wrap subtracts 2π·±0: dh itself, or +0 for −0, whose magnitude is the same)
+      if (this.reference || !(dh > -Math.PI && dh < Math.PI)) dh -= 2 * Math.PI * Math.round(dh / (2 * Math.PI));
       const kappa = Math.abs(dh) / (w * SPACING);
       if (kappa < 1e-3) continue;
-      const vBend = Math.sqrt(aLat / kappa);
+      const vBendSq = aLat / kappa;
+      // v below would be at least limit·(1 + 4e-10): not lower (both roots' rounding is far smaller)
+      if (!this.reference && vBendSq + 2 * decel * k * SPACING >= limit * limit * (1 + 1e-9)) continue;
+      const vBend = Math.sqrt(vBendSq);
       const v = Math.sqrt(vBend * vBend + 2 * decel * k * SPACING);
       if (v < limit) limit = v;
     }
+    if (yawN > this.yawN[j]) {
+      this.work.directions += yawN - this.yawN[j];
+      this.yawN[j] = yawN;
+    }
     return limit;
+  }
+
+  /** Makes pathYaw hold the directions of slot j's path segments 0 .. upto − 1 (those not computed yet this step). */
+  private yawUpTo(j: number, upto: number): void {
+    let k = this.yawN[j];
+    if (k >= upto) return;
+    const b = j * this.maxPath;
+    const X = this.pathX, Y = this.pathY;
+    this.work.directions += upto - k;
+    for (; k < upto; k++) this.pathYaw[b + k] = Math.atan2(Y[b + k + 1] - Y[b + k], X[b + k + 1] - X[b + k]);
+    this.yawN[j] = upto;
   }
 
   /**
@@ -140,114 +202,100 @@ export class MotionPredictor {
    */
   prepare(world: World, aLat: number, decel: number, plans?: Plans): void {
     this.plans = plans ?? null;
-    for (let j = 0; j < world.count; j++) {
-      if (!world.present[j]) continue;
-      this.predict(world, j);
-      this.envelope(j, world.x[j], world.y[j]);
-      this.curveLimit[j] = this.onLane[j] && world.kind[j] === AgentKind.Controlled ? this.bendLimit(j, aLat, decel) : Infinity;
+    // (without plans every path is sampled afresh: none is known to be from the inputs kept)
+    if (aLat !== this.aLat || decel !== this.decel || !plans) {
+      this.inputs.clear();
+      this.aLat = aLat;
+      this.decel = decel;
     }
     for (let j = 0; j < world.count; j++) {
+      if (!world.present[j]) continue;
+      const made = this.predict(world, j);
+      if (made === KEPT) continue;
+      this.envelope(j, world.x[j], world.y[j]);
+      // (a lane path kept from the last step has its curve limit still)
+      if (made === FRESH) this.curveLimit[j] = this.onLane[j] && world.kind[j] === AgentKind.Controlled ? this.bendLimit(j, aLat, decel) : Infinity;
+    }
+    this.following.prepare(world);
+    for (let j = 0; j < world.count; j++) {
       this.leader[j] = -1;
-      this.followLimit[j] = world.present[j] && world.kind[j] === AgentKind.Controlled && this.onLane[j] ? this.follow(world, j) : Infinity;
+      this.followLimit[j] = world.present[j] && world.kind[j] === AgentKind.Controlled && this.onLane[j] ? this.following.limit(world, j, this) : Infinity;
     }
   }
 
   /**
-   * IDM car-following for slot j behind the nearest vehicle whose centre lies on its lane path ahead (within
-   * half the two widths plus 0.5 m of it): a = a·(1 − (s_/s)²) with s_ = s0 + v·T + v·Δv / (2·sqrt(a·b)), the
-   * closing speed Δv measured along the path.
+   * Predicts slot j's poses: returns FRESH with a lane path made afresh, POSES with the path it had (see
+   * PathInputs), KEPT with the poses it had too (their envelope as well).
    */
-  private follow(world: World, j: number): number {
-    const n = this.pathN[j];
-    const b = j * this.maxPath;
-    const v = world.speed(j);
-    // where a leader can matter: the path as far as the rollout reaches and FOLLOW_REACH_M beyond (a stopped
-    // NPC's predicted bounds are its own spot: its queue's leader lies outside them)
-    const reach = Math.min(n, Math.ceil((v * this.steps * STEP_DT + FOLLOW_REACH_M) / SPACING) + 1);
-    let bx0 = Infinity, by0 = Infinity, bx1 = -Infinity, by1 = -Infinity;
-    for (let k = 0; k < reach; k++) {
-      const px = this.pathX[b + k], py = this.pathY[b + k];
-      if (px < bx0) bx0 = px;
-      if (px > bx1) bx1 = px;
-      if (py < by0) by0 = py;
-      if (py > by1) by1 = py;
-    }
-    bx0 -= 3; by0 -= 3; bx1 += 3; by1 += 3;
-    let gapBest = Infinity, dvBest = 0, leader = -1;
-    for (let o = 0; o < world.count; o++) {
-      if (o === j || !world.present[o] || (world.done[o] && world.kind[o] !== AgentKind.External)) continue;
-      const ox = world.x[o], oy = world.y[o];
-      if (ox < bx0 || ox > bx1 || oy < by0 || oy > by1) continue;
-      // nearest point of the path (sampled every SPACING m)
-      let bestD = Infinity, bestK = -1;
-      for (let k = 0; k < n; k++) {
-        const dx = this.pathX[b + k] - ox, dy = this.pathY[b + k] - oy;
-        const d = dx * dx + dy * dy;
-        if (d < bestD) { bestD = d; bestK = k; }
-      }
-      if (bestK <= 0) continue; // behind or beside the start: not ahead
-      const lateral = Math.sqrt(bestD);
-      if (lateral > 0.5 * (world.width[j] + world.width[o]) + 0.5) continue;
-      const gap = bestK * SPACING - 0.5 * (world.length[j] + world.length[o]);
-      if (gap >= gapBest) continue;
-      // its speed along our path
-      const k1 = Math.min(n - 1, bestK + 1), k0 = k1 - 1;
-      const tx = this.pathX[b + k1] - this.pathX[b + k0], ty = this.pathY[b + k1] - this.pathY[b + k0];
-      const tl = hypot(tx, ty) || 1;
-      const vAlong = (world.vx[o] * tx + world.vy[o] * ty) / tl;
-      gapBest = gap;
-      dvBest = v - vAlong;
-      leader = o;
-    }
-    if (gapBest === Infinity) return Infinity;
-    this.leader[j] = leader;
-    const sStar = IDM_S0 + Math.max(0, v * IDM_T + (v * dvBest) / (2 * Math.sqrt(IDM_A * IDM_B)));
-    const s = Math.max(0.1, gapBest);
-    return IDM_A * (1 - (sStar / s) ** 2);
-  }
-
-  private predict(world: World, j: number): void {
+  private predict(world: World, j: number): number {
     const K = this.steps;
     const x0 = world.x[j], y0 = world.y[j], yaw0 = world.yaw[j];
     const v = Math.min(world.speed(j), this.maxSpeed);
     const reversing = world.vx[j] * Math.cos(yaw0) + world.vy[j] * Math.sin(yaw0) < 0;
     const dir = reversing ? -1 : 1;
-    this.pathN[j] = 0;
-    this.onLane[j] = 0;
-    let ox = 0, oy = 0;
-    const lanes = this.lanes;
-    if (lanes && !reversing) {
-      // an NPC with a plan is predicted along it (from its place on the planned lane), others along the
-      // nearest lane going their way
-      const plans = this.plans;
-      let at: LanePosition | null = null;
-      let plan: PlannedLanes | undefined;
-      if (plans && plans.planCount[j] > 0) {
-        const P = this.plan;
-        P.lanes = plans.planLanes;
-        P.offset = j * MAX_PLAN;
-        P.count = plans.planCount[j];
-        P.at = 0;
-        plan = P;
-        this.pos.lane = plans.planLanes[j * MAX_PLAN];
-        this.pos.s = plans.planS[j];
-        at = this.pos;
-      } else {
-        at = lanes.locate(x0, y0, yaw0, MAX_LANE_OFFSET, this.pos, MAX_LANE_ANGLE);
-      }
-      if (at) {
-        const external = world.kind[j] === AgentKind.External;
-        const n = lanes.samplePath(at.lane, at.s, SPACING, Math.max(v * K * STEP_DT + 20, PATH_MIN_M), external ? NaN : world.goalX[j], external ? NaN : world.goalY[j], this.pathX, this.pathY, j * this.maxPath, this.maxPath, plan);
-        if (n >= 2) {
-          this.pathN[j] = n;
-          this.onLane[j] = 1;
-          const b = j * this.maxPath;
-          for (let i = 0; i + 1 < n; i++) this.pathYaw[b + i] = Math.atan2(this.pathY[b + i + 1] - this.pathY[b + i], this.pathX[b + i + 1] - this.pathX[b + i]);
-          ox = x0 - this.pathX[j * this.maxPath];
-          oy = y0 - this.pathY[j * this.maxPath];
-        }
+    const pathLength = Math.max(v * K * STEP_DT + 20, PATH_MIN_M);
+    // the same inputs as the lane path it has (a vehicle standing still): the same path
+    const fresh = this.reference || !this.plans || !this.inputs.unchanged(world, j, this.plans, reversing, pathLength);
+    const stood = this.speedOf[j] === 0;
+    this.speedOf[j] = v;
+    if (fresh) this.lanePath(world, j, reversing, pathLength);
+    else {
+      this.work.kept++;
+      // standing (speed 0, an NPC: no speeding up) as at its last prediction, from the same pose and path: every
+      // predicted pose is the one at d = 0 along the same path, as last time, and so is its envelope
+      if (v === 0 && stood && world.kind[j] !== AgentKind.External) {
+        this.work.keptPoses++;
+        return KEPT;
       }
     }
+    let ox = 0, oy = 0;
+    if (this.onLane[j]) {
+      ox = x0 - this.pathX[j * this.maxPath];
+      oy = y0 - this.pathY[j * this.maxPath];
+    }
+    this.poses(world, j, v, dir, ox, oy);
+    return fresh ? FRESH : POSES;
+  }
+
+  /**
+   * Slot j's lane path ahead, `length` m of it: an NPC with a plan is predicted along it (from its place on the
+   * planned lane), others along the nearest lane going their way; none when reversing or off the lanes.
+   */
+  private lanePath(world: World, j: number, reversing: boolean, length: number): void {
+    this.pathN[j] = 0;
+    this.onLane[j] = 0;
+    this.yawN[j] = 0;
+    const lanes = this.lanes;
+    if (!lanes || reversing) return;
+    const plans = this.plans;
+    let at: LanePosition | null = null;
+    let plan: PlannedLanes | undefined;
+    if (plans && plans.planCount[j] > 0) {
+      const P = this.plan;
+      P.lanes = plans.planLanes;
+      P.offset = j * MAX_PLAN;
+      P.count = plans.planCount[j];
+      P.at = 0;
+      plan = P;
+      this.pos.lane = plans.planLanes[j * MAX_PLAN];
+      this.pos.s = plans.planS[j];
+      at = this.pos;
+    } else {
+      at = lanes.locate(world.x[j], world.y[j], world.yaw[j], MAX_LANE_OFFSET, this.pos, MAX_LANE_ANGLE);
+    }
+    if (!at) return;
+    const external = world.kind[j] === AgentKind.External;
+    const n = lanes.samplePath(at.lane, at.s, SPACING, length, external ? NaN : world.goalX[j], external ? NaN : world.goalY[j], this.pathX, this.pathY, j * this.maxPath, this.maxPath, plan);
+    if (n < 2) return;
+    this.pathN[j] = n;
+    this.onLane[j] = 1;
+    if (this.reference) this.yawUpTo(j, n - 1);
+  }
+
+  /** Slot j's predicted poses in both modes along its lane path (or straight on), at speed v in direction dir. */
+  private poses(world: World, j: number, v: number, dir: number, ox: number, oy: number): void {
+    const K = this.steps;
+    const x0 = world.x[j], y0 = world.y[j], yaw0 = world.yaw[j];
     // an ego (a car in the loop, a simulated ego) may also speed up: a car pulling away from a stop into a
     // crossing was predicted standing, and an NPC at speed crossed in front of it
     const a = world.kind[j] === AgentKind.External ? EGO_PREDICT_ACCEL : 0;
@@ -255,6 +303,9 @@ export class MotionPredictor {
     // an NPC held at a line (its own checks keep its front behind it) gets no further along its path
     const stops = this.plans?.stops;
     const stopAt = stops && this.onLane[j] && world.kind[j] === AgentKind.Controlled && stops.line[j] < Infinity ? Math.max(0, stops.line[j] - 0.5 * world.length[j]) : Infinity;
+    const onLane = this.onLane[j] === 1;
+    const n = this.pathN[j], b = j * this.maxPath;
+    const X = this.pathX, Y = this.pathY;
     for (let m = 0; m < 2; m++) {
       const base = (j * 2 + m) * K;
       for (let k = 1; k <= K; k++) {
@@ -269,19 +320,27 @@ export class MotionPredictor {
         }
         if (d > stopAt) d = stopAt;
         const idx = base + k - 1;
-        if (this.onLane[j]) {
-          this.pathPoint(j, d, this.pt);
+        if (onLane) {
+          // the point d m along the path and the path's direction there (pathPoint's arithmetic, inlined)
+          const f = Math.min(Math.max(d / SPACING, 0), n - 1);
+          const i = Math.min(Math.floor(f), n - 2);
+          const u = f - i;
+          const ax = X[b + i], ay = Y[b + i];
+          const ptX = ax + u * (X[b + i + 1] - ax), ptY = ay + u * (Y[b + i + 1] - ay);
           const fade = Math.max(0, 1 - d / OFFSET_FADE_M);
-          this.px[idx] = this.pt.x + ox * fade;
-          this.py[idx] = this.pt.y + oy * fade;
+          this.px[idx] = ptX + ox * fade;
+          this.py[idx] = ptY + oy * fade;
+          if (m === KEEP_SPEED) continue; // (its headings are not used)
+          if (i >= this.yawN[j]) this.yawUpTo(j, Math.min(n - 1, i + 9));
           const w = Math.min(1, d / HEADING_BLEND_M);
-          let dy = this.pt.yaw - yaw0;
-          dy -= 2 * Math.PI * Math.round(dy / (2 * Math.PI));
+          let dy = this.pathYaw[b + i] - yaw0;
+          // (within ±π the wrap subtracts 2π·±0: dy itself, or +0 for −0, which gives the same sum below)
+          if (!(dy > -Math.PI && dy < Math.PI)) dy -= 2 * Math.PI * Math.round(dy / (2 * Math.PI));
           this.pyaw[idx] = yaw0 + w * dy;
         } else {
           this.px[idx] = x0 + dir * d * Math.cos(yaw0);
           this.py[idx] = y0 + dir * d * Math.sin(yaw0);
-          this.pyaw[idx] = yaw0;
+          if (m === BRAKE) this.pyaw[idx] = yaw0;
         }
       }
     }
@@ -293,6 +352,7 @@ export class MotionPredictor {
     // (· 1: doubles from the start, so the optimised loop keeps them unboxed: the same values)
     let minX = x0 * 1, minY = y0 * 1, maxX = x0 * 1, maxY = y0 * 1;
     let lastYaw = NaN, lastCos = 0.5, lastSin = 0.5;
+    let halfMax = 0;
     for (let k = 0; k < K; k++) {
       const b = (j * 2 + BRAKE) * K + k, c = (j * 2 + KEEP_SPEED) * K + k, e = j * K + k;
       const bx = this.px[b], by = this.py[b], cx = this.px[c], cy = this.py[c];
@@ -305,6 +365,7 @@ export class MotionPredictor {
         this.envCos[e] = ex / span;
         this.envSin[e] = ey / span;
         this.envHalf[e] = 0.5 * span;
+        if (this.envHalf[e] > halfMax) halfMax = this.envHalf[e];
       } else {
         this.envX[e] = bx;
         this.envY[e] = by;
@@ -323,6 +384,7 @@ export class MotionPredictor {
       if (bx < minX) minX = bx; if (bx > maxX) maxX = bx; if (by < minY) minY = by; if (by > maxY) maxY = by;
     }
     this.bounds[j * 4] = minX; this.bounds[j * 4 + 1] = minY; this.bounds[j * 4 + 2] = maxX; this.bounds[j * 4 + 3] = maxY;
+    this.envHalfMax[j] = halfMax;
   }
 
   /**
@@ -330,26 +392,86 @@ export class MotionPredictor {
    * Infinity when it has no path.
    */
   offsetFromPath(j: number, at: { d: number; x: number; y: number }): number {
+    this.offsetAt(j, at);
+    return this.offset[0];
+  }
+
+  /** offsetFromPath(j, at) > limit (a boolean: a double returned from a call that is not inlined is boxed). */
+  offsetExceeds(j: number, at: { d: number; x: number; y: number }, limit: { value: number }): boolean {
+    const n = this.pathN[j];
+    if (!this.reference && n >= 2) {
+      // the segment at d first: within the limit (with 1e-9 to spare over both roundings), the least offset is too
+      const d = at.d, x = at.x, y = at.y;
+      const from = Math.max(0, Math.floor(d / SPACING) - 4), to = Math.min(n - 1, Math.ceil(d / SPACING) + 4);
+      const i = Math.min(to - 1, Math.max(from, Math.floor(d / SPACING)));
+      if (i >= from) {
+        const b = j * this.maxPath;
+        const ax = this.pathX[b + i], ay = this.pathY[b + i];
+        const dx = this.pathX[b + i + 1] - ax, dy = this.pathY[b + i + 1] - ay;
+        const len2 = dx * dx + dy * dy || 1;
+        const t = Math.min(1, Math.max(0, ((x - ax) * dx + (y - ay) * dy) / len2));
+        const ex = x - ax - t * dx, ey = y - ay - t * dy;
+        if (ex * ex + ey * ey <= limit.value * limit.value * (1 - 1e-9)) return false;
+      }
+    }
+    this.offsetAt(j, at);
+    return this.offset[0] > limit.value;
+  }
+
+  /** offsetFromPath into offset[0]. */
+  private offsetAt(j: number, at: { d: number; x: number; y: number }): void {
     // (the point in an object: doubles passed to a call that is not inlined are boxed)
     const d = at.d, x = at.x, y = at.y;
     const n = this.pathN[j];
-    if (n < 2) return Infinity;
+    this.offset[0] = Infinity;
+    if (n < 2) return;
     const b = j * this.maxPath;
     const from = Math.max(0, Math.floor(d / SPACING) - 4), to = Math.min(n - 1, Math.ceil(d / SPACING) + 4);
     let best = Infinity;
+    if (this.reference) {
+      for (let i = from; i < to; i++) {
+        const ax = this.pathX[b + i], ay = this.pathY[b + i];
+        const dx = this.pathX[b + i + 1] - ax, dy = this.pathY[b + i + 1] - ay;
+        const len2 = dx * dx + dy * dy || 1;
+        const t = Math.min(1, Math.max(0, ((x - ax) * dx + (y - ay) * dy) / len2));
+        const e = hypot(x - ax - t * dx, y - ay - t * dy);
+        if (e < best) best = e;
+      }
+      this.offset[0] = best;
+      return;
+    }
+    // the hypot of the segments whose squared distance is within 1e-9 (relative) of the least: any other is
+    // further by far more than either rounding (a few 1e-16), so its hypot is not the least
+    const near = this.nearSq;
+    let least = Infinity;
     for (let i = from; i < to; i++) {
       const ax = this.pathX[b + i], ay = this.pathY[b + i];
       const dx = this.pathX[b + i + 1] - ax, dy = this.pathY[b + i + 1] - ay;
       const len2 = dx * dx + dy * dy || 1;
       const t = Math.min(1, Math.max(0, ((x - ax) * dx + (y - ay) * dy) / len2));
-      const e = hypot(x - ax - t * dx, y - ay - t * dy);
+      const ex = x - ax - t * dx, ey = y - ay - t * dy;
+      const e2 = ex * ex + ey * ey;
+      near[3 * (i - from)] = e2; near[3 * (i - from) + 1] = ex; near[3 * (i - from) + 2] = ey;
+      if (e2 < least) least = e2;
+    }
+    const bound = least * (1 + 1e-9);
+    for (let i = 0; i < to - from; i++) {
+      if (!(near[3 * i] <= bound)) continue;
+      const e = hypot(near[3 * i + 1], near[3 * i + 2]);
       if (e < best) best = e;
     }
-    return best;
+    this.offset[0] = best;
   }
 
   /** The point `d` m along slot j's lane path (clamped to its ends), with the path's direction there. */
   pathPoint(j: number, d: number, out: { x: number; y: number; yaw: number }): void {
+    const i = this.pathXY(j, d, out);
+    if (i >= this.yawN[j]) this.yawUpTo(j, i + 1);
+    out.yaw = this.pathYaw[i + j * this.maxPath]; // Math.atan2(by - ay, bx - ax), once per step
+  }
+
+  /** pathPoint without the direction; returns the segment the point lies on. */
+  pathXY(j: number, d: number, out: { x: number; y: number }): number {
     const n = this.pathN[j];
     const b = j * this.maxPath;
     const f = Math.min(Math.max(d / SPACING, 0), n - 1);
@@ -358,6 +480,6 @@ export class MotionPredictor {
     const ax = this.pathX[b + i], ay = this.pathY[b + i], bx = this.pathX[b + i + 1], by = this.pathY[b + i + 1];
     out.x = ax + t * (bx - ax);
     out.y = ay + t * (by - ay);
-    out.yaw = this.pathYaw[b + i]; // Math.atan2(by - ay, bx - ax), once per step
+    return i;
   }
 }

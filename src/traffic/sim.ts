@@ -13,7 +13,7 @@ import { AgentKind, type World } from './world.js';
 export interface SimOptions {
   /** steps per episode; after the last one every agent is done (91 in evaluation), Infinity for live use */
   readonly episodeSteps?: number;
-  /** the collision pass without its shortcut (CollisionDetector's reference): for the exactness test */
+  /** the collision pass and the observations without their shortcuts (CollisionDetector's and RoadRows' reference): for the exactness test */
   readonly reference?: boolean;
 }
 
@@ -24,7 +24,7 @@ export class Sim {
 
   constructor(readonly world: World, readonly roads: RoadIndex | null, opts: SimOptions = {}) {
     this.collisions = new CollisionDetector(world.capacity, opts.reference ?? false);
-    this.observations = new ObservationBuilder(world.capacity);
+    this.observations = new ObservationBuilder(world.capacity, undefined, opts.reference ?? false);
     this.episodeSteps = opts.episodeSteps ?? Infinity;
   }
 

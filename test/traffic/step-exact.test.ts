@@ -3,7 +3,17 @@
  * against the computation it replaces:
  *  - the shield: a candidate tried before for an NPC in a step is not rolled out again; edges no rollout can
  *    reach are left out once per NPC; a rollout stopped at a pose no continuation step changes skips the no-op
- *    steps; the vehicles' heading cosines are computed once per step (obbOverlapCS);
+ *    steps; the vehicles' heading cosines are computed once per step (obbOverlapCS); vehicles a rollout cannot
+ *    come near (by its speed after the first step) are left out of its vehicle checks; a lane offset's hypot is
+ *    taken only for the segments nearest by squared distance (issue 24);
+ *  - motion prediction (issue 24): a vehicle whose inputs are unchanged (standing still) keeps its lane path and
+ *    curve limit; a path's directions are computed as far as first needed (the keep-speed predictions' headings
+ *    are never used); the bend search stops where no further point can lower the curve limit and skips points
+ *    that cannot; car-following looks at the vehicles in its path's x range and skips chunks of the path whose
+ *    bounding box is no nearer; the shield's vehicles are looked up by x (XOrder);
+ *  - observations (issue 24): an observer standing still gets the road rows it had;
+ *  - road lookups (issue 24): a uniform grid (PointGrid) instead of kdbush, and obbOverlapIn (obbOverlapCS with its
+ *    arguments in an array: no boxed doubles) in the shield;
  *  - collisions: road entities whose corner circle is more than 0.5 m away are not box-tested;
  *  - Route.goal computes its samples as its search reaches them; LaneNetwork.pose finds its segment by bisection;
  *  - the quality figures' "vehicle ahead" skips the heading's trigonometry for vehicles too far to reach the
@@ -22,7 +32,10 @@ import { setupScene, type LiveScene } from '../../src/scene/index.js';
 import { mayReachPath } from '../../src/scene/quality.js';
 import { POLICY_DT, type StepWork } from '../../src/traffic/engine.js';
 import type { LaneNetwork } from '../../src/traffic/lanes.js';
-import { obbOverlap, obbOverlapCS } from '../../src/traffic/obb.js';
+import type { SafetyShield } from '../../src/traffic/shield.js';
+import { obbOverlap, obbOverlapCS, obbOverlapIn } from '../../src/traffic/obb.js';
+import { PointGrid } from '../../src/map/point-grid.js';
+import { XOrder } from '../../src/traffic/x-order.js';
 import { Route } from '../../src/traffic/route.js';
 import { SeededRandom } from '../../src/util/random.js';
 import { convertNgii } from '../../src/map/ngii/convert.js';
@@ -36,12 +49,26 @@ function stateOf(scene: LiveScene): string {
   return JSON.stringify(scene.snapshot().npcs, (_k, v) => (Object.is(v, -0) ? '-0' : v));
 }
 
+/** the work counters of a scene's shield and motion predictor (the shortcuts beyond StepWork's) */
+interface MoreWork {
+  vehicleTests: number;
+  directions: number;
+  followPoints: number;
+}
+
 interface Comparison {
   differing: number;
   steps: number;
   npcSteps: number;
   fast: StepWork;
   reference: StepWork;
+  fastMore: MoreWork;
+  referenceMore: MoreWork;
+}
+
+function moreWork(scene: LiveScene): MoreWork {
+  const shield = (scene as unknown as { engine: { shield: SafetyShield } }).engine.shield;
+  return { vehicleTests: shield.work.vehicleTests, directions: shield.predictor.work.directions, followPoints: shield.predictor.work.followPoints };
 }
 
 async function compare(mapPath: string, npcs: number, steps: number, seed: number): Promise<Comparison> {
@@ -61,20 +88,24 @@ async function compare(mapPath: string, npcs: number, steps: number, seed: numbe
   if (JSON.stringify(a.scene.quality.summary()) !== JSON.stringify(b.scene.quality.summary())) differing++;
   const npcSteps = a.scene.quality.summary().npc_steps;
   const fast = a.scene.stepWork(), reference = b.scene.stepWork();
+  const fastMore = moreWork(a.scene), referenceMore = moreWork(b.scene);
   await a.release();
   await b.release();
-  return { differing, steps, npcSteps, fast, reference };
+  return { differing, steps, npcSteps, fast, reference, fastMore, referenceMore };
 }
 
 /** The reference computation did the work the shortcuts leave out, so the two runs compared are two paths. */
 function expectTwoPaths(r: Comparison): void {
-  console.log(`[step-exact] work, shortcuts vs reference: ${JSON.stringify(r.fast)} vs ${JSON.stringify(r.reference)}`);
+  console.log(`[step-exact] work, shortcuts vs reference: ${JSON.stringify({ ...r.fast, ...r.fastMore })} vs ${JSON.stringify({ ...r.reference, ...r.referenceMore })}`);
   expect(r.fast.shieldChecks).toBeGreaterThan(0);
   // a candidate tried twice for an NPC in a step is rare: the reference checks it again
   expect(r.reference.shieldChecks).toBeGreaterThanOrEqual(r.fast.shieldChecks);
   expect(r.reference.edgeTests).toBeGreaterThan(r.fast.edgeTests); // edges out of reach, parked rollouts
   expect(r.reference.continuationSteps).toBeGreaterThan(r.fast.continuationSteps); // parked rollouts rolled on
   expect(r.reference.boxTests).toBeGreaterThan(r.fast.boxTests); // corner pre-test
+  expect(r.referenceMore.vehicleTests).toBeGreaterThan(r.fastMore.vehicleTests); // vehicles a rollout cannot meet
+  expect(r.referenceMore.directions).toBeGreaterThan(r.fastMore.directions); // path directions not needed
+  expect(r.referenceMore.followPoints).toBeGreaterThan(r.fastMore.followPoints); // car-following's chunk bounds
 }
 
 const extraMaps = (process.env.VILS_EXACT_MAPS ?? '').split(',').filter((p) => p && existsSync(p));
@@ -116,6 +147,72 @@ describe('exact stand-ins', () => {
       if (r !== obbOverlapCS(ax, ay, Math.cos(ayaw), Math.sin(ayaw), al, aw, bx, by, Math.cos(byaw), Math.sin(byaw), bl, bw)) mismatches++;
     }
     expect(overlaps).toBeGreaterThan(10_000);
+    expect(mismatches).toBe(0);
+  });
+
+  it('obbOverlapIn is obbOverlapCS with its arguments in an array', () => {
+    const rng = new SeededRandom(12);
+    const v = new Float64Array(12);
+    let overlaps = 0, mismatches = 0;
+    for (let k = 0; k < 200_000; k++) {
+      const ayaw = (rng.next() - 0.5) * 8, byaw = (rng.next() - 0.5) * 8;
+      const args = [(rng.next() - 0.5) * 20, (rng.next() - 0.5) * 20, Math.cos(ayaw), Math.sin(ayaw), rng.next() * 4, rng.next() * 2,
+        (rng.next() - 0.5) * 20, (rng.next() - 0.5) * 20, Math.cos(byaw), Math.sin(byaw), rng.next() * 30, rng.next() * 2] as const;
+      v.set(args);
+      const r = obbOverlapCS(...args);
+      if (r) overlaps++;
+      if (r !== obbOverlapIn(v)) mismatches++;
+    }
+    expect(overlaps).toBeGreaterThan(10_000);
+    expect(mismatches).toBe(0);
+  });
+
+  it('PointGrid answers the points within a radius as the scan of all of them does (kdbush\'s test)', () => {
+    const rng = new SeededRandom(13);
+    const n = 3000;
+    const xs = new Float32Array(n), ys = new Float32Array(n);
+    for (let k = 0; k < n; k++) {
+      // clusters along lines (as road entities are), some points on a 1 m lattice (ties on cell borders)
+      xs[k] = k % 3 === 0 ? Math.round((rng.next() - 0.5) * 600) : (rng.next() - 0.5) * 600;
+      ys[k] = k % 3 === 0 ? Math.round((rng.next() - 0.5) * 400) : (k % 7) * 40 - 140 + rng.next() * 2;
+    }
+    const grid = new PointGrid(xs, ys, n);
+    const out = new Int32Array(n);
+    let hits = 0, mismatches = 0;
+    for (let q = 0; q < 3000; q++) {
+      const x = q % 5 === 0 ? Math.round((rng.next() - 0.5) * 700) : (rng.next() - 0.5) * 700, y = (rng.next() - 0.5) * 500;
+      const r = [0, 1, 5, 16, 30, 55.001, 200][q % 7];
+      const m = grid.withinInto(x, y, r, out);
+      const got = Array.from(out.subarray(0, m)).sort((a, b) => a - b);
+      const want: number[] = [];
+      for (let k = 0; k < n; k++) {
+        const dx = xs[k] - x, dy = ys[k] - y;
+        if (dx * dx + dy * dy <= r * r) want.push(k);
+      }
+      hits += want.length;
+      if (JSON.stringify(got) !== JSON.stringify(want)) mismatches++;
+    }
+    expect(hits).toBeGreaterThan(100_000);
+    expect(mismatches).toBe(0);
+  });
+
+  it('XOrder gives the slots whose key lies in a range, in slot order', () => {
+    const rng = new SeededRandom(14);
+    const order = new XOrder(80);
+    const out = new Int32Array(80);
+    let mismatches = 0, found = 0;
+    for (let round = 0; round < 2000; round++) {
+      order.clear();
+      const keys = Array.from({ length: 70 }, (_, j) => (j % 23 === 5 ? NaN : Math.round(rng.next() * 400) / (j % 2 ? 1 : 4)));
+      keys.forEach((key, j) => { if (j % 11 !== 3) order.add(j, key); });
+      order.sort();
+      const lo = rng.next() * 450 - 25, hi = round % 13 === 0 ? NaN : lo + rng.next() * 120;
+      const m = order.inRange(lo, hi, out);
+      const want = keys.map((key, j) => j).filter((j) => j % 11 !== 3 && (Number.isNaN(hi) || Number.isNaN(keys[j]) || (keys[j] >= lo && keys[j] <= hi)));
+      found += m;
+      if (JSON.stringify(Array.from(out.subarray(0, m))) !== JSON.stringify(want)) mismatches++;
+    }
+    expect(found).toBeGreaterThan(10_000);
     expect(mismatches).toBe(0);
   });
 

@@ -1,0 +1,160 @@
+/**
+ * Car-following for the motion predictor (IDM, the Intelligent Driver Model's interaction term): the highest
+ * acceleration an NPC may take behind the nearest vehicle whose centre lies on its lane path ahead. The vehicles
+ * near a path are found by x (XOrder) and tested exactly as all of them would be; a path's nearest point to a
+ * vehicle is searched chunk by chunk, a chunk whose bounding box is no nearer than the best point so far (or too
+ * far to the side for any use) being left out: the same nearest point, the first of the least squared distances.
+ */
+import { STEP_DT } from './bicycle.js';
+import type { MotionPredictor } from './predict.js';
+import { AgentKind, type World } from './world.js';
+import { XOrder } from './x-order.js';
+import { hypot } from '../util/hypot.js';
+
+const SPACING = 1;
+/** car-following (IDM): comfortable acceleration and deceleration, standstill gap, time headway */
+const IDM_A = 2;
+const IDM_B = 2.5;
+const IDM_S0 = 2.5;
+const IDM_T = 1.2;
+/** car-following looks this far along the path beyond where the rollout reaches [m] (IDM at rest: 1 % of a at 25 m) */
+const FOLLOW_REACH_M = 25;
+/** path points per chunk of the nearest-point search's bounding boxes */
+const CHUNK = 8;
+
+export class CarFollowing {
+  /** the vehicles that may lead another this step (see prepare), in slot order and by x */
+  private readonly leaders: Int32Array;
+  private leadersN = 0;
+  private readonly leadersByX: XOrder;
+  /** the leaders near a path (scratch) */
+  private readonly near: Int32Array;
+  /** bounding boxes of a path's chunks of CHUNK points [minX, minY, maxX, maxY] */
+  private readonly chunkBox: Float64Array;
+
+  /** reference: every vehicle and every path point looked at (the engine's `reference` option) */
+  constructor(capacity: number, maxPath: number, private readonly reference: boolean) {
+    this.leaders = new Int32Array(capacity);
+    this.leadersByX = new XOrder(capacity);
+    this.near = new Int32Array(capacity);
+    this.chunkBox = new Float64Array(4 * Math.ceil(maxPath / CHUNK));
+  }
+
+  /** Once per step: the vehicles a leader may be (present, and not done unless an ego). */
+  prepare(world: World): void {
+    let m = 0;
+    this.leadersByX.clear();
+    for (let o = 0; o < world.count; o++) {
+      if (!world.present[o] || (world.done[o] && world.kind[o] !== AgentKind.External)) continue;
+      this.leaders[m++] = o;
+      this.leadersByX.add(o, world.x[o]);
+    }
+    this.leadersN = m;
+    this.leadersByX.sort();
+  }
+
+  /**
+   * IDM car-following for slot j behind the nearest vehicle whose centre lies on its lane path ahead (within
+   * half the two widths plus 0.5 m of it): a = a·(1 − (s_/s)²) with s_ = s0 + v·T + v·Δv / (2·sqrt(a·b)), the
+   * closing speed Δv measured along the path.
+   */
+  limit(world: World, j: number, p: MotionPredictor): number {
+    const n = p.pathN[j];
+    const b = j * p.maxPath;
+    const X = p.pathX, Y = p.pathY;
+    const v = world.speed(j);
+    // where a leader can matter: the path as far as the rollout reaches and FOLLOW_REACH_M beyond (a stopped
+    // NPC's predicted bounds are its own spot: its queue's leader lies outside them)
+    const reach = Math.min(n, Math.ceil((v * p.steps * STEP_DT + FOLLOW_REACH_M) / SPACING) + 1);
+    let bx0 = Infinity, by0 = Infinity, bx1 = -Infinity, by1 = -Infinity;
+    for (let k = 0; k < reach; k++) {
+      const px = X[b + k], py = Y[b + k];
+      if (px < bx0) bx0 = px;
+      if (px > bx1) bx1 = px;
+      if (py < by0) by0 = py;
+      if (py > by1) by1 = py;
+    }
+    bx0 -= 3; by0 -= 3; bx1 += 3; by1 += 3;
+    const chunks = this.reference ? 0 : Math.ceil(n / CHUNK);
+    let boxed = false;
+    let gapBest = Infinity, dvBest = 0, leader = -1;
+    // the leaders within the box's x range, in slot order (all of them for the reference)
+    const inRange = this.reference ? this.leadersN : this.leadersByX.inRange(bx0, bx1, this.near);
+    const list = this.reference ? this.leaders : this.near;
+    for (let q = 0; q < inRange; q++) {
+      const o = list[q];
+      if (o === j) continue;
+      const ox = world.x[o], oy = world.y[o];
+      if (ox < bx0 || ox > bx1 || oy < by0 || oy > by1) continue;
+      const maxLateral = 0.5 * (world.width[j] + world.width[o]) + 0.5;
+      // nearest point of the path (sampled every SPACING m): the first of the smallest squared distances
+      let bestD = Infinity, bestK = -1;
+      if (chunks === 0) {
+        p.work.followPoints += n;
+        for (let k = 0; k < n; k++) {
+          const dx = X[b + k] - ox, dy = Y[b + k] - oy;
+          const d = dx * dx + dy * dy;
+          if (d < bestD) { bestD = d; bestK = k; }
+        }
+      } else {
+        if (!boxed) {
+          this.chunkBoxes(p, b, n);
+          boxed = true;
+        }
+        const cb = this.chunkBox;
+        for (let c = 0; c < chunks; c++) {
+          // a chunk whose box is no nearer than the best point so far holds no nearer point (the differences of
+          // float32 coordinates are exact, squares and sums round monotonically); nor one whose nearest point
+          // would be too far to the side for any use (then it is not the nearest, or is rejected below)
+          let gx = cb[4 * c] - ox, gy = cb[4 * c + 1] - oy;
+          if (!(gx > 0)) gx = ox - cb[4 * c + 2] > 0 ? ox - cb[4 * c + 2] : 0;
+          if (!(gy > 0)) gy = oy - cb[4 * c + 3] > 0 ? oy - cb[4 * c + 3] : 0;
+          const lb = gx * gx + gy * gy;
+          if (lb >= bestD || Math.sqrt(lb) > maxLateral) continue;
+          const end = Math.min(n, (c + 1) * CHUNK);
+          p.work.followPoints += end - c * CHUNK;
+          for (let k = c * CHUNK; k < end; k++) {
+            const dx = X[b + k] - ox, dy = Y[b + k] - oy;
+            const d = dx * dx + dy * dy;
+            if (d < bestD) { bestD = d; bestK = k; }
+          }
+        }
+      }
+      if (bestK <= 0) continue; // behind or beside the start: not ahead
+      const lateral = Math.sqrt(bestD);
+      if (lateral > maxLateral) continue;
+      const gap = bestK * SPACING - 0.5 * (world.length[j] + world.length[o]);
+      if (gap >= gapBest) continue;
+      // its speed along our path
+      const k1 = Math.min(n - 1, bestK + 1), k0 = k1 - 1;
+      const tx = X[b + k1] - X[b + k0], ty = Y[b + k1] - Y[b + k0];
+      const tl = hypot(tx, ty) || 1;
+      const vAlong = (world.vx[o] * tx + world.vy[o] * ty) / tl;
+      gapBest = gap;
+      dvBest = v - vAlong;
+      leader = o;
+    }
+    if (gapBest === Infinity) return Infinity;
+    p.leader[j] = leader;
+    const sStar = IDM_S0 + Math.max(0, v * IDM_T + (v * dvBest) / (2 * Math.sqrt(IDM_A * IDM_B)));
+    const s = Math.max(0.1, gapBest);
+    return IDM_A * (1 - (sStar / s) ** 2);
+  }
+
+  /** The bounding boxes of a path's chunks of CHUNK points (path from index b, n points) into chunkBox. */
+  private chunkBoxes(p: MotionPredictor, b: number, n: number): void {
+    const X = p.pathX, Y = p.pathY, cb = this.chunkBox;
+    for (let c = 0; c * CHUNK < n; c++) {
+      let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+      const end = Math.min(n, (c + 1) * CHUNK);
+      for (let k = c * CHUNK; k < end; k++) {
+        const px = X[b + k], py = Y[b + k];
+        if (px < x0) x0 = px;
+        if (px > x1) x1 = px;
+        if (py < y0) y0 = py;
+        if (py > y1) y1 = py;
+      }
+      cb[4 * c] = x0; cb[4 * c + 1] = y0; cb[4 * c + 2] = x1; cb[4 * c + 3] = y1;
+    }
+  }
+}
