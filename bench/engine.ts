@@ -75,6 +75,10 @@ const ruleShare = summarise(samples.rows.map((t) => t.rules_ms / t.total_ms));
 // issue 24 item 7: the rest of the engine step against its inference, step by step (goal ≤ 0.5 at 63 NPCs): a ratio
 // measured in one run, which moves far less with the machine than the absolute step time
 const nonInference = summarise(samples.rows.map((t) => (t.total_ms - t.inference_ms) / t.inference_ms));
+// where the rest goes: each part against the same step's inference (p50 of the per-step ratios); the traffic rules
+// run before the engine step and are not in that rest
+const parts = ['obs_ms', 'shield_ms', 'dynamics_ms', 'rules_ms'] as const;
+const partsOverInference = Object.fromEntries(parts.map((f) => [f.replace('_ms', ''), summarise(samples.rows.map((t) => t[f] / t.inference_ms)).p50])) as Record<'obs' | 'shield' | 'dynamics' | 'rules', number>;
 const meanNpcs = samples.rows.reduce((a, t) => a + t.npcs, 0) / samples.rows.length;
 const result = {
   benchmark: 'engine', map: mapPath, steps, npcs_mean: meanNpcs, intra_op_threads: 1, shield,
@@ -84,6 +88,7 @@ const result = {
   rules_over_engine_p50: rows.rules_ms.p50 / rows.total_ms.p50,
   goal_rules_share: 0.1,
   non_inference_over_inference_p50: nonInference.p50,
+  parts_over_inference_p50: partsOverInference,
   goal_non_inference_over_inference: NON_INFERENCE_GOAL,
   speedup_inference_p50: today.inference_ms.p50 / rows.inference_ms.p50,
   speedup_total_p50: today.total_ms.p50 / rows.total_ms.p50,
@@ -110,5 +115,7 @@ if (values.json) {
   console.log(`inference ×${result.speedup_inference_p50.toFixed(2)} faster, engine step ×${result.speedup_total_p50.toFixed(2)}; engine step p50 ${rows.total_ms.p50.toFixed(2)} ms (goal ≤ ${ENGINE_GOAL_MS} ms)`);
   console.log(`steps whose NPC states differ between the two paths: ${differing} (of ${steps})`);
   console.log(`the rest of the engine step / inference: p50 ${nonInference.p50.toFixed(2)} (per-step ratio; goal ≤ ${NON_INFERENCE_GOAL})`);
+  const pi = partsOverInference;
+  console.log(`  of which / inference (p50 of the per-step ratios): observations ${pi.obs.toFixed(2)}, shield ${pi.shield.toFixed(2)}, dynamics + collisions ${pi.dynamics.toFixed(2)}; traffic rules (before the engine step) ${pi.rules.toFixed(2)}`);
   console.log(`traffic rules: p50 ${rows.rules_ms.p50.toFixed(3)} ms, ${(100 * result.rules_share_of_engine_step_p50).toFixed(1)} % of the engine step (p50 of the per-step ratio; goal ≤ 10 %); engine step with the rules off, same run: p50 ${norules.total_ms.p50.toFixed(3)} ms (rules on ${rows.total_ms.p50.toFixed(3)})`);
 }

@@ -19,7 +19,7 @@ const only = values.only ? values.only.split(',') : ALL;
 const args: Record<string, string[]> = {
   policy: quick ? ['--seconds', '1'] : [],
   engine: quick ? ['--steps', '300'] : [],
-  viewers: quick ? ['--seconds', '8'] : [],
+  viewers: quick ? ['--seconds', '8', '--share-window', '3'] : [],
   drive: quick ? ['--seconds', '30', '--runs', '1'] : [],
   server: quick ? ['--seconds', '20'] : [],
   plant: quick ? ['--ticks', '20000'] : [],
@@ -72,6 +72,8 @@ if (e?.rows) {
   if (e.non_inference_over_inference_p50 !== undefined) {
     add('engine', '(engine step − inference) / inference, p50 of the per-step ratio', e.non_inference_over_inference_p50.toFixed(2), `≤ ${e.goal_non_inference_over_inference}`, e.non_inference_over_inference_p50 <= e.goal_non_inference_over_inference);
   }
+  const pi = e.parts_over_inference_p50;
+  if (pi) add('engine', '… of which / inference: observations / shield / dynamics (traffic rules, before the step)', `${pi.obs.toFixed(2)} / ${pi.shield.toFixed(2)} / ${pi.dynamics.toFixed(2)} (${pi.rules.toFixed(2)})`);
   add('engine', 'inference p50 / shield p50 / scene step p50', `${ms(e.rows.inference_ms.p50)} / ${ms(e.rows.shield_ms.p50)} / ${ms(e.rows.scene_ms.p50)}`);
   add('engine', 'steps whose NPC states differ between the two paths', String(e.steps_with_differing_npc_states), '0', e.steps_with_differing_npc_states === 0);
 }
@@ -85,6 +87,9 @@ if (v?.runs) {
     const ratio = b.inference_ms.p99 / a.inference_ms.p99;
     const goal = inf === 'sync' ? `≤ ${v.goal_p99_ratio}× (${lo} viewer${lo === 1 ? '' : 's'})` : inf === 'async' ? '— (today)' : '— (the alternative)';
     add('viewers', `inference p99 at ${lo} → ${hi} viewers, ${inf} inference, ${fmt}`, `${ms(a.inference_ms.p99)} → ${ms(b.inference_ms.p99)} (×${ratio.toFixed(2)})`, goal, inf === 'sync' ? ratio <= v.goal_p99_ratio : null);
+  }
+  for (const ps of v.publish ?? []) {
+    add('viewers', `publishing ${ps.npcs} NPCs at ${ps.publish_hz} Hz to ${ps.viewers} viewers (${ps.format}): server CPU with them − without, share of a core`, `${(100 * ps.publish_share).toFixed(1)} %`, `≤ ${100 * ps.goal} %`, ps.publish_share <= ps.goal);
   }
   for (const fmt of ['json', 'binary']) {
     const bytes = find('sync', fmt, hi)?.bytes_per_frame;

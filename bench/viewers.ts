@@ -11,6 +11,10 @@
  * (broadcast_ms in /api/status). Goal: with 800 viewers the inference p99 within 20 % of the 1-viewer one.
  * The viewers run on the same 2-core machine as the server, so the server shares it with them (`--pin`: the
  * server on CPU 1 and the viewers on CPU 0).
+ * Then what publishing costs (bench/publish-share.ts): 63 NPCs at 50 Hz to 20 viewers, the server's CPU with
+ * them minus without them, windows alternated in one server, as a share of one core (goal ≤ 10 %), JSON and
+ * binary frames. `--only publish` runs that alone, `--only sync-json` the rest for JSON frames alone;
+ * `--share-window 6` sets its window [s] (4 pairs of windows).
  */
 import { execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -18,6 +22,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import WebSocket from 'ws';
+import { measurePublishShare, PUBLISH_SHARE_GOAL, type PublishShare } from './publish-share.js';
 import { startServe, stopServe } from './serve-child.js';
 import { summarise } from './stats.js';
 
@@ -25,7 +30,7 @@ export const VIEWERS_P99_GOAL = 1.2; // p99 with 800 viewers ≤ 1.2 × p99 with
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
-  options: { json: { type: 'boolean' }, seconds: { type: 'string' }, viewers: { type: 'string' }, npcs: { type: 'string' }, only: { type: 'string' }, hz: { type: 'string' }, pin: { type: 'boolean' } },
+  options: { json: { type: 'boolean' }, seconds: { type: 'string' }, viewers: { type: 'string' }, npcs: { type: 'string' }, only: { type: 'string' }, hz: { type: 'string' }, pin: { type: 'boolean' }, 'share-window': { type: 'string' } },
 });
 const seconds = Number(values.seconds ?? 15);
 const viewerCounts = (values.viewers ?? '1,200,800').split(',').map(Number);
@@ -137,6 +142,19 @@ for (const [inference, format] of configs) {
   }
 }
 
+// publishing at 50 Hz to 20 viewers, as a share of one core (issue 24 item 7)
+const publish: PublishShare[] = [];
+if (!values.only || values.only === 'publish') {
+  for (const format of ['json', 'binary'] as const) {
+    const r = await measurePublishShare(dir, accessFile, { npcs, format, windowS: Number(values['share-window'] ?? 6), cpus: values.pin ? '1' : undefined });
+    publish.push(r);
+    if (!values.json) {
+      const pct = (a: number[]) => a.map((x) => (100 * x).toFixed(1)).join(', ');
+      console.error(`publishing ${r.npcs} NPCs at ${r.publish_hz} Hz to ${r.viewers} viewers, ${format}: server CPU without them ${pct(r.without_viewers)} %, with them ${pct(r.with_viewers)} % of a core → ${(100 * r.publish_share).toFixed(1)} % (goal ≤ ${100 * PUBLISH_SHARE_GOAL} %); ${r.frames_per_viewer_per_s.toFixed(1)} frames/s per viewer, ${Math.round(r.bytes_per_frame)} B/frame`);
+    }
+  }
+}
+
 const ratio = (inference: string, format: string) => {
   const one = runs.find((r) => r.inference === inference && r.format === format && r.viewers === Math.min(...viewerCounts));
   const many = runs.find((r) => r.inference === inference && r.format === format && r.viewers === Math.max(...viewerCounts));
@@ -146,6 +164,8 @@ const result = {
   benchmark: 'viewers', seconds, npcs, publish_hz: publishHz, viewers: viewerCounts, goal_p99_ratio: VIEWERS_P99_GOAL,
   p99_ratio: Object.fromEntries(configs.map(([i, f]) => [`${i}-${f}`, ratio(i, f)])),
   runs,
+  publish_goal_share: PUBLISH_SHARE_GOAL,
+  publish,
 };
 if (values.json) {
   console.log(JSON.stringify(result));
@@ -156,5 +176,6 @@ if (values.json) {
     console.log(`${r.inference.padEnd(11)}${r.format.padEnd(8)}${String(r.viewers).padStart(7)}${r.inference_ms.p50.toFixed(2).padStart(11)}${r.inference_ms.p99.toFixed(2).padStart(11)}${Math.round(r.bytes_per_frame).toString().padStart(10)}${(100 * r.server_cpu_share).toFixed(1).padStart(10)} %${`${r.broadcast_ms.p50}/${r.broadcast_ms.p99}`.padStart(18)}`);
   }
   for (const [k, v] of Object.entries(result.p99_ratio)) console.log(`${k}: inference p99 at ${Math.max(...viewerCounts)} viewers / at ${Math.min(...viewerCounts)} = ${v.toFixed(2)} (goal ≤ ${VIEWERS_P99_GOAL})`);
+  for (const r of publish) console.log(`publishing ${r.npcs} NPCs at ${r.publish_hz} Hz to ${r.viewers} viewers (${r.format}): ${(100 * r.publish_share).toFixed(1)} % of a core (with them − without, ${r.pairs} pairs of ${r.window_s} s windows; goal ≤ ${100 * PUBLISH_SHARE_GOAL} %)`);
 }
 process.exit(0);
