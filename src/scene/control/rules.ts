@@ -167,14 +167,14 @@ export class TrafficRules {
    * ruleHoldFor. `first`: it is the next line ahead (the NPC may still be in the junction before it).
    */
   private rule(world: World, s: number, mg: number, d: number, first: boolean): boolean {
-    const memory = this.memory;
-    const { inMg, inA } = this.places;
-    const { refs, clear } = this.index;
     const half = 0.5 * world.length[s];
     const dFront = d - half;
     const v = world.speed(s);
     const need = (v * v) / (2 * Math.max(dFront - STOP_MARGIN_M, 0.05));
     if (dFront > Math.max(DECIDE_M, (v * v) / (2 * COMFORT_DECEL) + 10)) return false;
+    const memory = this.memory;
+    const { inMg, inA } = this.places;
+    const { refs, clear } = this.index;
     const { j, m } = refs[mg];
     const cj = this.layout.junctions[j];
     let reason: HoldReasonId = HoldReason.None;
