@@ -183,7 +183,7 @@ import { loadMapFile } from './dist/src/map/scene-json.js';
 import { TrafficEngine } from './dist/src/traffic/engine.js';
 import { TrafficControl } from './dist/src/scene/control/index.js';
 const map = loadMapFile('maps/demo-track.json');
-const engine = new TrafficEngine(map.scene, { graph: 'full' }, { laneGraph: map.mapMetadata?.lane_graph });
+const engine = new TrafficEngine(map.scene, { laneGraph: map.mapMetadata?.lane_graph });
 const control = new TrafficControl(map, engine, {});
 const out = [];
 for (let i = 0; i <= 700; i++) { const t = i / 10; control.controller.update(t); out.push({ t, signals: control.signals(t) }); }
