@@ -29,15 +29,22 @@ export class CarFollowing {
   private readonly leadersByX: XOrder;
   /** the leaders near a path (scratch) */
   private readonly near: Int32Array;
-  /** bounding boxes of a path's chunks of CHUNK points [minX, minY, maxX, maxY] */
+  /**
+   * per slot: the bounding boxes of its path's chunks of CHUNK points [minX, minY, maxX, maxY], made for the path
+   * of stamp boxedFor (MotionPredictor.pathStamp)
+   */
   private readonly chunkBox: Float64Array;
+  private readonly boxedFor: Int32Array;
+  private readonly maxChunks: number;
 
   /** reference: every vehicle and every path point looked at (the engine's `reference` option) */
   constructor(capacity: number, maxPath: number, private readonly reference: boolean) {
     this.leaders = new Int32Array(capacity);
     this.leadersByX = new XOrder(capacity);
     this.near = new Int32Array(capacity);
-    this.chunkBox = new Float64Array(4 * Math.ceil(maxPath / CHUNK));
+    this.maxChunks = Math.ceil(maxPath / CHUNK);
+    this.chunkBox = new Float64Array(capacity * this.maxChunks * 4);
+    this.boxedFor = new Int32Array(capacity).fill(-1);
   }
 
   /** Once per step: the vehicles a leader may be (present, and not done unless an ego). */
@@ -67,7 +74,27 @@ export class CarFollowing {
     // NPC's predicted bounds are its own spot: its queue's leader lies outside them)
     const reach = Math.min(n, Math.ceil((v * p.steps * STEP_DT + FOLLOW_REACH_M) / SPACING) + 1);
     let bx0 = Infinity, by0 = Infinity, bx1 = -Infinity, by1 = -Infinity;
-    for (let k = 0; k < reach; k++) {
+    const chunks = this.reference ? 0 : Math.ceil(n / CHUNK);
+    // the path's chunk boxes (made when its path was sampled: a kept path has them still), and from the whole
+    // chunks before `reach` and the points of the one it ends in, the box of the path's first `reach` points
+    // (the same least and greatest coordinates)
+    const cb = this.chunkBox;
+    const cbase = j * this.maxChunks * 4;
+    let from = 0;
+    if (chunks > 0) {
+      if (this.boxedFor[j] !== p.pathStamp[j]) {
+        this.chunkBoxes(p, b, n, cbase);
+        this.boxedFor[j] = p.pathStamp[j];
+      }
+      for (let c = 0; (c + 1) * CHUNK <= reach; c++, from += CHUNK) {
+        const o = cbase + 4 * c;
+        if (cb[o] < bx0) bx0 = cb[o];
+        if (cb[o + 2] > bx1) bx1 = cb[o + 2];
+        if (cb[o + 1] < by0) by0 = cb[o + 1];
+        if (cb[o + 3] > by1) by1 = cb[o + 3];
+      }
+    }
+    for (let k = from; k < reach; k++) {
       const px = X[b + k], py = Y[b + k];
       if (px < bx0) bx0 = px;
       if (px > bx1) bx1 = px;
@@ -75,8 +102,6 @@ export class CarFollowing {
       if (py > by1) by1 = py;
     }
     bx0 -= 3; by0 -= 3; bx1 += 3; by1 += 3;
-    const chunks = this.reference ? 0 : Math.ceil(n / CHUNK);
-    let boxed = false;
     let gapBest = Infinity, dvBest = 0, leader = -1;
     // the leaders within the box's x range, in slot order (all of them for the reference)
     const inRange = this.reference ? this.leadersN : this.leadersByX.inRange(bx0, bx1, this.near);
@@ -97,18 +122,14 @@ export class CarFollowing {
           if (d < bestD) { bestD = d; bestK = k; }
         }
       } else {
-        if (!boxed) {
-          this.chunkBoxes(p, b, n);
-          boxed = true;
-        }
-        const cb = this.chunkBox;
         for (let c = 0; c < chunks; c++) {
           // a chunk whose box is no nearer than the best point so far holds no nearer point (the differences of
           // float32 coordinates are exact, squares and sums round monotonically); nor one whose nearest point
           // would be too far to the side for any use (then it is not the nearest, or is rejected below)
-          let gx = cb[4 * c] - ox, gy = cb[4 * c + 1] - oy;
-          if (!(gx > 0)) gx = ox - cb[4 * c + 2] > 0 ? ox - cb[4 * c + 2] : 0;
-          if (!(gy > 0)) gy = oy - cb[4 * c + 3] > 0 ? oy - cb[4 * c + 3] : 0;
+          const o = cbase + 4 * c;
+          let gx = cb[o] - ox, gy = cb[o + 1] - oy;
+          if (!(gx > 0)) gx = ox - cb[o + 2] > 0 ? ox - cb[o + 2] : 0;
+          if (!(gy > 0)) gy = oy - cb[o + 3] > 0 ? oy - cb[o + 3] : 0;
           const lb = gx * gx + gy * gy;
           if (lb >= bestD || Math.sqrt(lb) > maxLateral) continue;
           const end = Math.min(n, (c + 1) * CHUNK);
@@ -141,8 +162,8 @@ export class CarFollowing {
     return IDM_A * (1 - (sStar / s) ** 2);
   }
 
-  /** The bounding boxes of a path's chunks of CHUNK points (path from index b, n points) into chunkBox. */
-  private chunkBoxes(p: MotionPredictor, b: number, n: number): void {
+  /** The bounding boxes of a path's chunks of CHUNK points (path from index b, n points) into chunkBox from cbase. */
+  private chunkBoxes(p: MotionPredictor, b: number, n: number, cbase: number): void {
     const X = p.pathX, Y = p.pathY, cb = this.chunkBox;
     for (let c = 0; c * CHUNK < n; c++) {
       let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
@@ -154,7 +175,8 @@ export class CarFollowing {
         if (py < y0) y0 = py;
         if (py > y1) y1 = py;
       }
-      cb[4 * c] = x0; cb[4 * c + 1] = y0; cb[4 * c + 2] = x1; cb[4 * c + 3] = y1;
+      const o = cbase + 4 * c;
+      cb[o] = x0; cb[o + 1] = y0; cb[o + 2] = x1; cb[o + 3] = y1;
     }
   }
 }

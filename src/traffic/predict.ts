@@ -70,6 +70,8 @@ export class MotionPredictor {
   readonly pathYaw: Float64Array;
   private readonly yawN: Int32Array;
   readonly pathN: Int32Array;
+  /** per slot: bumped whenever its lane path is sampled afresh (what is made from a path is valid while it stays) */
+  readonly pathStamp: Int32Array;
   readonly maxPath: number;
   /** per slot: the speed from which it can still slow down for every bend of its lane path ahead [m/s] */
   readonly curveLimit: Float32Array;
@@ -131,6 +133,7 @@ export class MotionPredictor {
     this.yawN = new Int32Array(capacity);
     this.envHalfMax = new Float32Array(capacity);
     this.pathN = new Int32Array(capacity);
+    this.pathStamp = new Int32Array(capacity);
     this.curveLimit = new Float32Array(capacity).fill(Infinity);
     this.envX = new Float32Array(capacity * steps);
     this.envY = new Float32Array(capacity * steps);
@@ -262,6 +265,7 @@ export class MotionPredictor {
    * planned lane), others along the nearest lane going their way; none when reversing or off the lanes.
    */
   private lanePath(world: World, j: number, reversing: boolean, length: number): void {
+    this.pathStamp[j]++;
     this.pathN[j] = 0;
     this.onLane[j] = 0;
     this.yawN[j] = 0;
