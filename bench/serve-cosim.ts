@@ -1,7 +1,7 @@
 /**
  * A co-simulated ego served among NPCs and viewers: `npm run bench:serve-cosim [-- --json] [-- --seconds 30]
  * [-- --viewers 20] [-- --npcs 63] [-- --hz 50] [-- --rate 1000] [-- --runs 1] [-- --thread on|off] [-- --priority=-10|fifo]
- * [-- --ego-priority=fifo|<nice>]`.
+ * [-- --ego-priority=fifo|normal|<nice>]`.
  * Starts `vils serve --scenario <configs/scenarios/demo_lap_comms.yaml with its ego at --rate Hz, --npcs NPCs>`
  * (publish_hz --hz, not recording) as a child process, connects --viewers listen-only WebSocket viewers from this
  * process, and runs bench/cosim-controller.ts as the control stack: VDS1 CMDs at 100 Hz to the scenario's command

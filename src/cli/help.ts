@@ -24,8 +24,8 @@ arguments and flags [default]:
   --foxglove-port <n>         also serve Foxglove on a port of its own [only at /foxglove]
   --scenario <scenario.yaml>  run a scenario: its road map, NPCs, scene settings and simulated egos [none]
   --story-ego <ego_id>        a test case (a scenario with story:) played by the real car of this ego_id, not its simulated ego [the simulated ego]
-  --ego-priority <fifo|nice>  the scenario's simulated egos' thread (realtime): the real-time scheduler (fifo) or a
-                              niceness; needs CAP_SYS_NICE, refused it runs as it is (sim_egos.thread.priority) [as it is]
+  --ego-priority <fifo|normal|nice>  the simulated egos' thread (realtime): real-time scheduler, as it is, or a niceness [fifo]
+                              (fifo and a lower niceness need CAP_SYS_NICE; refused, it runs as it is: sim_egos.thread.priority)
   --time-mode <mode>          time conductor: realtime (wall clock is the master), afap or lockstep (at most real
                               time, held by slow assets) [the scenario's time.mode, else realtime]
   --dmax-ms <ms>              largest skew allowed between assets (≥ the NPC world's 100 ms step) [100]

@@ -61,7 +61,7 @@ function readConfigFile(path: string): ServeFileConfig {
 export const serveCommand: Command = {
   name: 'serve',
   summary: 'run the VILS server (WebSocket /ws/vils/stream, REST /api, docs /docs)',
-  usage: 'vils serve [--port 8000] [--host 0.0.0.0] [--map <file>] [--config <file.json>] [--model <onnx>] [--paused] [--scene <name>=<map.json>]... [--no-record] [--record-dir recordings] [--record-max-file-mb 512] [--record-max-total-mb 8192] [--record-foxglove-hz 10] [--foxglove-port <port>] [--access <file.json>] [--log-level info] [--log-format pretty|json] [--scenario <scenario.yaml>] [--time-mode realtime|afap|lockstep] [--dmax-ms 100] [--time-step-ms 1] [--asset-port <port>] [--story-ego <ego_id>] [--ego-priority fifo|<nice>]',
+  usage: 'vils serve [--port 8000] [--host 0.0.0.0] [--map <file>] [--config <file.json>] [--model <onnx>] [--paused] [--scene <name>=<map.json>]... [--no-record] [--record-dir recordings] [--record-max-file-mb 512] [--record-max-total-mb 8192] [--record-foxglove-hz 10] [--foxglove-port <port>] [--access <file.json>] [--log-level info] [--log-format pretty|json] [--scenario <scenario.yaml>] [--time-mode realtime|afap|lockstep] [--dmax-ms 100] [--time-step-ms 1] [--asset-port <port>] [--story-ego <ego_id>] [--ego-priority fifo|normal|<nice>]',
   async run(argv) {
     const { server, exited } = await startServe(argv);
     // Ctrl-C, SIGTERM, SIGHUP, or the process that started it (npm start) gone: say why, close cleanly, but never
@@ -190,12 +190,16 @@ export async function startServe(argv: string[], overrides: ServeOverrides = {})
   return { server, address, sim, exited };
 }
 
-/** --ego-priority: `fifo` (the real-time scheduler) or a niceness −20..19 for the simulated egos' thread; absent: as it is. */
+/**
+ * --ego-priority for the simulated egos' thread: `fifo` (the real-time scheduler, the default: a 1 kHz plant on a
+ * busy 2-core machine needs it to keep its period, src/server/sim-ego-worker.ts), `normal` (as it is) or a
+ * niceness −20..19.
+ */
 function parseEgoPriority(v: string | undefined): EgoPriority {
-  if (v === undefined) return null;
-  if (v === 'fifo') return 'fifo';
+  if (v === undefined || v === 'fifo') return 'fifo';
+  if (v === 'normal') return null;
   const n = Number(v);
-  if (v.trim() === '' || !Number.isInteger(n) || n < -20 || n > 19) throw new UsageError(`--ego-priority must be fifo or a niceness -20..19, got ${v}`);
+  if (v.trim() === '' || !Number.isInteger(n) || n < -20 || n > 19) throw new UsageError(`--ego-priority must be fifo, normal or a niceness -20..19, got ${v}`);
   return n;
 }
 

@@ -15,7 +15,7 @@ import type { EgoReport } from '../scene/egos.js';
 
 /**
  * The egos' thread's scheduling: the real-time scheduler (`fifo`: SCHED_FIFO, priority 10, through chrt) or a
- * niceness; null leaves it as it is. Either needs CAP_SYS_NICE (root); refused, the thread runs as it is.
+ * niceness; null leaves it as it is. fifo and a lower niceness need CAP_SYS_NICE; refused, it runs as it is.
  */
 export type EgoPriority = 'fifo' | number | null;
 

@@ -13,9 +13,10 @@
  * thread's messages) between.
  *
  * Scheduling: on a machine busy with other work an ordinary thread waits for a core up to a few milliseconds
- * after its timer fired, whatever its niceness (the scheduler lets the running task finish its slice). With
- * `--ego-priority fifo` the thread asks for the real-time scheduler (SCHED_FIFO: it runs as soon as it wakes);
- * it sleeps between ticks, so it takes a few percent of a core.
+ * after its timer fired, whatever its niceness (the scheduler lets the running task finish its slice), so by
+ * default (`vils serve --ego-priority fifo`) the thread asks for the real-time scheduler (SCHED_FIFO: it runs as
+ * soon as it wakes). It sleeps between ticks and takes a few percent of a core; the kernel caps real-time tasks
+ * at 95 % of each second anyway. Without CAP_SYS_NICE it is refused and the thread runs as it is.
  */
 import { execFileSync } from 'node:child_process';
 import { readlinkSync } from 'node:fs';

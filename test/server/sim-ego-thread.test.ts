@@ -251,12 +251,16 @@ describe('vils serve --scenario: the simulated ego in a thread of its own', () =
     await expect(startServe(['--scenario', file, '--port', '0', '--host', '127.0.0.1', '--model', testModel(), '--log-level', 'silent', '--no-record'])).rejects.toThrow(/EADDRINUSE/);
   }, 120_000);
 
-  it('--ego-priority: the thread on the real-time scheduler when allowed, else as it is, saying why; nonsense refused', async () => {
+  it('--ego-priority: the thread on the real-time scheduler by default when allowed, else as it is, saying why; normal leaves it; nonsense refused', async () => {
     const rx = await UdpPeer.open();
     closers.push(rx);
     const { file } = await scenario(rx.port);
-    await expect(startServe(['--scenario', file, '--ego-priority', 'fast', '--port', '0', '--no-record', '--model', testModel(), '--log-level', 'silent'])).rejects.toThrow(/--ego-priority must be fifo or a niceness -20\.\.19, got fast/);
-    const s = await serve(file, ['--no-record', '--ego-priority', 'fifo']);
+    await expect(startServe(['--scenario', file, '--ego-priority', 'fast', '--port', '0', '--no-record', '--model', testModel(), '--log-level', 'silent'])).rejects.toThrow(/--ego-priority must be fifo, normal or a niceness -20\.\.19, got fast/);
+    const s = await serve(file);
     expect((await status(s)).sim_egos.thread.priority).toMatch(/^(fifo 10|normal \(fifo refused: .+\))$/);
+    await s.server.close();
+    running.splice(0);
+    const s2 = await serve(file, ['--no-record', '--ego-priority', 'normal']);
+    expect((await status(s2)).sim_egos.thread.priority).toBe('normal');
   }, 120_000);
 });
