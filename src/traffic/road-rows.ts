@@ -38,7 +38,10 @@ export class RoadRows {
   /** per observer slot: the pose its kept rows were seen from, and how many rows (−1: none kept) */
   private readonly keptPose: Float64Array;
   private readonly keptN: Int32Array;
-  /** per observer slot: its kept rows, exactly as long (copied in and out byte for byte by TypedArray.set) */
+  /**
+   * per observer slot: its kept rows (room for ROAD_ROWS each, made up front: the memory a scene holds does not
+   * grow as more of its vehicles come to stand, and keeping rows allocates nothing)
+   */
   private readonly kept: Float32Array[];
   /** rows written so far, and of them copied from kept rows */
   readonly work = { rows: 0, keptRows: 0 };
@@ -48,7 +51,7 @@ export class RoadRows {
     this.last = new Float64Array(capacity * 3).fill(NaN);
     this.keptPose = new Float64Array(capacity * 3);
     this.keptN = new Int32Array(capacity).fill(-1);
-    this.kept = Array.from({ length: capacity }, () => new Float32Array(0));
+    this.kept = Array.from({ length: capacity }, () => new Float32Array(ROAD_ROWS * ROAD_FEATURES));
   }
 
   /**
@@ -62,7 +65,7 @@ export class RoadRows {
     this.last[p] = x; this.last[p + 1] = y; this.last[p + 2] = yaw;
     const n = this.keptN[i];
     if (n >= 0 && same(this.keptPose[p], x) && same(this.keptPose[p + 1], y) && same(this.keptPose[p + 2], yaw)) {
-      road.set(this.kept[i], r);
+      copyRows(this.kept[i], 0, road, r, n * ROAD_FEATURES);
       this.work.rows += n;
       this.work.keptRows += n;
       return n;
@@ -75,11 +78,9 @@ export class RoadRows {
     return m;
   }
 
-  /** Keeps the m rows just written from index r as observer i's at this pose (once per standstill: allocates). */
+  /** Keeps the m rows just written from index r as observer i's at this pose. */
   private keep(i: number, road: Float32Array, r: number, m: number, x: number, y: number, yaw: number): void {
-    const len = m * ROAD_FEATURES;
-    if (this.kept[i].length !== len) this.kept[i] = new Float32Array(len);
-    this.kept[i].set(road.subarray(r, r + len));
+    copyRows(road, r, this.kept[i], 0, m * ROAD_FEATURES);
     this.keptN[i] = m;
     this.keptPose[3 * i] = x; this.keptPose[3 * i + 1] = y; this.keptPose[3 * i + 2] = yaw;
   }
@@ -101,6 +102,11 @@ export class RoadRows {
     this.tableOf = roads;
     this.keptN.fill(-1);
   }
+}
+
+/** Copies `len` floats from `from`[a…] to `to`[b…] (float32 to float32: bit for bit; no view made). */
+function copyRows(from: Float32Array, a: number, to: Float32Array, b: number, len: number): void {
+  for (let k = 0; k < len; k++) to[b + k] = from[a + k];
 }
 
 /** Object.is for numbers: the same value, −0 apart from 0, NaN never the same (then nothing is kept). */
