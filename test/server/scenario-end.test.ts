@@ -24,19 +24,9 @@ import type { TrafficEngine } from '../../src/traffic/engine.js';
 import { transpile, type Transpiled } from '../cosim/helpers/transpile.js';
 import { TestClient, testModel } from '../helpers/server-fixture.js';
 import { PROJECT_ROOT } from '../helpers/shared.js';
+import { until } from '../helpers/until.js';
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
-/** Polls `pred` until it holds; the time limit only guards against a hang. */
-async function until<T>(what: string, pred: () => T | undefined | false | Promise<T | undefined | false>, seen: () => unknown = () => ''): Promise<T> {
-  const end = Date.now() + 30_000;
-  for (;;) {
-    const v = await pred();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}; last seen: ${JSON.stringify(seen())}`);
-    await sleep(10);
-  }
-}
 
 /** A virtual clock that jumps to whatever is slept until, yielding to I/O on every sleep; `advance` makes work "take" time. */
 class TestClock implements Clock {

@@ -23,21 +23,11 @@ import { readSpecState, specCmd } from '../cosim/helpers/spec-vectors.js';
 import { UdpPeer, freePort } from '../cosim/helpers/udp.js';
 import { testModel } from '../helpers/server-fixture.js';
 import { PROJECT_ROOT } from '../helpers/shared.js';
+import { until } from '../helpers/until.js';
 
 const CONFIGS = join(PROJECT_ROOT, 'configs');
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 const hrUs = () => Number(process.hrtime.bigint() / 1000n);
-
-/** Polls `pred` until it holds; the limit only guards against a hang. */
-async function until<T>(what: string, pred: () => T | undefined | false | Promise<T | undefined | false>, seen: () => unknown = () => ''): Promise<T> {
-  const end = Date.now() + 30_000;
-  for (;;) {
-    const v = await pred();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}; last seen: ${JSON.stringify(seen())}`);
-    await sleep(20);
-  }
-}
 
 /** A UDP listener in a thread of its own: it timestamps STATE while this thread is blocked. */
 class ThreadListener {
