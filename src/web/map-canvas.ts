@@ -51,14 +51,21 @@ export class MapCanvas {
     const stage = $('stage');
     const w = stage.clientWidth;
     const h = stage.clientHeight;
-    this.dpr = window.devicePixelRatio || 1;
-    this.el.width = Math.max(1, Math.round(w * this.dpr));
-    this.el.height = Math.max(1, Math.round(h * this.dpr));
+    const dpr = window.devicePixelRatio || 1;
+    const pxW = Math.max(1, Math.round(w * dpr));
+    const pxH = Math.max(1, Math.round(h * dpr));
+    // setting a canvas's size clears it, even to the size it has: only a real change does, and then the
+    // picture is drawn again at once, so no paint (and no read) ever sees a blank canvas between frames
+    if (pxW === this.el.width && pxH === this.el.height && dpr === this.dpr && view.width === w && view.height === h) return;
+    this.dpr = dpr;
+    this.el.width = pxW;
+    this.el.height = pxH;
     const first = view.width <= 1;
     // a view still as fitted (not panned or zoomed since) stays fitted when the page's layout changes
     const fitted = view.version === this.fitVersion;
     view.resize(w, h);
     if ((first || fitted) && this.layer) this.fitView();
+    this.draw(performance.now());
   }
 
   readonly tick = (ts: number): void => {
@@ -76,7 +83,12 @@ export class MapCanvas {
     // the user's input, or a road layer still to be redrawn sharp after a zoom
     const f = page.state.frame;
     const need = this.dirty || f?.state === 'running' || f !== this.drawnFrame || view.version !== this.drawnView || (this.layer !== null && !this.layer.isSharp(view, this.dpr));
-    if (!need) return;
+    if (need) this.draw(t0);
+  };
+
+  private draw(t0: number): void {
+    const { page, view } = this;
+    const f = page.state.frame;
     this.dirty = false;
     this.drawnFrame = f;
     this.drawnView = view.version;
@@ -97,7 +109,7 @@ export class MapCanvas {
     this.actorsDrawn = drawOverlay(ctx, view, page.state, { goals: this.goals, trails: this.trails, selected: sel?.kind === 'npc' ? sel.id : null, labels: signalLabels }, t0);
     page.spawn.draw(ctx, view);
     this.push(this.drawTimes, performance.now() - t0);
-  };
+  }
 
   private push(list: number[], v: number): void {
     list.push(v);

@@ -36,6 +36,24 @@ describe.skipIf(!CHROMIUM)('web map in Chromium (demo track)', () => {
     expect(samples.filter((p) => p.join() !== ground.join()).length).toBeGreaterThanOrEqual(samples.length - 1);
     // and off the roads it is ground: the map is not one smear
     expect(await vils(fx.page, offRoad)).toEqual(ground);
+    // a layout change resizes the canvas, which clears it: the map is drawn again at once, never left blank
+    // until the next animation frame (a user would see a black flash; a read here would see black)
+    await fx.page.evaluate(`window.__probe = new Promise((done) => {
+      const stage = document.getElementById('stage');
+      const before = stage.clientHeight;
+      // observed after the page's own observer, so it runs right after the page has resized the canvas
+      const ro = new ResizeObserver(() => {
+        if (stage.clientHeight === before) return;
+        ro.disconnect();
+        done(window.__vils.${offRoad});
+      });
+      ro.observe(stage);
+    }); undefined`);
+    const size = fx.page.viewportSize()!;
+    await fx.page.setViewportSize({ width: size.width, height: size.height - 40 });
+    const afterResize = await fx.page.evaluate('window.__probe');
+    await fx.page.setViewportSize(size);
+    expect(afterResize).toEqual(ground);
     await until(async () => Number(await text('#st-npcs')) === 6, 'the page to show 6 NPCs');
     expect(Number(await text('#st-npcs'))).toBe((await npcs()).length);
     expect(await text('#map-name')).toMatch(/demo-track/);
