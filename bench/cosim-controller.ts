@@ -178,6 +178,8 @@ const result = {
       reordered,
       interval_ms: stats(intervals),
       jitter_ms: stats(intervals.map((x) => Math.abs(x - periodMs))),
+      // the shares of intervals whose jitter is over 0.5, 1 and 2 ms (how near p99 is to the goal's 1 ms)
+      jitter_over: [0.5, 1, 2].map((ms) => ({ ms, share: intervals.filter((x) => Math.abs(x - periodMs) > ms).length / Math.max(1, intervals.length) })),
       tick_jitter_ms: stats(tickIntervals.map((x) => Math.abs(x - periodMs))),
     };
   }),

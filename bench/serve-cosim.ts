@@ -1,7 +1,7 @@
 /**
  * A co-simulated ego served among NPCs and viewers: `npm run bench:serve-cosim [-- --json] [-- --seconds 30]
  * [-- --viewers 20] [-- --npcs 63] [-- --hz 50] [-- --rate 1000] [-- --runs 1] [-- --thread on|off] [-- --priority=-10|fifo]
- * [-- --ego-priority=fifo|normal|<nice>]`.
+ * [-- --ego-priority=fifo|normal|<nice>] [-- --cpus=auto|all|<list>]`.
  * Starts `vils serve --scenario <configs/scenarios/demo_lap_comms.yaml with its ego at --rate Hz, --npcs NPCs>`
  * (publish_hz --hz, not recording) as a child process, connects --viewers listen-only WebSocket viewers from this
  * process, and runs bench/cosim-controller.ts as the control stack: VDS1 CMDs at 100 Hz to the scenario's command
@@ -15,7 +15,7 @@
  * (VILS_SIM_EGO_THREAD=off), for a comparison on the same build. The listener's own wake-ups count in the jitter
  * it measures: on a machine busy with other work `--priority=-10` runs the listener at that niceness (as
  * bench:cosim's), `--priority=fifo` on the real-time scheduler (chrt -f 10), so that the figure is the server's.
- * `--ego-priority` is passed to vils serve (the egos' thread's scheduling).
+ * `--ego-priority` and `--cpus` are passed to vils serve (the egos' thread's scheduling, the CPUs it keeps to).
  */
 import { spawn } from 'node:child_process';
 import { createSocket } from 'node:dgram';
@@ -34,7 +34,7 @@ const { values } = parseArgs({
   args: process.argv.slice(2),
   options: {
     json: { type: 'boolean' }, seconds: { type: 'string' }, viewers: { type: 'string' }, npcs: { type: 'string' }, hz: { type: 'string' },
-    rate: { type: 'string' }, runs: { type: 'string' }, thread: { type: 'string' }, priority: { type: 'string' }, 'ego-priority': { type: 'string' },
+    rate: { type: 'string' }, runs: { type: 'string' }, thread: { type: 'string' }, priority: { type: 'string' }, 'ego-priority': { type: 'string' }, cpus: { type: 'string' },
   },
 });
 const seconds = Number(values.seconds ?? 30);
@@ -82,7 +82,7 @@ interface Stats {
 }
 interface ControllerResult {
   sent: number;
-  receivers: Array<{ received: number; lost: number; reordered: number; bad: number; jitter_ms: Stats; tick_jitter_ms: Stats }>;
+  receivers: Array<{ received: number; lost: number; reordered: number; bad: number; jitter_ms: Stats; tick_jitter_ms: Stats; jitter_over: Array<{ ms: number; share: number }> }>;
   latency_ms: Stats;
 }
 // the server's JSON, read field by field
@@ -101,7 +101,8 @@ async function run(index: number) {
   writeFileSync(cfg, JSON.stringify({ publish_hz: publishHz }));
   const env = { ...process.env, ...(values.thread !== undefined ? { VILS_SIM_EGO_THREAD: values.thread } : {}) };
   const egoPriority = values['ego-priority'] !== undefined ? ['--ego-priority', values['ego-priority']] : [];
-  const { child, base } = await startServe(['--scenario', scenario, '--config', cfg, '--no-record', '--log-format', 'json', ...egoPriority], env, 60000);
+  const cpus = values.cpus !== undefined ? ['--cpus', values.cpus] : [];
+  const { child, base } = await startServe(['--scenario', scenario, '--config', cfg, '--no-record', '--log-format', 'json', ...egoPriority, ...cpus], env, 60000);
   const log: string[] = [];
   child.stdout!.on('data', (d: Buffer) => log.push(...d.toString().split('\n').filter((l) => /stale|lagging|lags|overrun|worker|thread/i.test(l))));
   try {
@@ -170,6 +171,7 @@ async function run(index: number) {
       load_average: { start: loadStart, end: la() },
       ego_thread: thread !== null,
       state_jitter_ms: { p50: r.jitter_ms.p50, p99: r.jitter_ms.p99, max: r.jitter_ms.max, n: r.jitter_ms.n },
+      state_jitter_over: r.jitter_over,
       state_received: r.received,
       seq_gaps: r.lost,
       reordered: r.reordered,
@@ -194,7 +196,8 @@ for (let i = 0; i < runs; i++) {
   if (!values.json) {
     const j = r.state_jitter_ms;
     console.log(`run ${r.run} (load average ${r.load_average.start.join(' ')} → ${r.load_average.end.join(' ')}; ego ${r.ego_thread ? 'in its worker thread' : 'in the main thread'}): ` +
-      `STATE jitter p50 ${j.p50.toFixed(3)} / p99 ${j.p99.toFixed(3)} / max ${j.max.toFixed(3)} ms (goal p99 ≤ ${JITTER_P99_GOAL_MS} ms: ${r.goal.p99_le_1ms ? 'met' : 'NOT met'}); ` +
+      `STATE jitter p50 ${j.p50.toFixed(3)} / p99 ${j.p99.toFixed(3)} / max ${j.max.toFixed(3)} ms (goal p99 ≤ ${JITTER_P99_GOAL_MS} ms: ${r.goal.p99_le_1ms ? 'met' : 'NOT met'}; ` +
+      `over ${r.state_jitter_over.map((o) => `${o.ms} ms: ${(100 * o.share).toFixed(2)} %`).join(', ')}); ` +
       `${r.state_received} STATE, ${r.seq_gaps} lost; stale: ${r.stale.ever ? 'YES' : 'never'} (goal never: ${r.goal.never_stale ? 'met' : 'NOT met'}); ` +
       `server CPU ${(100 * r.server_cpu_share).toFixed(0)} % of a core, ${r.runner.overruns} loop overruns, ${r.frames_per_viewer_per_s.toFixed(1)} frames/s per viewer`);
     if (r.thread) console.log(`  thread: ${JSON.stringify(r.thread)}`);
@@ -202,9 +205,9 @@ for (let i = 0; i < runs; i++) {
   }
 }
 const summary = {
-  benchmark: 'serve-cosim', node: process.version, seconds, viewers: viewerCount, npcs, publish_hz: publishHz, ego_hz: rate, listener_priority: values.priority ?? null, ego_priority: values['ego-priority'] ?? null,
+  benchmark: 'serve-cosim', node: process.version, seconds, viewers: viewerCount, npcs, publish_hz: publishHz, ego_hz: rate, listener_priority: values.priority ?? null, ego_priority: values['ego-priority'] ?? null, cpus: values.cpus ?? null,
   goal: { state_jitter_p99_ms: JITTER_P99_GOAL_MS, stale: 'never' }, runs: results,
 };
 if (values.json) console.log(JSON.stringify(summary));
-else console.log(`serve-cosim: ${npcs} NPCs at ${publishHz} Hz, ${viewerCount} viewers, the ego at ${rate} Hz, ${seconds} s per run (${process.version}${values.priority !== undefined ? `, the listener at ${values.priority === 'fifo' ? 'SCHED_FIFO 10' : `niceness ${values.priority}`}` : ''}${values['ego-priority'] !== undefined ? `, --ego-priority ${values['ego-priority']}` : ''})`);
+else console.log(`serve-cosim: ${npcs} NPCs at ${publishHz} Hz, ${viewerCount} viewers, the ego at ${rate} Hz, ${seconds} s per run (${process.version}${values.priority !== undefined ? `, the listener at ${values.priority === 'fifo' ? 'SCHED_FIFO 10' : `niceness ${values.priority}`}` : ''}${values['ego-priority'] !== undefined ? `, --ego-priority ${values['ego-priority']}` : ''}${values.cpus !== undefined ? `, --cpus ${values.cpus}` : ''})`);
 process.exit(0);

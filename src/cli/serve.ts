@@ -17,6 +17,8 @@ import { attachSimEgos, type SimEgoSession } from '../server/sim-egos.js';
 import { attachStory } from '../server/story-desk.js';
 import { ioPlugin } from '../server/io-plugin.js';
 import type { EgoPriority } from '../server/sim-ego-protocol.js';
+import type { SimEgoThread } from '../server/sim-ego-thread.js';
+import { applyCpus, chooseCpus, formatCpuList, processCpus, parseCpuSetting, type CpuSetting } from '../server/cpu-affinity.js';
 import { TimeSettingsError, parseTimeSettings, type TimeSettings } from '../time/settings.js';
 import type { Clock } from '../time/clock.js';
 import { stopWithParent } from './stop-with-parent.js';
@@ -61,7 +63,7 @@ function readConfigFile(path: string): ServeFileConfig {
 export const serveCommand: Command = {
   name: 'serve',
   summary: 'run the VILS server (WebSocket /ws/vils/stream, REST /api, docs /docs)',
-  usage: 'vils serve [--port 8000] [--host 0.0.0.0] [--map <file>] [--config <file.json>] [--model <onnx>] [--paused] [--scene <name>=<map.json>]... [--no-record] [--record-dir recordings] [--record-max-file-mb 512] [--record-max-total-mb 8192] [--record-foxglove-hz 10] [--foxglove-port <port>] [--access <file.json>] [--log-level info] [--log-format pretty|json] [--scenario <scenario.yaml>] [--time-mode realtime|afap|lockstep] [--dmax-ms 100] [--time-step-ms 1] [--asset-port <port>] [--story-ego <ego_id>] [--ego-priority fifo|normal|<nice>]',
+  usage: 'vils serve [--port 8000] [--host 0.0.0.0] [--map <file>] [--config <file.json>] [--model <onnx>] [--paused] [--scene <name>=<map.json>]... [--no-record] [--record-dir recordings] [--record-max-file-mb 512] [--record-max-total-mb 8192] [--record-foxglove-hz 10] [--foxglove-port <port>] [--access <file.json>] [--log-level info] [--log-format pretty|json] [--scenario <scenario.yaml>] [--time-mode realtime|afap|lockstep] [--dmax-ms 100] [--time-step-ms 1] [--asset-port <port>] [--story-ego <ego_id>] [--ego-priority fifo|normal|<nice>] [--cpus auto|all|<list>]',
   async run(argv) {
     const { server, exited } = await startServe(argv);
     // Ctrl-C, SIGTERM, SIGHUP, or the process that started it (npm start) gone: say why, close cleanly, but never
@@ -108,7 +110,7 @@ export async function startServe(argv: string[], overrides: ServeOverrides = {})
       'record-max-total-mb': { type: 'string' }, 'record-foxglove-hz': { type: 'string' }, 'foxglove-port': { type: 'string' },
       access: { type: 'string' }, 'log-format': { type: 'string' }, scenario: { type: 'string' },
       'time-mode': { type: 'string' }, 'dmax-ms': { type: 'string' }, 'time-step-ms': { type: 'string' }, 'asset-port': { type: 'string' },
-      'story-ego': { type: 'string' }, 'ego-priority': { type: 'string' },
+      'story-ego': { type: 'string' }, 'ego-priority': { type: 'string' }, cpus: { type: 'string' },
     },
   });
   const recording = recordingSettings(values);
@@ -131,6 +133,12 @@ export async function startServe(argv: string[], overrides: ServeOverrides = {})
   if (storyEgo !== undefined && !scenario?.story) throw new UsageError('--story-ego names the real car that plays a test case\'s ego: give a --scenario with a story: (docs/test-cases.md)');
   if (storyEgo !== undefined && !/^[A-Za-z0-9_.:@-]{1,64}$/.test(storyEgo)) throw new UsageError(`--story-ego must be an ego_id (1–64 letters, digits, _ . : @ -), got ${JSON.stringify(storyEgo)}`);
   const egoPriority = parseEgoPriority(values['ego-priority']);
+  let cpuSetting: CpuSetting;
+  try {
+    cpuSetting = parseCpuSetting(values.cpus);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
   const time = timeSettings(values, scenario?.resolved.time);
   const logFormat = values['log-format'] ?? (process.stdout.isTTY ? 'pretty' : 'json');
   if (logFormat !== 'pretty' && logFormat !== 'json') throw new UsageError(`--log-format must be pretty or json, got ${logFormat}`);
@@ -164,11 +172,26 @@ export async function startServe(argv: string[], overrides: ServeOverrides = {})
         throw err;
       }
       if (story && storyEgo === undefined) story.useSimEgos(sim.inProcess!.egos);
+      // the CPUs the server keeps to, once the egos' thread is there (a refused list stops it, as a bad flag does)
+      try {
+        keepToCpus(server, cpuSetting, sim.thread);
+      } catch (err) {
+        await server.close().catch(() => {});
+        throw new UsageError((err as Error).message);
+      }
       await server.app.register(ioPlugin, { ports: sim.ports });
       server.app.log.info(`scenario ${scenario.name}: simulated egos ${sim.specs.map((e) => `${e.id} (${e.level}, ${e.driver.kind})`).join(', ')}${sim.cmdPorts.length ? `; VDS1 CMD on ${sim.cmdPorts.join(', ')}` : ''}; JSON data port /api/io; ` +
         (scenario.duration > 0 ? `duration ${scenario.duration} s, then ${scenario.atEnd} (at_end)` : 'duration 0: until stopped') + (sim.thread ? `; their plants and UDP I/O in a thread of their own (scheduling: ${sim.thread.priority})` : ''));
     } else await server.host.runner.reset(); // the test case joins the conductor (the real car is its only ego)
     if (story) server.app.log.info(`test case ${scenario.name}: ${storyEgo !== undefined ? `the real car ${storyEgo} plays ${scenario.egos[0]?.id}; arm an attempt with POST /api/story/arm or the web map's test panel` : `the simulated ego ${scenario.egos[0]?.id} under test; an attempt is armed at every reset`}; GET /api/story`);
+  }
+  if (!sim && cpuSetting !== 'auto') {
+    try {
+      keepToCpus(server, cpuSetting, null);
+    } catch (err) {
+      await server.close().catch(() => {});
+      throw new UsageError((err as Error).message);
+    }
   }
   const bind = values.host ?? fileHost ?? '0.0.0.0';
   let address: string;
@@ -201,6 +224,42 @@ function parseEgoPriority(v: string | undefined): EgoPriority {
   const n = Number(v);
   if (v.trim() === '' || !Number.isInteger(n) || n < -20 || n > 19) throw new UsageError(`--ego-priority must be fifo, normal or a niceness -20..19, got ${v}`);
   return n;
+}
+
+/**
+ * --cpus (src/server/cpu-affinity.ts): keeps every thread of the server on the chosen CPUs, says so, shows it in
+ * GET /api/status `cpus` and gives the process its CPUs back when the server closes; `auto` pins only a server
+ * whose egos' thread runs on the real-time scheduler. Throws for a list naming a CPU the process may not use.
+ */
+function keepToCpus(server: VilsServer, setting: CpuSetting, thread: SimEgoThread | null): void {
+  const log = server.app.log;
+  const allowed = processCpus();
+  const shown = { setting: setting === 'auto' || setting === 'all' ? setting : formatCpuList(setting), cpus: 'all', reason: '' };
+  const attach = (restore: (() => void) | null) =>
+    server.host.attachments.set('cpus', { status: () => ({ ...shown }), close: async () => restore?.() });
+  if (!allowed) {
+    shown.reason = 'this system does not say which CPUs a process may use (no /proc)';
+    if (setting !== 'auto' && setting !== 'all') log.warn(`--cpus: ${shown.reason}: the server runs on all of them`);
+    attach(null);
+    return;
+  }
+  const choice = chooseCpus(setting, allowed, thread !== null && thread.priority.startsWith('fifo'));
+  shown.reason = choice.reason;
+  if (!choice.cpus) {
+    if (setting === 'all' || thread) log.info(`the server runs on ${choice.reason}`);
+    attach(null);
+    return;
+  }
+  const failed = applyCpus(choice.cpus);
+  if (failed) {
+    shown.reason = `could not keep to ${choice.reason}: ${failed}`;
+    log.warn(`the server ${shown.reason}; it runs on all its CPUs`);
+    attach(null);
+    return;
+  }
+  shown.cpus = formatCpuList(choice.cpus);
+  log.info(`the server keeps its threads on ${choice.reason}`);
+  attach(() => void applyCpus(allowed));
 }
 
 /** Why the server could not listen, in words a user can act on. */

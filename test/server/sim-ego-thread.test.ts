@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { processCpus } from '../../src/server/cpu-affinity.js';
 import { parse as parseYaml, stringify } from 'yaml';
 import { startServe, type ServeHandle } from '../../src/cli/serve.js';
 import { decodeJson, describeDifference, readRecording, replayRecording } from '../../src/record/index.js';
@@ -252,5 +253,32 @@ describe('vils serve --scenario: the simulated ego in a thread of its own', () =
     running.splice(0);
     const s2 = await serve(file, ['--no-record', '--ego-priority', 'normal']);
     expect((await status(s2)).sim_egos.thread.priority).toBe('normal');
+  }, 120_000);
+
+  it('--cpus: auto keeps the server on its last CPU beside a real-time egos\' thread and gives the CPUs back on close; all leaves them; a list it may not use is refused', async () => {
+    const rx = await UdpPeer.open();
+    closers.push(rx);
+    const { file } = await scenario(rx.port);
+    const allowed = processCpus();
+    await expect(startServe(['--scenario', file, '--cpus', 'most', '--port', '0', '--no-record', '--model', testModel(), '--log-level', 'silent'])).rejects.toThrow(/--cpus must be auto, all or a list of CPU numbers/);
+    const s = await serve(file);
+    const st = await status(s);
+    const fifo = (st.sim_egos.thread.priority as string).startsWith('fifo');
+    expect(st.cpus.setting).toBe('auto');
+    if (allowed && allowed.length >= 2 && fifo) {
+      const last = allowed[allowed.length - 1];
+      expect(st.cpus.cpus).toBe(String(last));
+      expect(processCpus()).toEqual([last]);
+    } else expect(st.cpus.cpus).toBe('all');
+    await s.server.close();
+    running.splice(0);
+    expect(processCpus()).toEqual(allowed);
+    const s2 = await serve(file, ['--no-record', '--cpus', 'all']);
+    expect((await status(s2)).cpus).toMatchObject({ setting: 'all', cpus: 'all' });
+    expect(processCpus()).toEqual(allowed);
+    await s2.server.close();
+    running.splice(0);
+    if (allowed) await expect(startServe(['--scenario', file, '--cpus', String(allowed[allowed.length - 1] + 1), '--port', '0', '--no-record', '--model', testModel(), '--log-level', 'silent'])).rejects.toThrow(/this process may only run on CPUs/);
+    expect(processCpus()).toEqual(allowed);
   }, 120_000);
 });
