@@ -2,7 +2,7 @@
  * Engine benchmark: `npm run bench:engine [-- --json] [-- --steps 600] [-- --map <scene.json>] [-- --npcs 63]`.
  * 63 NPCs on a map (default: the demo track; `--map` takes any road or Waymo scene JSON) through the live
  * scene on simulation time, one inference thread, shield on, along two paths in the same run:
- *  - today: the full graph over all 2984 floats per NPC, onnxruntime-node's deferred (async) run;
+ *  - today: the full graph over all 2984 floats per NPC (GPUDrive's layout, as vils eval runs it), synchronous run;
  *  - rows:  the rows graph (real rows and the padding row), observations written as rows, synchronous run.
  * The two scenes start from the same seed and are stepped alternately (which goes first alternates too), so
  * machine load falls on both alike; their NPC states must stay identical bit for bit. Per-step p50/p99 of
@@ -102,7 +102,7 @@ if (values.json) {
   console.log(JSON.stringify(result));
 } else {
   console.log(`engine step, ${meanNpcs.toFixed(1)} NPCs on ${mapPath}, ${steps} steps each path, 1 inference thread, shield ${shield ? 'on' : 'off'}`);
-  console.log('today: full graph, async run; rows: real rows only, synchronous run (same run, steps alternated)');
+  console.log('today: full graph (all 2984 floats per NPC); rows: real rows only; both synchronous (same run, steps alternated)');
   console.log('                          today p50   p99     rows p50    p99');
   const names: Record<(typeof fields)[number], string> = {
     obs_ms: 'observations', inference_ms: 'inference', shield_ms: shield ? 'shield (action choice)' : 'action choice',
