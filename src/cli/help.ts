@@ -26,9 +26,9 @@ arguments and flags [default]:
   --story-ego <ego_id>        a test case (a scenario with story:) played by the real car of this ego_id, not its simulated ego [the simulated ego]
   --ego-priority <fifo|normal|nice>  the simulated egos' thread (realtime): real-time scheduler, as it is, or a niceness [fifo]
                               (fifo and a lower niceness need CAP_SYS_NICE; refused, it runs as it is: sim_egos.thread.priority)
-  --cpus <auto|all|list>      the CPUs the server's threads keep to, as taskset writes them (1, 0,2-3); auto: with the
-                              egos' thread on the real-time scheduler, the last CPU, leaving the others to the stacks
-                              it co-simulates with (/api/status cpus); else all [auto]
+  --cpus <auto|all|list>      the CPUs the server's threads keep to, as taskset writes them (1, 0,2-3) [auto]
+                              (auto: with the egos' thread on the real-time scheduler, its last CPU, leaving the
+                              others to the stacks it co-simulates with; else all: /api/status cpus)
   --time-mode <mode>          time conductor: realtime (wall clock is the master), afap or lockstep (at most real
                               time, held by slow assets) [the scenario's time.mode, else realtime]
   --dmax-ms <ms>              largest skew allowed between assets (≥ the NPC world's 100 ms step) [100]
