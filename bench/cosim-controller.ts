@@ -15,14 +15,13 @@
  */
 import { createSocket } from 'node:dgram';
 import { setPriority } from 'node:os';
-import { parseArgs } from 'node:util';
 import { CmdFields, SI, StateFields, decodeState, encodeCmd } from '../src/cosim/vds1.js';
 import { createSystemClock } from '../src/time/clock.js';
 import { Pacer } from '../src/time/pacer.js';
 import { percentile } from './stats.js';
+import { benchArgs } from './args.js';
 
-const { values } = parseArgs({
-  args: process.argv.slice(2),
+const { values } = benchArgs(import.meta.url, {
   options: {
     'cmd-port': { type: 'string' },
     'state-ports': { type: 'string' },

@@ -19,10 +19,11 @@ import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSocket } from 'node:dgram';
-import { parseArgs } from 'node:util';
 import { projectRoot } from '../src/util/project-root.js';
+import { benchArgs } from './args.js';
 
-const { values } = parseArgs({ args: process.argv.slice(2), options: { json: { type: 'boolean' }, seconds: { type: 'string' }, only: { type: 'string' }, priority: { type: 'string' } } });
+const { values } = benchArgs(import.meta.url, {
+  options: { json: { type: 'boolean' }, seconds: { type: 'string' }, only: { type: 'string' }, priority: { type: 'string' } } });
 const seconds = Number(values.seconds ?? 60);
 const only = new Set((values.only ?? '200,1000,failsafe,fanout').split(','));
 const root = projectRoot();

@@ -11,16 +11,17 @@
  */
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { PolicySession, resolvePolicyModel } from '../src/policy/index.js';
 import { defaultMapPath, setupScene } from '../src/scene/index.js';
 import { POLICY_DT } from '../src/traffic/engine.js';
 import { projectRoot } from '../src/util/project-root.js';
+import { benchArgs } from './args.js';
 
 export const DRIVE_GOAL_AGENT_STEPS = 25_000;
 export const DRIVE_GOAL_REAL_TIME_30 = 100;
 
-const { values } = parseArgs({ args: process.argv.slice(2), options: { json: { type: 'boolean' }, seconds: { type: 'string' }, runs: { type: 'string' }, scenes: { type: 'string' } } });
+const { values } = benchArgs(import.meta.url, {
+  options: { json: { type: 'boolean' }, seconds: { type: 'string' }, runs: { type: 'string' }, scenes: { type: 'string' } } });
 const seconds = Number(values.seconds ?? 60);
 const runs = Number(values.runs ?? 3);
 const sceneCount = Number(values.scenes ?? 3);

@@ -13,18 +13,17 @@
  * (rows path) is stepped alongside to show the engine step without them.
  */
 import { existsSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { PolicySession, resolvePolicyModel } from '../src/policy/index.js';
 import { defaultMapPath, setupScene, type SceneTimings } from '../src/scene/index.js';
 import { POLICY_DT } from '../src/traffic/engine.js';
 import { summarise } from './stats.js';
+import { benchArgs } from './args.js';
 
 export const ENGINE_GOAL_MS = 2.5;
 /** issue 24 item 7: (engine step − inference) / inference, p50 of the per-step ratio, at 63 NPCs */
 export const NON_INFERENCE_GOAL = 0.5;
 
-const { values } = parseArgs({
-  args: process.argv.slice(2),
+const { values } = benchArgs(import.meta.url, {
   options: { json: { type: 'boolean' }, steps: { type: 'string' }, map: { type: 'string' }, npcs: { type: 'string' }, model: { type: 'string' }, 'no-shield': { type: 'boolean' } },
 });
 const mapPath = values.map ?? defaultMapPath();

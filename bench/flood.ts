@@ -28,11 +28,11 @@ import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { cpus, loadavg } from 'node:os';
 import { createInterface } from 'node:readline';
-import { parseArgs } from 'node:util';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import WebSocket from 'ws';
 import { projectRoot } from '../src/util/project-root.js';
 import { join } from 'node:path';
+import { benchArgs } from './args.js';
 
 type Kind = 'malformed' | 'valid' | 'paced' | 'hold' | 'half-open';
 
@@ -468,9 +468,8 @@ async function runAttack(attack: Attack, seconds: number, baselineS: number, npc
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    args: process.argv.slice(2),
-    options: { json: { type: 'boolean' }, seconds: { type: 'string' }, npcs: { type: 'string' }, baseline: { type: 'string' }, attack: { type: 'string' }, pin: { type: 'boolean' }, access: { type: 'string' } },
+  const { values } = benchArgs(import.meta.url, {
+  options: { json: { type: 'boolean' }, seconds: { type: 'string' }, npcs: { type: 'string' }, baseline: { type: 'string' }, attack: { type: 'string' }, pin: { type: 'boolean' }, access: { type: 'string' } },
   });
   const pin = values.pin ?? false;
   if (pin) execFileSync('taskset', ['-a', '-p', '-c', '0', String(process.pid)], { stdio: 'ignore' });

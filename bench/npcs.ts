@@ -9,14 +9,13 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { promisify } from 'node:util';
 import { convertNgii } from '../src/map/ngii/convert.js';
 import { projectRoot } from '../src/util/project-root.js';
+import { benchArgs } from './args.js';
 
 const run = promisify(execFile);
-const { values } = parseArgs({
-  args: process.argv.slice(2),
+const { values } = benchArgs(import.meta.url, {
   options: { json: { type: 'boolean' }, actuated: { type: 'boolean' }, 'route-choice': { type: 'string' }, minutes: { type: 'string' }, seeds: { type: 'string' }, jobs: { type: 'string' }, maps: { type: 'string' }, npcs: { type: 'string' } },
 });
 const minutes = Number(values.minutes ?? 10);

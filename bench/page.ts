@@ -10,12 +10,11 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { chromium } from 'playwright-core';
 import { startServe, stopServe } from './serve-child.js';
+import { benchArgs } from './args.js';
 
-const { values } = parseArgs({
-  args: process.argv.slice(2),
+const { values } = benchArgs(import.meta.url, {
   options: { map: { type: 'string' }, npcs: { type: 'string' }, hz: { type: 'string' }, seconds: { type: 'string' }, json: { type: 'boolean' } },
 });
 const npcs = Number(values.npcs ?? 63);

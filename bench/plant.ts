@@ -8,11 +8,12 @@
  */
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { SimSession, solverParams, substepCount, tireParams, vehicleParams } from '../src/plant/index.js';
 import type { Level } from '../src/plant/index.js';
+import { benchArgs } from './args.js';
 
-const { values } = parseArgs({ args: process.argv.slice(2), options: { json: { type: 'boolean' }, ticks: { type: 'string' }, only: { type: 'string' } } });
+const { values } = benchArgs(import.meta.url, {
+  options: { json: { type: 'boolean' }, ticks: { type: 'string' }, only: { type: 'string' } } });
 const TICKS = Number(values.ticks ?? 60_000);
 const DT = 0.005;
 const RUNS = 5;

@@ -7,7 +7,6 @@
  * rows and the padding row) against the full graph, run for run alternating, their logits compared bit for
  * bit, and the GEMM floor of the full net: its multiply-adds at the rate a 12600×64×64 sgemm runs here.
  */
-import { parseArgs } from 'node:util';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,9 +17,9 @@ import { defaultMapPath, setupScene } from '../src/scene/index.js';
 import { POLICY_DT, type TrafficEngine } from '../src/traffic/engine.js';
 import { SeededRandom } from '../src/util/random.js';
 import { summarise } from './stats.js';
+import { benchArgs } from './args.js';
 
-const { values } = parseArgs({
-  args: process.argv.slice(2),
+const { values } = benchArgs(import.meta.url, {
   options: { json: { type: 'boolean' }, threads: { type: 'string' }, model: { type: 'string' }, seconds: { type: 'string' }, compare: { type: 'boolean' }, checkpoint: { type: 'string' } },
 });
 const threads = Number(values.threads ?? 1);

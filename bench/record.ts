@@ -25,7 +25,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
 import { McapStreamReader, type McapTypes } from '@mcap/core';
 import zstd from '@foxglove/wasm-zstd';
 import wsProtocol from '@foxglove/ws-protocol';
@@ -35,10 +34,10 @@ import { replayRecording } from '../src/record/replay.js';
 import { createServer } from '../src/server/app.js';
 import type { Clock } from '../src/time/clock.js';
 import { projectRoot } from '../src/util/project-root.js';
+import { benchArgs } from './args.js';
 
 const { FoxgloveClient } = wsProtocol;
-const { values } = parseArgs({
-  args: process.argv.slice(2),
+const { values } = benchArgs(import.meta.url, {
   options: {
     json: { type: 'boolean' }, seconds: { type: 'string' }, 'replay-minutes': { type: 'string' }, viewers: { type: 'string' }, kills: { type: 'string' },
     only: { type: 'string' },

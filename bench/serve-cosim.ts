@@ -22,16 +22,15 @@ import { createSocket } from 'node:dgram';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import WebSocket from 'ws';
 import { parse as parseYaml, stringify } from 'yaml';
 import { projectRoot } from '../src/util/project-root.js';
 import { startServe, stopServe } from './serve-child.js';
+import { benchArgs } from './args.js';
 
 export const JITTER_P99_GOAL_MS = 1;
 
-const { values } = parseArgs({
-  args: process.argv.slice(2),
+const { values } = benchArgs(import.meta.url, {
   options: {
     json: { type: 'boolean' }, seconds: { type: 'string' }, viewers: { type: 'string' }, npcs: { type: 'string' }, hz: { type: 'string' },
     rate: { type: 'string' }, runs: { type: 'string' }, thread: { type: 'string' }, priority: { type: 'string' }, 'ego-priority': { type: 'string' }, cpus: { type: 'string' },

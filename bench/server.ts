@@ -13,7 +13,6 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import WebSocket from 'ws';
 import { GeoFrame, FMTC_ORIGIN } from '../src/geo/frame.js';
 import { buildRoadEntities } from '../src/map/road-entities.js';
@@ -22,9 +21,9 @@ import { projectRoot } from '../src/util/project-root.js';
 import { LaneNetwork } from '../src/traffic/lanes.js';
 import { startServe, stopServe } from './serve-child.js';
 import { summarise } from './stats.js';
+import { benchArgs } from './args.js';
 
-const { values } = parseArgs({
-  args: process.argv.slice(2),
+const { values } = benchArgs(import.meta.url, {
   options: { json: { type: 'boolean' }, seconds: { type: 'string' }, clients: { type: 'string' }, npcs: { type: 'string' } },
 });
 const seconds = Number(values.seconds ?? 60);

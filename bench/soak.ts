@@ -22,16 +22,15 @@ import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, wr
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { parseArgs } from 'node:util';
 import WebSocket from 'ws';
 import { GeoFrame, FMTC_ORIGIN } from '../src/geo/frame.js';
 import { buildRoadEntities } from '../src/map/road-entities.js';
 import { loadMapFile } from '../src/map/scene-json.js';
 import { LaneNetwork } from '../src/traffic/lanes.js';
 import { projectRoot } from '../src/util/project-root.js';
+import { benchArgs } from './args.js';
 
-const { values } = parseArgs({
-  args: process.argv.slice(2),
+const { values } = benchArgs(import.meta.url, {
   options: {
     minutes: { type: 'string' }, clients: { type: 'string' }, egos: { type: 'string' }, npcs: { type: 'string' }, warmup: { type: 'string' },
     every: { type: 'string' }, json: { type: 'boolean' }, out: { type: 'string' }, 'heap-snapshots': { type: 'boolean' }, smaps: { type: 'boolean' },

@@ -8,10 +8,11 @@
 import { spawnSync } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { projectRoot } from '../src/util/project-root.js';
+import { benchArgs } from './args.js';
 
-const { values } = parseArgs({ args: process.argv.slice(2), options: { only: { type: 'string' }, quick: { type: 'boolean' }, json: { type: 'boolean' } } });
+const { values } = benchArgs(import.meta.url, {
+  options: { only: { type: 'string' }, quick: { type: 'boolean' }, json: { type: 'boolean' } } });
 const quick = values.quick === true;
 const ALL = ['policy', 'engine', 'viewers', 'drive', 'server', 'plant', 'cosim'];
 const only = values.only ? values.only.split(',') : ALL;

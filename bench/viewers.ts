@@ -20,16 +20,15 @@ import { execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import WebSocket from 'ws';
 import { measurePublishShare, PUBLISH_SHARE_GOAL, type PublishShare } from './publish-share.js';
 import { startServe, stopServe } from './serve-child.js';
 import { summarise } from './stats.js';
+import { benchArgs } from './args.js';
 
 export const VIEWERS_P99_GOAL = 1.2; // p99 with 800 viewers ≤ 1.2 × p99 with 1
 
-const { values } = parseArgs({
-  args: process.argv.slice(2),
+const { values } = benchArgs(import.meta.url, {
   options: { json: { type: 'boolean' }, seconds: { type: 'string' }, viewers: { type: 'string' }, npcs: { type: 'string' }, only: { type: 'string' }, hz: { type: 'string' }, pin: { type: 'boolean' }, 'share-window': { type: 'string' } },
 });
 const seconds = Number(values.seconds ?? 15);
