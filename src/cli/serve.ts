@@ -185,7 +185,7 @@ export async function startServe(argv: string[], overrides: ServeOverrides = {})
     } else await server.host.runner.reset(); // the test case joins the conductor (the real car is its only ego)
     if (story) server.app.log.info(`test case ${scenario.name}: ${storyEgo !== undefined ? `the real car ${storyEgo} plays ${scenario.egos[0]?.id}; arm an attempt with POST /api/story/arm or the web map's test panel` : `the simulated ego ${scenario.egos[0]?.id} under test; an attempt is armed at every reset`}; GET /api/story`);
   }
-  if (!sim && cpuSetting !== 'auto') {
+  if (!sim) {
     try {
       keepToCpus(server, cpuSetting, null);
     } catch (err) {

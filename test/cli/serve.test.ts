@@ -129,8 +129,10 @@ describe('a fresh clone', () => {
         return o && Math.hypot(o.x - n.x, o.y - n.y) > 1;
       });
       expect(moved.length).toBeGreaterThanOrEqual(10);
-      const st = (await (await fetch(`http://127.0.0.1:${port}/api/status`)).json()) as { policy: string };
+      const st = (await (await fetch(`http://127.0.0.1:${port}/api/status`)).json()) as { policy: string; cpus: Record<string, string> };
       expect(st.policy).toBe('policy_S75_2025-05-21_u4800.pt');
+      // no simulated egos in a real-time thread: --cpus auto leaves the server on all its CPUs, and says so
+      expect(st.cpus).toMatchObject({ setting: 'auto', cpus: 'all' });
     } finally {
       run.child.kill('SIGTERM');
       expect(await run.exit).toBe(0);
