@@ -14,7 +14,7 @@
  * inherit the CPUs of the thread that starts them).
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 
 export type CpuSetting = 'auto' | 'all' | readonly number[];
 
@@ -93,19 +93,6 @@ export function processCpus(pid = process.pid): number[] | null {
   } catch {
     return null;
   }
-}
-
-/** Each thread of a process and the CPUs it may run on (Linux). */
-export function threadCpus(pid = process.pid): Array<{ tid: number; cpus: number[] | null }> {
-  return readdirSync(`/proc/${pid}/task`).map((t) => {
-    let cpus: number[] | null = null;
-    try {
-      cpus = allowedCpus(readFileSync(`/proc/${pid}/task/${t}/status`, 'utf8'));
-    } catch {
-      // (a thread that ended meanwhile)
-    }
-    return { tid: Number(t), cpus };
-  });
 }
 
 /**
