@@ -1,6 +1,7 @@
 /**
  * src/policy — the GPUDrive late-fusion PPO policy: reading torch checkpoints, exporting them to ONNX,
- * running them in onnxruntime-node (batched, argmax or seeded sampling), the 91-action table, and a
+ * running them in onnxruntime-node (batched, argmax or seeded sampling; in the calling thread or on an
+ * inference thread of their own), the 91-action table, and a
  * float64 reference forward pass used by the tests.
  */
 export { ACCEL_VALUES, STEER_VALUES, ACTION_ACCEL, ACTION_STEER, actionIndex, NEUTRAL_ACTION } from './actions.js';

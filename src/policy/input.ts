@@ -30,5 +30,19 @@ export class PolicyInput {
 
 /** The one inference call of a policy step: computed when it returns, valid until the session's next run. */
 export function runPolicy(policy: PolicySession, input: PolicyInput): PolicyResult {
-  return input.rows ? policy.runRows(input.rows) : policy.run(input.obs!, input.n, input.counts);
+  startPolicy(policy, input);
+  return finishPolicy(policy, input);
+}
+
+/**
+ * The inference call in two halves, for a caller with work that needs no result meanwhile: a session on the
+ * inference thread runs between them (the input must stay as it is), one in this thread runs in finishPolicy.
+ */
+export function startPolicy(policy: PolicySession, input: PolicyInput): void {
+  if (input.rows) policy.startRows(input.rows);
+}
+
+/** The result of the run started (startPolicy): valid until the session's next run; its time is policy.inferenceMs. */
+export function finishPolicy(policy: PolicySession, input: PolicyInput): PolicyResult {
+  return input.rows ? policy.finishRows() : policy.run(input.obs!, input.n, input.counts);
 }

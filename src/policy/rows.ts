@@ -60,9 +60,12 @@ export class ObservationRows {
   /** the feeds of the rows graph, bound to the buffers above */
   readonly feeds: Readonly<Record<string, BoundTensor>>;
 
-  constructor(readonly capacity: number) {
-    const f32 = (n: number) => new Float32Array(n);
-    const i64 = (n: number) => new BigInt64Array(n);
+  /** shared: the buffers over shared memory (for the inference thread, src/policy/inference-thread.ts) */
+  constructor(readonly capacity: number, shared = false) {
+    const buffer = (bytes: number) => (shared ? new SharedArrayBuffer(bytes) : new ArrayBuffer(bytes));
+    const f32 = (n: number) => new Float32Array(buffer(4 * n));
+    const i64 = (n: number) => new BigInt64Array(buffer(8 * n));
+    const u8 = (n: number) => new Uint8Array(buffer(n));
     // two more rows per block: the padding row, and a second one when no agent has a real row in the block
     this.ego = f32(capacity * EGO_FEATURES);
     this.partners = f32((capacity * PARTNER_ROWS + 2) * PARTNER_FEATURES);
@@ -72,10 +75,10 @@ export class ObservationRows {
     this.roadCount = new Uint8Array(capacity);
     this.partnerAgent = i64(capacity * PARTNER_ROWS + 2);
     this.partnerAgent32 = new Int32Array(this.partnerAgent.buffer);
-    this.partnerPad = new Uint8Array(capacity);
+    this.partnerPad = u8(capacity);
     this.roadAgent = i64(capacity * ROAD_ROWS + 2);
     this.roadAgent32 = new Int32Array(this.roadAgent.buffer);
-    this.roadPad = new Uint8Array(capacity);
+    this.roadPad = u8(capacity);
     const t = (type: BoundTensor['type'], data: BoundTensor['data'], width: number): BoundTensor => ({ type, dims: [0, width], data, location: 'cpu' });
     this.feeds = {
       [ROWS_INPUTS.ego]: t('float32', this.ego, EGO_FEATURES),

@@ -11,19 +11,22 @@
  * Inference is synchronous: the native session's run is called directly, so a policy step is one call that
  * never yields to the event loop (onnxruntime-node's own `run()` defers through setImmediate, which would let
  * socket I/O run in the middle of a step). The caller makes that call between the engine's observe and apply
- * (src/traffic/policy-step.ts).
+ * (src/traffic/policy-step.ts). With `thread: true` the native session lives on an inference thread of its own
+ * (inference-thread.ts): `startRows` hands a batch over and `finishRows` blocks until its result is back, so the
+ * caller can do work that needs no result in between, and the event loop still sees one synchronous call.
  *
  * Every input and output buffer is allocated once (for the largest batch seen) and bound as is: a step
  * allocates no tensors of its own. `fork()` gives another scene its own buffers on the same loaded model.
  */
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { ACTION_COUNT, OBS_SIZE } from './checkpoint/late-fusion.js';
 import { readModelMetadata } from './model-metadata.js';
 import { buildRowsOnnx, readLateFusionOnnxWeights } from './onnx-export.js';
 import { ObservationRows, type BoundTensor, type RowCounts } from './rows.js';
 import { SeededRandom, sampleSoftmax } from './sampling.js';
 import { DEFAULT_SIZE_SCALE } from './convert.js';
+import { InferenceThread } from './inference-thread.js';
+import { loadNativeSession, type Feeds, type NativeSession } from './native.js';
 
 export type ActionMode = { readonly kind: 'deterministic' } | { readonly kind: 'sample'; readonly seed: number };
 /** 'rows': the real rows and one padding row per block (default); 'full': all 2984 floats (the model file's graph). */
@@ -39,6 +42,11 @@ export interface PolicySessionOptions {
    * VILS_POLICY_GRAPH=full|rows sets it where no option does (for benchmarks)
    */
   readonly graph?: PolicyGraph;
+  /**
+   * run the rows graph on a thread of its own (default false), so that a caller can work while it infers
+   * (startRows … finishRows; see src/traffic/policy-step.ts); the full graph always runs in this thread
+   */
+  readonly thread?: boolean;
 }
 
 export interface PolicyResult {
@@ -48,56 +56,19 @@ export interface PolicyResult {
   readonly actions: Int32Array;
 }
 
-type Feeds = Readonly<Record<string, BoundTensor>>;
-
-interface NativeSession {
-  run(feeds: Feeds, fetches: Feeds, options: object): unknown;
-  dispose(): void;
-}
-
-interface NativeBinding {
-  InferenceSession: new () => NativeSession & {
-    loadModel(buffer: ArrayBuffer, byteOffset: number, byteLength: number, options: object): void;
-  };
-}
-
-let nativeBinding: NativeBinding | null = null;
-/**
- * onnxruntime-node's native binding, whose run() is synchronous (the package wraps it in a setImmediate).
- * It is where onnxruntime-node 1.2x and 1.30 keep it; a version without it is refused with the reason.
- */
-function loadNativeBinding(): NativeBinding {
-  if (nativeBinding) return nativeBinding;
-  let found: NativeBinding | null = null;
-  let why = 'it has no InferenceSession';
-  try {
-    const require = createRequire(import.meta.url);
-    const m = require('onnxruntime-node/dist/binding.js') as { binding: NativeBinding; initOrt: () => void };
-    m.initOrt();
-    if (typeof m.binding?.InferenceSession === 'function') found = m.binding;
-  } catch (err) {
-    why = (err as Error).message;
-  }
-  if (!found) throw new Error(`onnxruntime-node's native binding (onnxruntime-node/dist/binding.js) is not usable: ${why}. VILS runs the policy synchronously through it; install the onnxruntime-node version in package.json`);
-  nativeBinding = found;
-  return found;
-}
-
-/** The loaded model, shared by a session and its forks. */
+/** The loaded model, shared by a session and its forks: a native session here, or the inference thread's. */
 interface SharedModel {
   readonly graph: PolicyGraph;
-  readonly native: NativeSession;
+  readonly native: NativeSession | null;
+  readonly thread: InferenceThread | null;
   users: number;
 }
 
-const SESSION_OPTIONS = (threads: number, memPattern: boolean) => ({
-  intraOpNumThreads: threads,
-  interOpNumThreads: 1,
-  executionMode: 'sequential' as const,
-  graphOptimizationLevel: 'all' as const,
-  // memory patterns are planned per input shape: the rows graph's shapes change every step
-  enableMemPattern: memPattern,
-});
+/** a model nobody releases ends its inference thread when it is collected (the thread would wait for requests) */
+const unreleased = new FinalizationRegistry<InferenceThread>((thread) => thread.close());
+
+/** Typed arrays over shared memory (for the inference thread) or not. */
+const f32 = (n: number, shared: boolean) => (shared ? new Float32Array(new SharedArrayBuffer(4 * n)) : new Float32Array(n));
 
 export class PolicySession {
   private logitsBuffer: Float32Array<ArrayBufferLike> = new Float32Array(0);
@@ -117,6 +88,11 @@ export class PolicySession {
   private readonly results = new Map<number, PolicyResult>();
   private rng: SeededRandom | null;
   private released = false;
+  /** the batch started (startRows) and not finished yet: its size (−1: none) and feeds */
+  private pendingN = -1;
+  private pendingFeeds: Feeds | null = null;
+  /** the last run's native inference time [ms] (on the inference thread: its run alone, not the copies) */
+  inferenceMs = 0;
 
   private constructor(
     private readonly model: SharedModel,
@@ -151,10 +127,18 @@ export class PolicySession {
     if (asked === 'rows' && !weights) throw new Error(`${modelPath}: not a late-fusion model written by VILS, so its rows graph cannot be built (use graph 'full')`);
     const graph: PolicyGraph = weights ? 'rows' : 'full';
     const graphBytes = weights ? buildRowsOnnx(weights) : bytes;
-    const native = new (loadNativeBinding().InferenceSession)();
-    native.loadModel(graphBytes.buffer as ArrayBuffer, graphBytes.byteOffset, graphBytes.byteLength, SESSION_OPTIONS(options.intraOpThreads ?? 1, graph === 'full'));
-    const model: SharedModel = { graph, native, users: 0 };
+    const threads = options.intraOpThreads ?? 1;
+    const threaded = options.thread === true && graph === 'rows';
+    const model: SharedModel = threaded
+      ? { graph, native: null, thread: new InferenceThread(graphBytes, threads, false), users: 0 }
+      : { graph, native: loadNativeSession(graphBytes, threads, graph === 'full'), thread: null, users: 0 };
+    if (model.thread) unreleased.register(model, model.thread, model);
     return new PolicySession(model, metadata, options.mode ?? { kind: 'deterministic' }, modelPath);
+  }
+
+  /** Does the model run on a thread of its own (PolicySessionOptions.thread)? */
+  get threaded(): boolean {
+    return this.model.thread !== null;
   }
 
   /** Size scale s applied to agent length/width in observations (a property of the policy, spec §0). */
@@ -173,19 +157,49 @@ export class PolicySession {
    * and road rows are real (else they are found). Computed when it returns; the result is valid until the next run.
    */
   run(obs: Float32Array, n: number, counts?: RowCounts): PolicyResult {
-    if (!this.bindObservations(obs, n, counts)) return this.result(0);
-    return this.runNative(n, this.model.graph === 'rows' ? this.rows!.feeds : this.fullFeeds);
+    this.idle();
+    if (!this.bindObservations(obs, n, counts)) return this.empty();
+    this.begin(n, this.model.graph === 'rows' ? this.rows!.feeds : this.fullFeeds);
+    return this.end();
   }
 
-  /** Observation rows for runRows. */
+  /** Observation rows for runRows (over shared memory for the inference thread). */
   createRows(capacity: number): ObservationRows {
-    return new ObservationRows(capacity);
+    return new ObservationRows(capacity, this.threaded);
   }
 
   /** Runs a batch of rows (an ObservationRows after finish(); rows graph only). */
   runRows(rows: ObservationRows): PolicyResult {
-    if (!this.bindRows(rows)) return this.result(0);
-    return this.runNative(rows.n, rows.feeds);
+    this.startRows(rows);
+    return this.finishRows();
+  }
+
+  /** A batch comes soon (the caller starts observing): the inference thread gets ready for it. */
+  soon(): void {
+    this.model.thread?.soon();
+  }
+
+  /**
+   * Starts a batch of rows; `finishRows` returns its result. On the inference thread the run goes on meanwhile
+   * (the rows must stay as they are until then); in this thread it runs in finishRows.
+   */
+  startRows(rows: ObservationRows): void {
+    this.idle();
+    if (!this.bindRows(rows)) {
+      this.pendingN = 0;
+      return;
+    }
+    this.begin(rows.n, rows.feeds);
+  }
+
+  /** The result of the batch started: computed when it returns, valid until the next run. */
+  finishRows(): PolicyResult {
+    if (this.pendingN < 0) throw new Error('no batch started: call startRows first');
+    if (this.pendingN === 0) {
+      this.pendingN = -1;
+      return this.empty();
+    }
+    return this.end();
   }
 
   /** Releases this session; the model itself when no fork of it is left. */
@@ -193,7 +207,11 @@ export class PolicySession {
     if (this.released) return;
     this.released = true;
     if (--this.model.users > 0) return;
-    this.model.native.dispose();
+    this.model.native?.dispose();
+    if (this.model.thread) {
+      unreleased.unregister(this.model);
+      this.model.thread.close();
+    }
   }
 
   private check(n: number): boolean {
@@ -223,17 +241,43 @@ export class PolicySession {
     return this.check(rows.n);
   }
 
-  private runNative(n: number, feeds: Feeds): PolicyResult {
+  /** Refuses a run while a batch started is not finished (its rows and outputs are in use). */
+  private idle(): void {
+    if (this.pendingN >= 0) throw new Error('a batch was started and not finished (finishRows)');
+  }
+
+  private begin(n: number, feeds: Feeds): void {
     this.fetches.logits.dims[0] = n;
     this.fetches.action.dims[0] = n;
-    this.model.native.run(feeds, this.fetches, {});
+    this.pendingN = n;
+    this.pendingFeeds = feeds;
+    this.model.thread?.start(feeds, this.fetches);
+  }
+
+  private end(): PolicyResult {
+    const n = this.pendingN, feeds = this.pendingFeeds!;
+    this.pendingN = -1;
+    this.pendingFeeds = null;
+    const { native, thread } = this.model;
+    if (thread) this.inferenceMs = thread.finish();
+    else {
+      const t0 = performance.now();
+      native!.run(feeds, this.fetches, {});
+      this.inferenceMs = performance.now() - t0;
+    }
     return this.finish(n);
+  }
+
+  private empty(): PolicyResult {
+    this.inferenceMs = 0;
+    return this.result(0);
   }
 
   private grow(n: number): void {
     const capacity = Math.max(n, 64);
-    this.logitsBuffer = new Float32Array(capacity * ACTION_COUNT);
-    this.actionBuffer = new BigInt64Array(capacity);
+    const shared = this.threaded;
+    this.logitsBuffer = f32(capacity * ACTION_COUNT, shared);
+    this.actionBuffer = shared ? new BigInt64Array(new SharedArrayBuffer(8 * capacity)) : new BigInt64Array(capacity);
     this.actionLow = new Int32Array(this.actionBuffer.buffer);
     this.actions = new Int32Array(capacity);
     this.results.clear();

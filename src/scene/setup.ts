@@ -28,6 +28,11 @@ export interface SceneSetupOptions {
   origin?: LatLon;
   config?: Partial<SceneConfig>;
   intraOpThreads?: number;
+  /**
+   * the policy on a thread of its own, the shield's prediction done meanwhile (PolicySessionOptions.thread;
+   * default true; a `policy` given keeps its own)
+   */
+  inferenceThread?: boolean;
   mode?: ActionMode;
   /** plan changes by junction, and signals on every junction (a scenario's `signals:`) */
   signals?: { plans?: readonly SignalPlanOverride[]; all?: boolean; actuated?: boolean };
@@ -50,7 +55,7 @@ export async function setupScene(opts: SceneSetupOptions = {}): Promise<SceneSet
   const geo = new GeoFrame({ lat: origin.lat, lon: origin.lon });
   const policy = opts.policy
     ? opts.policy.fork(opts.mode)
-    : await PolicySession.load(resolvePolicyModel({ model: opts.modelPath }), { intraOpThreads: opts.intraOpThreads ?? 1, mode: opts.mode });
+    : await PolicySession.load(resolvePolicyModel({ model: opts.modelPath }), { intraOpThreads: opts.intraOpThreads ?? 1, mode: opts.mode, thread: opts.inferenceThread ?? true });
   const scene = new LiveScene(map, policy, opts.config, { signalPlans: opts.signals?.plans, signalAll: opts.signals?.all, signalsActuated: opts.signals?.actuated, reference: opts.reference });
   return { map, geo, policy, scene, release: () => policy.release() };
 }

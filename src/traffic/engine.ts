@@ -61,10 +61,17 @@ export interface ExternalState {
 
 export interface StepTimings {
   obs_ms: number;
+  /** the policy's native run (on the inference thread: its run alone) */
   inference_ms: number;
-  /** choosing actions: the safety shield (or the speed governor alone) */
+  /** choosing actions: the safety shield (or the speed governor alone), its prediction included */
   shield_ms: number;
+  /** of shield_ms: the shield's prediction of every vehicle, done while the policy infers (see policy-step.ts) */
+  predict_ms: number;
   dynamics_ms: number;
+  /**
+   * the step's span, from observing to the end of dynamics: what it holds the event loop for (less than the sum
+   * of its parts where the prediction runs while the policy infers on its own thread)
+   */
   total_ms: number;
   npcs: number;
 }
@@ -150,6 +157,12 @@ export class TrafficEngine implements PolicyStepper {
   /** NPCs observed by the last observe (slots in `active`), with their slots' generations then */
   private observed = 0;
   private obsMs = 0;
+  /** when the step's observe began (NaN: not observed), whether its prediction is done, and what it took */
+  private observedAt = NaN;
+  private predicted = false;
+  private predictMs = 0;
+  /** prepare's scratch: the slots apply() will choose for */
+  private readonly chosen: Int32Array;
   /** Live-traffic speed governor (not part of GPUDrive; `vils eval` never uses it): per-slot limit, m/s. */
   private readonly maxSpeed: Float32Array;
   private readonly active: Int32Array;
@@ -168,7 +181,7 @@ export class TrafficEngine implements PolicyStepper {
   private readonly fresh: Uint8Array;
   private readonly externalSlot = new Map<string, number>();
   private nextId = 1;
-  readonly timings: StepTimings = { obs_ms: 0, inference_ms: 0, shield_ms: 0, dynamics_ms: 0, total_ms: 0, npcs: 0 };
+  readonly timings: StepTimings = { obs_ms: 0, inference_ms: 0, shield_ms: 0, predict_ms: 0, dynamics_ms: 0, total_ms: 0, npcs: 0 };
 
   constructor(map: SceneJson, opts: EngineOptions = {}) {
     this.sizeScale = opts.sizeScale ?? DEFAULT_SIZE_SCALE;
@@ -181,6 +194,7 @@ export class TrafficEngine implements PolicyStepper {
     this.shield = opts.shield ? new SafetyShield(capacity, roads, this.lanes, opts.shield, opts.reference) : null;
     this.shieldEnabled = this.shield !== null;
     this.active = new Int32Array(capacity);
+    this.chosen = new Int32Array(capacity);
     this.actions = new Int32Array(capacity);
     this.registered = new Uint8Array(capacity);
     this.maxSpeed = new Float32Array(capacity).fill(Infinity);
@@ -358,6 +372,8 @@ export class TrafficEngine implements PolicyStepper {
   /** The first half of a policy step: the observations of every NPC still driving, into `input`. */
   observe(input: PolicyInput): void {
     const t0 = performance.now();
+    this.observedAt = t0;
+    this.predicted = false;
     const n = this.sim.activeControlled(this.active);
     if (n > input.capacity) throw new RangeError(`the policy input holds ${input.capacity} agents, ${n} NPCs drive`);
     for (let k = 0; k < n; k++) this.activeGeneration[k] = this.generation[this.active[k]];
@@ -372,6 +388,25 @@ export class TrafficEngine implements PolicyStepper {
   }
 
   /**
+   * The part of the second half that needs no policy result, done while the policy infers (stepPolicy): the
+   * shield's prediction of every vehicle. apply() does it where nobody did.
+   */
+  prepare(): void {
+    const t0 = performance.now();
+    const shield = this.shieldEnabled ? this.shield : null;
+    if (shield) {
+      shield.prepare(this.world, this);
+      // the NPCs apply() will choose for, in its order
+      const chosen = this.chosen;
+      let m = 0;
+      for (let k = 0; k < this.observed; k++) if (this.generation[this.active[k]] === this.activeGeneration[k]) chosen[m++] = this.active[k];
+      shield.gatherAhead(this.world, chosen, m);
+    }
+    this.predicted = true;
+    this.predictMs = performance.now() - t0;
+  }
+
+  /**
    * The second half: the policy's result for the NPCs observed (actions, the shield over the logits, the speed
    * governor and stop lines), then movement, collisions and goals. NPCs that reached their goal are reported by
    * `npcs()` with reachedGoal and leave the world on the next step.
@@ -379,13 +414,16 @@ export class TrafficEngine implements PolicyStepper {
   apply(result: PolicyResult, inferenceMs = 0): StepTimings {
     const n = this.observed;
     this.observed = 0;
+    const observedAt = this.observedAt;
+    this.observedAt = NaN;
+    if (!this.predicted) this.prepare();
+    this.predicted = false;
     const t2 = performance.now();
     const { actions, logits } = result;
     // NPCs added or removed since observe drive straight on this once (they were not observed)
     this.actions.fill(NEUTRAL_ACTION);
     const shield = this.shieldEnabled ? this.shield : null;
     if (this.shield && !shield) this.shield.outcome.fill(0);
-    shield?.prepare(this.world, this);
     const ctl = this.controls;
     ctl.use.fill(0);
     for (let k = 0; k < n; k++) {
@@ -420,9 +458,11 @@ export class TrafficEngine implements PolicyStepper {
     const tm = this.timings;
     tm.obs_ms = this.obsMs;
     tm.inference_ms = inferenceMs;
-    tm.shield_ms = t3s - t2;
+    tm.shield_ms = this.predictMs + (t3s - t2);
+    tm.predict_ms = this.predictMs;
     tm.dynamics_ms = t3 - t3s;
-    tm.total_ms = this.obsMs + inferenceMs + (t3 - t2);
+    // (without observe first: the parts' sum)
+    tm.total_ms = Number.isNaN(observedAt) ? this.obsMs + inferenceMs + this.predictMs + (t3 - t2) : t3 - observedAt;
     tm.npcs = n;
     return tm;
   }

@@ -15,6 +15,7 @@ import type { ShieldOptions } from './shield.js';
 import type { StopConstraints } from './stops.js';
 import { AgentKind, type World } from './world.js';
 import { XOrder } from './x-order.js';
+import { GatheredStore } from './gathered.js';
 import { hypot } from '../util/hypot.js';
 
 /** check(): the control is safe */
@@ -80,9 +81,17 @@ export class ShieldRollout {
   private othersN = 0;
   private edgesN = 0;
   private edgesNearN = 0;
-  /** the edge list touchesEdge reads: edgeIds (reachable) or edgeIdsNear (all near; see check) */
+  /**
+   * the edge list touchesEdge reads, from edgeListAt: the reachable edges or all near (see check); and where
+   * those two lists are for the NPC being chosen for (edgeIds and edgeIdsNear, or what gatherAhead kept)
+   */
   private edgeList: Int32Array;
+  private edgeListAt = 0;
   private edgeListN = 0;
+  private reachList: Int32Array;
+  private reachAt = 0;
+  private nearList: Int32Array;
+  private nearAt = 0;
   /** the largest |acceleration| a rollout takes after its first step, and that edgeIds assumes for the first */
   private readonly accelBound: number;
   /** a stopped rollout stays where it is (a braking deceleration that is not negative): see check */
@@ -106,6 +115,8 @@ export class ShieldRollout {
   private readonly target = { x: 0, y: 0, yaw: 0 };
   private readonly steps: number;
   private readonly edgeSteps: number;
+  /** what gatherAhead kept per NPC for this step */
+  private readonly gathered: GatheredStore;
   /** lines NPCs must stop at this step (traffic rules), set by prepare */
   private stops: StopConstraints | null = null;
 
@@ -128,7 +139,8 @@ export class ShieldRollout {
     this.edgeMemo = new RadiusMemo(capacity, 5, true);
     this.cosYaw = new Float64Array(capacity);
     this.sinYaw = new Float64Array(capacity);
-    this.edgeList = this.edgeIds;
+    this.edgeList = this.reachList = this.edgeIds;
+    this.nearList = this.edgeIdsNear;
     let maxAccel = options.brakeDecel;
     for (const a of ACCEL_VALUES) maxAccel = Math.max(maxAccel, Math.abs(a));
     this.accelBound = maxAccel;
@@ -143,8 +155,66 @@ export class ShieldRollout {
     this.otherBox = new Float32Array(capacity * 5);
     this.yields = new Uint8Array(capacity);
     this.priorityMemo = new Uint8Array(capacity * capacity);
+    this.gathered = new GatheredStore(capacity);
     this.steps = predictor.steps;
     this.edgeSteps = Math.max(1, Math.round(options.edgeHorizonS / STEP_DT));
+  }
+
+  /**
+   * gather() for NPC i ahead of its choice (before the policy's result is in: see the shield's gatherAhead),
+   * kept for restore(i). Exact: gather reads nothing a choice writes (the world, the predictions, the right of
+   * way gathered for the NPCs before it), so gathering every NPC first, in the order they choose, gives each
+   * what gathering it just before its choice would.
+   */
+  gatherAhead(world: World, i: number): void {
+    this.gather(world, i);
+    const g = this.gathered, c = this.capacity, m = this.othersN;
+    g.othersN[i] = m;
+    for (let k = 0; k < m; k++) {
+      const j = this.others[k];
+      g.others[i * c + k] = j;
+      g.yields[i * c + k] = this.yields[j];
+    }
+    for (let k = 0; k < 5 * m; k++) g.otherBox[i * c * 5 + k] = this.otherBox[k];
+    g.othersMove[i] = this.othersMove ? 1 : 0;
+    g.edgeScale[i] = this.edgeScale;
+    const near = this.edgesNearN, n = this.edgesN;
+    const at = g.claimEdges(near + n);
+    const E = g.edges;
+    for (let k = 0; k < near; k++) E[at + k] = this.edgeIdsNear[k];
+    for (let k = 0; k < n; k++) E[at + near + k] = this.edgeIds[k];
+    g.edgeAt[i] = at;
+    g.edgesNearN[i] = near;
+    g.edgesN[i] = n;
+    g.kept[i] = 1;
+  }
+
+  /** What gather(world, i) gave when gathered ahead this step (false: nothing kept; gather instead). */
+  restore(i: number): boolean {
+    const g = this.gathered;
+    if (!g.kept[i]) return false;
+    g.kept[i] = 0;
+    const c = this.capacity, m = g.othersN[i];
+    for (let k = 0; k < m; k++) {
+      const j = g.others[i * c + k];
+      this.others[k] = j;
+      this.yields[j] = g.yields[i * c + k];
+    }
+    for (let k = 0; k < 5 * m; k++) this.otherBox[k] = g.otherBox[i * c * 5 + k];
+    this.othersN = m;
+    this.othersMove = g.othersMove[i] === 1;
+    this.edgeScale = g.edgeScale[i];
+    // (the kept lists read where they are)
+    const at = g.edgeAt[i], near = g.edgesNearN[i], n = g.edgesN[i];
+    this.nearList = this.reachList = g.edges;
+    this.nearAt = at;
+    this.reachAt = at + near;
+    this.edgesNearN = near;
+    this.edgesN = n;
+    this.edgeList = this.reachList;
+    this.edgeListAt = this.reachAt;
+    this.edgeListN = n;
+    return true;
   }
 
   /** A new NPC in slot i: no right of way remembered for it. */
@@ -159,6 +229,7 @@ export class ShieldRollout {
   /** Once per step, after the vehicles are predicted: their heading cosines and the candidates' boxes. */
   prepare(world: World, stops: StopConstraints | null): void {
     this.stops = stops;
+    this.gathered.begin();
     const pb = this.predictor.bounds, cb = this.candidateBox;
     let n = 0, width = 0;
     this.byX.clear();
@@ -224,7 +295,9 @@ export class ShieldRollout {
     this.othersMove = moving;
     const roads = this.roads;
     this.edgesN = roads ? this.edgesNear(roads, world, i, vi * this.options.edgeHorizonS + world.length[i] + roads.collidableReach, vi) : (this.edgesNearN = 0);
-    this.edgeList = this.edgeIds;
+    this.nearList = this.edgeIdsNear;
+    this.reachList = this.edgeList = this.edgeIds;
+    this.nearAt = this.reachAt = this.edgeListAt = 0;
     this.edgeListN = this.edgesN;
     // close to an edge already: check with the largest box that is clear of it now, so the NPC can only
     // move away from it (never further in, never through it)
@@ -358,7 +431,8 @@ export class ShieldRollout {
     this.edgeHW = hw * this.edgeScale;
     // the reachable edges hold for a first step no harder than accelBound (every candidate chooseFor makes)
     const anyAccel = !(Math.abs(accel) <= this.accelBound);
-    this.edgeList = anyAccel ? this.edgeIdsNear : this.edgeIds;
+    this.edgeList = anyAccel ? this.nearList : this.reachList;
+    this.edgeListAt = anyAccel ? this.nearAt : this.reachAt;
     this.edgeListN = anyAccel ? this.edgesNearN : this.edgesN;
     const v0 = hypot(s.vx, s.vy);
     stepBicycle(s, accel, steer, len);
@@ -491,10 +565,10 @@ export class ShieldRollout {
     if (!roads) return false;
     const e = roads.entities;
     const r = hypot(hl, hw);
-    const ids = this.edgeList;
+    const ids = this.edgeList, at = this.edgeListAt;
     this.work.edgeTests += this.edgeListN;
     for (let k = 0; k < this.edgeListN; k++) {
-      const id = ids[k];
+      const id = ids[at + k];
       const dx = e.x[id] - x, dy = e.y[id] - y;
       const reach = r + e.halfLength[id] + e.halfWidth[id];
       if (dx * dx + dy * dy > reach * reach) continue;

@@ -190,6 +190,16 @@ export class SafetyShield {
     this.rollout.prepare(world, plans?.stops ?? null);
   }
 
+  /**
+   * After prepare, before the policy's result: gathers what matters to each NPC that will choose (`slots[0..n)`,
+   * in the order chooseFor will be called for them; see ShieldRollout.gatherAhead), so that this part of the
+   * choice is done while the policy infers. The reference gathers at each choice.
+   */
+  gatherAhead(world: World, slots: ArrayLike<number>, n: number): void {
+    if (this.reference) return;
+    for (let k = 0; k < n; k++) this.rollout.gatherAhead(world, slots[k]);
+  }
+
   /** The speed NPC i may drive at to take the bends of its lane ahead (see MotionPredictor) [m/s]. */
   curveLimit(i: number): number {
     return this.predictor.curveLimit[i];
@@ -216,7 +226,7 @@ export class SafetyShield {
 
   private choose(world: World, i: number, logits: Float32Array, base: number, best: number, govern: (slot: number, accel: number) => number, out: { accel: number; steer: number }): void {
     const o = this.options;
-    this.rollout.gather(world, i);
+    if (!this.rollout.restore(i)) this.rollout.gather(world, i);
     this.fallbackStep = 0;
     this.triedN = 0;
     this.waitingFor[i] = -1;

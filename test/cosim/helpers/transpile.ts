@@ -28,6 +28,8 @@ function closure(entries: string[]): Set<string> {
       const target = resolve(dirname(f), m[1]).replace(/\.js$/, '.ts');
       if (existsSync(target)) queue.push(target);
     }
+    // the inference thread's worker is started from its file at run time
+    if (f.endsWith(join('policy', 'inference-thread.ts'))) queue.push(join(dirname(f), 'inference-worker.ts'));
     // the comms templates are imported from their folder at run time
     if (f.endsWith(join('templates', 'registry.ts'))) for (const n of readdirSync(dirname(f))) if (n.endsWith('.ts')) queue.push(join(dirname(f), n));
   }

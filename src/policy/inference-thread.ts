@@ -1,0 +1,162 @@
+/**
+ * The policy's inference on a thread of its own (inference-worker.ts), so that the caller can do work that needs
+ * no policy result while it runs (the shield's prediction of every vehicle and its gathering of what matters to each NPC: src/traffic/policy-step.ts) and a
+ * step takes the longer of the two rather than their sum. Still one synchronous call as seen from the event
+ * loop: `start` hands the request over, `finish` blocks (Atomics.wait) until the outputs are back; nothing else
+ * runs in between. The tensors are views of shared memory, bound once each (`bind`); a run names a binding and
+ * the first dimension of each of its tensors.
+ */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
+import { CONTROL_WORDS, CTL, MAX_TENSORS, OP, SPIN_MAX_MS, type InferenceWorkerData, type SharedTensor } from './inference-protocol.js';
+import type { Feeds } from './native.js';
+import { projectRoot } from '../util/project-root.js';
+
+/** the caller looks for the answer without sleeping from this long before the run should end [ms] */
+const SPIN_LEAD_MS = 0.2;
+/** a thread that answers nothing in this long (the model's load included) has died [ms] */
+const ANSWER_TIMEOUT_MS = 120_000;
+
+function workerScript(): string {
+  const here = fileURLToPath(new URL('./inference-worker.js', import.meta.url));
+  if (existsSync(here)) return here;
+  // (the TypeScript sources under a test runner: the compiled worker)
+  const built = join(projectRoot(), 'dist', 'src', 'policy', 'inference-worker.js');
+  if (!existsSync(built)) throw new Error(`${built} is missing: run npm run build first (the inference thread runs the compiled code)`);
+  return built;
+}
+
+export class InferenceThread {
+  private readonly worker: Worker;
+  private readonly port: MessagePort;
+  private readonly ctl: Int32Array;
+  private readonly timing: Float64Array;
+  private readonly bindings = new Map<Feeds, Map<Feeds, { id: number; tensors: readonly { dims: number[] }[] }>>();
+  private nextBinding = 1;
+  private request = 0;
+  private startedAt = 0;
+  private running = false;
+  private closed = false;
+  private failure: string | null = null;
+
+  constructor(graph: Uint8Array, intraOpThreads: number, memPattern: boolean) {
+    const control = new SharedArrayBuffer(4 * CONTROL_WORDS);
+    const timing = new SharedArrayBuffer(16);
+    this.ctl = new Int32Array(control);
+    this.timing = new Float64Array(timing);
+    const { port1, port2 } = new MessageChannel();
+    this.port = port1;
+    const data: InferenceWorkerData = { graph, intraOpThreads, memPattern, control, timing, port: port2 };
+    this.worker = new Worker(workerScript(), { workerData: data, transferList: [port2] });
+    // a thread blocked waiting for requests must not keep the process alive
+    this.worker.unref();
+    this.worker.on('error', (err) => { this.failure ??= `it threw: ${err.message}`; });
+  }
+
+  /** Binds tensors over shared memory once; their `dims` objects are read at every run. */
+  private bindingOf(feeds: Feeds, fetches: Feeds): { id: number; tensors: readonly { dims: number[] }[] } {
+    let byFetches = this.bindings.get(feeds);
+    if (!byFetches) this.bindings.set(feeds, (byFetches = new Map()));
+    let b = byFetches.get(fetches);
+    if (b) return b;
+    const list = (f: Feeds): SharedTensor[] => Object.entries(f).map(([name, t]) => {
+      if (!(t.data.buffer instanceof SharedArrayBuffer)) throw new Error(`tensor ${name}: the inference thread takes tensors over shared memory`);
+      return { name, type: t.type, dims: [...t.dims], data: t.data };
+    });
+    const fe = list(feeds), fo = list(fetches);
+    if (fe.length + fo.length > MAX_TENSORS) throw new Error(`the inference thread binds at most ${MAX_TENSORS} tensors`);
+    b = { id: this.nextBinding++, tensors: [...Object.values(feeds), ...Object.values(fetches)] };
+    this.port.postMessage({ id: b.id, feeds: fe, fetches: fo });
+    this.ask(OP.bind);
+    this.wait();
+    byFetches.set(fetches, b);
+    return b;
+  }
+
+  /** Starts a run of the graph on `feeds` into `fetches` (tensors over shared memory, their dims as they are now). */
+  start(feeds: Feeds, fetches: Feeds): void {
+    if (this.running) throw new Error('an inference run is already under way');
+    const b = this.bindingOf(feeds, fetches);
+    const ctl = this.ctl;
+    ctl[CTL.binding] = b.id;
+    let k = CTL.dims;
+    for (const t of b.tensors) ctl[k++] = t.dims[0];
+    this.ask(OP.run);
+    this.startedAt = performance.now();
+    this.running = true;
+  }
+
+  /** Waits for the run started; returns the native run's time [ms] (the copies to and from the thread left out). */
+  /**
+   * A request comes soon: the thread wakes now and looks for it without sleeping (for at most SPIN_MAX_MS), so
+   * it starts at once rather than some tens of microseconds later.
+   */
+  soon(): void {
+    if (this.closed || this.failure || this.running) return;
+    Atomics.add(this.ctl, CTL.bell, 1);
+    Atomics.notify(this.ctl, CTL.bell);
+  }
+
+  finish(): number {
+    if (!this.running) throw new Error('no inference run under way');
+    this.running = false;
+    // asleep until shortly before the run should end (as long as the last one), then looking without sleeping
+    this.wait(this.startedAt + this.timing[1] - SPIN_LEAD_MS);
+    return this.timing[0];
+  }
+
+  /** Ends the thread. */
+  close(): void {
+    if (this.closed) return;
+    if (!this.failure && !this.running) {
+      this.ask(OP.close);
+      try {
+        this.wait();
+      } catch {
+        // (a thread that failed or does not answer is stopped below)
+      }
+    }
+    this.closed = true;
+    // (it ends by itself on the close request; a thread stopped in the middle of the native session's disposal aborts the process)
+    if (this.failure || this.running) void this.worker.terminate();
+  }
+
+  private ask(op: number): void {
+    this.check();
+    this.ctl[CTL.op] = op;
+    this.request++;
+    Atomics.store(this.ctl, CTL.request, this.request);
+    Atomics.add(this.ctl, CTL.bell, 1);
+    Atomics.notify(this.ctl, CTL.bell);
+  }
+
+  /** Waits for the answer to the last request; from `spinFrom` (performance.now) on without sleeping for a while. */
+  private wait(spinFrom = Infinity): void {
+    const ctl = this.ctl;
+    const until = performance.now() + ANSWER_TIMEOUT_MS;
+    const spinUntil = spinFrom + SPIN_MAX_MS;
+    for (let done = Atomics.load(ctl, CTL.done); done !== this.request; done = Atomics.load(ctl, CTL.done)) {
+      if (done === -1 || ctl[CTL.failed]) {
+        const m = receiveMessageOnPort(this.port)?.message as { error?: string } | undefined;
+        this.failure = `the inference thread failed: ${m?.error ?? 'no reason given'}`;
+        break;
+      }
+      const left = until - performance.now();
+      if (left <= 0) {
+        this.failure = `the inference thread did not answer in ${ANSWER_TIMEOUT_MS / 1000} s`;
+        break;
+      }
+      const now = performance.now();
+      if (now < spinFrom) Atomics.wait(ctl, CTL.done, done, Math.min(left, spinFrom - now));
+      else if (now >= spinUntil) Atomics.wait(ctl, CTL.done, done, left);
+    }
+    this.check();
+  }
+
+  private check(): void {
+    if (this.closed) throw new Error('the inference thread is closed');
+    if (this.failure) throw new Error(this.failure);
+  }
+}
