@@ -16,6 +16,8 @@ export const CTL = {
   failed: 4,
   /** rung (incremented) with every request, and by a hint that one comes soon: what the thread waits on */
   bell: 5,
+  /** the thread's task id (Linux), written at its start: the caller checks that it still exists */
+  tid: 6,
   /** a run's first dimension of each bound tensor, feeds then fetches */
   dims: 8,
 } as const;

@@ -16,8 +16,10 @@ import { projectRoot } from '../util/project-root.js';
 
 /** the caller looks for the answer without sleeping from this long before the run should end [ms] */
 const SPIN_LEAD_MS = 0.2;
-/** a thread that answers nothing in this long (the model's load included) has died [ms] */
-const ANSWER_TIMEOUT_MS = 120_000;
+/** a thread that answers nothing in this long (the model's load included) has hung [ms] */
+const ANSWER_TIMEOUT_MS = 60_000;
+/** a wait looks whether the thread still exists this often [ms] */
+const ALIVE_CHECK_MS = 100;
 
 function workerScript(): string {
   const here = fileURLToPath(new URL('./inference-worker.js', import.meta.url));
@@ -37,6 +39,7 @@ export class InferenceThread {
   private nextBinding = 1;
   private request = 0;
   private startedAt = 0;
+  private aliveAt = 0;
   private running = false;
   private closed = false;
   private failure: string | null = null;
@@ -137,6 +140,8 @@ export class InferenceThread {
     const ctl = this.ctl;
     const until = performance.now() + ANSWER_TIMEOUT_MS;
     const spinUntil = spinFrom + SPIN_MAX_MS;
+    // (looked at once the answer is ALIVE_CHECK_MS late: no system call on a step's path)
+    this.aliveAt = performance.now();
     for (let done = Atomics.load(ctl, CTL.done); done !== this.request; done = Atomics.load(ctl, CTL.done)) {
       if (done === -1 || ctl[CTL.failed]) {
         const m = receiveMessageOnPort(this.port)?.message as { error?: string } | undefined;
@@ -148,11 +153,29 @@ export class InferenceThread {
         this.failure = `the inference thread did not answer in ${ANSWER_TIMEOUT_MS / 1000} s`;
         break;
       }
+      if (!this.alive()) {
+        this.failure = 'the inference thread exited';
+        break;
+      }
       const now = performance.now();
-      if (now < spinFrom) Atomics.wait(ctl, CTL.done, done, Math.min(left, spinFrom - now));
-      else if (now >= spinUntil) Atomics.wait(ctl, CTL.done, done, left);
+      // (asleep in slices: a thread that ended without a word is noticed within one)
+      if (now < spinFrom) Atomics.wait(ctl, CTL.done, done, Math.min(left, spinFrom - now, ALIVE_CHECK_MS));
+      else if (now >= spinUntil) Atomics.wait(ctl, CTL.done, done, Math.min(left, ALIVE_CHECK_MS));
     }
     this.check();
+  }
+
+  /**
+   * Is the thread still there? Its events cannot be heard while this thread blocks, so the thread's id it wrote at
+   * its start is looked up among the process's tasks (Linux; elsewhere only the answer timeout tells).
+   */
+  private alive(): boolean {
+    const tid = Atomics.load(this.ctl, CTL.tid);
+    if (tid <= 0) return true;
+    const now = performance.now();
+    if (now - this.aliveAt < ALIVE_CHECK_MS) return true;
+    this.aliveAt = now;
+    return existsSync(`/proc/${process.pid}/task/${tid}`);
   }
 
   private check(): void {

@@ -6,6 +6,7 @@
  * (Atomics.wait / notify: no event-loop turn on either side), bindings of new tensors come as messages read
  * synchronously from the port.
  */
+import { readlinkSync } from 'node:fs';
 import { receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
 import { loadNativeSession, type Feeds } from './native.js';
 import { CTL, OP, SPIN_MAX_MS, type BindMessage, type InferenceWorkerData, type SharedTensor } from './inference-protocol.js';
@@ -97,6 +98,16 @@ function serve(): void {
   }
 }
 
+/** this thread's task id (Linux: /proc/thread-self is /proc/<pid>/task/<tid>), 0 where there is none */
+function taskId(): number {
+  try {
+    return Number(readlinkSync('/proc/thread-self').split('/').pop()) || 0;
+  } catch {
+    return 0;
+  }
+}
+
+Atomics.store(ctl, CTL.tid, taskId());
 try {
   serve();
 } catch (err) {

@@ -5,6 +5,7 @@
  * work that needs no policy result runs between starting the run and taking its result; misuse is refused with
  * the reason. Runs on the test model (the real checkpoint's when ../shared is there, else random weights).
  */
+import type { Worker } from 'node:worker_threads';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ACTION_COUNT, ObservationRows, OBS_SIZE, PolicyInput, PolicySession, type PolicyResult } from '../../src/policy/index.js';
 import { InferenceThread } from '../../src/policy/inference-thread.js';
@@ -149,5 +150,23 @@ describe('the policy on its own thread', () => {
     const gone = await PolicySession.load(testModel(), { thread: true });
     await gone.release();
     expect(() => gone.runRows(rows)).toThrow(/released/);
+  });
+
+  it('a thread that ended without a word is noticed within a fraction of a second, not after the answer timeout', async () => {
+    const s = await load(true);
+    const rows = s.createRows(2);
+    rows.clear();
+    rows.addAgent(0, 0);
+    rows.finish();
+    s.runRows(rows);
+    // (its worker stopped from outside, as an out-of-memory end would: no failure written, no answer)
+    const worker = (s as unknown as { model: { thread: { worker: Worker } } }).model.thread.worker;
+    const exited = new Promise((resolve) => worker.once('exit', resolve));
+    await worker.terminate();
+    await exited;
+    const t0 = performance.now();
+    expect(() => s.runRows(rows)).toThrow('the inference thread exited');
+    expect(performance.now() - t0).toBeLessThan(5_000);
+    expect(() => s.runRows(rows)).toThrow(/exited/);
   });
 });
