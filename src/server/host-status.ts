@@ -16,6 +16,8 @@ export function sceneStatus(host: SceneHost): Record<string, unknown> {
     origin: host.geo.origin,
     convergence_deg: host.geo.originConvergenceDeg,
     policy: host.policy.metadata.source_file ?? host.policy.modelPath,
+    // the policy on its own thread (the shield's prediction done while it infers) or in the event loop's
+    inference_thread: host.policy.threaded,
     egos: scene.snapshot().egos.map(egoEntry),
     npcs: scene.npcCount,
     clients: host.clients.size,
@@ -39,5 +41,8 @@ export function sceneStatus(host: SceneHost): Record<string, unknown> {
 
 function roundTimings(t: NonNullable<LiveScene['timings']>) {
   const r = (v: number) => Math.round(v * 1000) / 1000;
-  return { obs_ms: r(t.obs_ms), inference_ms: r(t.inference_ms), dynamics_ms: r(t.dynamics_ms), engine_ms: r(t.total_ms), scene_ms: r(t.scene_ms), npcs: t.npcs };
+  return {
+    obs_ms: r(t.obs_ms), inference_ms: r(t.inference_ms), shield_ms: r(t.shield_ms), predict_ms: r(t.predict_ms), dynamics_ms: r(t.dynamics_ms),
+    engine_ms: r(t.total_ms), scene_ms: r(t.scene_ms), npcs: t.npcs,
+  };
 }
