@@ -182,4 +182,73 @@ export class InferenceThread {
     if (this.closed) throw new Error('the inference thread is closed');
     if (this.failure) throw new Error(this.failure);
   }
+
+  /** Why the thread failed (it threw, ended or stopped answering), null while it works. */
+  get failed(): string | null {
+    return this.failure;
+  }
+}
+
+/** a policy thread is started again at most this many times in its session's life */
+export const MAX_THREAD_RESTARTS = 3;
+
+/**
+ * The inference thread a session keeps: one that failed (threw, ended, stopped answering) is replaced by a new one,
+ * which runs the batch again (its tensors are as they were), up to MAX_THREAD_RESTARTS times; then its failure is
+ * the session's. A live server's steps go on instead of failing one after another.
+ */
+export class PolicyThread {
+  private thread: InferenceThread;
+  private feeds: Feeds | null = null;
+  private fetches: Feeds | null = null;
+  /** threads started again, and why the last one failed */
+  restarts = 0;
+  lastFailure: string | null = null;
+
+  constructor(private readonly graph: Uint8Array, private readonly intraOpThreads: number) {
+    this.thread = new InferenceThread(graph, intraOpThreads, false);
+  }
+
+  soon(): void {
+    this.thread.soon();
+  }
+
+  start(feeds: Feeds, fetches: Feeds): void {
+    this.feeds = feeds;
+    this.fetches = fetches;
+    if (this.thread.failed) this.restart();
+    try {
+      this.thread.start(feeds, fetches);
+    } catch (err) {
+      // (binding new tensors waits for the thread: it may fail there)
+      if (!this.thread.failed) throw err;
+      this.restart();
+      this.thread.start(feeds, fetches);
+    }
+  }
+
+  /** The run's native time [ms]; a thread that failed on it is replaced and the batch run again. */
+  finish(): number {
+    try {
+      return this.thread.finish();
+    } catch (err) {
+      if (!this.thread.failed) throw err;
+      this.restart();
+      this.thread.start(this.feeds!, this.fetches!);
+      return this.thread.finish();
+    }
+  }
+
+  close(): void {
+    this.thread.close();
+  }
+
+  private restart(): void {
+    const why = this.thread.failed!;
+    if (this.restarts >= MAX_THREAD_RESTARTS) throw new Error(`${why} (started again ${this.restarts} times already: giving up)`);
+    this.lastFailure = why;
+    this.thread.close();
+    this.restarts++;
+    this.thread = new InferenceThread(this.graph, this.intraOpThreads, false);
+  }
 }

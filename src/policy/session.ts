@@ -25,7 +25,7 @@ import { buildRowsOnnx, readLateFusionOnnxWeights } from './onnx-export.js';
 import { ObservationRows, type BoundTensor, type RowCounts } from './rows.js';
 import { SeededRandom, sampleSoftmax } from './sampling.js';
 import { DEFAULT_SIZE_SCALE } from './convert.js';
-import { InferenceThread } from './inference-thread.js';
+import { PolicyThread } from './inference-thread.js';
 import { loadNativeSession, type Feeds, type NativeSession } from './native.js';
 
 export type ActionMode = { readonly kind: 'deterministic' } | { readonly kind: 'sample'; readonly seed: number };
@@ -60,12 +60,12 @@ export interface PolicyResult {
 interface SharedModel {
   readonly graph: PolicyGraph;
   readonly native: NativeSession | null;
-  readonly thread: InferenceThread | null;
+  readonly thread: PolicyThread | null;
   users: number;
 }
 
 /** a model nobody releases ends its inference thread when it is collected (the thread would wait for requests) */
-const unreleased = new FinalizationRegistry<InferenceThread>((thread) => thread.close());
+const unreleased = new FinalizationRegistry<PolicyThread>((thread) => thread.close());
 
 /** Typed arrays over shared memory (for the inference thread) or not. */
 const f32 = (n: number, shared: boolean) => (shared ? new Float32Array(new SharedArrayBuffer(4 * n)) : new Float32Array(n));
@@ -130,7 +130,7 @@ export class PolicySession {
     const threads = options.intraOpThreads ?? 1;
     const threaded = options.thread === true && graph === 'rows';
     const model: SharedModel = threaded
-      ? { graph, native: null, thread: new InferenceThread(graphBytes, threads, false), users: 0 }
+      ? { graph, native: null, thread: new PolicyThread(graphBytes, threads), users: 0 }
       : { graph, native: loadNativeSession(graphBytes, threads, graph === 'full'), thread: null, users: 0 };
     if (model.thread) unreleased.register(model, model.thread, model);
     return new PolicySession(model, metadata, options.mode ?? { kind: 'deterministic' }, modelPath);
@@ -139,6 +139,12 @@ export class PolicySession {
   /** Does the model run on a thread of its own (PolicySessionOptions.thread)? */
   get threaded(): boolean {
     return this.model.thread !== null;
+  }
+
+  /** The inference thread's state: how often it was started again and why (null: the model runs in this thread). */
+  get threadStatus(): { restarts: number; last_failure: string | null } | null {
+    const t = this.model.thread;
+    return t ? { restarts: t.restarts, last_failure: t.lastFailure } : null;
   }
 
   /** Size scale s applied to agent length/width in observations (a property of the policy, spec §0). */

@@ -16,8 +16,9 @@ export function sceneStatus(host: SceneHost): Record<string, unknown> {
     origin: host.geo.origin,
     convergence_deg: host.geo.originConvergenceDeg,
     policy: host.policy.metadata.source_file ?? host.policy.modelPath,
-    // the policy on its own thread (the shield's prediction done while it infers) or in the event loop's
-    inference_thread: host.policy.threaded,
+    // the policy on its own thread (the shield's prediction done while it infers; restarts, the last failure), or
+    // null: in the event loop's
+    inference_thread: host.policy.threadStatus,
     egos: scene.snapshot().egos.map(egoEntry),
     npcs: scene.npcCount,
     clients: host.clients.size,
