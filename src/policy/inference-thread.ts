@@ -30,6 +30,23 @@ function workerScript(): string {
   return built;
 }
 
+/** how long the process's exit waits for each thread still open to close [ms] */
+const EXIT_TIMEOUT_MS = 5_000;
+/**
+ * Threads not closed yet. They are closed when the process exits: one torn down with its native session still
+ * loaded can abort the process.
+ */
+const open = new Set<InferenceThread>();
+let closesAtExit = false;
+function keepOpen(thread: InferenceThread): void {
+  open.add(thread);
+  if (closesAtExit) return;
+  closesAtExit = true;
+  process.once('exit', () => {
+    for (const t of [...open]) t.close(EXIT_TIMEOUT_MS);
+  });
+}
+
 export class InferenceThread {
   private readonly worker: Worker;
   private readonly port: MessagePort;
@@ -56,6 +73,7 @@ export class InferenceThread {
     // a thread blocked waiting for requests must not keep the process alive
     this.worker.unref();
     this.worker.on('error', (err) => { this.failure ??= `it threw: ${err.message}`; });
+    keepOpen(this);
   }
 
   /** Binds tensors over shared memory once; their `dims` objects are read at every run. */
@@ -111,19 +129,26 @@ export class InferenceThread {
   }
 
   /** Ends the thread. */
-  close(): void {
+  close(timeoutMs = ANSWER_TIMEOUT_MS): void {
     if (this.closed) return;
-    if (!this.failure && !this.running) {
-      this.ask(OP.close);
+    open.delete(this);
+    if (!this.failure) {
       try {
-        this.wait();
+        // a run under way ends first; then the thread disposes of its session and answers
+        if (this.running) {
+          this.running = false;
+          this.wait(Infinity, timeoutMs);
+        }
+        this.ask(OP.close);
+        this.wait(Infinity, timeoutMs);
       } catch {
         // (a thread that failed or does not answer is stopped below)
       }
     }
     this.closed = true;
-    // (it ends by itself on the close request; a thread stopped in the middle of the native session's disposal aborts the process)
-    if (this.failure || this.running) void this.worker.terminate();
+    // (it ends by itself on the close request: a thread stopped while its native session is still there can abort
+    // the process, "terminate called after throwing an instance of 'Napi::Error'")
+    if (this.failure) void this.worker.terminate();
   }
 
   private ask(op: number): void {
@@ -136,9 +161,9 @@ export class InferenceThread {
   }
 
   /** Waits for the answer to the last request; from `spinFrom` (performance.now) on without sleeping for a while. */
-  private wait(spinFrom = Infinity): void {
+  private wait(spinFrom = Infinity, timeoutMs = ANSWER_TIMEOUT_MS): void {
     const ctl = this.ctl;
-    const until = performance.now() + ANSWER_TIMEOUT_MS;
+    const until = performance.now() + timeoutMs;
     const spinUntil = spinFrom + SPIN_MAX_MS;
     // (looked at once the answer is ALIVE_CHECK_MS late: no system call on a step's path)
     this.aliveAt = performance.now();
@@ -150,7 +175,7 @@ export class InferenceThread {
       }
       const left = until - performance.now();
       if (left <= 0) {
-        this.failure = `the inference thread did not answer in ${ANSWER_TIMEOUT_MS / 1000} s`;
+        this.failure = `the inference thread did not answer in ${timeoutMs / 1000} s`;
         break;
       }
       if (!this.alive()) {
