@@ -113,6 +113,8 @@ export const ENTRY_MARGIN_M = 3;
 const EXIT_MARGIN_M = 2;
 /** side by side in opposite directions (a two-way road): not a junction */
 const OPPOSED_COS = Math.cos((150 * Math.PI) / 180);
+/** opposed lanes whose centre lines come closer than this cannot be driven both ways at once (two 1.9 m cars) [m] */
+const PASSING_GAP_M = 2.0;
 /** … and the same way: a taper or lanes drawn close, not a crossing */
 const SAME_WAY_COS = Math.cos((25 * Math.PI) / 180);
 /** entries closer than this and heading within APPROACH_ANGLE of each other are one approach */
@@ -196,7 +198,7 @@ function findConflicts(lanes: readonly JunctionLane[], g: readonly LaneGeom[], s
   for (let i = 0; i < sl.length; i++) index.add(sx[i], sy[i]);
   index.finish();
   const successor = (a: number, b: number) => lanes[a].next.includes(b);
-  // per ordered pair a < b: the close samples (s on a, s on b, heading cosine)
+  // per ordered pair a < b: the close samples (s on a, s on b, heading cosine, distance)
   const hits = new Map<number, number[]>();
   const N = lanes.length;
   for (let p = 0; p < sl.length; p++) {
@@ -207,7 +209,7 @@ function findConflicts(lanes: readonly JunctionLane[], g: readonly LaneGeom[], s
       const key = a * N + b;
       let list = hits.get(key);
       if (!list) hits.set(key, (list = []));
-      list.push(ss[p], ss[q], Math.cos(sh[p] - sh[q]));
+      list.push(ss[p], ss[q], Math.cos(sh[p] - sh[q]), Math.hypot(sx[p] - sx[q], sy[p] - sy[q]));
     }
   }
   const out: Conflict[] = [];
@@ -217,15 +219,16 @@ function findConflicts(lanes: readonly JunctionLane[], g: readonly LaneGeom[], s
   for (const [key, list] of hits) {
     const a = Math.floor(key / N), b = key % N;
     // runs along a (sorted by s on a)
-    const order = Array.from({ length: list.length / 3 }, (_, k) => k).sort((i, j) => list[3 * i] - list[3 * j] || list[3 * i + 1] - list[3 * j + 1]);
+    const order = Array.from({ length: list.length / 4 }, (_, k) => k).sort((i, j) => list[4 * i] - list[4 * j] || list[4 * i + 1] - list[4 * j + 1]);
     let run: number[] = [];
     const flush = () => {
       if (run.length === 0) return;
-      let sa0 = Infinity, sa1 = -Infinity, sb0 = Infinity, sb1 = -Infinity, cos = 0;
+      let sa0 = Infinity, sa1 = -Infinity, sb0 = Infinity, sb1 = -Infinity, cos = 0, gap = Infinity;
       for (const k of run) {
-        sa0 = Math.min(sa0, list[3 * k]); sa1 = Math.max(sa1, list[3 * k]);
-        sb0 = Math.min(sb0, list[3 * k + 1]); sb1 = Math.max(sb1, list[3 * k + 1]);
-        cos += list[3 * k + 2];
+        sa0 = Math.min(sa0, list[4 * k]); sa1 = Math.max(sa1, list[4 * k]);
+        sb0 = Math.min(sb0, list[4 * k + 1]); sb1 = Math.max(sb1, list[4 * k + 1]);
+        cos += list[4 * k + 2];
+        gap = Math.min(gap, list[4 * k + 3]);
       }
       cos /= run.length;
       run = [];
@@ -236,8 +239,9 @@ function findConflicts(lanes: readonly JunctionLane[], g: readonly LaneGeom[], s
       if (atStartA && atStartB && (near(start(a), start(b)) || g[a].prev.some((p) => g[b].prev.includes(p)))) return;
       // one lane's end is the other's start (a link the lane graph lacks): one path
       if ((atEndA && atStartB && near(end(a), start(b))) || (atEndB && atStartA && near(end(b), start(a)))) return;
-      // side by side, opposite ways, over a stretch: a two-way road, not a crossing
-      if (cos < OPPOSED_COS && sa1 - sa0 > 2 * CLOSE_M) return;
+      // side by side, opposite ways, over a stretch: a two-way road, not a crossing — unless they come closer than
+      // two cars can pass (one strip of road driven both ways, as a turn drawn over the opposite lane): head on
+      if (cos < OPPOSED_COS && sa1 - sa0 > 2 * CLOSE_M && gap >= PASSING_GAP_M) return;
       const merge = atEndA && atEndB && (near(end(a), end(b)) || lanes[a].next.some((n) => lanes[b].next.includes(n)));
       // side by side the same way (a taper, lanes drawn close together): no crossing; where one ends in the
       // other it is a merge
@@ -246,9 +250,9 @@ function findConflicts(lanes: readonly JunctionLane[], g: readonly LaneGeom[], s
     };
     let last = -Infinity;
     for (const k of order) {
-      if (list[3 * k] - last > RUN_GAP_M) flush();
+      if (list[4 * k] - last > RUN_GAP_M) flush();
       run.push(k);
-      last = list[3 * k];
+      last = list[4 * k];
     }
     flush();
   }

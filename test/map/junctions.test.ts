@@ -85,6 +85,18 @@ describe('junctions from lane geometry', () => {
     expect(deriveJunctions(bridge)).toHaveLength(1);
   });
 
+  it('opposite lanes side by side are a two-way road; drawn closer than two cars can pass (a turn over the opposite lane) they meet head on', () => {
+    const road = [straight('east', -50, 0, 50, 0), straight('west', 20, 2.2, -20, 2.2)];
+    expect(deriveJunctions(road)).toHaveLength(0);
+    const overlap = [straight('east', -50, 0, 50, 0), straight('west', 20, 0.3, -20, 0.3)];
+    const js = deriveJunctions(overlap);
+    expect(js).toHaveLength(1);
+    const n = js[0].movements.length;
+    expect(n).toBe(2);
+    expect(js[0].conflicts[1]).toBe(ConflictKind.Cross);
+    expect(js[0].conflicts[n]).toBe(ConflictKind.Cross);
+  });
+
   it('turns: left, right and straight through an intersection of NGII-style intersection lanes, and the turning lanes start where the approach ends', () => {
     // approach from the south ending at (0, -10); intersection lanes to the north, west (left) and east (right);
     // a crossing road west to east
