@@ -6,11 +6,11 @@
  * (Atomics.wait / notify: no event-loop turn on either side), bindings of new tensors come as messages read
  * synchronously from the port.
  */
-import { readlinkSync } from 'node:fs';
 import { receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
 import { loadNativeSession, type Feeds } from './native.js';
 import { CTL, OP, SPIN_MAX_MS, type BindMessage, type InferenceWorkerData, type SharedTensor } from './inference-protocol.js';
 import type { BoundTensor } from './rows.js';
+import { threadTaskId } from '../util/thread-id.js';
 
 interface OwnTensor {
   readonly shared: SharedTensor['data'];
@@ -98,10 +98,10 @@ function serve(): void {
   }
 }
 
-/** this thread's task id (Linux: /proc/thread-self is /proc/<pid>/task/<tid>), 0 where there is none */
+/** this thread's task id, 0 where there is none (not Linux) */
 function taskId(): number {
   try {
-    return Number(readlinkSync('/proc/thread-self').split('/').pop()) || 0;
+    return threadTaskId() || 0;
   } catch {
     return 0;
   }

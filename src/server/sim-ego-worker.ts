@@ -19,7 +19,6 @@
  * at 95 % of each second anyway. Without CAP_SYS_NICE it is refused and the thread runs as it is.
  */
 import { execFileSync } from 'node:child_process';
-import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { setImmediate as immediate, setTimeout as sleepMs } from 'node:timers/promises';
 import { parentPort, workerData } from 'node:worker_threads';
@@ -28,6 +27,7 @@ import { scenarioFromDocument } from '../scenario/config.js';
 import { SimEgo } from '../scenario/sim-ego.js';
 import type { Clock } from '../time/clock.js';
 import { PlantLoop } from './sim-ego-loop.js';
+import { threadTaskId } from '../util/thread-id.js';
 import type { EgoPriority, FromWorker, IoCall, SimEgoWorkerData, ToWorker, WorkerStats } from './sim-ego-protocol.js';
 
 /** The runner's clock in this thread: seconds since the main thread's performance.now() = 0. */
@@ -54,7 +54,7 @@ export function workerClock(originNs: bigint): Clock {
 export function applyPriority(p: EgoPriority): string {
   if (p === null) return 'normal';
   try {
-    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    const tid = threadTaskId();
     if (p === 'fifo') execFileSync('chrt', ['-f', '-p', '10', String(tid)], { stdio: 'pipe', timeout: 5000 });
     else setPriority(tid, p);
     return p === 'fifo' ? 'fifo 10' : `nice ${p}`;
