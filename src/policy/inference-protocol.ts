@@ -28,11 +28,13 @@ export const CONTROL_WORDS = CTL.dims + MAX_TENSORS;
 export const OP = { bind: 1, run: 2, close: 3 } as const;
 
 /**
- * A thread woken from Atomics.wait runs some tens of microseconds later (a few percent of a run); so the
- * thread, told that a request comes soon, and the caller, near the time the run should end, look at the shared
- * word without sleeping, for at most this long [ms].
+ * A thread woken from Atomics.wait runs some tens of microseconds later (a few percent of a run); the thread, told
+ * that a request comes soon, and the caller, near the time the run should end, may look at the shared word
+ * without sleeping for at most this long [ms]. 0: never. Spinning saved 0.08 ms of a step's handover but, on a
+ * machine whose cores are busy, took the time a real-time run in the same process needed (`vils run` rt_comms
+ * with two busy loops fell behind), so it is off.
  */
-export const SPIN_MAX_MS = 3;
+export const SPIN_MAX_MS = 0;
 
 /** A tensor whose data is a view of shared memory. */
 export interface SharedTensor {
