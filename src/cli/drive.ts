@@ -6,9 +6,15 @@
  */
 import { parseArgs } from 'node:util';
 import { defaultMapPath, setupScene, type QualitySummary, type SceneConfig } from '../scene/index.js';
-import type { JunctionSummary } from '../scene/control/index.js';
+import type { JunctionHeld, JunctionSummary } from '../scene/control/index.js';
 import { MAX_NPCS, POLICY_DT } from '../traffic/engine.js';
 import { UsageError, type Command } from './commands.js';
+
+/** "J3 1144 NPC-s (red 1138, yellow 6)" */
+function heldText(h: JunctionHeld): string {
+  const parts = (['red', 'yellow', 'stop_sign', 'give_way', 'box'] as const).filter((k) => Math.round(h[k]) > 0).map((k) => `${k.replace('_', ' ')} ${Math.round(h[k])}`);
+  return `${h.junction} ${Math.round(h.npc_s)} NPC-s (${parts.join(', ')})`;
+}
 
 export interface DriveResult extends QualitySummary, Omit<JunctionSummary, 'junctions'> {
   /** junctions of the map by control (signal, all_way_stop, stop, yield, priority) */
@@ -90,6 +96,7 @@ export const driveCommand: Command = {
     console.log(`NPC-steps touching a vehicle ${pct(r.vehicle_contact_step_share)}, a road edge ${pct(r.road_edge_step_share)}; NPCs that ever did: ${pct(r.npcs_ever_collided)}, ${pct(r.npcs_ever_offroad)}`);
     const controls = Object.entries(r.junction_controls).map(([k, v]) => `${v} ${k.replace(/_/g, ' ')}`).join(', ') || 'none';
     console.log(`junctions: ${controls}${r.traffic_rules ? '' : ' (rules off)'}${r.signals_actuated ? ' (signals actuated)' : ''}; red-light violations ${r.red_light_violations}, stop-sign violations ${r.stop_sign_violations}; longest stand inside a junction ${r.junction_stand_max_s} s (${r.junction_stands_over_10s} over 10 s), box blocking ${r.box_blocking_npc_s} NPC-s`);
+    if (r.held_by_junction.length) console.log(`held at their lines longest: ${r.held_by_junction.map(heldText).join('; ')}`);
     console.log(`throughput ${r.throughput_veh_per_h_per_lane} vehicles/h per approach lane${r.throughput_veh_per_green_h_per_lane ? `, at signals ${r.throughput_veh_per_green_h_per_lane} per hour of green (busiest lane ${r.throughput_veh_per_green_h_max}; saturation ≈ 1,800)` : ''}; stuck ${r.stuck_npcs}, gridlocks broken up ${r.gridlock_recycles}, wrong-way steps ${r.wrong_way_steps}`);
     return 0;
   },

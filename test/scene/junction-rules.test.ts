@@ -96,7 +96,16 @@ describe.skipIf(!RUN)('NPCs at junctions (S75 policy)', () => {
     }
     expect([...crossed].sort()).toEqual(ids.map((i) => i.id).sort());
     expect(sc.quality.summary().vehicle_contact_steps).toBe(0);
-    expect(sc.control.metrics.summary().red_light_violations).toBe(0);
+    const j = sc.control.metrics.summary();
+    expect(j.red_light_violations).toBe(0);
+    // where they waited: at J1, all four for the red line (the second of each lane shows 'queue' but keeps to the
+    // line too), most of the 40 s of red
+    expect(j.held_by_junction.map((h) => h.junction)).toEqual(['J1']);
+    const [h] = j.held_by_junction;
+    expect(h.red).toBeGreaterThan(4 * 30);
+    expect(h.red).toBeLessThanOrEqual(4 * 40 + 0.1);
+    expect(h.give_way + h.box + h.stop_sign).toBe(0);
+    expect(Math.abs(h.npc_s - (h.red + h.yellow))).toBeLessThanOrEqual(0.1);
   }, 120_000);
 
   it('an all-way stop: every NPC stops fully at its line, and of two crossing approaches the one that stopped first goes first', async () => {

@@ -10,6 +10,8 @@
  *   the exit ahead of it has no room for it;
  * - throughput: vehicles leaving each movement, per approach lane and hour, and per hour of green at signals
  *   (the textbook saturation flow is about 1,800 per hour of green per lane);
+ * - where NPCs wait: NPC-seconds held at each junction's lines, by rule (the busiest five), so that a slow map
+ *   shows which junction and which rule cost it its speed;
  * - an ego (a real or simulated car) crossing on red is an event, counted apart: it is not held against the NPCs.
  */
 import { POLICY_DT } from '../../traffic/engine.js';
@@ -40,8 +42,24 @@ export interface JunctionSummary {
   held_stop_sign_share: number;
   held_give_way_share: number;
   held_box_share: number;
+  /** where NPCs were held at a line: the junctions with the most NPC-seconds held, most first (at most 5) */
+  held_by_junction: JunctionHeld[];
   ego_red_light_runs: number;
 }
+
+/** NPC-seconds held at one junction's lines, in all and by rule (as SUMO's waiting time, per junction) */
+export interface JunctionHeld {
+  junction: string;
+  npc_s: number;
+  red: number;
+  yellow: number;
+  stop_sign: number;
+  give_way: number;
+  box: number;
+}
+
+/** held_by_junction lists this many junctions */
+const HELD_TOP = 5;
 
 export interface EgoRedRun {
   slot: number;
@@ -68,6 +86,8 @@ export class JunctionMetrics {
   private boxSteps = 0;
   private npcSteps = 0;
   private readonly held = new Float64Array(6);
+  /** NPC-steps held per junction and rule: [junction · 6 + reason] */
+  private heldAt: Float64Array;
   private steps = 0;
   /** per movement: vehicles that completed it */
   private readonly done: Int32Array;
@@ -85,6 +105,7 @@ export class JunctionMetrics {
     this.standSteps = new Int32Array(cap);
     this.done = new Int32Array(rules.index.refs.length);
     this.greenSteps = new Int32Array(rules.layout.groups.length);
+    this.heldAt = new Float64Array(rules.layout.junctions.length * 6);
   }
 
   reset(): void {
@@ -95,6 +116,7 @@ export class JunctionMetrics {
     this.redViolations = this.stopViolations = this.egoRedRuns = 0;
     this.standMaxSteps = this.longStands = this.boxSteps = this.npcSteps = this.steps = 0;
     this.held.fill(0);
+    this.heldAt.fill(0);
     this.done.fill(0);
     this.greenSteps.fill(0);
     this.egoRuns.length = 0;
@@ -156,7 +178,10 @@ export class JunctionMetrics {
       this.prevIn[s] = inn;
       if (!npc) continue;
       this.npcSteps++;
-      this.held[stops.reason[s]]++;
+      const reason = stops.reason[s];
+      this.held[reason]++;
+      const heldMg = r.memory.heldMg[s];
+      if (reason !== 0 && heldMg >= 0) this.heldAt[r.index.refs[heldMg].j * 6 + reason]++;
       if (inn >= 0 && world.speed(s) < STAND_SPEED) {
         this.standSteps[s]++;
         if (this.standSteps[s] > this.standMaxSteps) this.standMaxSteps = this.standSteps[s];
@@ -189,6 +214,18 @@ export class JunctionMetrics {
       if (ahead > 0 && ahead < toExit + world.length[s] + 0.5 * world.length[w] + 2 && world.speed(w) < STAND_SPEED) return true;
     }
     return false;
+  }
+
+  private heldByJunction(): JunctionHeld[] {
+    const junctions = this.rules.layout.junctions;
+    const s = (j: number, k: number) => Math.round(this.heldAt[j * 6 + k] * POLICY_DT * 10) / 10;
+    const out: JunctionHeld[] = [];
+    for (let j = 0; j < junctions.length; j++) {
+      let steps = 0;
+      for (let k = 1; k < 6; k++) steps += this.heldAt[j * 6 + k];
+      if (steps > 0) out.push({ junction: junctions[j].junction.id, npc_s: Math.round(steps * POLICY_DT * 10) / 10, red: s(j, 1), yellow: s(j, 2), stop_sign: s(j, 3), give_way: s(j, 4), box: s(j, 5) });
+    }
+    return out.sort((a, b) => b.npc_s - a.npc_s || (a.junction < b.junction ? -1 : 1)).slice(0, HELD_TOP);
   }
 
   summary(): JunctionSummary {
@@ -232,6 +269,7 @@ export class JunctionMetrics {
       held_stop_sign_share: share(3),
       held_give_way_share: share(4),
       held_box_share: share(5),
+      held_by_junction: this.heldByJunction(),
       ego_red_light_runs: this.egoRedRuns,
     };
   }
