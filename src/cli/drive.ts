@@ -6,13 +6,13 @@
  */
 import { parseArgs } from 'node:util';
 import { defaultMapPath, setupScene, type QualitySummary, type SceneConfig } from '../scene/index.js';
-import type { JunctionHeld, JunctionSummary } from '../scene/control/index.js';
+import { HELD_RULES, type JunctionHeld, type JunctionSummary } from '../scene/control/index.js';
 import { MAX_NPCS, POLICY_DT } from '../traffic/engine.js';
 import { UsageError, type Command } from './commands.js';
 
 /** "J3 1144 NPC-s (red 1138, yellow 6)" */
 function heldText(h: JunctionHeld): string {
-  const parts = (['red', 'yellow', 'stop_sign', 'give_way', 'box'] as const).filter((k) => Math.round(h[k]) > 0).map((k) => `${k.replace('_', ' ')} ${Math.round(h[k])}`);
+  const parts = HELD_RULES.filter((k) => Math.round(h[k]) > 0).map((k) => `${k.replace('_', ' ')} ${Math.round(h[k])}`);
   return `${h.junction} ${Math.round(h.npc_s)} NPC-s (${parts.join(', ')})`;
 }
 

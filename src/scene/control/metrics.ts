@@ -15,6 +15,7 @@
  * - an ego (a real or simulated car) crossing on red is an event, counted apart: it is not held against the NPCs.
  */
 import { POLICY_DT } from '../../traffic/engine.js';
+import { HOLD_REASON_NAMES } from '../../traffic/stops.js';
 import { AgentKind, type World } from '../../traffic/world.js';
 import type { TrafficRules } from './rules.js';
 
@@ -47,16 +48,12 @@ export interface JunctionSummary {
   ego_red_light_runs: number;
 }
 
+/** the rules that hold an NPC at a line (HoldReason 1…5) */
+export const HELD_RULES = HOLD_REASON_NAMES.slice(1) as ReadonlyArray<Exclude<(typeof HOLD_REASON_NAMES)[number], 'none'>>;
+const REASONS = HOLD_REASON_NAMES.length;
+
 /** NPC-seconds held at one junction's lines, in all and by rule (as SUMO's waiting time, per junction) */
-export interface JunctionHeld {
-  junction: string;
-  npc_s: number;
-  red: number;
-  yellow: number;
-  stop_sign: number;
-  give_way: number;
-  box: number;
-}
+export type JunctionHeld = { junction: string; npc_s: number } & Record<(typeof HELD_RULES)[number], number>;
 
 /** held_by_junction lists this many junctions */
 const HELD_TOP = 5;
@@ -85,8 +82,8 @@ export class JunctionMetrics {
   private longStands = 0;
   private boxSteps = 0;
   private npcSteps = 0;
-  private readonly held = new Float64Array(6);
-  /** NPC-steps held per junction and rule: [junction · 6 + reason] */
+  private readonly held = new Float64Array(REASONS);
+  /** NPC-steps held per junction and rule: [junction · REASONS + reason] */
   private heldAt: Float64Array;
   private steps = 0;
   /** per movement: vehicles that completed it */
@@ -105,7 +102,7 @@ export class JunctionMetrics {
     this.standSteps = new Int32Array(cap);
     this.done = new Int32Array(rules.index.refs.length);
     this.greenSteps = new Int32Array(rules.layout.groups.length);
-    this.heldAt = new Float64Array(rules.layout.junctions.length * 6);
+    this.heldAt = new Float64Array(rules.layout.junctions.length * REASONS);
   }
 
   reset(): void {
@@ -181,7 +178,7 @@ export class JunctionMetrics {
       const reason = stops.reason[s];
       this.held[reason]++;
       const heldMg = r.memory.heldMg[s];
-      if (reason !== 0 && heldMg >= 0) this.heldAt[r.index.refs[heldMg].j * 6 + reason]++;
+      if (reason !== 0 && heldMg >= 0) this.heldAt[r.index.refs[heldMg].j * REASONS + reason]++;
       if (inn >= 0 && world.speed(s) < STAND_SPEED) {
         this.standSteps[s]++;
         if (this.standSteps[s] > this.standMaxSteps) this.standMaxSteps = this.standSteps[s];
@@ -218,12 +215,16 @@ export class JunctionMetrics {
 
   private heldByJunction(): JunctionHeld[] {
     const junctions = this.rules.layout.junctions;
-    const s = (j: number, k: number) => Math.round(this.heldAt[j * 6 + k] * POLICY_DT * 10) / 10;
+    const npcS = (steps: number) => Math.round(steps * POLICY_DT * 10) / 10;
     const out: JunctionHeld[] = [];
     for (let j = 0; j < junctions.length; j++) {
+      const at = this.heldAt.subarray(j * REASONS, (j + 1) * REASONS);
       let steps = 0;
-      for (let k = 1; k < 6; k++) steps += this.heldAt[j * 6 + k];
-      if (steps > 0) out.push({ junction: junctions[j].junction.id, npc_s: Math.round(steps * POLICY_DT * 10) / 10, red: s(j, 1), yellow: s(j, 2), stop_sign: s(j, 3), give_way: s(j, 4), box: s(j, 5) });
+      for (let k = 1; k < REASONS; k++) steps += at[k];
+      if (steps === 0) continue;
+      const h = { junction: junctions[j].junction.id, npc_s: npcS(steps) } as JunctionHeld;
+      HELD_RULES.forEach((rule, k) => (h[rule] = npcS(at[k + 1])));
+      out.push(h);
     }
     return out.sort((a, b) => b.npc_s - a.npc_s || (a.junction < b.junction ? -1 : 1)).slice(0, HELD_TOP);
   }
