@@ -44,3 +44,26 @@ export function crossingMap(opts: { arm?: number; signs?: Record<string, 'stop' 
     traffic_control: { signals, stop_lines: [], signs },
   }, 'crossing');
 }
+
+/**
+ * Two lanes that merge into one, as FMTC's J20 and J3 have them: IN1 runs east along y = 0 to the origin, IN2 comes
+ * in from the south-west at 30° and ends there too, and OUT runs on east. Both IN lanes lead into OUT.
+ */
+export function mergeMap(): LoadedMap {
+  const c = Math.cos(Math.PI / 6), s = Math.sin(Math.PI / 6);
+  const lanes: Array<{ id: string; pts: Pt[]; next: string[] }> = [
+    { id: 'IN1', pts: line(-80, 0, 0, 0), next: ['OUT'] },
+    { id: 'IN2', pts: line(-80 * c, -80 * s, 0, 0), next: ['OUT'] },
+    { id: 'OUT', pts: line(0, 0, 100, 0), next: [] },
+  ];
+  const roads: Array<{ type: string; geometry: Pt[]; map_element_id?: number }> = [];
+  const graph = lanes.map((l) => {
+    roads.push({ type: 'lane', geometry: l.pts, map_element_id: 2 });
+    return { id: l.id, road_index: roads.length - 1, next: l.next, left: null, right: null };
+  });
+  return parseMapJson({
+    map: { name: 'merge', origin: { lat: 37.3645, lon: 126.7239 }, lane_graph: { lanes: graph } },
+    roads,
+    traffic_control: { signals: [], stop_lines: [], signs: [] },
+  }, 'merge');
+}

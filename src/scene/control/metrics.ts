@@ -8,8 +8,8 @@
  * - standing in a junction: an NPC inside a junction (front past the entry, rear not past the exit) below 0.5 m/s;
  *   the longest stand, how many stands lasted more than 10 s, and box blocking — NPC-seconds standing inside while
  *   the exit ahead of it has no room for it;
- * - throughput: vehicles leaving each movement, per approach lane and hour, and per hour of green at signals
- *   (the textbook saturation flow is about 1,800 per hour of green per lane);
+ * - throughput: vehicles through each movement (in from its first half), per approach lane and hour, and per hour
+ *   of green at signals (the textbook saturation flow is about 1,800 per hour of green per lane);
  * - where NPCs wait: NPC-seconds held at each junction's lines, by rule (the busiest five), so that a slow map
  *   shows which junction and which rule cost it its speed;
  * - an ego (a real or simulated car) crossing on red is an event, counted apart: it is not held against the NPCs.
@@ -73,6 +73,8 @@ export class JunctionMetrics {
   private prevAp: Int32Array;
   private prevCode: Uint8Array;
   private prevIn: Int32Array;
+  /** per slot: how far into its movement it was when first seen in it [m] */
+  private enteredA: Float64Array;
   private prevId: Int32Array;
   private standSteps: Int32Array;
   redViolations = 0;
@@ -98,6 +100,7 @@ export class JunctionMetrics {
     this.prevAp = new Int32Array(cap).fill(-1);
     this.prevCode = new Uint8Array(cap);
     this.prevIn = new Int32Array(cap).fill(-1);
+    this.enteredA = new Float64Array(cap);
     this.prevId = new Int32Array(cap).fill(-0x7fffffff);
     this.standSteps = new Int32Array(cap);
     this.done = new Int32Array(rules.index.refs.length);
@@ -167,9 +170,12 @@ export class JunctionMetrics {
         const stopSign = cj.control === 'all_way_stop' || (cj.control === 'stop' && cj.approaches[cj.movements[m].approach].sign === 'stop');
         if (npc && stopSign && r.memory.stopDone[s] !== was) this.stopViolations++;
       }
-      // left a movement
+      // left a movement it had come into from its first half: one that only touched a movement's far end (a
+      // vehicle leaving a merging movement, placed by the junction's outline in the other one whose path ends
+      // where it drives on: FMTC's J3, C's right turn and A's left turn into lane 119) did not drive it
       const wasIn = this.prevIn[s];
-      if (wasIn >= 0 && inn !== wasIn) this.done[wasIn]++;
+      if (wasIn >= 0 && inn !== wasIn && this.enteredA[s] < 0.5 * r.index.clear[wasIn]) this.done[wasIn]++;
+      if (inn >= 0 && inn !== wasIn) this.enteredA[s] = r.places.inA[s];
       this.prevAp[s] = ap;
       this.prevCode[s] = ap >= 0 ? r.signals.code[ap] : 0;
       this.prevIn[s] = inn;
