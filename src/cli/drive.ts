@@ -23,6 +23,8 @@ export interface DriveResult extends QualitySummary, Omit<JunctionSummary, 'junc
   traffic_rules: boolean;
   /** signals that run alone were vehicle-actuated (--actuated) */
   signals_actuated: boolean;
+  /** right turns on red after a full stop (--no-right-on-red: they waited for green) */
+  right_turn_on_red: boolean;
   /** how NPCs picked their forks, when --route-choice was given */
   route_choice?: SceneConfig['route_choice'];
   map: string;
@@ -41,10 +43,11 @@ export interface DriveResult extends QualitySummary, Omit<JunctionSummary, 'junc
   real_time_factor: number;
 }
 
-export async function driveMap(opts: { mapPath: string; npcs: number; seconds: number; seed: number; modelPath?: string; rules?: boolean; actuated?: boolean; routeChoice?: SceneConfig['route_choice'] }): Promise<DriveResult> {
+export async function driveMap(opts: { mapPath: string; npcs: number; seconds: number; seed: number; modelPath?: string; rules?: boolean; rightOnRed?: boolean; actuated?: boolean; routeChoice?: SceneConfig['route_choice'] }): Promise<DriveResult> {
   const tSetup = performance.now();
   const rules = opts.rules ?? true;
-  const { scene, map, release } = await setupScene({ mapPath: opts.mapPath, modelPath: opts.modelPath, config: { npc_target: opts.npcs, seed: opts.seed, traffic_rules: rules, ...(opts.routeChoice ? { route_choice: opts.routeChoice } : {}) }, signals: opts.actuated ? { actuated: true } : undefined });
+  const rightOnRed = opts.rightOnRed ?? true;
+  const { scene, map, release } = await setupScene({ mapPath: opts.mapPath, modelPath: opts.modelPath, config: { npc_target: opts.npcs, seed: opts.seed, traffic_rules: rules, right_turn_on_red: rightOnRed, ...(opts.routeChoice ? { route_choice: opts.routeChoice } : {}) }, signals: opts.actuated ? { actuated: true } : undefined });
   try {
     scene.reset();
     const setup = (performance.now() - tSetup) / 1000;
@@ -55,7 +58,7 @@ export async function driveMap(opts: { mapPath: string; npcs: number; seconds: n
     const q = scene.quality.summary();
     const { junctions, ...j } = scene.control.metrics.summary();
     return {
-      map: map.label, npcs: opts.npcs, seconds: opts.seconds, seed: opts.seed, ...q, traffic_rules: rules, signals_actuated: opts.actuated === true, ...(opts.routeChoice ? { route_choice: opts.routeChoice } : {}), junction_controls: junctions, ...j,
+      map: map.label, npcs: opts.npcs, seconds: opts.seconds, seed: opts.seed, ...q, traffic_rules: rules, right_turn_on_red: rightOnRed, signals_actuated: opts.actuated === true, ...(opts.routeChoice ? { route_choice: opts.routeChoice } : {}), junction_controls: junctions, ...j,
       stuck_over_60s: scene.quality.openTripCount(scene.steps, 60 / POLICY_DT),
       setup_seconds: setup,
       wall_seconds: wall,
@@ -75,16 +78,16 @@ function routeChoiceFlag(v: string | undefined): SceneConfig['route_choice'] | u
 export const driveCommand: Command = {
   name: 'drive',
   summary: 'run NPCs on a map headless for some simulated time and report the NPC quality figures',
-  usage: 'vils drive [--map maps/demo-track.json] [--npcs 30] [--seconds 60] [--seed 1] [--model <onnx>] [--no-rules] [--actuated] [--route-choice random|queues] [--json]',
+  usage: 'vils drive [--map maps/demo-track.json] [--npcs 30] [--seconds 60] [--seed 1] [--model <onnx>] [--no-rules] [--no-right-on-red] [--actuated] [--route-choice random|queues] [--json]',
   async run(argv) {
-    const { values } = parseArgs({ args: argv, options: { map: { type: 'string' }, npcs: { type: 'string' }, seconds: { type: 'string' }, seed: { type: 'string' }, model: { type: 'string' }, json: { type: 'boolean' }, 'no-rules': { type: 'boolean' }, actuated: { type: 'boolean' }, 'route-choice': { type: 'string' } } });
+    const { values } = parseArgs({ args: argv, options: { map: { type: 'string' }, npcs: { type: 'string' }, seconds: { type: 'string' }, seed: { type: 'string' }, model: { type: 'string' }, json: { type: 'boolean' }, 'no-rules': { type: 'boolean' }, 'no-right-on-red': { type: 'boolean' }, actuated: { type: 'boolean' }, 'route-choice': { type: 'string' } } });
     const npcs = Number(values.npcs ?? 30);
     const seconds = Number(values.seconds ?? 60);
     const seed = Number(values.seed ?? 1);
     if (!Number.isInteger(npcs) || npcs < 1 || npcs > MAX_NPCS) throw new UsageError(`--npcs must be 1..${MAX_NPCS}`);
     if (!(seconds > 0)) throw new UsageError('--seconds must be positive');
     if (!Number.isInteger(seed) || seed < 0) throw new UsageError('--seed must be a non-negative integer');
-    const r = await driveMap({ mapPath: values.map ?? defaultMapPath(), npcs, seconds, seed, modelPath: values.model, rules: !values['no-rules'], actuated: values.actuated === true, routeChoice: routeChoiceFlag(values['route-choice']) });
+    const r = await driveMap({ mapPath: values.map ?? defaultMapPath(), npcs, seconds, seed, modelPath: values.model, rules: !values['no-rules'], rightOnRed: !values['no-right-on-red'], actuated: values.actuated === true, routeChoice: routeChoiceFlag(values['route-choice']) });
     if (values.json) {
       console.log(JSON.stringify(r));
       return 0;
@@ -95,7 +98,7 @@ export const driveCommand: Command = {
     console.log(`of the ${r.reached_goal + r.abandoned} trips that ended: goal ${pct(r.goal_rate)}, collision ${pct(r.trip_collision_rate)}, off-road ${pct(r.trip_offroad_rate)}`);
     console.log(`NPC-steps touching a vehicle ${pct(r.vehicle_contact_step_share)}, a road edge ${pct(r.road_edge_step_share)}; NPCs that ever did: ${pct(r.npcs_ever_collided)}, ${pct(r.npcs_ever_offroad)}`);
     const controls = Object.entries(r.junction_controls).map(([k, v]) => `${v} ${k.replace(/_/g, ' ')}`).join(', ') || 'none';
-    console.log(`junctions: ${controls}${r.traffic_rules ? '' : ' (rules off)'}${r.signals_actuated ? ' (signals actuated)' : ''}; red-light violations ${r.red_light_violations}, stop-sign violations ${r.stop_sign_violations}; longest stand inside a junction ${r.junction_stand_max_s} s (${r.junction_stands_over_10s} over 10 s), box blocking ${r.box_blocking_npc_s} NPC-s`);
+    console.log(`junctions: ${controls}${r.traffic_rules ? '' : ' (rules off)'}${r.traffic_rules && !r.right_turn_on_red ? ' (no right turn on red)' : ''}${r.signals_actuated ? ' (signals actuated)' : ''}; red-light violations ${r.red_light_violations}, stop-sign violations ${r.stop_sign_violations}; longest stand inside a junction ${r.junction_stand_max_s} s (${r.junction_stands_over_10s} over 10 s), box blocking ${r.box_blocking_npc_s} NPC-s`);
     if (r.held_by_junction.length) console.log(`held at their lines longest: ${r.held_by_junction.map(heldText).join('; ')}`);
     console.log(`throughput ${r.throughput_veh_per_h_per_lane} vehicles/h per approach lane${r.throughput_veh_per_green_h_per_lane ? `, at signals ${r.throughput_veh_per_green_h_per_lane} per hour of green (busiest lane ${r.throughput_veh_per_green_h_max}; saturation ≈ 1,800)` : ''}; stuck ${r.stuck_npcs}, gridlocks broken up ${r.gridlock_recycles}, wrong-way steps ${r.wrong_way_steps}`);
     return 0;

@@ -59,6 +59,7 @@ flags [default]:
   --seed <n>                  scenario seed [1]
   --model <file.onnx>         policy model [the default model]
   --no-rules                  NPCs ignore signals, stop lines, signs and right of way (the signals still run) [rules on]
+  --no-right-on-red           right turns wait for green (Korean law lets them go on red after a full stop) [they may]
   --actuated                  signals that run alone are vehicle-actuated (greens timed by the vehicles detected) [fixed time]
   --route-choice <mode>       how NPCs pick their route's forks: random, or queues (away from exits with standing vehicles) [random]
   --json                      one JSON object instead of text [text]`,

@@ -117,6 +117,7 @@ export class LiveScene {
     this.bounds = mapBounds(map);
     this.controlOptions = { signalPlans: opts.signalPlans, signalAll: opts.signalAll, ...(opts.signalsActuated ? { signalsActuated: true } : {}) };
     this.control = new TrafficControl(map, this.engine, { rules: this.config.traffic_rules, plans: opts.signalPlans, signalAll: opts.signalAll, actuated: opts.signalsActuated, expectedNpcs: this.config.npc_target });
+    this.control.rules.rightOnRed = this.config.right_turn_on_red;
     const emit = (e: SceneEvent) => {
       for (const l of this.listeners) l(e);
     };
@@ -188,6 +189,7 @@ export class LiveScene {
     this.npcsChanged();
     this.engine.shieldEnabled = this.config.shield;
     this.control.enabled = this.config.traffic_rules;
+    this.control.rules.rightOnRed = this.config.right_turn_on_red;
   }
 
   // ---- egos ----

@@ -105,12 +105,28 @@ const SAME_TURN = 0.01;
 const MAX_TRIED = 20;
 /** an NPC slower than this has no way to clear to make: it brakes [m/s] */
 const ESCAPE_MIN_SPEED = 1;
+/**
+ * The policy now and then stands still on an open road, its goal ahead and nothing in its way (on K-City's long
+ * southbound lane at y ≈ −260 m it slows every NPC and stops some for good): one that has stood this long while
+ * nothing holds it (no stop line, car-following, or collision check) moves off at the policy's gentlest
+ * acceleration along its lane, where the rollout clears that [steps, m/s, m/s²]
+ */
+const STALL_STEPS = Math.round(3 / STEP_DT);
+const STALL_SPEED = 0.5;
+const MOVE_OFF_ACCEL = ACCEL_VALUES[4];
+/** … and keeps going for this long, up to this speed at least, unless something comes in its way [steps, m/s] */
+const MOVE_OFF_STEPS = Math.round(5 / STEP_DT);
+const MOVE_OFF_SPEED = 3;
 
 export class SafetyShield {
   /** per slot: ShieldOutcome of the last step */
   readonly outcome: Uint8Array;
   /** per slot: the policy's smoothed steering intent, as a heading change per step [rad] */
   private readonly intent: Float32Array;
+  /** per slot: policy steps it has stood (below STALL_SPEED) */
+  private readonly stillSteps: Int32Array;
+  /** per slot: policy steps it still moves off for (after a stall) */
+  private readonly moveOff: Int32Array;
   private readonly used = new Uint8Array(ACTION_COUNT);
   private readonly near = new Int32Array(ACTION_COUNT);
   private readonly marked = new Uint8Array(ACTION_COUNT);
@@ -152,6 +168,8 @@ export class SafetyShield {
   ) {
     this.outcome = new Uint8Array(capacity);
     this.intent = new Float32Array(capacity);
+    this.stillSteps = new Int32Array(capacity);
+    this.moveOff = new Int32Array(capacity);
     this.waitingFor = new Int32Array(capacity).fill(-1);
     const steps = Math.max(1, Math.round(options.horizonS / STEP_DT));
     this.predictor = new MotionPredictor(capacity, lanes, steps, options.brakeDecel, undefined, reference);
@@ -161,6 +179,8 @@ export class SafetyShield {
   /** A new NPC in slot i: no steering intent yet. */
   reset(i: number): void {
     this.intent[i] = 0;
+    this.stillSteps[i] = 0;
+    this.moveOff[i] = 0;
     this.outcome[i] = 0;
     this.rollout.forget(i);
   }
@@ -253,6 +273,22 @@ export class SafetyShield {
     if (laneNear && this.predictor.offsetFromPath(i, here) > LANE_RETURN_M && this.tryControl(world, i, govern(i, accel), steerFor(clamp(laneTurn, maxTurn), vPol, len), out)) {
       this.outcome[i] = ShieldOutcome.Smoothed;
       return;
+    }
+    // 0b. stalled: standing for a while, the policy asking for no acceleration, nothing ahead to follow
+    this.stillSteps[i] = speed < STALL_SPEED ? this.stillSteps[i] + 1 : 0;
+    if (this.stillSteps[i] > STALL_STEPS) this.moveOff[i] = MOVE_OFF_STEPS;
+    if (this.moveOff[i] > 0) {
+      this.moveOff[i]--;
+      const want = speed < MOVE_OFF_SPEED ? MOVE_OFF_ACCEL : 0;
+      if (accel < want && !Number.isNaN(laneTurn) && this.predictor.followLimit[i] >= want) {
+        const a = govern(i, want);
+        if (a >= want && this.tryControl(world, i, a, steerFor(clamp(laneTurn, maxTurn), speed + 0.5 * a * STEP_DT, len), out)) {
+          this.outcome[i] = ShieldOutcome.Overridden;
+          return;
+        }
+        // held by a line, a vehicle ahead or the rollout: the policy's own choice, checked as ever
+        this.moveOff[i] = 0;
+      }
     }
     // 1. the policy's acceleration with its smoothed steering
     if (this.tryControl(world, i, govern(i, accel), steerPref, out)) {

@@ -67,3 +67,34 @@ export function mergeMap(): LoadedMap {
     traffic_control: { signals: [], stop_lines: [], signs: [] },
   }, 'merge');
 }
+
+/**
+ * A signalised corner where a right turn merges into a through road: EB (eastbound along y = −1.75) ends at
+ * x = −8 and turns right (south) on a quarter circle into SOUTH, which SB (southbound along x = −1.75) also runs
+ * into, straight through. EB's only way on is the right turn. Heads on EB and SB.
+ */
+export function rightTurnMap(): LoadedMap {
+  const h = 1.75, e = 8, r = e - h;
+  const arc: Pt[] = Array.from({ length: 9 }, (_, i) => {
+    const a = Math.PI / 2 - (i / 8) * (Math.PI / 2);
+    return { x: -e + r * Math.cos(a), y: -e + r * Math.sin(a) };
+  });
+  const lanes: Array<{ id: string; pts: Pt[]; next: string[] }> = [
+    { id: 'EB', pts: line(-150, -h, -e, -h), next: ['EB_RIGHT'] },
+    { id: 'EB_RIGHT', pts: arc, next: ['SOUTH'] },
+    { id: 'SB', pts: line(-h, 150, -h, e), next: ['SB_THRU'] },
+    { id: 'SB_THRU', pts: line(-h, e, -h, -e), next: ['SOUTH'] },
+    { id: 'SOUTH', pts: line(-h, -e, -h, -150), next: [] },
+  ];
+  const roads: Array<{ type: string; geometry: Pt[]; map_element_id?: number }> = [];
+  const graph = lanes.map((l) => {
+    roads.push({ type: 'lane', geometry: l.pts, map_element_id: 2 });
+    return { id: l.id, road_index: roads.length - 1, next: l.next, left: null, right: null };
+  });
+  const head = (id: string, x: number, y: number, lane: string) => ({ id, x, y, head: 'vehicle_horizontal_3_colour', kind: 'vehicle', left_arrow: false, lanes: [lane] });
+  return parseMapJson({
+    map: { name: 'right-turn', origin: { lat: 37.3645, lon: 126.7239 }, lane_graph: { lanes: graph } },
+    roads,
+    traffic_control: { signals: [head('H1', -10, -h, 'EB'), head('H2', -h, 10, 'SB')], stop_lines: [], signs: [] },
+  }, 'right-turn');
+}

@@ -11,7 +11,7 @@ import type { Movement } from '../../src/map/junctions.js';
 import { PolicySession } from '../../src/policy/session.js';
 import { LiveScene } from '../../src/scene/index.js';
 import { POLICY_DT } from '../../src/traffic/engine.js';
-import { crossingMap } from '../helpers/junction-maps.js';
+import { crossingMap, rightTurnMap } from '../helpers/junction-maps.js';
 import { testModel } from '../helpers/server-fixture.js';
 import { PROJECT_ROOT } from '../helpers/shared.js';
 import { have } from '../helpers/prerequisites.js';
@@ -144,6 +144,65 @@ describe.skipIf(!RUN)('NPCs at junctions (S75 policy)', () => {
     console.log(`all-way stop: ${npc.map((i) => `${i.lane} stopped ${i.stoppedAt.toFixed(1)} s, crossed ${i.crossedAt.toFixed(1)} s`).join('; ')}`);
     expect(sc.control.metrics.summary().stop_sign_violations).toBe(0);
     expect(sc.quality.summary().vehicle_contact_steps).toBe(0);
+  }, 120_000);
+
+  it('right turn on red (Korean law): a full stop at the line, then it turns, giving way to the green stream it merges with; set off, it waits for green', async () => {
+    const map = rightTurnMap();
+    const run = async (config: object, stream: boolean, seconds: number) => {
+      const sc = sceneOn(map, config);
+      const cj = sc.control.layout.junctions[0];
+      expect(cj.control).toBe('signal');
+      const groups = sc.control.layout.groups;
+      const m = movementFrom(sc, 'EB_RIGHT');
+      expect(m.turn).toBe('right');
+      const eb = cj.groupOfMovement[cj.movements.indexOf(m)];
+      const sb = cj.groupOfMovement[cj.movements.indexOf(movementFrom(sc, 'SB_THRU'))];
+      expect(eb).toBeGreaterThanOrEqual(0);
+      expect(sb).not.toBe(eb);
+      sc.control.controller.setLive({ junction: cj.junction.id, states: { [groups[eb].id]: 'r', [groups[sb].id]: 'G' }, timeout_s: 600 });
+      // on the lane before the junction's lane, `back` m before the line
+      const on = (lane: string, line: number, back: number, speed: number) => {
+        const k = sc.lanes.lanes.findIndex((l) => l.id === lane);
+        const p = sc.lanes.pose(k, sc.lanes.lanes[k].length + line - back);
+        return { x: p.x, y: p.y, yaw: p.yaw, speed, keepDriving: false };
+      };
+      const me = { id: sc.spawnNpc(on('EB', m.entry.s, 25, 6)), stoppedAt: Infinity, crossedAt: Infinity, codeAtCrossing: '', worstPast: -Infinity, holds: new Set<string>() };
+      const others = stream ? [20, 42, 64, 86, 108].map((back) => sc.spawnNpc(on('SB', movementFrom(sc, 'SB_THRU').entry.s, back, 9))) : [];
+      for (let k = 0; k < seconds / POLICY_DT; k++) {
+        const t = k * POLICY_DT;
+        await sc.advanceTo(t);
+        const n = sc.snapshot().npcs.find((v) => v.id === me.id);
+        if (!n) continue;
+        const past = frontPast(m, n);
+        me.worstPast = Math.max(me.worstPast, past);
+        if (n.hold) me.holds.add(n.hold);
+        if (n.speed <= 0.1 && past > -3 && past <= 0 && me.stoppedAt === Infinity) me.stoppedAt = t;
+        if (past > 0 && me.crossedAt === Infinity) {
+          me.crossedAt = t;
+          me.codeAtCrossing = sc.control.controller.code(eb);
+        }
+      }
+      expect(sc.quality.summary().vehicle_contact_steps).toBe(0);
+      expect(sc.control.metrics.summary().red_light_violations).toBe(0);
+      return { ...me, othersLeft: others.length };
+    };
+    const alone = await run({}, false, 25);
+    expect(alone.holds.has('red')).toBe(true);
+    expect(alone.stoppedAt).toBeLessThan(Infinity);
+    expect(alone.crossedAt).toBeGreaterThan(alone.stoppedAt);
+    expect(alone.crossedAt).toBeLessThan(Infinity);
+    expect(alone.codeAtCrossing).toBe('r');
+    // a stream on SB's green: it waits after its stop for the stream to pass, then turns, still on red
+    const merging = await run({}, true, 40);
+    expect(merging.holds.has('give_way')).toBe(true);
+    expect(merging.crossedAt).toBeGreaterThan(alone.crossedAt + 3);
+    expect(merging.crossedAt).toBeLessThan(Infinity);
+    expect(merging.codeAtCrossing).toBe('r');
+    // the setting off: it stands at the line for as long as it is red
+    const waits = await run({ right_turn_on_red: false }, false, 25);
+    expect(waits.worstPast).toBeLessThanOrEqual(0);
+    expect(waits.crossedAt).toBe(Infinity);
+    console.log(`right turn on red: alone stopped ${alone.stoppedAt.toFixed(1)} s, crossed ${alone.crossedAt.toFixed(1)} s; behind a stream crossed ${merging.crossedAt.toFixed(1)} s`);
   }, 120_000);
 
   it('a car standing in the junction holds the crossing NPCs at their line, however green; they go once it has left', async () => {

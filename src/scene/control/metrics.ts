@@ -17,6 +17,7 @@
 import { POLICY_DT } from '../../traffic/engine.js';
 import { HOLD_REASON_NAMES } from '../../traffic/stops.js';
 import { AgentKind, type World } from '../../traffic/world.js';
+import { FULL_STOP_SPEED, STOP_ZONE_M } from './rule-params.js';
 import type { TrafficRules } from './rules.js';
 
 export interface JunctionSummary {
@@ -77,6 +78,8 @@ export class JunctionMetrics {
   private enteredA: Float64Array;
   private prevId: Int32Array;
   private standSteps: Int32Array;
+  /** per slot: the movement at whose line it last came to a full stop (a right turn on red after one is legal) */
+  private stoppedAt: Int32Array;
   redViolations = 0;
   stopViolations = 0;
   egoRedRuns = 0;
@@ -103,6 +106,7 @@ export class JunctionMetrics {
     this.enteredA = new Float64Array(cap);
     this.prevId = new Int32Array(cap).fill(-0x7fffffff);
     this.standSteps = new Int32Array(cap);
+    this.stoppedAt = new Int32Array(cap).fill(-1);
     this.done = new Int32Array(rules.index.refs.length);
     this.greenSteps = new Int32Array(rules.layout.groups.length);
     this.heldAt = new Float64Array(rules.layout.junctions.length * REASONS);
@@ -113,6 +117,7 @@ export class JunctionMetrics {
     this.prevIn.fill(-1);
     this.prevId.fill(-0x7fffffff);
     this.standSteps.fill(0);
+    this.stoppedAt.fill(-1);
     this.redViolations = this.stopViolations = this.egoRedRuns = 0;
     this.standMaxSteps = this.longStands = this.boxSteps = this.npcSteps = this.steps = 0;
     this.held.fill(0);
@@ -143,6 +148,7 @@ export class JunctionMetrics {
         this.prevAp[s] = -1;
         this.prevIn[s] = -1;
         this.standSteps[s] = 0;
+        this.stoppedAt[s] = -1;
         continue;
       }
       const npc = world.kind[s] === AgentKind.Controlled;
@@ -152,6 +158,7 @@ export class JunctionMetrics {
         this.prevAp[s] = -1;
         this.prevIn[s] = -1;
         this.standSteps[s] = 0;
+        this.stoppedAt[s] = -1;
       }
       const ap = apMg[s], inn = inMg[s];
       // crossed a stop line since the last step: it approached that movement then and is in it (or past it) now
@@ -159,7 +166,8 @@ export class JunctionMetrics {
       if (was >= 0 && was !== ap && (inn === was || this.passed(s, was))) {
         const cj = r.junctionOf(was);
         const { m } = r.index.refs[was];
-        if (cj.control === 'signal' && this.prevCode[s] === R) {
+        const turnOnRed = r.rightOnRed && cj.movements[m].turn === 'right' && this.stoppedAt[s] === was;
+        if (cj.control === 'signal' && this.prevCode[s] === R && !turnOnRed) {
           if (npc) this.redViolations++;
           else {
             this.egoRedRuns++;
@@ -168,8 +176,11 @@ export class JunctionMetrics {
           }
         }
         const stopSign = cj.control === 'all_way_stop' || (cj.control === 'stop' && cj.approaches[cj.movements[m].approach].sign === 'stop');
-        if (npc && stopSign && r.memory.stopDone[s] !== was) this.stopViolations++;
+        if (npc && stopSign && this.stoppedAt[s] !== was) this.stopViolations++;
       }
+      // a full stop counts at the line it was made at, once
+      if (was >= 0 && was !== ap) this.stoppedAt[s] = -1;
+      if (ap >= 0 && world.speed(s) <= FULL_STOP_SPEED && r.places.apD[s] - 0.5 * world.length[s] <= STOP_ZONE_M) this.stoppedAt[s] = ap;
       // left a movement it had come into from its first half: one that only touched a movement's far end (a
       // vehicle leaving a merging movement, placed by the junction's outline in the other one whose path ends
       // where it drives on: FMTC's J3, C's right turn and A's left turn into lane 119) did not drive it

@@ -48,7 +48,7 @@ export class RightOfWay {
    * The vehicle NPC s must give way to before entering movement m (its slot, −1 for one that is not a vehicle of
    * the world), or −2 when it may go.
    */
-  giveWay(world: World, s: number, j: number, m: number, dFront: number, v: number, signal: boolean, allWay: boolean, occupantsOnly = false): number {
+  giveWay(world: World, s: number, j: number, m: number, dFront: number, v: number, signal: boolean, allWay: boolean, occupantsOnly = false, redTurn = false): number {
     const { occupants, approachers, inMg, inA, apD } = this.places;
     const { code, yields } = this.signals;
     const memory = this.memory;
@@ -88,7 +88,9 @@ export class RightOfWay {
       let priority: boolean;
       if (signal) {
         const cc = code[cg];
-        priority = yields[myMg] === 1 && (cc === GREEN || cc === YELLOW || cc === GREEN_YIELD) && yields[cg] === 0;
+        const going = cc === GREEN || cc === YELLOW || cc === GREEN_YIELD;
+        // a right turn on red gives way to every movement that goes; a permissive green to those going with priority
+        priority = redTurn ? going : yields[myMg] === 1 && going && yields[cg] === 0;
       } else priority = !allWay && cj.yields[m * n + c] === 1;
       if (allWay) {
         // the approaches in the order their vehicles stopped; a vehicle already moving in goes first

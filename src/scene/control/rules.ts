@@ -56,6 +56,8 @@ export class TrafficRules {
   readonly detection: SignalDetection;
   private readonly rightOfWay: RightOfWay;
   private readonly exitRoom: ExitRoom;
+  /** right turns on red after a full stop at the line, giving way to every movement that goes (Korean law) */
+  rightOnRed = true;
 
   constructor(readonly layout: TrafficLayout, readonly controller: SignalController, lanes: LaneNetwork, readonly engine: TrafficEngine) {
     this.detection = new SignalDetection(layout.groups.length);
@@ -106,6 +108,9 @@ export class TrafficRules {
       if (world.speed(s) >= QUEUED_MPS) memory.stillSince[s] = -1;
       else if (memory.stillSince[s] < 0) memory.stillSince[s] = t;
       places.locate(world, s);
+      // a full stop counts for the line it was made at while the vehicle is before or in that movement, not the next time round
+      const done = memory.stopDone[s];
+      if (done >= 0 && places.apMg[s] !== done && places.ap2Mg[s] !== done && places.inMg[s] !== done) memory.stopDone[s] = -1;
     }
     // only an actuated plan reads the detectors: fixed-time scenes skip the pass over the vehicles
     if (this.controller.actuated) detectVehicles(world, places, this.index, this.detection);
@@ -185,7 +190,8 @@ export class TrafficRules {
     // still in the junction before this one, so close that stopping at this line would leave it standing in that
     // one: it gives way only to vehicles in the way, does not wait for room past the exit, and goes on at yellow
     const insideOther = first && inMg[s] >= 0 && refs[inMg[s]].j !== j && inA[s] + (dFront - STOP_MARGIN_M) - half < clear[inMg[s]];
-    if (signal && code === RED) {
+    const redTurn = signal && code === RED && this.rightOnRed && cj.movements[m].turn === 'right';
+    if (signal && code === RED && !redTurn) {
       if (need <= HARD_DECEL || memory.heldMg[s] === mg) reason = HoldReason.Red;
     } else if (signal && code === YELLOW) {
       let memo = memory.yellowMemo[s];
@@ -201,9 +207,11 @@ export class TrafficRules {
       if (Math.abs(memory.yellowMemo[s]) === mg + 1) memory.yellowMemo[s] = 0;
       // stop signs: a full stop at the line first
       const approach = cj.approaches[cj.movements[m].approach];
-      const mustStop = !signal && (cj.control === 'all_way_stop' || approach.sign === 'stop');
-      if (mustStop && memory.stopDone[s] !== mg) {
-        reason = HoldReason.StopSign;
+      const mustStop = redTurn || (!signal && (cj.control === 'all_way_stop' || approach.sign === 'stop'));
+      if (redTurn && need > HARD_DECEL && memory.heldMg[s] !== mg) {
+        // too late to stop: it runs the red as any other movement would (and is counted)
+      } else if (mustStop && memory.stopDone[s] !== mg) {
+        reason = redTurn ? HoldReason.Red : HoldReason.StopSign;
         if (first && v <= FULL_STOP_SPEED && dFront <= STOP_ZONE_M) {
           if (memory.standSince[s] < 0) memory.standSince[s] = memory.time;
           if (memory.time - memory.standSince[s] >= STOP_DWELL_S - 1e-9) {
@@ -214,7 +222,7 @@ export class TrafficRules {
         } else memory.standSince[s] = -1;
       }
       if (reason === HoldReason.None) {
-        const blocker = this.rightOfWay.giveWay(world, s, j, m, dFront, v, signal && !insideOther, cj.control === 'all_way_stop' && !signal && !insideOther, insideOther);
+        const blocker = this.rightOfWay.giveWay(world, s, j, m, dFront, v, signal && !insideOther, cj.control === 'all_way_stop' && !signal && !insideOther, insideOther, redTurn);
         if (blocker !== -2) {
           reason = HoldReason.GiveWay;
           holdFor = blocker;
