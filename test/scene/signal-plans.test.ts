@@ -14,7 +14,7 @@ import { convertNgii } from '../../src/map/ngii/convert.js';
 import { loadMapFile, parseMapJson, type LoadedMap } from '../../src/map/scene-json.js';
 import { SignalController, SignalDetection } from '../../src/scene/control/controller.js';
 import { buildTrafficLayout, type TrafficLayout } from '../../src/scene/control/layout.js';
-import { actuatePlan, defaultPlan, groupsConflict, laneFlows, PLAN_LIMITS, SATURATION_VPS, stateConflicts, validatePlan, type SignalPlan } from '../../src/scene/control/plan.js';
+import { actuatePlan, defaultPlan, groupsConflict, laneFlows, PLAN_LIMITS, queueStartUpS, SATURATION_VPS, stateConflicts, validatePlan, type SignalPlan } from '../../src/scene/control/plan.js';
 import { InputError } from '../../src/scene/errors.js';
 import { LaneNetwork } from '../../src/traffic/lanes.js';
 import { crossingMap } from '../helpers/junction-maps.js';
@@ -174,6 +174,36 @@ describe.skipIf(!RUN)('every junction of K-City and FMTC, signalised: never two 
     mkdtempSync(join(tmpdir(), 'vils-plans-'));
     for (const site of ['kcity', 'fmtc']) maps[site] = parseMapJson(JSON.parse(JSON.stringify((await convertNgii(sharedPath('data', 'ngii', site))).map)), site);
   }, 60_000);
+
+  it('a queue that cannot stand before its line (FMTC J3.D, 11.7 m after J4) waits at the junction before: its phase gets the time its first vehicle needs to come up; K-City has no such group', () => {
+    const starts: Record<string, string[]> = {};
+    for (const site of ['kcity', 'fmtc']) {
+      const { layout, net } = layoutOf(maps[site]);
+      starts[site] = [];
+      for (const cj of layout.junctions) {
+        if (cj.control !== 'signal') continue;
+        for (const g of cj.groups) {
+          const t = queueStartUpS(cj, layout.groups[g], layout, net.lanes);
+          if (t > 0) starts[site].push(`${layout.groups[g].id} ${t.toFixed(1)}`);
+        }
+      }
+    }
+    expect(starts.kcity).toEqual([]);
+    // through J4 (18–25 m) and the 11.7 m between from a standstill at 1.5 m/s², up to 30 km/h: about 7 s
+    expect(starts.fmtc.map((s) => s.split(' ')[0])).toEqual(['J3.D', 'J3.D.left']);
+    for (const s of starts.fmtc) expect(Number(s.split(' ')[1])).toBeGreaterThan(6);
+    for (const s of starts.fmtc) expect(Number(s.split(' ')[1])).toBeLessThan(8.5);
+    // and J3's plan gives approach D's phase that much more green than the flows alone would
+    const { layout, net } = layoutOf(maps.fmtc);
+    const cj = layout.junctions.find((c) => c.junction.id === 'J3')!;
+    const flows = laneFlows(net.lanes, 30);
+    const plan = defaultPlan(cj, layout, net.lanes, flows, true);
+    expect(validatePlan(plan, cj, layout.groups)).toEqual([]);
+    const d = cj.groups.indexOf(layout.groups.findIndex((g) => g.id === 'J3.D'));
+    const dGreen = plan.phases.find((p) => p.states[d] === 'G')!.duration_s;
+    const others = plan.phases.filter((p) => p.states[d] !== 'G' && /G/.test(p.states)).map((p) => p.duration_s);
+    expect(dGreen).toBeGreaterThanOrEqual(Math.max(...others) + 6);
+  });
 
   for (const site of ['kcity', 'fmtc']) {
     it(`${site}: the default plans over two cycles, and random live inputs and plan changes`, () => {

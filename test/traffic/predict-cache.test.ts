@@ -52,9 +52,9 @@ describe('MotionPredictor path directions, computed once per step', () => {
         const b = j * p.maxPath;
         // the curve limit first, from the directions the step computed (pathPoint below computes the rest)
         if (w.kind[j] === AgentKind.Controlled) {
-          // the shield's own settings: 4 m/s² lateral, 2 m/s² for bends (shield.ts DEFAULT_SHIELD_OPTIONS, CURVE_DECEL)
+          // the shield's own settings: its curve lateral acceleration, 2 m/s² for bends (shield.ts DEFAULT_SHIELD_OPTIONS, CURVE_DECEL)
           // (curveLimit is a Float32Array)
-          if (!Object.is(p.curveLimit[j], Math.fround(bendLimitBefore(p, j, engine.shield!.options.maxLateralAccel, 2)))) mismatches++;
+          if (!Object.is(p.curveLimit[j], Math.fround(bendLimitBefore(p, j, engine.shield!.options.curveLateralAccel, 2)))) mismatches++;
           limits++;
         }
         for (let i = 0; i + 1 < n; i++, segments++) {

@@ -12,6 +12,8 @@ import type { Movement } from '../../map/junctions.js';
 import type { ControlledJunction, LayoutLane, SignalGroup, TrafficLayout } from './layout.js';
 import { groupsConflict, OPPOSITE_COS, turning } from './movement-states.js';
 import { PLAN_LIMITS, type GroupStateCode, type SignalPhase, type SignalPlan } from './plan-spec.js';
+import { timeToCover } from './right-of-way.js';
+import { GO_ACCEL } from './rule-params.js';
 
 const DEFAULT_SPEED = 50 / 3.6;
 /** the shortest greens a default plan gives [s] */
@@ -28,6 +30,45 @@ const RIGHT_TURN_FACTOR = 0.85;
 const TARGET_SATURATION = 0.8;
 /** Webster's cycle uses the flow ratios up to this sum (beyond it the junction is saturated: the longest cycle) */
 const MAX_FLOW_RATIO = 0.9;
+/** a road between two junctions holding fewer than two standing cars (4.5 m and a 2.5 m gap each) stores no queue [m] */
+const QUEUE_STORAGE_M = 14;
+
+/**
+ * The start-up time a group's green loses because its queue cannot stand before its line: where the road from the
+ * junction before it is shorter than QUEUE_STORAGE_M, the vehicles wait at that junction's line (the box rule) and
+ * the first of them needs, at the green, the time to drive through that junction and the road between from a
+ * standstill [s] (FMTC's J3, approach D: 11.7 m after J4, whose movements into it are 18–25 m long: 6–7 s).
+ */
+export function queueStartUpS(cj: ControlledJunction, group: SignalGroup, layout: TrafficLayout, lanes: readonly LayoutLane[]): number {
+  let worst = 0;
+  for (const mi of group.movements) {
+    const m = cj.movements[mi];
+    const v = Number.isFinite(lanes[m.entry.lane].speedLimit) ? lanes[m.entry.lane].speedLimit : DEFAULT_SPEED;
+    // back from the line along the lanes, as far as QUEUE_STORAGE_M, to the exit of another junction's movement
+    const stack: Array<{ lane: number; s: number; back: number }> = [{ lane: m.entry.lane, s: m.entry.s, back: 0 }];
+    let guard = 0;
+    while (stack.length && guard++ < 64) {
+      const { lane, s, back } = stack.pop()!;
+      let nearest: { back: number; length: number } | null = null;
+      for (const other of layout.junctions) {
+        if (other === cj) continue;
+        for (const om of other.movements) {
+          if (om.exit.lane !== lane || om.exit.s > s + 1e-6) continue;
+          const b = back + s - om.exit.s;
+          if (b < QUEUE_STORAGE_M && (!nearest || b < nearest.back || (b === nearest.back && om.length > nearest.length))) nearest = { back: b, length: om.length };
+        }
+      }
+      if (nearest) {
+        worst = Math.max(worst, timeToCover(nearest.back + nearest.length, 0, GO_ACCEL, v));
+        continue;
+      }
+      const further = back + s;
+      if (further >= QUEUE_STORAGE_M) continue;
+      for (let p = 0; p < lanes.length; p++) if (lanes[p].next.includes(lane)) stack.push({ lane: p, s: lanes[p].length, back: further });
+    }
+  }
+  return worst;
+}
 
 /**
  * The flow each lane can expect from NPCs on random routes: the stationary flow of a random walk over the lane
@@ -221,7 +262,11 @@ export function defaultPlan(cj: ControlledJunction, layout: TrafficLayout, lanes
   // they are known, equally otherwise. Within 60–120 s.
   const lost = phaseSets.length * (yellow + allRed);
   const minGreen = (p: { left: boolean }) => (p.left ? MIN_LEFT_GREEN_S : MIN_MAIN_GREEN_S);
-  const greens = flows && flowsPerS ? websterGreens(phaseSets.map((p) => phaseDemand(cj, groups, p.groups, flows) / SATURATION_VPS), phaseSets.map(minGreen), lost) : defaultGreens(phaseSets, flows ? phaseSets.map((p) => phaseDemand(cj, groups, p.groups, flows)) : null, minGreen, lost);
+  let greens = flows && flowsPerS ? websterGreens(phaseSets.map((p) => phaseDemand(cj, groups, p.groups, flows) / SATURATION_VPS), phaseSets.map(minGreen), lost) : defaultGreens(phaseSets, flows ? phaseSets.map((p) => phaseDemand(cj, groups, p.groups, flows)) : null, minGreen, lost);
+  // a phase whose queue waits at the junction before it loses the time its first vehicle needs to come up: added
+  // to that phase's green (the others keep theirs, within the longest cycle)
+  const startUp = phaseSets.map((p) => Math.max(0, ...p.groups.map((g) => queueStartUpS(cj, groups[g], layout, lanes))));
+  if (startUp.some((t) => t > 0)) greens = fitGreens(greens.map((g, i) => g + startUp[i]), phaseSets.map((p, i) => minGreen(p) + startUp[i]), PLAN_LIMITS.maxCycleS2 - lost);
   for (let i = 0; i < greens.length; i++) greens[i] = Math.max(minGreen(phaseSets[i]), Math.round(greens[i] * 2) / 2);
   const phases: SignalPhase[] = [];
   const stateOf = (on: readonly number[], ch: GroupStateCode) => local.map((g) => (on.includes(g) ? ch : 'r')).join('');
