@@ -42,6 +42,7 @@ export class MapCanvas {
     this.dirty = true;
     if (!same) {
       this.layer = new MapLayer(m);
+      $('lg-bump').hidden = !this.layer.hasBumps;
       this.fitView();
     }
   }

@@ -30,6 +30,7 @@ export const COLOURS = {
   median: '#e38a3f',
   crosswalk: 'rgba(235, 240, 245, 0.55)',
   speedBump: '#f5a623',
+  speedBumpBand: '#eef1f3',
   stopSign: '#d32f2f',
   stopLine: 'rgba(238, 241, 243, 0.8)',
 } as const;
@@ -81,6 +82,9 @@ export class MapLayer {
   /** the latest full redraw [ms] */
   lastRenderMs = 0;
   renders = 0;
+  /** does the map draw any speed bump (the legend names them then) */
+  readonly hasBumps: boolean;
+  private bumpPattern: CanvasPattern | null = null;
 
   constructor(readonly map: MapReply) {
     this.name = map.name;
@@ -130,6 +134,7 @@ export class MapLayer {
     }
     for (const r of roads.crosswalk ?? []) add('crosswalk', r.points, true, 0);
     for (const r of roads.speed_bump ?? []) add('bump', r.points, true, 0);
+    this.hasBumps = (roads.speed_bump ?? []).length > 0;
     for (const r of roads.road_edge ?? []) add(r.median ? 'median' : 'edge', r.points, false, 0.5);
     for (const r of roads.road_line ?? []) add(lineKey(r), r.points, false, 0.5);
     const sign = (list: 'stops' | 'yields', x: number, y: number) => {
@@ -192,6 +197,34 @@ export class MapLayer {
   }
 
   /** Redraws the cache for `view` (the view plus `margin` CSS pixels on every side). */
+  /** Diagonal amber and white bands 0.25 m wide, in map metres (the pattern is scaled with the map). */
+  private bumpFill(ctx: CanvasRenderingContext2D): CanvasPattern | string {
+    if (this.bumpPattern) return this.bumpPattern;
+    const px = 32; // pattern pixels per metre
+    const tile = document.createElement('canvas');
+    tile.width = tile.height = px;
+    const t = tile.getContext('2d');
+    if (!t) return COLOURS.speedBump;
+    t.fillStyle = COLOURS.speedBump;
+    t.fillRect(0, 0, px, px);
+    t.fillStyle = COLOURS.speedBumpBand;
+    // bands a quarter of the tile wide at 45°, every half tile; each drawn twice, a tile apart, to wrap seamlessly
+    for (const o of [0, px / 2, px, 1.5 * px]) {
+      t.beginPath();
+      t.moveTo(o, 0);
+      t.lineTo(o + px / 4, 0);
+      t.lineTo(o + px / 4 - px, px);
+      t.lineTo(o - px, px);
+      t.closePath();
+      t.fill();
+    }
+    const pattern = ctx.createPattern(tile, 'repeat');
+    if (!pattern) return COLOURS.speedBump;
+    pattern.setTransform(new DOMMatrix().scale(1 / px));
+    this.bumpPattern = pattern;
+    return pattern;
+  }
+
   private render(view: View, dpr: number, margin: number): void {
     const t0 = performance.now();
     const w = view.width + 2 * margin;
@@ -216,7 +249,7 @@ export class MapLayer {
     const px = 1 / s; // one CSS pixel in metres
     ctx.lineJoin = 'round';
     ctx.lineCap = 'round';
-    const fill = (key: StyleKey, colour: string) => {
+    const fill = (key: StyleKey, colour: string | CanvasPattern) => {
       ctx.fillStyle = colour;
       for (const t of tiles) { const p = t.paths[key]; if (p) ctx.fill(p); }
     };
@@ -230,7 +263,8 @@ export class MapLayer {
     stroke('asphalt', COLOURS.asphalt, Math.max(LANE_WIDTH_M, 3 * px));
     for (const c of JUNCTION_CONTROLS) fill(`junction:${c}`, JUNCTION_COLOURS[c][0]);
     fill('crosswalk', COLOURS.crosswalk);
-    fill('bump', COLOURS.speedBump);
+    // striped as they are painted: a plain amber band read as a stop line showing yellow
+    fill('bump', this.bumpFill(ctx));
     stroke('lane', COLOURS.laneCentre, px);
     if (s >= 1.5) stroke('arrow', COLOURS.arrow, 1.5 * px);
     const lineW = Math.max(0.15, 1.2 * px);
