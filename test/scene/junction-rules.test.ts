@@ -205,6 +205,55 @@ describe.skipIf(!RUN)('NPCs at junctions (S75 policy)', () => {
     console.log(`right turn on red: alone stopped ${alone.stoppedAt.toFixed(1)} s, crossed ${alone.crossedAt.toFixed(1)} s; behind a stream crossed ${merging.crossedAt.toFixed(1)} s`);
   }, 120_000);
 
+  it('a decision to go on at a yellow holds for that pass only: round the track again, the NPC stops at a yellow it can stop for', async () => {
+    const sc = sceneOn(TRACK);
+    const ctl = sc.control.controller;
+    const rules = sc.control.rules;
+    // the R loop passes J1 from R6 (group A), then from R3 (group B), then from R6 again: 805 m a lap
+    const m = movementFrom(sc, 'R6');
+    ctl.setLive({ junction: 'J1', states: { 'J1.A': 'G', 'J1.B': 'r' }, timeout_s: 900 });
+    let k = 0;
+    let travelled = 0;
+    let id = -1;
+    const step = async () => {
+      await sc.advanceTo(++k * POLICY_DT);
+      const me = sc.snapshot().npcs.find((v) => v.id === id);
+      travelled += (me?.speed ?? 0) * POLICY_DT;
+      return me;
+    };
+    for (; k < 80; ) await step();
+    id = sc.spawnNpc({ ...before(sc, m, 80, 11), keepDriving: true });
+    // first pass: A turns yellow when the NPC is 12 m from the line, too close to stop at 3 m/s², so it goes on
+    let n = await step();
+    while (n && frontPast(m, n) < -12) n = await step();
+    ctl.setLive({ junction: 'J1', states: { 'J1.A': 'r', 'J1.B': 'G' }, timeout_s: 900 });
+    while (n && frontPast(m, n) < 5) n = await step();
+    expect(n, 'the NPC crossed on yellow').toBeDefined();
+    expect(sc.snapshot().signals.find((g) => g.id === 'J1.A')!.code).toBe('y');
+    // then through J1 from R3 on green (half a lap on), and A green again for its way round
+    const lapStart = travelled;
+    while (n && travelled - lapStart < 500) n = await step();
+    ctl.setLive({ junction: 'J1', states: { 'J1.A': 'G', 'J1.B': 'r' }, timeout_s: 900 });
+    // second pass: A turns yellow just before the NPC comes within deciding distance, where it can stop comfortably
+    const decideAt = (v: number) => Math.max(40, (v * v) / 4 + 10);
+    const toLine = (v: { x: number; y: number }) => Math.hypot(v.x - m.entry.x, v.y - m.entry.y);
+    while (n && !(travelled - lapStart > 650 && toLine(n) - 0.5 * n.length < decideAt(n.speed) + 4)) n = await step();
+    expect(n, 'the NPC came round').toBeDefined();
+    expect(frontPast(m, n!)).toBeLessThan(-40);
+    ctl.setLive({ junction: 'J1', states: { 'J1.A': 'r', 'J1.B': 'G' }, timeout_s: 900 });
+    let worstPast = -Infinity;
+    const holds = new Set<string>();
+    for (let i = 0; i < 150 && n; i++) {
+      n = await step();
+      if (!n) break;
+      worstPast = Math.max(worstPast, frontPast(m, n));
+      holds.add(n.hold);
+    }
+    expect(worstPast).toBeLessThanOrEqual(0);
+    expect(holds.has('yellow')).toBe(true);
+    expect(sc.control.metrics.summary().red_light_violations).toBe(0);
+  }, 120_000);
+
   it('a car standing in the junction holds the crossing NPCs at their line, however green; they go once it has left', async () => {
     const sc = sceneOn(TRACK);
     const ctl = sc.control.controller;
