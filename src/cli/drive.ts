@@ -6,7 +6,7 @@
  */
 import { parseArgs } from 'node:util';
 import { defaultMapPath, setupScene, type QualitySummary, type SceneConfig } from '../scene/index.js';
-import { HELD_RULES, type JunctionHeld, type JunctionSummary } from '../scene/control/index.js';
+import { HELD_RULES, type JunctionHeld, type JunctionStand, type JunctionSummary } from '../scene/control/index.js';
 import { MAX_NPCS, POLICY_DT } from '../traffic/engine.js';
 import { UsageError, type Command } from './commands.js';
 
@@ -14,6 +14,11 @@ import { UsageError, type Command } from './commands.js';
 function heldText(h: JunctionHeld): string {
   const parts = HELD_RULES.filter((k) => Math.round(h[k]) > 0).map((k) => `${k.replace('_', ' ')} ${Math.round(h[k])}`);
   return `${h.junction} ${Math.round(h.npc_s)} NPC-s (${parts.join(', ')})`;
+}
+
+function standText(st: JunctionStand): string {
+  const why = st.held_by === 'none' ? 'behind traffic' : `held by ${st.held_by.replace('_', ' ')}`;
+  return `${st.movement} ${st.seconds} s from ${st.from_s} s (NPC ${st.npc}, ${why})`;
 }
 
 export interface DriveResult extends QualitySummary, Omit<JunctionSummary, 'junctions'> {
@@ -99,6 +104,7 @@ export const driveCommand: Command = {
     console.log(`NPC-steps touching a vehicle ${pct(r.vehicle_contact_step_share)}, a road edge ${pct(r.road_edge_step_share)}; NPCs that ever did: ${pct(r.npcs_ever_collided)}, ${pct(r.npcs_ever_offroad)}`);
     const controls = Object.entries(r.junction_controls).map(([k, v]) => `${v} ${k.replace(/_/g, ' ')}`).join(', ') || 'none';
     console.log(`junctions: ${controls}${r.traffic_rules ? '' : ' (rules off)'}${r.traffic_rules && !r.right_turn_on_red ? ' (no right turn on red)' : ''}${r.signals_actuated ? ' (signals actuated)' : ''}; red-light violations ${r.red_light_violations}, stop-sign violations ${r.stop_sign_violations}; longest stand inside a junction ${r.junction_stand_max_s} s (${r.junction_stands_over_10s} over 10 s), box blocking ${r.box_blocking_npc_s} NPC-s`);
+    if (r.long_stands.length) console.log(`stood in a junction over 10 s: ${r.long_stands.map(standText).join('; ')}`);
     if (r.held_by_junction.length) console.log(`held at their lines longest: ${r.held_by_junction.map(heldText).join('; ')}`);
     console.log(`throughput ${r.throughput_veh_per_h_per_lane} vehicles/h per approach lane${r.throughput_veh_per_green_h_per_lane ? `, at signals ${r.throughput_veh_per_green_h_per_lane} per hour of green (busiest lane ${r.throughput_veh_per_green_h_max}; saturation ≈ 1,800)` : ''}; stuck ${r.stuck_npcs}, gridlocks broken up ${r.gridlock_recycles}, wrong-way steps ${r.wrong_way_steps}`);
     return 0;

@@ -294,6 +294,43 @@ describe.skipIf(!RUN)('NPCs at junctions (S75 policy)', () => {
     }
     expect(crossed.size).toBe(ids.length);
   }, 120_000);
+
+  it('a stand of more than 10 s inside a junction is reported with its movement, NPC, start, length and what held it', async () => {
+    const sc = sceneOn(TRACK);
+    sc.control.controller.setLive({ junction: 'J1', states: { 'J1.A': 'G', 'J1.B': 'r' }, timeout_s: 600 });
+    const m = movementFrom(sc, 'R6');
+    const cj = sc.control.layout.junctions[0];
+    const movement = `J1.${cj.movements.indexOf(m)}`;
+    // a car stands just past the crossing on R6's way; an NPC in the crossing behind it has to wait there
+    const car = sc.lanes.pose(m.exit.lane, m.exit.s + 3);
+    const start = sc.lanes.pose(m.entry.lane, m.entry.s + 3);
+    let k = 0;
+    const run = async (until: number, withCar: boolean) => {
+      for (; k * POLICY_DT < until; k++) {
+        if (withCar) sc.updateEgo({ egoId: 'car', x: car.x, y: car.y, yaw: car.yaw, speed: 0 }, k * POLICY_DT);
+        await sc.advanceTo(k * POLICY_DT);
+      }
+    };
+    await run(6, false);
+    const id = sc.spawnNpc({ x: start.x, y: start.y, yaw: start.yaw, speed: 2, keepDriving: true });
+    await run(25, true);
+    let j = sc.control.metrics.summary();
+    expect(j.junction_stands_over_10s).toBe(1);
+    expect(j.long_stands).toHaveLength(1);
+    const [going] = j.long_stands;
+    expect(going).toMatchObject({ junction: 'J1', movement, npc: id, held_by: 'none' });
+    expect(going.from_s).toBeGreaterThan(6);
+    expect(going.from_s).toBeLessThan(12);
+    expect(going.seconds).toBeCloseTo(25 - POLICY_DT - going.from_s, 0);
+    // the car leaves: the NPC drives on, and its stand is kept with its length
+    sc.removeEgo('car');
+    await run(40, false);
+    j = sc.control.metrics.summary();
+    expect(j.long_stands).toHaveLength(1);
+    expect(j.long_stands[0].from_s).toBe(going.from_s);
+    expect(j.long_stands[0].seconds).toBeGreaterThanOrEqual(going.seconds);
+    expect(j.long_stands[0].seconds).toBeLessThan(going.seconds + 3);
+  }, 120_000);
 });
 
 describe('signals on simulation time in a live scene', () => {

@@ -6,8 +6,8 @@
  *   decided) was red; entering on yellow is legal;
  * - stop-sign violation: it crosses the line of a stop-controlled approach without having come to a full stop there;
  * - standing in a junction: an NPC inside a junction (front past the entry, rear not past the exit) below 0.5 m/s;
- *   the longest stand, how many stands lasted more than 10 s, and box blocking — NPC-seconds standing inside while
- *   the exit ahead of it has no room for it;
+ *   the longest stand, how many stands lasted more than 10 s (and where the longest of them were, so that a user
+ *   can go and look), and box blocking — NPC-seconds standing inside while the exit ahead of it has no room for it;
  * - throughput: vehicles through each movement (in from its first half), per approach lane and hour, and per hour
  *   of green at signals (the textbook saturation flow is about 1,800 per hour of green per lane);
  * - where NPCs wait: NPC-seconds held at each junction's lines, by rule (the busiest five), so that a slow map
@@ -29,6 +29,8 @@ export interface JunctionSummary {
   /** an NPC standing inside a junction: the longest stand [s], stands over 10 s */
   junction_stand_max_s: number;
   junction_stands_over_10s: number;
+  /** the longest of the stands over 10 s, longest first (at most 5) */
+  long_stands: JunctionStand[];
   /** NPC-seconds standing inside a junction whose exit had no room */
   box_blocking_npc_s: number;
   /** vehicles through the junctions per approach lane and hour (lanes with traffic) */
@@ -59,6 +61,21 @@ export type JunctionHeld = { junction: string; npc_s: number } & Record<(typeof 
 /** held_by_junction lists this many junctions */
 const HELD_TOP = 5;
 
+/** A stand of more than 10 s inside a junction: where, who, from when, how long, and the rule holding it then */
+export interface JunctionStand {
+  junction: string;
+  /** the movement it stood in (junction id . movement index) */
+  movement: string;
+  npc: number;
+  from_s: number;
+  seconds: number;
+  /** the rule holding it when it came to a stand (red, yellow, stop_sign, give_way, box), or none: traffic ahead of it */
+  held_by: (typeof HOLD_REASON_NAMES)[number];
+}
+/** long_stands lists this many; the log keeps at most LONG_LOG of the longest */
+const LONG_TOP = 5;
+const LONG_LOG = 64;
+
 export interface EgoRedRun {
   slot: number;
   junction: string;
@@ -78,6 +95,13 @@ export class JunctionMetrics {
   private enteredA: Float64Array;
   private prevId: Int32Array;
   private standSteps: Int32Array;
+  /** per slot: when its present stand began, in which movement, held by which rule */
+  private standFrom: Float64Array;
+  private standMg: Int32Array;
+  private standHold: Uint8Array;
+  private standNpc: Int32Array;
+  /** stands over 10 s that have ended (the longest LONG_LOG) */
+  private readonly longLog: JunctionStand[] = [];
   /** per slot: the movement at whose line it last came to a full stop (a right turn on red after one is legal) */
   private stoppedAt: Int32Array;
   redViolations = 0;
@@ -106,6 +130,10 @@ export class JunctionMetrics {
     this.enteredA = new Float64Array(cap);
     this.prevId = new Int32Array(cap).fill(-0x7fffffff);
     this.standSteps = new Int32Array(cap);
+    this.standFrom = new Float64Array(cap);
+    this.standMg = new Int32Array(cap).fill(-1);
+    this.standHold = new Uint8Array(cap);
+    this.standNpc = new Int32Array(cap);
     this.stoppedAt = new Int32Array(cap).fill(-1);
     this.done = new Int32Array(rules.index.refs.length);
     this.greenSteps = new Int32Array(rules.layout.groups.length);
@@ -118,6 +146,7 @@ export class JunctionMetrics {
     this.prevId.fill(-0x7fffffff);
     this.standSteps.fill(0);
     this.stoppedAt.fill(-1);
+    this.longLog.length = 0;
     this.redViolations = this.stopViolations = this.egoRedRuns = 0;
     this.standMaxSteps = this.longStands = this.boxSteps = this.npcSteps = this.steps = 0;
     this.held.fill(0);
@@ -147,7 +176,7 @@ export class JunctionMetrics {
       if (!present) {
         this.prevAp[s] = -1;
         this.prevIn[s] = -1;
-        this.standSteps[s] = 0;
+        this.endStand(s);
         this.stoppedAt[s] = -1;
         continue;
       }
@@ -157,7 +186,7 @@ export class JunctionMetrics {
       if (fresh) {
         this.prevAp[s] = -1;
         this.prevIn[s] = -1;
-        this.standSteps[s] = 0;
+        this.endStand(s);
         this.stoppedAt[s] = -1;
       }
       const ap = apMg[s], inn = inMg[s];
@@ -197,12 +226,50 @@ export class JunctionMetrics {
       const heldMg = r.memory.heldMg[s];
       if (reason !== 0 && heldMg >= 0) this.heldAt[r.index.refs[heldMg].j * REASONS + reason]++;
       if (inn >= 0 && world.speed(s) < STAND_SPEED) {
+        if (this.standSteps[s] === 0) {
+          this.standFrom[s] = time;
+          this.standMg[s] = inn;
+          this.standHold[s] = reason;
+          this.standNpc[s] = world.id[s];
+        }
         this.standSteps[s]++;
         if (this.standSteps[s] > this.standMaxSteps) this.standMaxSteps = this.standSteps[s];
         if (this.standSteps[s] === Math.round(LONG_STAND_S / POLICY_DT) + 1) this.longStands++;
         if (this.exitFull(world, s, inn)) this.boxSteps++;
-      } else this.standSteps[s] = 0;
+      } else this.endStand(s);
     }
+  }
+
+  /** Slot s no longer stands in a junction: a stand over 10 s goes into the log. */
+  private endStand(s: number): void {
+    const stand = this.longStand(s);
+    this.standSteps[s] = 0;
+    if (!stand) return;
+    this.longLog.push(stand);
+    if (this.longLog.length > LONG_LOG) {
+      this.longLog.sort(byLength);
+      this.longLog.length = LONG_LOG;
+    }
+  }
+
+  /** Slot s's present stand, when it is over 10 s. */
+  private longStand(s: number): JunctionStand | null {
+    const steps = this.standSteps[s];
+    if (steps <= Math.round(LONG_STAND_S / POLICY_DT)) return null;
+    const mg = this.standMg[s];
+    const { j, m } = this.rules.index.refs[mg];
+    const id = this.rules.layout.junctions[j].junction.id;
+    return { junction: id, movement: `${id}.${m}`, npc: this.standNpc[s], from_s: Math.round(this.standFrom[s] * 10) / 10, seconds: Math.round(steps * POLICY_DT * 10) / 10, held_by: HOLD_REASON_NAMES[this.standHold[s]] ?? 'none' };
+  }
+
+  /** The longest stands over 10 s, ended or still going on. */
+  private longestStands(): JunctionStand[] {
+    const all = [...this.longLog];
+    for (let s = 0; s < this.standSteps.length; s++) {
+      const stand = this.longStand(s);
+      if (stand) all.push(stand);
+    }
+    return all.sort(byLength).slice(0, LONG_TOP);
   }
 
   /** Is the movement behind slot s (it approached it, and now approaches another further on)? */
@@ -277,6 +344,7 @@ export class JunctionMetrics {
       stop_sign_violations: this.stopViolations,
       junction_stand_max_s: Math.round(this.standMaxSteps * POLICY_DT * 10) / 10,
       junction_stands_over_10s: this.longStands,
+      long_stands: this.longestStands(),
       box_blocking_npc_s: Math.round(this.boxSteps * POLICY_DT * 10) / 10,
       throughput_veh_per_h_per_lane: Math.round(perHour),
       throughput_veh_per_green_h_per_lane: green.length ? Math.round(green.reduce((a, b) => a + b, 0) / green.length) : 0,
@@ -292,3 +360,5 @@ export class JunctionMetrics {
     };
   }
 }
+
+const byLength = (a: JunctionStand, b: JunctionStand) => b.seconds - a.seconds || a.from_s - b.from_s;
