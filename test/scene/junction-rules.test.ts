@@ -6,14 +6,15 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadMapFile, type LoadedMap } from '../../src/map/scene-json.js';
+import { loadMapFile, parseMapJson, type LoadedMap } from '../../src/map/scene-json.js';
+import { convertNgii } from '../../src/map/ngii/convert.js';
 import type { Movement } from '../../src/map/junctions.js';
 import { PolicySession } from '../../src/policy/session.js';
 import { LiveScene } from '../../src/scene/index.js';
 import { POLICY_DT } from '../../src/traffic/engine.js';
 import { crossingMap, rightTurnMap } from '../helpers/junction-maps.js';
 import { testModel } from '../helpers/server-fixture.js';
-import { PROJECT_ROOT } from '../helpers/shared.js';
+import { PROJECT_ROOT, sharedPath } from '../helpers/shared.js';
 import { have } from '../helpers/prerequisites.js';
 
 const TRACK = loadMapFile(join(PROJECT_ROOT, 'maps', 'demo-track.json'));
@@ -330,6 +331,40 @@ describe.skipIf(!RUN)('NPCs at junctions (S75 policy)', () => {
     expect(j.long_stands[0].from_s).toBe(going.from_s);
     expect(j.long_stands[0].seconds).toBeGreaterThanOrEqual(going.seconds);
     expect(j.long_stands[0].seconds).toBeLessThan(going.seconds + 3);
+  }, 120_000);
+});
+
+describe.skipIf(!RUN)('red-light figures on FMTC (map converted from ../shared)', () => {
+  it('a car that jumps from before a red line to before another junction far off has not run the red (a GNSS jump, a re-placed ego)', async () => {
+    const fmtc = parseMapJson(JSON.parse(JSON.stringify((await convertNgii(sharedPath('data', 'ngii', 'fmtc'))).map)), 'fmtc');
+    const sc = sceneOn(fmtc);
+    const layout = sc.control.layout;
+    const j3 = layout.junctions.find((cj) => cj.junction.id === 'J3')!;
+    const j4 = layout.junctions.find((cj) => cj.junction.id === 'J4')!;
+    sc.control.controller.setLive({ junction: 'J3', states: Object.fromEntries(j3.groups.map((g) => [layout.groups[g].id, 'r'])), timeout_s: 600 });
+    // J3's approach from lane 208 (red), 30 m out; then J4's movement from lane 044, 15 m out
+    const laneNamed = (id: string) => sc.lanes.lanes.findIndex((l) => l.id === id);
+    const atJ3 = j3.movements.find((m) => m.entry.lane === laneNamed('A2235W000208'))!;
+    const atJ4 = j4.movements.find((m) => m.entry.lane === laneNamed('A2235W000044'))!;
+    const p1 = sc.lanes.pose(atJ3.entry.lane, atJ3.entry.s - 30);
+    const p2 = sc.lanes.pose(atJ4.entry.lane, atJ4.entry.s - 15);
+    let k = 0;
+    for (; k * POLICY_DT < 8; k++) await sc.advanceTo(k * POLICY_DT);
+    expect(sc.snapshot().signals.filter((g) => g.junction === 'J3').every((g) => g.code === 'r')).toBe(true);
+    for (const [p, until] of [[p1, 9], [p2, 10]] as const) {
+      for (; k * POLICY_DT < until; k++) {
+        sc.updateEgo({ egoId: 'car', x: p.x, y: p.y, yaw: p.yaw, speed: 5 }, k * POLICY_DT);
+        await sc.advanceTo(k * POLICY_DT);
+      }
+    }
+    expect(sc.control.metrics.summary().ego_red_light_runs).toBe(0);
+    // … while driving over the line on red is one
+    for (; k * POLICY_DT < 13; k++) {
+      const p = sc.lanes.pose(atJ3.entry.lane, Math.min(atJ3.entry.s - 4 + (k * POLICY_DT - 10) * 2, atJ3.entry.s));
+      sc.updateEgo({ egoId: 'car', x: p.x, y: p.y, yaw: p.yaw, speed: 2 }, k * POLICY_DT);
+      await sc.advanceTo(k * POLICY_DT);
+    }
+    expect(sc.control.metrics.summary().ego_red_light_runs).toBe(1);
   }, 120_000);
 });
 

@@ -84,11 +84,19 @@ export interface EgoRedRun {
 }
 
 const STAND_SPEED = 0.5;
+/**
+ * a vehicle that approaches another movement further on than the one it approached counts as past that one's line
+ * only if its front was this close to it [m] (a step covers 2 m at 72 km/h): a route or plan that changed (a new
+ * NPC's first plan, a goal chain's next leg) puts a junction 178 m off behind it without its crossing any line
+ */
+const CROSS_REACH_M = 5;
 const LONG_STAND_S = 10;
 const R = 'r'.charCodeAt(0);
 
 export class JunctionMetrics {
   private prevAp: Int32Array;
+  /** per slot: how far its front was from that movement's line [m] */
+  private prevFront: Float64Array;
   private prevCode: Uint8Array;
   private prevIn: Int32Array;
   /** per slot: how far into its movement it was when first seen in it [m] */
@@ -125,6 +133,7 @@ export class JunctionMetrics {
   constructor(private readonly rules: TrafficRules) {
     const cap = rules.places.apMg.length;
     this.prevAp = new Int32Array(cap).fill(-1);
+    this.prevFront = new Float64Array(cap);
     this.prevCode = new Uint8Array(cap);
     this.prevIn = new Int32Array(cap).fill(-1);
     this.enteredA = new Float64Array(cap);
@@ -192,7 +201,7 @@ export class JunctionMetrics {
       const ap = apMg[s], inn = inMg[s];
       // crossed a stop line since the last step: it approached that movement then and is in it (or past it) now
       const was = this.prevAp[s];
-      if (was >= 0 && was !== ap && (inn === was || this.passed(s, was))) {
+      if (was >= 0 && was !== ap && (inn === was || (this.passed(s, was) && this.prevFront[s] <= CROSS_REACH_M))) {
         const cj = r.junctionOf(was);
         const { m } = r.index.refs[was];
         const turnOnRed = r.rightOnRed && cj.movements[m].turn === 'right' && this.stoppedAt[s] === was;
@@ -217,6 +226,7 @@ export class JunctionMetrics {
       if (wasIn >= 0 && inn !== wasIn && this.enteredA[s] < 0.5 * r.index.clear[wasIn]) this.done[wasIn]++;
       if (inn >= 0 && inn !== wasIn) this.enteredA[s] = r.places.inA[s];
       this.prevAp[s] = ap;
+      this.prevFront[s] = ap >= 0 ? r.places.apD[s] - 0.5 * world.length[s] : Infinity;
       this.prevCode[s] = ap >= 0 ? r.signals.code[ap] : 0;
       this.prevIn[s] = inn;
       if (!npc) continue;
