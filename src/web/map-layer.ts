@@ -196,7 +196,6 @@ export class MapLayer {
     ctx.drawImage(cache, -margin, -margin, view.width + 2 * margin, view.height + 2 * margin);
   }
 
-  /** Redraws the cache for `view` (the view plus `margin` CSS pixels on every side). */
   /** Diagonal amber and white bands 0.25 m wide, in map metres (the pattern is scaled with the map). */
   private bumpFill(ctx: CanvasRenderingContext2D): CanvasPattern | string {
     if (this.bumpPattern) return this.bumpPattern;
@@ -225,6 +224,7 @@ export class MapLayer {
     return pattern;
   }
 
+  /** Redraws the cache for `view` (the view plus `margin` CSS pixels on every side). */
   private render(view: View, dpr: number, margin: number): void {
     const t0 = performance.now();
     const w = view.width + 2 * margin;

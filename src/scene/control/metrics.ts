@@ -64,7 +64,7 @@ const HELD_TOP = 5;
 /** A stand of more than 10 s inside a junction: where, who, from when, how long, and the rule holding it then */
 export interface JunctionStand {
   junction: string;
-  /** the movement it stood in (junction id . movement index) */
+  /** the movement it stood in (its id: junction id . movement index) */
   movement: string;
   npc: number;
   from_s: number;
@@ -268,8 +268,8 @@ export class JunctionMetrics {
     if (steps <= Math.round(LONG_STAND_S / POLICY_DT)) return null;
     const mg = this.standMg[s];
     const { j, m } = this.rules.index.refs[mg];
-    const id = this.rules.layout.junctions[j].junction.id;
-    return { junction: id, movement: `${id}.${m}`, npc: this.standNpc[s], from_s: Math.round(this.standFrom[s] * 10) / 10, seconds: Math.round(steps * POLICY_DT * 10) / 10, held_by: HOLD_REASON_NAMES[this.standHold[s]] ?? 'none' };
+    const cj = this.rules.layout.junctions[j];
+    return { junction: cj.junction.id, movement: cj.movements[m].id, npc: this.standNpc[s], from_s: Math.round(this.standFrom[s] * 10) / 10, seconds: Math.round(steps * POLICY_DT * 10) / 10, held_by: HOLD_REASON_NAMES[this.standHold[s]] ?? 'none' };
   }
 
   /** The longest stands over 10 s, ended or still going on. */

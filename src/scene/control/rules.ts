@@ -110,11 +110,11 @@ export class TrafficRules {
       places.locate(world, s);
       // a full stop counts for the line it was made at while the vehicle is before or in that movement, not the next time round
       const done = memory.stopDone[s];
-      if (done >= 0 && places.apMg[s] !== done && places.ap2Mg[s] !== done && places.inMg[s] !== done) memory.stopDone[s] = -1;
+      if (done >= 0 && !places.involves(s, done)) memory.stopDone[s] = -1;
       // … and so does a decision to go on (or stop) at a yellow: round again, a vehicle that went on at this line's
       // yellow last time came into the next yellow there still decided to go, and ran its red (FMTC)
       const memo = Math.abs(memory.yellowMemo[s]) - 1;
-      if (memo >= 0 && places.apMg[s] !== memo && places.ap2Mg[s] !== memo && places.inMg[s] !== memo) memory.yellowMemo[s] = 0;
+      if (memo >= 0 && !places.involves(s, memo)) memory.yellowMemo[s] = 0;
     }
     // only an actuated plan reads the detectors: fixed-time scenes skip the pass over the vehicles
     if (this.controller.actuated) detectVehicles(world, places, this.index, this.detection);

@@ -65,6 +65,11 @@ export class VehiclePlaces {
     this.laneTouched.length = 0;
   }
 
+  /** Does slot s approach movement mg (next or after next) or drive it now? */
+  involves(s: number, mg: number): boolean {
+    return this.apMg[s] === mg || this.ap2Mg[s] === mg || this.inMg[s] === mg;
+  }
+
   /** Slot s is nowhere (until it is located). */
   unplace(s: number): void {
     this.apMg[s] = -1;
