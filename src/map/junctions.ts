@@ -112,9 +112,9 @@ export const ENTRY_MARGIN_M = 3;
 /** … and ends this far after its last one [m] */
 const EXIT_MARGIN_M = 2;
 /** side by side in opposite directions (a two-way road): not a junction */
-const OPPOSED_COS = Math.cos((150 * Math.PI) / 180);
+export const OPPOSED_COS = Math.cos((150 * Math.PI) / 180);
 /** opposed lanes whose centre lines come closer than this cannot be driven both ways at once (two 1.9 m cars) [m] */
-const PASSING_GAP_M = 2.0;
+export const PASSING_GAP_M = 2.0;
 /** … and the same way: a taper or lanes drawn close, not a crossing */
 const SAME_WAY_COS = Math.cos((25 * Math.PI) / 180);
 /** entries closer than this and heading within APPROACH_ANGLE of each other are one approach */

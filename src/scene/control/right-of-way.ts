@@ -49,7 +49,7 @@ export class RightOfWay {
    * the world), or −2 when it may go.
    */
   giveWay(world: World, s: number, j: number, m: number, dFront: number, v: number, signal: boolean, allWay: boolean, occupantsOnly = false, redTurn = false): number {
-    const { occupants, approachers, inMg, inA, apD } = this.places;
+    const { occupants, approachers, inMg, inA, frontMg, frontA, apD } = this.places;
     const { code, yields } = this.signals;
     const memory = this.memory;
     const cj = this.index.layout.junctions[j];
@@ -75,7 +75,7 @@ export class RightOfWay {
       // whoever is in the conflicting movement and will still be in the way
       for (const w of occupants[cg]) {
         if (w === s) continue;
-        const along = inMg[w] === cg ? inA[w] : zsC;
+        const along = inMg[w] === cg ? inA[w] : frontMg[w] >= 0 && this.index.refs[frontMg[w]].j === j ? frontA[w] : zsC;
         const hw = 0.5 * world.length[w];
         if (along - hw >= zeC) continue; // past the conflict zone
         const vw = world.speed(w);

@@ -4,7 +4,7 @@
  * step so that the checks of every NPC against every other (giving way, room past the exit, the detectors) only
  * look it up; the lists are kept and cleared, never reallocated.
  */
-import { insideConvex } from '../../map/junctions.js';
+import { insideConvex, OPPOSED_COS, PASSING_GAP_M } from '../../map/junctions.js';
 import type { TrafficEngine } from '../../traffic/engine.js';
 import type { LaneNetwork, LanePosition } from '../../traffic/lanes.js';
 import { MAX_PLAN } from '../../traffic/predict.js';
@@ -22,6 +22,11 @@ export class VehiclePlaces {
   /** per slot: the movement it is in (−1) and its centre's distance past that movement's entry */
   readonly inMg: Int32Array;
   readonly inA: Float64Array;
+  /** per slot: a second movement its body is in (−1), where two junctions lie closer than a car's length — its
+   * front in the next one's movement while its centre is still in the last — and its centre's distance past
+   * that movement's entry (negative) */
+  readonly frontMg: Int32Array;
+  readonly frontA: Float64Array;
   /** per slot: its lane and distance along it (−1: off the lanes) */
   readonly laneOf: Int32Array;
   readonly sOf: Float64Array;
@@ -49,6 +54,8 @@ export class VehiclePlaces {
     this.ap2D = new Float64Array(cap);
     this.inMg = new Int32Array(cap).fill(-1);
     this.inA = new Float64Array(cap);
+    this.frontMg = new Int32Array(cap).fill(-1);
+    this.frontA = new Float64Array(cap);
     this.laneOf = new Int32Array(cap).fill(-1);
     this.sOf = new Float64Array(cap);
     this.lastMg = new Int32Array(cap).fill(-1);
@@ -75,6 +82,7 @@ export class VehiclePlaces {
     this.apMg[s] = -1;
     this.ap2Mg[s] = -1;
     this.inMg[s] = -1;
+    this.frontMg[s] = -1;
     this.laneOf[s] = -1;
   }
 
@@ -157,10 +165,23 @@ export class VehiclePlaces {
             this.ap2Mg[s] = mg;
             this.ap2D[s] = dEntry;
           }
-        } else if (dEntry + index.clear[mg] + half > 0 && this.inMg[s] < 0) {
-          this.inMg[s] = mg;
-          this.inA[s] = -dEntry;
-          this.register(this.occupants, mg, s);
+        } else if (dEntry + index.clear[mg] + half > 0) {
+          if (this.inMg[s] < 0) {
+            this.inMg[s] = mg;
+            this.inA[s] = -dEntry;
+            this.register(this.occupants, mg, s);
+          } else if (this.frontMg[s] < 0 && index.refs[mg].j !== index.refs[this.inMg[s]].j) {
+            // its front is already in the next junction: a vehicle giving way there must see it (it approaches
+            // that movement no longer)
+            this.frontMg[s] = mg;
+            this.frontA[s] = -dEntry;
+            if (npc) this.register(this.occupants, mg, s);
+            else {
+              // an ego may take any movement of its approach
+              const cj = index.layout.junctions[j];
+              for (const mi of cj.junction.approaches[mv.approach].movements) this.register(this.occupants, index.base[j] + mi, s);
+            }
+          }
         }
       }
       d += this.lanes.lanes[lane].length;
@@ -188,6 +209,7 @@ export class VehiclePlaces {
       if (x < b[j * 4] || x > b[j * 4 + 2] || y < b[j * 4 + 1] || y > b[j * 4 + 3]) continue;
       if (!insideConvex(J[j].junction.polygon, x, y)) continue;
       const reach = OCCUPY_M + 0.5 * world.width[s];
+      const hx = Math.cos(world.yaw[s]), hy = Math.sin(world.yaw[s]);
       for (let m = 0; m < J[j].movements.length; m++) {
         const mg = index.base[j] + m;
         const xs = index.pathX[mg], ys = index.pathY[mg];
@@ -196,7 +218,12 @@ export class VehiclePlaces {
           const dd = (xs[k] - x) ** 2 + (ys[k] - y) ** 2;
           if (dd < best) { best = dd; at = k; }
         }
-        if (best <= reach * reach) {
+        // one going the other way beside the path, as on a two-way road, is in nobody's way unless the two
+        // cannot pass (the junction table's own rule for opposed lanes)
+        const k0 = Math.max(at - 1, 0), k1 = Math.min(at + 1, xs.length - 1);
+        const px = xs[k1] - xs[k0], py = ys[k1] - ys[k0];
+        const opposed = hx * px + hy * py < OPPOSED_COS * Math.hypot(px, py);
+        if (best <= (opposed ? PASSING_GAP_M * PASSING_GAP_M : reach * reach)) {
           if (this.inMg[s] < 0) {
             this.inMg[s] = mg;
             this.inA[s] = at;
