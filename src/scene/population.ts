@@ -73,12 +73,14 @@ const MIN_GOAL_GAP_M = 6;
 
 /** Where the junctions are, for starting auto NPCs (src/scene/control's rules answer it). */
 export interface JunctionSpots {
-  insideJunction(lane: number, s: number): boolean;
+  vehicleInJunction(lane: number, s: number, length: number, width: number): boolean;
   distanceToLine(lanes: readonly number[], s0: number): number;
 }
 
 /** an auto NPC starts no faster than it could stop at this before the next junction's line (it may be red) [m/s²] */
 const SPAWN_LINE_DECEL = 2.5;
+/** … and with its centre at least this far before that line: its front (half a car) and a stop's margin clear of it [m] */
+const SPAWN_LINE_CLEAR_M = 4;
 
 export class NpcPopulation {
   private readonly plans = new Map<number, Plan>();
@@ -232,8 +234,8 @@ export class NpcPopulation {
       if (!start) break;
       const p = this.lanes.pose(start.lane, start.s);
       if (egos.some((e) => Math.hypot(e.x - p.x, e.y - p.y) < c.spawn_clearance_m)) continue;
-      // never inside a junction (it would start in the way of crossing traffic)
-      if (this.junctions?.insideJunction(start.lane, start.s)) continue;
+      // never inside a junction, not even its rear or front (it would start in the way of crossing traffic)
+      if (this.junctions?.vehicleInJunction(start.lane, start.s, 4.5, 2)) continue;
       const gap = clearance(p.x, p.y, p.yaw, avoid);
       if (gap < c.spawn_min_gap_m) continue;
       const route = this.newRoute(start.lane, start.s);
@@ -242,6 +244,9 @@ export class NpcPopulation {
       const cruise = (Number.isFinite(limit) ? limit : c.speed_limit_mps) * (0.4 + 0.3 * this.rng.next());
       // no faster than it could stop in half the free road ahead, or before the next junction's line
       const toLine = this.junctions ? this.junctions.distanceToLine(route.lanes, start.s) : Infinity;
+      // … and not with its front over that line (its centre before it, on the lane before: FMTC's J4, where one
+      // started so, went in on J3's red and stood in J4 behind J3's queue for 40 s)
+      if (toLine < SPAWN_LINE_CLEAR_M) continue;
       const speed = Math.min(cruise, Math.sqrt(Math.max(0, gap - c.spawn_min_gap_m) * 2), Math.sqrt(2 * SPAWN_LINE_DECEL * Math.max(0, toLine - 5)));
       const goal = route.goal(c.goal_min_lead_m, c.goal_lead_m, c.goal_max_deviation_m, c.goal_lateral_gain);
       const id = engine.addNpc({ x: p.x, y: p.y, yaw: p.yaw, speed, goalX: goal.x, goalY: goal.y, maxSpeed: limit });

@@ -8,12 +8,15 @@
  *   other way as on a two-way road. The junction's outline placed it in that movement, so it counted as standing in
  *   the junction (a 20.8 s stand on × 30 seed 20) and was in the way of those crossing it.
  */
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { convertNgii } from '../../src/map/ngii/convert.js';
 import { parseMapJson } from '../../src/map/scene-json.js';
 import { TrafficControl } from '../../src/scene/control/index.js';
 import type { RightOfWay } from '../../src/scene/control/right-of-way.js';
+import { PolicySession } from '../../src/policy/session.js';
+import { LiveScene } from '../../src/scene/index.js';
 import { TrafficEngine } from '../../src/traffic/engine.js';
+import { testModel } from '../helpers/server-fixture.js';
 import { have } from '../helpers/prerequisites.js';
 import { sharedPath } from '../helpers/shared.js';
 
@@ -83,5 +86,33 @@ describe.skipIf(!have('shared'))('vehicle places on FMTC (map converted from ../
     engine.setExternal('waiting', { x: p.x, y: p.y, yaw: endYaw + 0.3, speed: 0, length: 4.5, width: 2 });
     control.beforeStep(0.1);
     expect(rules.places.occupants[straight.mg]).toContain(slotOf('waiting'));
+  });
+
+  describe('auto NPCs start clear of every junction', () => {
+    let policy: PolicySession;
+    beforeAll(async () => {
+      policy = await PolicySession.load(testModel());
+    });
+    afterAll(async () => policy?.release());
+
+    it('no NPC starts in a junction, nor with its front over a junction’s line (FMTC, 63 NPCs, seeds 1–8)', () => {
+      let npcs = 0;
+      for (let seed = 1; seed <= 8; seed++) {
+        const sc = new LiveScene(fmtc!, policy.fork(), { npc_target: 63, seed });
+        sc.reset();
+        sc.control.beforeStep(0);
+        const { places } = sc.control.rules;
+        const w = sc.engine.world;
+        for (let s = 0; s < w.count; s++) {
+          if (!w.present[s]) continue;
+          npcs++;
+          expect(places.inMg[s], `seed ${seed}, NPC ${w.id[s]}`).toBe(-1);
+          expect(places.frontMg[s]).toBe(-1);
+          // its front at least a stop's margin (1.75 m) before the next line
+          if (places.apMg[s] >= 0) expect(places.apD[s] - 0.5 * w.length[s]).toBeGreaterThanOrEqual(1.75 - 1e-9);
+        }
+      }
+      expect(npcs).toBeGreaterThan(8 * 50);
+    });
   });
 });

@@ -3,9 +3,10 @@
  * about them in every step: which movements enter on a lane and which drive it further on, each path sampled every
  * metre, and where a vehicle on one is clear of the junction. Built once, so the per-step rooms only read it.
  */
+import { insideConvex, OPPOSED_COS, PASSING_GAP_M } from '../../map/junctions.js';
 import type { LaneNetwork } from '../../traffic/lanes.js';
 import type { ControlledJunction, TrafficLayout } from './layout.js';
-import { LOOKAHEAD_M } from './rule-params.js';
+import { LOOKAHEAD_M, OCCUPY_M } from './rule-params.js';
 
 export interface MovementRef {
   readonly j: number;
@@ -85,8 +86,62 @@ export class MovementIndex {
     }));
   }
 
-  /** Is (lane, s) inside a junction: on a movement between its entry and where a vehicle is clear of the junction? */
-  insideJunction(lane: number, s: number): boolean {
+  /**
+   * The movements a vehicle at (x, y) heading yaw, off any movement it is matched to, is in the way of: inside a
+   * junction's outline with its centre within `reach` of the movement's path — or, going the other way beside it as
+   * on a two-way road, within PASSING_GAP_M (the junction table's own rule for opposed lanes). Calls
+   * visit(mg, index of the nearest path point) for each.
+   */
+  movementsAt(x: number, y: number, yaw: number, reach: number, visit: (mg: number, at: number) => void): void {
+    const J = this.layout.junctions;
+    const b = this.bbox;
+    const hx = Math.cos(yaw), hy = Math.sin(yaw);
+    for (let j = 0; j < J.length; j++) {
+      if (x < b[j * 4] || x > b[j * 4 + 2] || y < b[j * 4 + 1] || y > b[j * 4 + 3]) continue;
+      if (!insideConvex(J[j].junction.polygon, x, y)) continue;
+      for (let m = 0; m < J[j].movements.length; m++) {
+        const mg = this.base[j] + m;
+        const xs = this.pathX[mg], ys = this.pathY[mg];
+        let best = Infinity, at = 0;
+        for (let k = 0; k < xs.length; k++) {
+          const dd = (xs[k] - x) ** 2 + (ys[k] - y) ** 2;
+          if (dd < best) { best = dd; at = k; }
+        }
+        const k0 = Math.max(at - 1, 0), k1 = Math.min(at + 1, xs.length - 1);
+        const px = xs[k1] - xs[k0], py = ys[k1] - ys[k0];
+        const opposed = hx * px + hy * py < OPPOSED_COS * Math.hypot(px, py);
+        if (best <= (opposed ? PASSING_GAP_M * PASSING_GAP_M : reach * reach)) visit(mg, at);
+      }
+    }
+  }
+
+  /**
+   * Would a vehicle of `length` with its centre at (lane, s), heading along the lane, be in a junction anywhere along
+   * its body (and a margin), on this lane or those before or after it, or in the way of a movement's path? Where auto
+   * NPCs may start.
+   */
+  vehicleInJunction(lane: number, s: number, length: number, width: number): boolean {
+    const half = 0.5 * length + 0.5;
+    const L = this.lanes.lanes[lane];
+    if (this.coveredBetween(lane, s - half, s + half)) return true;
+    if (s - half < 0) for (let p = 0; p < this.lanes.lanes.length; p++) {
+      const P = this.lanes.lanes[p];
+      if (P.next.includes(lane) && this.coveredBetween(p, P.length + s - half, P.length)) return true;
+    }
+    if (s + half > L.length) for (const n of L.next) if (this.coveredBetween(n, 0, s + half - L.length)) return true;
+    const pose = this.lanes.pose(lane, s);
+    let hit = false;
+    this.movementsAt(pose.x, pose.y, pose.yaw, OCCUPY_M + 0.5 * width, () => { hit = true; });
+    return hit;
+  }
+
+  /** Does a movement cover any of [a, b] on the lane (between its entry and where a vehicle is clear of the junction)? */
+  private coveredBetween(lane: number, a: number, b: number): boolean {
+    for (const [c0, c1] of this.cover().get(lane) ?? NONE) if (b >= c0 && a <= c1) return true;
+    return false;
+  }
+
+  private cover(): Map<number, Array<[number, number]>> {
     if (!this.coverOnLane) {
       const cover = new Map<number, Array<[number, number]>>();
       this.refs.forEach(({ j, m }, mg) => {
@@ -96,8 +151,7 @@ export class MovementIndex {
       });
       this.coverOnLane = cover;
     }
-    for (const [a, b] of this.coverOnLane.get(lane) ?? NONE) if (s >= a - 1 && s <= b + 1) return true;
-    return false;
+    return this.coverOnLane;
   }
 
   /** Distance along `lanes` from s0 on the first to the next junction entry (a line an NPC may have to stop at); Infinity when none. */

@@ -70,8 +70,8 @@ export class TrafficRules {
   }
 
   /** (the population asks these two where it may start an NPC: movement-index.ts answers) */
-  insideJunction(lane: number, s: number): boolean {
-    return this.index.insideJunction(lane, s);
+  vehicleInJunction(lane: number, s: number, length: number, width: number): boolean {
+    return this.index.vehicleInJunction(lane, s, length, width);
   }
 
   distanceToLine(lanes: readonly number[], s0: number): number {

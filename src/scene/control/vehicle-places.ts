@@ -4,7 +4,6 @@
  * step so that the checks of every NPC against every other (giving way, room past the exit, the detectors) only
  * look it up; the lists are kept and cleared, never reallocated.
  */
-import { insideConvex, OPPOSED_COS, PASSING_GAP_M } from '../../map/junctions.js';
 import type { TrafficEngine } from '../../traffic/engine.js';
 import type { LaneNetwork, LanePosition } from '../../traffic/lanes.js';
 import { MAX_PLAN } from '../../traffic/predict.js';
@@ -201,38 +200,20 @@ export class VehiclePlaces {
 
   /** A vehicle in a junction off any movement it is matched to: it occupies the movements whose path it is on. */
   private occupyByGeometry(world: World, s: number): void {
-    const x = world.x[s], y = world.y[s];
-    const index = this.index;
-    const J = index.layout.junctions;
-    for (let j = 0; j < J.length; j++) {
-      const b = index.bbox;
-      if (x < b[j * 4] || x > b[j * 4 + 2] || y < b[j * 4 + 1] || y > b[j * 4 + 3]) continue;
-      if (!insideConvex(J[j].junction.polygon, x, y)) continue;
-      const reach = OCCUPY_M + 0.5 * world.width[s];
-      const hx = Math.cos(world.yaw[s]), hy = Math.sin(world.yaw[s]);
-      for (let m = 0; m < J[j].movements.length; m++) {
-        const mg = index.base[j] + m;
-        const xs = index.pathX[mg], ys = index.pathY[mg];
-        let best = Infinity, at = 0;
-        for (let k = 0; k < xs.length; k++) {
-          const dd = (xs[k] - x) ** 2 + (ys[k] - y) ** 2;
-          if (dd < best) { best = dd; at = k; }
-        }
-        // one going the other way beside the path, as on a two-way road, is in nobody's way unless the two
-        // cannot pass (the junction table's own rule for opposed lanes)
-        const k0 = Math.max(at - 1, 0), k1 = Math.min(at + 1, xs.length - 1);
-        const px = xs[k1] - xs[k0], py = ys[k1] - ys[k0];
-        const opposed = hx * px + hy * py < OPPOSED_COS * Math.hypot(px, py);
-        if (best <= (opposed ? PASSING_GAP_M * PASSING_GAP_M : reach * reach)) {
-          if (this.inMg[s] < 0) {
-            this.inMg[s] = mg;
-            this.inA[s] = at;
-          }
-          this.register(this.occupants, mg, s);
-        }
-      }
-    }
+    this.geoSlot = s;
+    this.index.movementsAt(world.x[s], world.y[s], world.yaw[s], OCCUPY_M + 0.5 * world.width[s], this.occupyAt);
   }
+
+  /** occupyByGeometry's visitor, made once */
+  private geoSlot = -1;
+  private readonly occupyAt = (mg: number, at: number): void => {
+    const s = this.geoSlot;
+    if (this.inMg[s] < 0) {
+      this.inMg[s] = mg;
+      this.inA[s] = at;
+    }
+    this.register(this.occupants, mg, s);
+  };
 
   private register(lists: number[][], mg: number, s: number): void {
     if (lists[mg].length === 0 && this.occupants[mg].length + this.approachers[mg].length === 0) this.touched.push(mg);
