@@ -88,6 +88,32 @@ describe.skipIf(!have('shared'))('vehicle places on FMTC (map converted from ../
     expect(rules.places.occupants[straight.mg]).toContain(slotOf('waiting'));
   });
 
+  it('an NPC waits at J15’s line while two cars stand on the 21 m to J4’s line (it could not get out of J15 behind them), though it would have priority at J4; with one it goes', () => {
+    const { engine, control, rules, mgOf } = setup();
+    const intoJ15 = mgOf('J15', 'A2235W000095', 'A2235W000095');
+    // J4's right turn, which gives way to nobody: only the room past J4 holds its vehicles (J3's queue)
+    const atJ4 = mgOf('J4', 'A2235W000044', 'A2235W000020');
+    const lane044 = atJ4.mv.entry.lane;
+    const exitEnd = engine.lanes.lanes[intoJ15.mv.exit.lane];
+    const p = engine.lanes.pose(intoJ15.mv.entry.lane, intoJ15.mv.entry.s - 3.2);
+    const goal = engine.lanes.pose(atJ4.mv.exit.lane, atJ4.mv.exit.s);
+    const npc = engine.addNpc({ x: p.x, y: p.y, yaw: p.yaw, speed: 0, goalX: goal.x, goalY: goal.y });
+    const slot = [...Array(engine.world.count).keys()].find((s) => engine.world.present[s] && engine.world.id[s] === npc)!;
+    const stand = (key: string, s: number) => {
+      const q = engine.lanes.pose(lane044, s);
+      engine.setExternal(key, { x: q.x, y: q.y, yaw: q.yaw, speed: 0, length: 4.5, width: 1.9 });
+    };
+    expect(exitEnd.next).toContain(lane044);
+    stand('first', atJ4.mv.entry.s - 3.2);
+    stand('second', atJ4.mv.entry.s - 3.2 - 7);
+    control.beforeStep(0);
+    expect(rules.places.ap2Mg[slot]).toBe(atJ4.mg);
+    expect(rules.memory.heldMg[slot]).toBe(intoJ15.mg);
+    expect(engine.removeExternal('second')).toBe(true);
+    control.beforeStep(0.1);
+    expect(rules.memory.heldMg[slot]).toBe(-1);
+  });
+
   describe('auto NPCs start clear of every junction', () => {
     let policy: PolicySession;
     beforeAll(async () => {

@@ -15,7 +15,7 @@ import { GREEN, GREEN_YIELD, OFF, type MovementSignals } from './movement-signal
 import { speedLimitOf, timeToCover, type RightOfWay } from './right-of-way.js';
 import type { RuleMemory } from './rule-memory.js';
 import {
-  BOX_GAP_M, GO_ACCEL, GREEN_MARGIN_S, LINK_GAP_M, MERGE_RESERVE_M, MOVING_MPS, MOVING_ROOM_DECEL, MOVING_ROOM_MAX_M, QUEUE_HEADWAY_S, QUEUE_SPEED,
+  BOX_GAP_M, GO_ACCEL, GREEN_MARGIN_S, LINK_GAP_M, MERGE_RESERVE_M, MOVING_MPS, MOVING_ROOM_DECEL, MOVING_ROOM_MAX_M, QUEUE_HEADWAY_S, QUEUE_SPEED, QUEUED_MPS,
 } from './rule-params.js';
 import type { VehiclePlaces } from './vehicle-places.js';
 
@@ -51,11 +51,16 @@ export class ExitRoom {
     const next = ap2Mg[s];
     const between = next >= 0 ? ap2D[s] - (apD[s] + clear) : Infinity;
     let linkUse = 0;
+    let linkHeld = false;
     const consider = (w: number, dist: number) => {
       if (w === s || dist < 0) return;
-      if (dist <= between + 0.5 * world.length[w]) linkUse += world.length[w] + LINK_GAP_M;
-      let r = dist - 0.5 * world.length[w];
       const vw = world.speed(w);
+      if (dist <= between + 0.5 * world.length[w]) {
+        linkUse += world.length[w] + LINK_GAP_M;
+        // one standing on the road between, or held at the next line: a queue there that this NPC may join
+        if (vw < QUEUED_MPS || heldMg[w] >= 0) linkHeld = true;
+      }
+      let r = dist - 0.5 * world.length[w];
       // a vehicle moving away makes room as it goes; one stopping for a line of its own does not
       if (vw > MOVING_MPS && heldMg[w] < 0) r += Math.min(MOVING_ROOM_MAX_M, (vw * vw) / (2 * MOVING_ROOM_DECEL));
       if (r < room) {
@@ -93,7 +98,8 @@ export class ExitRoom {
       const nm = index.refs[next].m, nn = nj.movements.length;
       let givesWay = false;
       if (!signal && !stopSign) for (let c = 0; c < nn && !givesWay; c++) givesWay = nj.yields[nm * nn + c] === 1;
-      const mayStop = stopSign || givesWay || (signal && !greenThrough);
+      // (a line with priority may still hold its vehicles: for room past its own exit, FMTC's J4 for J3's queue)
+      const mayStop = stopSign || givesWay || (signal && !greenThrough) || linkHeld;
       const free = between - linkUse;
       if (between < need) {
         // the road between cannot hold it: it goes only with that road empty and the next line passable now (green

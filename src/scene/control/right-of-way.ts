@@ -13,7 +13,7 @@ import type { MovementIndex } from './movement-index.js';
 import { GREEN, GREEN_YIELD, YELLOW, type MovementSignals } from './movement-signals.js';
 import type { RuleMemory } from './rule-memory.js';
 import {
-  COMMIT_DECEL, EGO_TURN_S, FULL_STOP_SPEED, GAP_S, GO_ACCEL, LOOKAHEAD_M, MERGE_HEADWAY_S, OWN_ACCEL, QUEUE_GAP_M, QUEUED_MPS, STILL_S, STOP_ZONE_M,
+  COMMIT_DECEL, EGO_TURN_S, FULL_STOP_SPEED, GAP_S, GO_ACCEL, IMPATIENT_DECEL, IMPATIENT_S, LOOKAHEAD_M, MERGE_HEADWAY_S, OWN_ACCEL, QUEUE_GAP_M, QUEUED_MPS, STILL_S, STOP_ZONE_M,
 } from './rule-params.js';
 import type { VehiclePlaces } from './vehicle-places.js';
 
@@ -60,6 +60,8 @@ export class RightOfWay {
     const L = world.length[s];
     const base = this.index.base[j];
     const myMg = base + m;
+    // stood at this line long (a steady stream with priority, the road beyond it full whenever the stream breaks)
+    const impatient = !signal && !allWay && this.places.apMg[s] === myMg && memory.stillSince[s] >= 0 && memory.time - memory.stillSince[s] > IMPATIENT_S;
     for (let c = 0; c < n; c++) {
       const kind = J.conflicts[m * n + c];
       if (kind === ConflictKind.None || cj.movements[c].approach === mine.approach) continue;
@@ -119,6 +121,8 @@ export class RightOfWay {
         const hw = 0.5 * world.length[w];
         const dist = apD[w] - hw + zsC;
         if (dist > LOOKAHEAD_M) continue;
+        // an NPC with priority that can still stop gently before its line will wait for this one, once it is in
+        if (impatient && world.kind[w] === AgentKind.Controlled && this.canStopGently(world, w)) continue;
         const wArrive = timeToCover(dist, vw, GO_ACCEL, Math.max(speedLimitOf(this.lanes, cj.movements[c].entry.lane), 5));
         const wLeave = wArrive + (zeC - zsC + 2 * hw) / Math.max(vw, 3);
         if (wArrive < tClear && wLeave + GAP_S > tArrive) return w;
@@ -133,6 +137,13 @@ export class RightOfWay {
     if (v < 1) return false;
     const dFront = this.places.apD[w] - 0.5 * world.length[w] - STOP_MARGIN_M;
     return (v * v) / (2 * Math.max(dFront, 0.05)) > COMMIT_DECEL && this.memory.heldMg[w] < 0;
+  }
+
+  /** Can vehicle w stop before the line it approaches at IMPATIENT_DECEL or less? */
+  private canStopGently(world: World, w: number): boolean {
+    const v = world.speed(w);
+    const dFront = this.places.apD[w] - 0.5 * world.length[w] - STOP_MARGIN_M;
+    return dFront > 0 && v * v <= 2 * IMPATIENT_DECEL * dFront;
   }
 
   /** Is NPC w standing behind a vehicle that stands too (car-following holds it in a queue)? */

@@ -28,6 +28,12 @@ export const MERGE_HEADWAY_S = 1;
 /** a vehicle slower than this, this close behind another as slow, waits in a queue (it is not coming) */
 export const QUEUED_MPS = 0.5;
 export const QUEUE_GAP_M = 8;
+/**
+ * an NPC that has stood at a give-way line this long takes a gap that makes an NPC with priority brake for it, at
+ * most this hard, before that one's own line (SUMO's impatience; never a real car) [s, m/s²]
+ */
+export const IMPATIENT_S = 20;
+export const IMPATIENT_DECEL = 2;
 /** a vehicle with priority standing longer than this is not coming either [s] */
 export const STILL_S = 3;
 /** the exit must have room for the vehicle plus this (car-following's standstill gap, 2.5 m, and a margin) [m] */
