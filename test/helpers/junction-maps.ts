@@ -98,3 +98,26 @@ export function rightTurnMap(): LoadedMap {
     traffic_control: { signals: [head('H1', -10, -h, 'EB'), head('H2', -h, 10, 'SB')], stop_lines: [], signs: [] },
   }, 'right-turn');
 }
+
+/**
+ * Two lanes of one road that merge into one, neither giving way (FMTC's J20): LEFT and RIGHT run east 3.5 m apart
+ * (y = ±1.75) to x = −30, then close in over 30 m to the origin, where OUT runs on east.
+ */
+export function zipMap(): LoadedMap {
+  const side = (y: number): Pt[] => [...line(-150, y, -30, y), ...line(-30, y, 0, 0).slice(1)];
+  const lanes: Array<{ id: string; pts: Pt[]; next: string[] }> = [
+    { id: 'LEFT', pts: side(1.75), next: ['OUT'] },
+    { id: 'RIGHT', pts: side(-1.75), next: ['OUT'] },
+    { id: 'OUT', pts: line(0, 0, 150, 0), next: [] },
+  ];
+  const roads: Array<{ type: string; geometry: Pt[]; map_element_id?: number }> = [];
+  const graph = lanes.map((l) => {
+    roads.push({ type: 'lane', geometry: l.pts, map_element_id: 2 });
+    return { id: l.id, road_index: roads.length - 1, next: l.next, left: null, right: null };
+  });
+  return parseMapJson({
+    map: { name: 'zip', origin: { lat: 37.3645, lon: 126.7239 }, lane_graph: { lanes: graph } },
+    roads,
+    traffic_control: { signals: [], stop_lines: [], signs: [] },
+  }, 'zip');
+}

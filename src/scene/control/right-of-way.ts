@@ -17,6 +17,9 @@ import {
 } from './rule-params.js';
 import type { VehiclePlaces } from './vehicle-places.js';
 
+/** two vehicles this close to a zip merge are level with each other [m] */
+const ZIP_TIE_M = 0.5;
+
 /** The time to cover d from speed v, accelerating at a up to vmax (at least 0.5 m/s) [s]. */
 export function timeToCover(d: number, v: number, a: number, vmax: number): number {
   if (d <= 0) return 0;
@@ -64,7 +67,11 @@ export class RightOfWay {
     const impatient = !signal && !allWay && this.places.apMg[s] === myMg && memory.stillSince[s] >= 0 && memory.time - memory.stillSince[s] > IMPATIENT_S;
     for (let c = 0; c < n; c++) {
       const kind = J.conflicts[m * n + c];
-      if (kind === ConflictKind.None || cj.movements[c].approach === mine.approach) continue;
+      // two lanes merging where neither gives way (FMTC's J20: two lanes of one road into one): the vehicle ahead
+      // goes first, as in a zip merge; without it both went in side by side and stood nose to nose at the merge
+      const zip = !signal && !allWay && kind === ConflictKind.Merge && cj.yields[m * n + c] === 0 && cj.yields[c * n + m] === 0;
+      // movements of one approach run side by side, but for such a merge
+      if (kind === ConflictKind.None || (cj.movements[c].approach === mine.approach && !zip)) continue;
       const cg = base + c;
       const zsM = cj.zoneStart[m * n + c], zeM = cj.zoneEnd[m * n + c];
       const zsC = cj.zoneStart[c * n + m], zeC = cj.zoneEnd[c * n + m];
@@ -94,6 +101,7 @@ export class RightOfWay {
         // a right turn on red gives way to every movement that goes; a permissive green to those going with priority
         priority = redTurn ? going : yields[myMg] === 1 && going && yields[cg] === 0;
       } else priority = !allWay && cj.yields[m * n + c] === 1;
+      const toZone = dFront + zsM;
       if (allWay) {
         // the approaches in the order their vehicles stopped; a vehicle already moving in goes first
         const mineT = memory.stopDoneT[s];
@@ -113,7 +121,7 @@ export class RightOfWay {
       for (const w of approachers[cg]) {
         if (w === s) continue;
         // one that has no priority but comes too fast to stop comfortably will come all the same
-        if (!priority && !this.committed(world, w)) continue;
+        if (!priority && !(zip && this.ahead(world, w, zsC, toZone, s)) && !this.committed(world, w)) continue;
         const vw = world.speed(w);
         // held at a line of its own (a red light, a stop sign, giving way), standing in a queue, or standing for a
         // while for whatever reason: not coming (a driver goes when the car with priority waits on)
@@ -137,6 +145,12 @@ export class RightOfWay {
     if (v < 1) return false;
     const dFront = this.places.apD[w] - 0.5 * world.length[w] - STOP_MARGIN_M;
     return (v * v) / (2 * Math.max(dFront, 0.05)) > COMMIT_DECEL && this.memory.heldMg[w] < 0;
+  }
+
+  /** Is vehicle w nearer the conflict zone (zsC into its movement) than NPC s, toZone from it? Ties: the lower slot. */
+  private ahead(world: World, w: number, zsC: number, toZone: number, s: number): boolean {
+    const theirs = this.places.apD[w] - 0.5 * world.length[w] + zsC;
+    return theirs < toZone - ZIP_TIE_M || (theirs <= toZone + ZIP_TIE_M && w < s);
   }
 
   /** Can vehicle w stop before the line it approaches at IMPATIENT_DECEL or less? */
