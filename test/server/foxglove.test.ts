@@ -95,10 +95,11 @@ describe('Foxglove WebSocket', () => {
       }
     }
     const scene = s.messages.get('/vils/scene')!.at(-1) as { entities: Array<{ id: string; cubes: Array<{ color: { r: number } }> }> };
-    // (an NPC that reaches its goal leaves, and a later step brings a new one — not within 30 m of the car standing
-    // in the crossing, nor inside the junction: 63 give or take ten)
+    // (the demo track does not take 63 at once: new NPCs start nowhere near the car standing in the crossing, nor
+    // with any part of them in a junction, with room to stop behind the one ahead — 41–47 at the start, 51–54 a
+    // second later; and one that reaches its goal leaves before a later step brings a new one)
     const npcs = scene.entities.filter((e) => e.id.startsWith('npc/')).length;
-    expect(npcs).toBeGreaterThanOrEqual(50);
+    expect(npcs).toBeGreaterThanOrEqual(40);
     expect(npcs).toBeLessThanOrEqual(63);
     expect(scene.entities.some((e) => e.id === 'ego/car1')).toBe(true);
     const map = s.messages.get('/vils/map')![0] as { entities: Array<{ id: string; lines: Array<{ points: unknown[] }> }> };
@@ -107,7 +108,7 @@ describe('Foxglove WebSocket', () => {
     const tf = s.messages.get('/vils/tf')!.at(-1) as { transforms: Array<{ parent_frame_id: string; child_frame_id: string }> };
     expect(tf.transforms).toEqual([expect.objectContaining({ parent_frame_id: 'map', child_frame_id: 'ego/car1' })]);
     const fixes = s.messages.get('/vils/fixes')!.at(-1) as { fixes: Array<{ frame_id: string; latitude: number }> };
-    expect(fixes.fixes.length).toBeGreaterThanOrEqual(51); // the NPCs and the car
+    expect(fixes.fixes.length).toBeGreaterThanOrEqual(41); // the NPCs (as above) and the car
     expect(fixes.fixes[0]).toMatchObject({ frame_id: 'ego/car1' });
     expect(fixes.fixes[0].latitude).toBeCloseTo(p.lat, 3);
     expect(fixes.fixes.slice(1).every((f) => f.frame_id.startsWith('npc/'))).toBe(true);
