@@ -128,7 +128,7 @@ describe.skipIf(!have('shared'))('vehicle places on FMTC (map converted from ../
         sc.reset();
         sc.control.beforeStep(0);
         const { places } = sc.control.rules;
-        const w = sc.engine.world;
+        const w = sc.control.rules.engine.world;
         for (let s = 0; s < w.count; s++) {
           if (!w.present[s]) continue;
           npcs++;

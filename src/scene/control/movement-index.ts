@@ -1,7 +1,8 @@
 /**
  * The junctions' movements numbered once for the whole layout (mg = base[j] + m), with what the rule layer looks up
  * about them in every step: which movements enter on a lane and which drive it further on, each path sampled every
- * metre, and where a vehicle on one is clear of the junction. Built once, so the per-step rooms only read it.
+ * metre, and where a vehicle on one is clear of the junction; and which movements a vehicle off them stands in the
+ * way of. Built once, so the per-step rooms only read it.
  */
 import { insideConvex, OPPOSED_COS, PASSING_GAP_M } from '../../map/junctions.js';
 import type { LaneNetwork } from '../../traffic/lanes.js';
@@ -118,7 +119,7 @@ export class MovementIndex {
   /**
    * Would a vehicle of `length` with its centre at (lane, s), heading along the lane, be in a junction anywhere along
    * its body (and a margin), on this lane or those before or after it, or in the way of a movement's path? Where auto
-   * NPCs may start.
+   * NPCs may start (asked per spawn attempt, not per step: it walks every lane for those before this one).
    */
   vehicleInJunction(lane: number, s: number, length: number, width: number): boolean {
     const half = 0.5 * length + 0.5;

@@ -2,7 +2,9 @@
  * Giving way, as a gap check: an NPC may enter a movement if every vehicle with priority on a conflicting movement
  * reaches the conflict zone after the NPC has cleared it (with GAP_S to spare) or leaves it before the NPC gets
  * there; at an all-way stop, the approaches go in the order their vehicles stopped. Who has priority comes from
- * the signals, the signs and the junction's own order (layout.ts); who is where, from vehicle-places.ts.
+ * the signals, the signs and the junction's own order (layout.ts); who is where, from vehicle-places.ts. Where two
+ * lanes merge and neither gives way, the vehicle ahead goes first (a zip merge); an NPC that has stood long at its
+ * line takes a gap an NPC with priority can brake gently for (impatience).
  */
 import { ConflictKind } from '../../map/junctions.js';
 import type { TrafficEngine } from '../../traffic/engine.js';
@@ -14,11 +16,9 @@ import { GREEN, GREEN_YIELD, YELLOW, type MovementSignals } from './movement-sig
 import type { RuleMemory } from './rule-memory.js';
 import {
   COMMIT_DECEL, EGO_TURN_S, FULL_STOP_SPEED, GAP_S, GO_ACCEL, IMPATIENT_DECEL, IMPATIENT_S, LOOKAHEAD_M, MERGE_HEADWAY_S, OWN_ACCEL, QUEUE_GAP_M, QUEUED_MPS, STILL_S, STOP_ZONE_M,
+  ZIP_TIE_M,
 } from './rule-params.js';
 import type { VehiclePlaces } from './vehicle-places.js';
-
-/** two vehicles this close to a zip merge are level with each other [m] */
-const ZIP_TIE_M = 0.5;
 
 /** The time to cover d from speed v, accelerating at a up to vmax (at least 0.5 m/s) [s]. */
 export function timeToCover(d: number, v: number, a: number, vmax: number): number {

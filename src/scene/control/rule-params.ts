@@ -34,6 +34,8 @@ export const QUEUE_GAP_M = 8;
  */
 export const IMPATIENT_S = 20;
 export const IMPATIENT_DECEL = 2;
+/** two vehicles this close to a zip merge (neither lane gives way) are level: the lower slot goes first [m] */
+export const ZIP_TIE_M = 0.5;
 /** a vehicle with priority standing longer than this is not coming either [s] */
 export const STILL_S = 3;
 /** the exit must have room for the vehicle plus this (car-following's standstill gap, 2.5 m, and a margin) [m] */
