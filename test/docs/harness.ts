@@ -95,17 +95,49 @@ async function runToEnd(step: Extract<DocStep, { type: 'block' }>): Promise<{ co
   return { code: r.code, out: p.out };
 }
 
-/** Stops a server or background process as Ctrl-C does; it must stop cleanly. */
-async function stop(p: Proc, label: string): Promise<void> {
-  if (p.child.exitCode !== null || p.child.signalCode !== null) return;
-  signalGroup(p, 'SIGINT');
-  const r = await within(p.exit, STOP_GUARD_MS);
-  if (r === 'timeout') {
-    signalGroup(p, 'SIGKILL');
-    throw new Error(`${label}: did not stop within ${STOP_GUARD_MS / 1000} s of Ctrl-C:\n${tail(p.out)}`);
+/** Is a process of p's group still there? (npx can exit on Ctrl-C before the server under it has.) */
+function groupAlive(p: Proc): boolean {
+  try {
+    process.kill(-p.child.pid!, 0);
+    return true;
+  } catch {
+    return false;
   }
-  const clean = r.code === 0 || r.code === 130 || r.signal === 'SIGINT';
-  expect(clean, `${label}: stopped by Ctrl-C with code ${r.code} signal ${r.signal}:\n${tail(p.out)}`).toBe(true);
+}
+
+/**
+ * Stops a server or background process as Ctrl-C does; it must stop cleanly, the whole process group within the
+ * guard (a server still shutting down after its shell had gone would answer the next block's health check).
+ */
+async function stop(p: Proc, label: string): Promise<void> {
+  if (p.child.exitCode === null && p.child.signalCode === null) {
+    signalGroup(p, 'SIGINT');
+    const r = await within(p.exit, STOP_GUARD_MS);
+    if (r === 'timeout') {
+      signalGroup(p, 'SIGKILL');
+      throw new Error(`${label}: did not stop within ${STOP_GUARD_MS / 1000} s of Ctrl-C:\n${tail(p.out)}`);
+    }
+    const clean = r.code === 0 || r.code === 130 || r.signal === 'SIGINT';
+    expect(clean, `${label}: stopped by Ctrl-C with code ${r.code} signal ${r.signal}:\n${tail(p.out)}`).toBe(true);
+  }
+  const deadline = Date.now() + STOP_GUARD_MS;
+  while (groupAlive(p) && Date.now() < deadline) await sleep(50);
+  if (groupAlive(p)) {
+    signalGroup(p, 'SIGKILL');
+    throw new Error(`${label}: processes of it still running ${STOP_GUARD_MS / 1000} s after Ctrl-C:\n${tail(p.out)}`);
+  }
+}
+
+/** Fails when something already answers HTTP on the port a server block is about to listen on. */
+async function expectPortFree(port: number, label: string): Promise<void> {
+  let answered = false;
+  try {
+    await fetch(`http://127.0.0.1:${port}/api/health`, { signal: AbortSignal.timeout(2000) });
+    answered = true;
+  } catch {
+    /* nothing there: good */
+  }
+  if (answered) throw new Error(`${label}: port ${port} is already taken by a server this test did not start; stop it first`);
 }
 
 async function waitForHealth(p: Proc, port: number, label: string): Promise<void> {
@@ -252,6 +284,9 @@ export function runPages(pages: string[]): void {
               expect(CI_RUN).toMatch(/\bnpm ci\b/);
               script = script.slice('npm ci && '.length);
             }
+            // a server already on the port would answer for this one (a stray `npm start` left on 8000 once made a
+            // block fail with a message about something else)
+            if (mode.kind === 'server') await expectPortFree(serverPort(script), where(step));
             const proc = startShell(script);
             running.push({ proc, label: where(step), server: mode.kind === 'server' });
             if (mode.kind === 'server') await waitForHealth(proc, serverPort(script), where(step));
