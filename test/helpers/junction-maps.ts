@@ -8,6 +8,20 @@ const line = (x0: number, y0: number, x1: number, y1: number, step = 2): Pt[] =>
   return Array.from({ length: n + 1 }, (_, i) => ({ x: x0 + ((x1 - x0) * i) / n, y: y0 + ((y1 - y0) * i) / n }));
 };
 
+/** A map of the given lanes (each a road of type lane, linked by `next`), with these signal heads and nothing else. */
+function laneMap(name: string, lanes: Array<{ id: string; pts: Pt[]; next: string[] }>, control: { signals: unknown[] } = { signals: [] }): LoadedMap {
+  const roads: Array<{ type: string; geometry: Pt[]; map_element_id?: number }> = [];
+  const graph = lanes.map((l) => {
+    roads.push({ type: 'lane', geometry: l.pts, map_element_id: 2 });
+    return { id: l.id, road_index: roads.length - 1, next: l.next, left: null, right: null };
+  });
+  return parseMapJson({
+    map: { name, origin: { lat: 37.3645, lon: 126.7239 }, lane_graph: { lanes: graph } },
+    roads,
+    traffic_control: { signals: control.signals, stop_lines: [], signs: [] },
+  }, name);
+}
+
 /**
  * A four-way crossing of two two-way roads at the origin, one lane each way (3.5 m lanes, driving on the right),
  * arms `arm` m long: lanes EB (eastbound, y = −1.75), WB, NB (x = +1.75), SB; each runs straight through. Road
@@ -51,21 +65,11 @@ export function crossingMap(opts: { arm?: number; signs?: Record<string, 'stop' 
  */
 export function mergeMap(): LoadedMap {
   const c = Math.cos(Math.PI / 6), s = Math.sin(Math.PI / 6);
-  const lanes: Array<{ id: string; pts: Pt[]; next: string[] }> = [
+  return laneMap('merge', [
     { id: 'IN1', pts: line(-80, 0, 0, 0), next: ['OUT'] },
     { id: 'IN2', pts: line(-80 * c, -80 * s, 0, 0), next: ['OUT'] },
     { id: 'OUT', pts: line(0, 0, 100, 0), next: [] },
-  ];
-  const roads: Array<{ type: string; geometry: Pt[]; map_element_id?: number }> = [];
-  const graph = lanes.map((l) => {
-    roads.push({ type: 'lane', geometry: l.pts, map_element_id: 2 });
-    return { id: l.id, road_index: roads.length - 1, next: l.next, left: null, right: null };
-  });
-  return parseMapJson({
-    map: { name: 'merge', origin: { lat: 37.3645, lon: 126.7239 }, lane_graph: { lanes: graph } },
-    roads,
-    traffic_control: { signals: [], stop_lines: [], signs: [] },
-  }, 'merge');
+  ]);
 }
 
 /**
@@ -86,17 +90,8 @@ export function rightTurnMap(): LoadedMap {
     { id: 'SB_THRU', pts: line(-h, e, -h, -e), next: ['SOUTH'] },
     { id: 'SOUTH', pts: line(-h, -e, -h, -150), next: [] },
   ];
-  const roads: Array<{ type: string; geometry: Pt[]; map_element_id?: number }> = [];
-  const graph = lanes.map((l) => {
-    roads.push({ type: 'lane', geometry: l.pts, map_element_id: 2 });
-    return { id: l.id, road_index: roads.length - 1, next: l.next, left: null, right: null };
-  });
   const head = (id: string, x: number, y: number, lane: string) => ({ id, x, y, head: 'vehicle_horizontal_3_colour', kind: 'vehicle', left_arrow: false, lanes: [lane] });
-  return parseMapJson({
-    map: { name: 'right-turn', origin: { lat: 37.3645, lon: 126.7239 }, lane_graph: { lanes: graph } },
-    roads,
-    traffic_control: { signals: [head('H1', -10, -h, 'EB'), head('H2', -h, 10, 'SB')], stop_lines: [], signs: [] },
-  }, 'right-turn');
+  return laneMap('right-turn', lanes, { signals: [head('H1', -10, -h, 'EB'), head('H2', -h, 10, 'SB')] });
 }
 
 /**
@@ -110,14 +105,5 @@ export function zipMap(): LoadedMap {
     { id: 'RIGHT', pts: side(-1.75), next: ['OUT'] },
     { id: 'OUT', pts: line(0, 0, 150, 0), next: [] },
   ];
-  const roads: Array<{ type: string; geometry: Pt[]; map_element_id?: number }> = [];
-  const graph = lanes.map((l) => {
-    roads.push({ type: 'lane', geometry: l.pts, map_element_id: 2 });
-    return { id: l.id, road_index: roads.length - 1, next: l.next, left: null, right: null };
-  });
-  return parseMapJson({
-    map: { name: 'zip', origin: { lat: 37.3645, lon: 126.7239 }, lane_graph: { lanes: graph } },
-    roads,
-    traffic_control: { signals: [], stop_lines: [], signs: [] },
-  }, 'zip');
+  return laneMap('zip', lanes);
 }

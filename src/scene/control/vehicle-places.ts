@@ -174,26 +174,13 @@ export class VehiclePlaces {
             // that movement no longer)
             this.frontMg[s] = mg;
             this.frontA[s] = -dEntry;
-            if (npc) this.register(this.occupants, mg, s);
-            else {
-              // an ego may take any movement of its approach
-              const cj = index.layout.junctions[j];
-              for (const mi of cj.junction.approaches[mv.approach].movements) this.register(this.occupants, index.base[j] + mi, s);
-            }
+            this.registerTaking(this.occupants, mg, s, npc);
           }
         }
       }
       d += this.lanes.lanes[lane].length;
     }
-    if (this.apMg[s] >= 0) {
-      if (npc) this.register(this.approachers, this.apMg[s], s);
-      else {
-        // an ego may take any movement of its approach
-        const { j, m } = index.refs[this.apMg[s]];
-        const cj = index.layout.junctions[j];
-        for (const mi of cj.junction.approaches[cj.movements[m].approach].movements) this.register(this.approachers, index.base[j] + mi, s);
-      }
-    }
+    if (this.apMg[s] >= 0) this.registerTaking(this.approachers, this.apMg[s], s, npc);
     if (this.inMg[s] < 0) this.occupyByGeometry(world, s);
     this.lastMg[s] = this.inMg[s] >= 0 ? this.inMg[s] : this.apMg[s];
   }
@@ -214,6 +201,17 @@ export class VehiclePlaces {
     }
     this.register(this.occupants, mg, s);
   };
+
+  /** Registers slot s for movement mg: an NPC for the movement its plan takes, an ego for any of that approach's. */
+  private registerTaking(lists: number[][], mg: number, s: number, npc: boolean): void {
+    if (npc) {
+      this.register(lists, mg, s);
+      return;
+    }
+    const { j, m } = this.index.refs[mg];
+    const cj = this.index.layout.junctions[j];
+    for (const mi of cj.junction.approaches[cj.movements[m].approach].movements) this.register(lists, this.index.base[j] + mi, s);
+  }
 
   private register(lists: number[][], mg: number, s: number): void {
     if (lists[mg].length === 0 && this.occupants[mg].length + this.approachers[mg].length === 0) this.touched.push(mg);
