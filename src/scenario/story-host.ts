@@ -15,7 +15,7 @@ import type { LiveSignalInput } from '../scene/control/index.js';
 import type { LaneNetwork } from '../traffic/lanes.js';
 import { POLICY_DT } from '../traffic/engine.js';
 import type { SimEgo } from './sim-ego.js';
-import { StoryRefused, StoryRunner, type ActorPose, type AttemptResult, type Happening, type StorySpec, type StoryVehicle, type StoryWorld } from './story/index.js';
+import { checkGated, gateRunner, StoryRefused, StoryRunner, type ActorPose, type AttemptResult, type Happening, type StoryProblem, type StorySpec, type StoryVehicle, type StoryWorld } from './story/index.js';
 import { AttemptTrace, followedIds } from './story/report/index.js';
 
 /** an NPC in the story's world: `npc<id>` */
@@ -97,29 +97,38 @@ export class StoryHost {
   }
 
   /**
+   * What would refuse an attempt armed at tS (every problem with its key), changing nothing: the story placed
+   * around the vehicles as they are, or — gated by a start line — as they will be at the line.
+   */
+  check(tS: number, snap: SceneSnapshot): StoryProblem[] {
+    // placed among the egos only: NPCs where an actor goes make room (start)
+    const placing = this.world(tS, { ...snap, npcs: [] }, false);
+    if (!this.spec.start) return new StoryRunner(this.spec, this.sink.lanes).validate(placing);
+    const egos: StoryWorld = { ...placing, vehicles: [...placing.vehicles] };
+    return checkGated(this.spec, this.sink.lanes, this.world(tS, snap, false), egos);
+  }
+
+  /**
    * A new attempt at simulation time tS: the actors are placed around the vehicles as the scene has them (snap),
-   * and reported from the next boundary on. Refused with every problem (StoryRefused) when the set-up is
-   * impossible — an unknown vehicle or lane, a cut-in with no lane to come from, the car off the map.
+   * or when the start gate opens, and reported from the next boundary on. Refused with every problem
+   * (StoryRefused) before anything changes when the set-up is impossible — an unknown vehicle or lane, a cut-in
+   * with no lane to come from, the car off the map.
    */
   arm(tS: number, snap: SceneSnapshot): void {
+    const problems = this.check(tS, snap);
+    if (problems.length) throw new StoryRefused(this.spec.where, problems);
     this.clearActors();
     this.gate = null;
     this.gateResult = null;
     this.happenings.length = 0;
     this.lastT = -Infinity;
     if (this.spec.start) {
-      // the actors wait for the start gate: only the gate's own references are checked now
-      const runner = new StoryRunner({ start: null, actors: [], events: [], criteria: [], end: this.spec.start, startTimeout: null, where: this.spec.where }, this.sink.lanes);
-      const world = this.world(tS, snap, false);
-      const problems = runner.validate(world).map((p) => ({ ...p, key: p.key.replace(/^story\.end/, 'story.start') }));
-      if (problems.length) throw new StoryRefused(this.spec.where, problems);
+      // the actors wait for the start gate
+      const runner = gateRunner(this.spec, this.sink.lanes);
       const poses = runner.newPoses();
-      runner.place(world, poses);
+      runner.place(this.world(tS, snap, false), poses);
       this.gate = { runner, poses };
-      this.newAttempt(tS);
-      return;
-    }
-    this.start(tS, snap);
+    } else this.start(tS, snap);
     this.newAttempt(tS);
   }
 
@@ -140,7 +149,6 @@ export class StoryHost {
       this.runner = runner;
       this.poses = runner.newPoses();
     }
-    this.happenings.length = 0;
     this.lastSpeed.clear();
     this.trace = this.newTrace();
     // placed among the egos only: NPCs where an actor goes are taken away (auto-spawn puts them elsewhere)
@@ -213,6 +221,8 @@ export class StoryHost {
   private passGate(tS: number, snap: SceneSnapshot): boolean {
     const gate = this.gate!;
     const rep = gate.runner.step(this.world(tS, snap, false), POLICY_DT, gate.poses);
+    // what the gate saw (a start line crossed outside its speed band) is part of the attempt's record
+    for (const h of rep.happenings) if (h.kind !== 'end') this.happenings.push({ ...h });
     if (!rep.ended) {
       const timeout = this.spec.startTimeout;
       if (timeout !== null && tS - this.armedAt >= timeout - 1e-9) {

@@ -1,10 +1,12 @@
 /**
  * A test case served live (`vils serve --scenario configs/cases/cut_in.yaml --story-ego car`): a "real" car
- * drives over the WebSocket (ego_state fixes, lat/lon and heading, one per frame) along the demo track's R6 at
- * 50 km/h; the operator arms an attempt over REST, the cutter is placed 30 m ahead in the left lane and listed
- * among the NPCs of the frames (as the car's stack sees traffic), the cut-in fires on the car's own TTC, and the
- * verdict is the car's: a car that brakes for the cutter passes, one that does not fails. The server runs on a
- * clock the test steps one frame at a time, after the car has answered it: nothing depends on the machine's speed.
+ * drives over the WebSocket (ego_state fixes, lat/lon and heading, one per frame) out of R5 into the demo
+ * track's R6 at 50 km/h; the operator arms an attempt over REST before the case's start line, the cutter is
+ * placed 30 m ahead in the left lane when the car crosses the line at speed and is listed among the NPCs of the
+ * frames (as the car's stack sees traffic), the cut-in fires on the car's own TTC, and the verdict is the car's:
+ * a car that brakes for the cutter passes, one that does not fails; a car standing at the start never opens the
+ * gate and the attempt is not started, never failed. The server runs on a clock the test steps one frame at a
+ * time, after the car has answered it: nothing depends on the machine's speed.
  */
 import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -38,8 +40,20 @@ class SteppedClock implements Clock {
   }
 }
 
-const CASE = join(PROJECT_ROOT, 'configs', 'cases', 'cut_in.yaml');
+const CASES = join(PROJECT_ROOT, 'configs', 'cases');
+const CASE = join(CASES, 'cut_in.yaml');
 const V0 = 50 / 3.6;
+/** the car starts this far before the end of R5 (the case's start line is 3.5 m into R6) */
+const RUN_UP_M = 20;
+
+interface Drive {
+  brakes: boolean;
+  recordDir?: string;
+  file?: string;
+  /** the car's speed [m/s] (it stands with 0) */
+  v0?: number;
+  frames?: number;
+}
 
 describe('a test case served live, the real car under test', () => {
   let serve: ServeHandle | null = null;
@@ -51,28 +65,29 @@ describe('a test case served live, the real car under test', () => {
     client = null;
   });
 
-  async function drive(brakes: boolean, recordDir?: string) {
+  async function drive({ brakes, recordDir, file = CASE, v0 = V0, frames = 400 }: Drive) {
     const clock = new SteppedClock();
     const record = recordDir ? ['--record-dir', recordDir] : ['--no-record'];
-    serve = await startServe(['--scenario', CASE, '--story-ego', 'car', '--port', '0', '--host', '127.0.0.1', ...record, '--model', testModel(), '--log-level', 'silent'], { clock, epochNow: () => 1.8e9 + clock.now() });
+    serve = await startServe(['--scenario', file, '--story-ego', 'car', '--port', '0', '--host', '127.0.0.1', ...record, '--model', testModel(), '--log-level', 'silent'], { clock, epochNow: () => 1.8e9 + clock.now() });
     const host = serve.server.host;
     const url = serve.address;
     client = new TestClient(`${url.replace(/^http/, 'ws')}/ws/vils/stream`);
     await client.opened();
-    // the car starts where the case's simulated ego would: the start of R6, on its centre line
+    // the car comes out of R5 into R6 on the lanes' centre lines: armed before the start line, it crosses it at speed
     const lanes = host.scene.lanes;
-    const r6 = lanes.laneById('R6');
-    let s = 0, v = V0, lastT = NaN, armed = false, sawActorInFrames = false;
+    const r5 = lanes.laneById('R5');
+    const s0 = lanes.lanes[r5].length - RUN_UP_M;
+    let s = 0, v = v0, lastT = NaN, armed = false, sawActorInFrames = false;
     const fix = (t: number) => {
       if (Number.isFinite(lastT)) s += v * (t - lastT);
       lastT = t;
-      const p = lanes.ahead(r6, 0, s);
+      const p = lanes.ahead(r5, s0, s);
       const ll = host.geo.toLatLon(p.x, p.y);
       client!.ws.send(JSON.stringify({ type: 'ego_state', ego_id: 'car', timestamp: 1.8e9 + t, data: { lat: ll.lat, lon: ll.lon, heading: host.geo.yawToHeading(p.yaw, p.x, p.y), speed: v } }));
       return p;
     };
     let seen = 0;
-    for (let frame = 0; frame < 400; frame++) {
+    for (let frame = 0; frame < frames; frame++) {
       // the clock moves on until the next frame is out; the car answers it before the clock moves again
       const m = await new Promise<Record<string, any>>((resolve, reject) => {
         const guard = Date.now() + 30_000;
@@ -89,7 +104,7 @@ describe('a test case served live, the real car under test', () => {
       });
       const t = m.sim_time_s as number;
       const me = fix(t);
-      const cutter = (m.npcs as Array<Record<string, any>>).find((n) => n.actor === 'cutter');
+      const cutter = (m.npcs as Array<Record<string, any>>).find((n) => n.actor !== undefined);
       if (cutter) {
         sawActorInFrames = true;
         // the car's own stack: brake (up to 6 m/s²) for a car inside its lane ahead that is slower
@@ -110,14 +125,17 @@ describe('a test case served live, the real car under test', () => {
       // the fix reaches the server before its next tick
       await new Promise((r) => setTimeout(r, 3));
     }
-    expect(sawActorInFrames).toBe(true);
-    return host.story!.view();
+    return { view: host.story!.view(), sawActorInFrames };
   }
 
   it('a car that brakes for the cutter passes: the cut-in fired on its TTC, no contact, TTC above 1 s; the attempt is recorded and replays with 0 differences', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'vils-story-rec-'));
-    const view = await drive(true, dir);
+    const { view, sawActorInFrames } = await drive({ brakes: true, recordDir: dir });
+    expect(sawActorInFrames).toBe(true);
     expect(view.state).toBe('ended');
+    // the gate opened when the car crossed the start line at 50 km/h, after it was armed
+    expect(view.happenings.find((h) => h.kind === 'start_line')).toMatchObject({ id: 'sim1', detail: 'sim1 crossed the start line at 50.0 km/h, within 50 ± 5 km/h' });
+    expect(view.result!.start_s).toBeGreaterThan(view.armed_at_s!);
     expect(view.result!.status).toBe('passed');
     expect(view.result!.events[0]).toMatchObject({ id: 'cut_in' });
     expect(view.result!.events[0].started_s).not.toBeNull();
@@ -144,7 +162,7 @@ describe('a test case served live, the real car under test', () => {
   }, 120_000);
 
   it('a car that does not brake fails (collision or TTC); arming again starts attempt 2; a reset aborts it', async () => {
-    const view = await drive(false);
+    const { view } = await drive({ brakes: false });
     expect(view.result!.status).toBe('failed');
     expect(view.result!.criteria.some((c) => c.verdict === 'fail' && (c.kind === 'no_collision' || c.kind === 'min_ttc'))).toBe(true);
     const url = serve!.address;
@@ -153,6 +171,16 @@ describe('a test case served live, the real car under test', () => {
     const reset = await (await fetch(`${url}/api/story/reset`, { method: 'POST' })).json() as { state: string; attempts: Array<{ status: string }> };
     expect(reset.state).toBe('idle');
     expect(reset.attempts.map((a) => a.status)).toEqual(['failed', 'aborted']);
+  }, 120_000);
+
+  it('a car standing at the start after arming never opens the gate: CCRs is not started after its start_timeout_s, never failed, no actor placed', async () => {
+    const { view, sawActorInFrames } = await drive({ brakes: true, file: join(CASES, 'ccrs.yaml'), v0: 0, frames: 200 });
+    expect(sawActorInFrames).toBe(false);
+    expect(view.state).toBe('ended');
+    expect(view.result).toMatchObject({ status: 'not_started', reason: 'start timeout: the start gate did not open within 10 s' });
+    expect(view.result!.end_s! - view.armed_at_s!).toBeCloseTo(10, 6);
+    expect(view.result!.criteria.every((c) => c.verdict === 'pending')).toBe(true);
+    expect(view.attempts).toEqual([expect.objectContaining({ attempt: 1, status: 'not_started' })]);
   }, 120_000);
 
   it('refuses to arm while the car is not connected, and answers 404 on a scene with no test case', async () => {

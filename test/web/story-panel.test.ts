@@ -2,10 +2,10 @@
  * The web map's test-case panel in Chromium (issue 23 item 2), on configs/cases/cut_in.yaml served live as the
  * CLI serves it (startServe, in-process, in real time): the panel shows the case before the first attempt;
  * starting the scene arms attempt 1; the cutter is drawn as a scripted actor and its inspector says so; the
- * cut-in is ticked at 2.4 s of simulation time and the verdict is PASSED with both criteria passed; Arm makes
+ * cut-in is ticked at 2.5 s of simulation time and the verdict is PASSED with both criteria passed; Arm makes
  * attempt 2 and Reset ends it (aborted, idle) and takes the actor away. With the real car under test and no car
  * connected, Arm is refused with the server's reason; a scene serving no test case shows no panel and does not
- * ask for one. Every wait is on a condition (the clock is the machine's, so the attempt takes its 12.4 s).
+ * ask for one. Every wait is on a condition (the clock is the machine's, so the attempt takes its 12.5 s).
  * The screenshot during the attempt is kept in test/web/artifacts/story-panel.png.
  */
 import { join } from 'node:path';
@@ -100,12 +100,12 @@ describe.skipIf(!CHROMIUM)('web map: the test-case panel', () => {
     expect(await text(page, '#insp-fields')).not.toMatch(/goal/);
   }, 120_000);
 
-  it('ticks the cut-in at 2.4 s, keeps the screenshot, and ends PASSED with both criteria passed', async () => {
+  it('ticks the cut-in at 2.5 s, keeps the screenshot, and ends PASSED with both criteria passed', async () => {
     const ticked = '#story-body li.started[data-event="cut_in"]';
     await until(async () => (await page.locator(ticked).count()) === 1, 'the cut-in ticked', 60_000);
-    expect(await text(page, `${ticked} .t`)).toBe('2.4 s');
+    expect(await text(page, `${ticked} .t`)).toBe('2.5 s');
     expect(await text(page, `${ticked} .tick`)).toBe('✓');
-    expect(await text(page, '#story-body .story-happenings')).toMatch(/2\.4 s event started cut_in/);
+    expect(await text(page, '#story-body .story-happenings')).toMatch(/2\.5 s event started cut_in/);
     // the picture: the ego and the cutter in the middle, the panel and the cutter's inspector open
     const ego = (await vils<{ egos?: Array<{ x: number; y: number }> }>(page, 'lastFrame()')).egos?.[0];
     const cutter = (await frameActors(page))[0];
@@ -115,7 +115,7 @@ describe.skipIf(!CHROMIUM)('web map: the test-case panel', () => {
     await until(async () => (await story(page)).status === 'passed', 'the verdict', 90_000);
     await until(async () => (await text(page, '#story-badge')) !== '' && (await page.getAttribute('#story-badge', 'class'))?.includes('passed'), 'the PASSED badge');
     expect((await text(page, '#story-badge')).toUpperCase()).toBe('PASSED');
-    expect(await text(page, '#story-state')).toMatch(/^ended at 12\.4 s: end condition$/);
+    expect(await text(page, '#story-state')).toMatch(/^ended at 12\.5 s: end condition$/);
     for (const c of ['no_collision', 'min_ttc']) expect(await text(page, `#story-body tr[data-criterion="${c}"] td.verdict`)).toMatch(/^pass$/i);
     expect(await text(page, '#story-body tr[data-criterion="min_ttc"] td.value')).toMatch(/^\d+\.\d\d s at \d+\.\d s$/);
     // what the page shows is what the server says

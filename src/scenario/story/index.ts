@@ -7,4 +7,5 @@ export * from './spec.js';
 export * from './parse.js';
 export * from './world.js';
 export * from './runner.js';
+export { checkGated, gateRunner, startLineOf } from './gate.js';
 export { STANDSTILL_MPS } from './conditions.js';

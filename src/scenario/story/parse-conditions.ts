@@ -7,7 +7,10 @@ import { isRecord } from '../../plant/config/yaml-file.js';
 import type { StoryFields } from './parse-fields.js';
 import type { Condition } from './spec.js';
 
-const CONDITIONS = ['at_s', 'after_s', 'reach', 'traveled', 'route_s', 'distance', 'headway', 'ttc', 'speed', 'stopped', 'collision', 'event_started', 'event_done', 'all', 'any'];
+/** a start line's speed band when the file gives none: ± 5 km/h */
+const START_LINE_TOLERANCE_MPS = 5 / 3.6;
+
+const CONDITIONS = ['at_s', 'after_s', 'reach', 'start_line', 'traveled', 'route_s', 'distance', 'headway', 'ttc', 'speed', 'stopped', 'collision', 'event_started', 'event_done', 'all', 'any'];
 
 /** `{ <kind>: <args> }`: a vehicle id alone, or a map with `of` (and the kind's own keys). */
 function subject(f: StoryFields, v: unknown, key: string, what: string, allowed: readonly string[]): { of: string; m: Record<string, unknown> } {
@@ -36,6 +39,13 @@ export function readCondition(f: StoryFields, v: unknown, key: string, events: R
     case 'reach': {
       const { of, m } = subject(f, a, k, 'a map {of, point, radius_m}', ['point', 'radius_m']);
       return { kind: 'reach', of, point: f.point(m.point, `${k}.point`), radius: f.num(m, 'radius_m', k, 'a radius in metres > 0', 0, 1e4, 2, true), key };
+    }
+    case 'start_line': {
+      const m = f.map(a, k, 'a map {of, point: {lane, s_m}, speed_kmh, tolerance_kmh}');
+      f.keys(m, ['of', 'point', 'speed_kmh', 'speed_mps', 'tolerance_kmh', 'tolerance_mps'], k);
+      const point = f.point(m.point, `${k}.point`);
+      if (point.kind !== 'lane') f.fail(`${k}.point`, 'expected a point on a lane {lane, s_m}: the line runs across that lane');
+      return { kind: 'start_line', of: f.id(m.of, `${k}.of`, 'a vehicle id'), point, speed: f.speed(m, 'speed', k), tolerance: f.speed(m, 'tolerance', k, START_LINE_TOLERANCE_MPS), key };
     }
     case 'traveled': {
       const { of, m } = subject(f, a, k, 'a map {of, m}', ['m']);

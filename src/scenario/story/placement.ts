@@ -33,14 +33,20 @@ export function laneIndex(net: LaneNetwork, id: string): number | string {
   return `unknown lane '${id}' (the map's lanes: ${ids.join(', ')}${net.lanes.length > 12 ? `, … ${net.lanes.length} in all` : ''})`;
 }
 
+/** The message for a place past its lane's end, or null when s is on the lane. */
+export function pastLaneEnd(net: LaneNetwork, lane: number, s: number): string | null {
+  const len = net.lanes[lane].length;
+  return s > len ? `off the map: lane ${laneName(net, lane)} is ${len.toFixed(1)} m long, s_m is ${s}` : null;
+}
+
 export function placeActor(a: ActorSpec, net: LaneNetwork, prev: readonly number[][], view: (id: string) => StoryVehicle | null): Placement | string {
   const st = a.start;
   const proj: LaneProjection = { s: 0, offset: 0 };
   if (st.kind === 'lane') {
     const lane = laneIndex(net, st.lane);
     if (typeof lane === 'string') return lane;
-    const len = net.lanes[lane].length;
-    if (st.s > len) return `off the map: lane ${st.lane} is ${len.toFixed(1)} m long, s_m is ${st.s}`;
+    const past = pastLaneEnd(net, lane, st.s);
+    if (past) return past;
     return { lane, s: st.s, offset: st.offset, speed: st.speed };
   }
   if (st.kind === 'xy') {

@@ -15,6 +15,20 @@ export interface Use {
   key: string;
 }
 
+/** A place on a lane the story names: its lane must be at least s long. */
+export interface LaneSpot {
+  lane: string;
+  s: number;
+  key: string;
+}
+
+/** A place's map point and the direction of its lane there (NaN for a point given as x, y). */
+export interface PlacePoint {
+  x: number;
+  y: number;
+  yaw: number;
+}
+
 /** A lane sequence of a route_s condition: its lanes (−1 unknown) and the distance to each lane's start. */
 export interface RouteLanes {
   lanes: Int32Array;
@@ -26,7 +40,9 @@ export class StoryReferences {
   readonly refs: string[] = [];
   readonly refIndex = new Map<string, number>();
   readonly uses: Use[] = [];
-  readonly points = new Map<PointSpec, { x: number; y: number }>();
+  /** places given as {lane, s_m}, for the check that s is on the lane */
+  readonly spots: LaneSpot[] = [];
+  readonly points = new Map<PointSpec, PlacePoint>();
   readonly routes = new Map<readonly string[], RouteLanes>();
 
   constructor(spec: StorySpec, private readonly net: LaneNetwork) {
@@ -65,21 +81,22 @@ export class StoryReferences {
 
   private point(p: PointSpec, key: string): void {
     if (p.kind === 'xy') {
-      this.points.set(p, { x: p.x, y: p.y });
+      this.points.set(p, { x: p.x, y: p.y, yaw: NaN });
       return;
     }
     this.use('lane', p.lane, `${key}.lane`);
+    this.spots.push({ lane: p.lane, s: p.s, key: `${key}.s_m` });
     const li = this.net.laneById(p.lane);
     if (li < 0) return;
     const pose = { x: 0, y: 0, yaw: 0 };
     lanePoseInto(this.net, li, p.s, pose);
-    this.points.set(p, { x: pose.x, y: pose.y });
+    this.points.set(p, pose);
   }
 
   private gather(c: Condition): void {
     const k = c.key;
     switch (c.kind) {
-      case 'reach': this.use('vehicle', c.of, `${k}.reach.of`); this.point(c.point, `${k}.reach.point`); break;
+      case 'reach': case 'start_line': this.use('vehicle', c.of, `${k}.${c.kind}.of`); this.point(c.point, `${k}.${c.kind}.point`); break;
       case 'traveled': case 'speed': case 'stopped': this.use('vehicle', c.of, `${k}.${c.kind}.of`); break;
       case 'route_s': {
         this.use('vehicle', c.of, `${k}.route_s.of`);

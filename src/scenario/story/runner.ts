@@ -27,7 +27,7 @@ import { CriterionRun } from './criteria.js';
 import { predecessors } from './geometry.js';
 import { END_OF_ROAD, LAT_DONE, LON_DONE, ScriptedActor } from './motion.js';
 import { laneName } from './placement.js';
-import { StoryReferences } from './references.js';
+import { StoryReferences, type PlacePoint } from './references.js';
 import type { ActionSpec, EventSpec, PointSpec, StorySpec } from './spec.js';
 import { StoryState } from './state.js';
 import { StoryRefused, validateStory, type StoryProblem } from './validate.js';
@@ -90,7 +90,7 @@ export class StoryRunner implements StoryContext {
     });
     this.fire = this.events.map(() => false);
     this.criteria = spec.criteria.map((c) => new CriterionRun(c));
-    this.state = new StoryState(this.references, this.actors, this.actorIndex, this.eventIndex, net);
+    this.state = new StoryState(this.references, this.actors, this.actorIndex, this.eventIndex, net, (kind, id, detail) => this.happen(kind, id, detail));
   }
 
   // ---- the state at t (StoryContext: state.ts keeps it) ------------------------------------------------------
@@ -102,7 +102,9 @@ export class StoryRunner implements StoryContext {
   headingOf(v: StoryVehicle): number { return this.state.headingOf(v); }
   traveled(id: string): number { return this.state.traveled(id); }
   standingFor(id: string): number { return this.state.standingFor(id); }
-  pointOf(p: PointSpec): { readonly x: number; readonly y: number } { return this.state.pointOf(p); }
+  pointOf(p: PointSpec): Readonly<PlacePoint> { return this.state.pointOf(p); }
+  previous(id: string): { readonly x: number; readonly y: number; readonly yaw: number } | null { return this.state.previous(id); }
+  note(kind: HappeningKind, id: string, detail: string): void { this.happen(kind, id, detail); }
   routeS(id: string, route: readonly string[]): number { return this.state.routeS(id, route); }
   eventTime(id: string, state: 'started' | 'done'): number { return this.state.eventTime(id, state); }
 

@@ -48,6 +48,12 @@ export type Condition = (
   | { kind: 'after'; t: number }
   /** the vehicle's centre within radius of the point (ReachPositionCondition / DistanceCondition) */
   | { kind: 'reach'; of: string; point: PointSpec; radius: number }
+  /**
+   * a proving ground's start line: true in the step the vehicle's front bumper crosses the line across its lane
+   * at `point` (perpendicular to the lane there), from its place at the previous step to this one, while its
+   * speed is within speed ± tolerance [m/s] (ReachPositionCondition + SpeedCondition in one ConditionGroup)
+   */
+  | { kind: 'start_line'; of: string; point: PointSpec & { kind: 'lane' }; speed: number; tolerance: number }
   /** the vehicle has travelled m metres since the story started (TraveledDistanceCondition) */
   | { kind: 'traveled'; of: string; m: number }
   /** the vehicle is at least m metres along the lane sequence `route` (its first lane's start = 0) */

@@ -6,9 +6,9 @@
 import type { LaneNetwork, LanePosition } from '../../traffic/lanes.js';
 import { STANDSTILL_MPS, type StoryContext } from './conditions.js';
 import { ScriptedActor } from './motion.js';
-import type { StoryReferences } from './references.js';
+import type { PlacePoint, StoryReferences } from './references.js';
 import type { PointSpec } from './spec.js';
-import type { StoryVehicle, StoryWorld } from './world.js';
+import type { HappeningKind, StoryVehicle, StoryWorld } from './world.js';
 
 /** When an event last started and last completed (NaN: never). */
 export interface EventTimes {
@@ -16,7 +16,7 @@ export interface EventTimes {
   readonly doneAt: number;
 }
 
-const NO_POINT = { x: NaN, y: NaN };
+const NO_POINT: PlacePoint = { x: NaN, y: NaN, yaw: NaN };
 
 export class StoryState implements StoryContext {
   t = NaN;
@@ -30,6 +30,14 @@ export class StoryState implements StoryContext {
   private readonly traveledM: Float64Array;
   private readonly lastX: Float64Array;
   private readonly lastY: Float64Array;
+  private readonly lastYaw: Float64Array;
+  /** where each was at the previous step (x NaN: not seen then), for the crossings of a start line */
+  private readonly prevX: Float64Array;
+  private readonly prevY: Float64Array;
+  private readonly prevYaw: Float64Array;
+  /** seen in the last observe */
+  private readonly seen: Uint8Array;
+  private readonly was = { x: 0, y: 0, yaw: 0 };
   private readonly standSince: Float64Array;
   private readonly found: LanePosition = { lane: 0, s: 0, offset: 0 };
 
@@ -39,6 +47,8 @@ export class StoryState implements StoryContext {
     private readonly actorIndex: ReadonlyMap<string, number>,
     private readonly events: ReadonlyMap<string, EventTimes>,
     private readonly net: LaneNetwork,
+    /** where the conditions' notes go (the runner's happenings) */
+    readonly note: (kind: HappeningKind, id: string, detail: string) => void = () => undefined,
   ) {
     const n = refs.refs.length;
     this.present = actors.map(() => false);
@@ -47,6 +57,11 @@ export class StoryState implements StoryContext {
     this.traveledM = new Float64Array(n);
     this.lastX = new Float64Array(n).fill(NaN);
     this.lastY = new Float64Array(n).fill(NaN);
+    this.lastYaw = new Float64Array(n).fill(NaN);
+    this.prevX = new Float64Array(n).fill(NaN);
+    this.prevY = new Float64Array(n).fill(NaN);
+    this.prevYaw = new Float64Array(n).fill(NaN);
+    this.seen = new Uint8Array(n);
     this.standSince = new Float64Array(n).fill(NaN);
   }
 
@@ -91,11 +106,19 @@ export class StoryState implements StoryContext {
       const v = this.views[k];
       if (!v) {
         this.standSince[k] = NaN;
+        this.prevX[k] = NaN;
+        this.seen[k] = 0;
         continue;
       }
       if (this.lastX[k] === this.lastX[k]) this.traveledM[k] += Math.hypot(v.x - this.lastX[k], v.y - this.lastY[k]);
+      // the previous step's place only if it was seen there (not from before a gap in its reports)
+      this.prevX[k] = this.seen[k] ? this.lastX[k] : NaN;
+      this.prevY[k] = this.lastY[k];
+      this.prevYaw[k] = this.lastYaw[k];
+      this.seen[k] = 1;
       this.lastX[k] = v.x;
       this.lastY[k] = v.y;
+      this.lastYaw[k] = v.yaw;
       if (v.speed >= STANDSTILL_MPS) this.standSince[k] = NaN;
       else if (this.standSince[k] !== this.standSince[k]) this.standSince[k] = this.t;
     }
@@ -122,8 +145,18 @@ export class StoryState implements StoryContext {
     return k === undefined ? NaN : this.t - this.standSince[k];
   }
 
-  pointOf(p: PointSpec): { readonly x: number; readonly y: number } {
+  pointOf(p: PointSpec): Readonly<PlacePoint> {
     return this.refs.points.get(p) ?? NO_POINT;
+  }
+
+  previous(id: string): { readonly x: number; readonly y: number; readonly yaw: number } | null {
+    const k = this.refs.refIndex.get(id);
+    if (k === undefined || this.prevX[k] !== this.prevX[k]) return null;
+    const w = this.was;
+    w.x = this.prevX[k];
+    w.y = this.prevY[k];
+    w.yaw = this.prevYaw[k];
+    return w;
   }
 
   routeS(id: string, route: readonly string[]): number {

@@ -6,7 +6,7 @@
 import type { LaneNetwork } from '../../traffic/lanes.js';
 import { overlaps } from './geometry.js';
 import type { ScriptedActor } from './motion.js';
-import { laneIndex, laneName, placeActor, reachableLanes, type Placement } from './placement.js';
+import { laneIndex, laneName, pastLaneEnd, placeActor, reachableLanes, type Placement } from './placement.js';
 import type { StoryReferences } from './references.js';
 import type { StorySpec } from './spec.js';
 import type { StoryVehicle, StoryWorld } from './world.js';
@@ -44,6 +44,11 @@ export function validateStory(spec: StorySpec, net: LaneNetwork, refs: StoryRefe
       if (typeof l === 'string') problems.push({ key: u.key, message: l });
     }
     if (u.kind === 'junction' && world.junctions && !world.junctions.includes(u.id)) problems.push({ key: u.key, message: `unknown junction '${u.id}' (signalised junctions: ${world.junctions.join(', ') || 'none'})` });
+  }
+  for (const p of refs.spots) {
+    const l = net.laneById(p.lane);
+    const past = l >= 0 ? pastLaneEnd(net, l, p.s) : null;
+    if (past) problems.push({ key: p.key, message: past });
   }
   for (const e of spec.events) {
     for (const a of e.actions) {

@@ -50,7 +50,7 @@ export type HappeningKind =
   | 'event_started' | 'event_done' | 'event_skipped' | 'event_stopped'
   | 'action_done' | 'action_overridden' | 'action_failed'
   | 'criterion_passed' | 'criterion_failed'
-  | 'actor_end_of_road' | 'end';
+  | 'actor_end_of_road' | 'start_line' | 'end';
 
 /** What happened in a step, at simulation time t. `id`: the event, `event.action index`, criterion or actor. */
 export interface Happening {

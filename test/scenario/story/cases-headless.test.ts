@@ -19,7 +19,7 @@ async function attempt(file: string, overrides: Record<string, unknown> = {}) {
   const sim = await Simulation.load(join(DIR, file), { overrides, keepRows: 0 });
   try {
     await sim.run();
-    return { result: sim.storyResult()!, trace: sim.world.story!.trace.toJSON(), end: sim.time() };
+    return { result: sim.storyResult()!, trace: sim.world.story!.trace.toJSON(), happenings: [...sim.world.story!.happenings], end: sim.time() };
   } finally {
     await sim.close();
   }
@@ -34,6 +34,9 @@ describe('shipped test cases, headless', () => {
     it(`${file}: passes with an ego that brakes, fails with one that does not`, async () => {
       const braking = await attempt(file);
       expect(braking.result.status, JSON.stringify(braking.result.criteria)).toBe('passed');
+      // every case has its start line just ahead of where the simulated ego starts: it opens within the first second
+      expect(braking.result.start_s).toBeGreaterThan(0);
+      expect(braking.result.start_s).toBeLessThan(1);
       expect(braking.result.criteria.every((c) => c.verdict === 'pass')).toBe(true);
       const blind = await attempt(file, { 'egos.0.autopilot.follow': false });
       expect(blind.result.status).toBe('failed');
@@ -84,6 +87,18 @@ describe('shipped test cases, headless', () => {
     const jobs = (f: string) => loadCampaign(join(PROJECT_ROOT, 'configs', 'campaigns', f)).jobs.length;
     expect([jobs('ccrb_grid.yaml'), jobs('cut_in_ttc.yaml'), jobs('crossing_ttc.yaml')]).toEqual([6, 6, 3]);
   });
+
+  it('every shipped case is gated by a start line at its speed; an ego crossing it at 30 km/h never starts the attempt: not started, saying why', async () => {
+    for (const file of CASES) {
+      const sc = await loadScenario(join(DIR, file));
+      expect(sc.story!.start, file).toMatchObject({ kind: 'start_line', of: 'sim1', point: { lane: 'R6' }, speed: expect.closeTo(50 / 3.6, 9) });
+      expect(sc.story!.startTimeout, file).not.toBeNull();
+    }
+    const slow = await attempt('ccrs.yaml', { 'egos.0.start.speed': 30 / 3.6, 'egos.0.autopilot.speed': 30 / 3.6 });
+    expect(slow.result).toMatchObject({ status: 'not_started', reason: 'start timeout: the start gate did not open within 10 s', end_s: expect.closeTo(10, 9) });
+    expect(slow.result.criteria.every((c) => c.verdict === 'pending')).toBe(true);
+    expect(slow.happenings.filter((h) => h.kind === 'start_line')).toEqual([{ t: expect.closeTo(0.1, 9), kind: 'start_line', id: 'sim1', detail: 'sim1 crossed the start line at 30.0 km/h, outside 50 ± 5 km/h: the gate stays closed' }]);
+  }, 60_000);
 
   it('a start gate (story.start): the actors are placed only when the car reaches it; a gate never reached is "not started" after start_timeout_s', async () => {
     const gated = await attempt('cut_in.yaml', { 'story.start': { reach: { of: 'sim1', point: { lane: 'R1', s_m: 10 }, radius_m: 3 } } });

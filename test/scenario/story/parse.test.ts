@@ -82,6 +82,15 @@ describe('story: parse', () => {
     expect(() => parseStory(doc, 'case.yaml')).toThrow(/^case\.yaml: key 'story\./);
   });
 
+  it('reads a start line (the speed band defaults to ± 5 km/h) and refuses one not on a lane', () => {
+    const line = (a: Record<string, unknown>) => parseStory({ start: { start_line: { of: 'sim1', point: { lane: 'R6', s_m: 3.5 }, speed_kmh: 50, ...a } } }, 'case.yaml').start;
+    expect(line({})).toMatchObject({ kind: 'start_line', of: 'sim1', point: { kind: 'lane', lane: 'R6', s: 3.5 }, speed: expect.closeTo(50 / 3.6, 12), tolerance: expect.closeTo(5 / 3.6, 12) });
+    expect(line({ tolerance_kmh: 2 })).toMatchObject({ tolerance: expect.closeTo(2 / 3.6, 12) });
+    expect(() => line({ point: { x: 1, y: 2 } })).toThrow("story.start.start_line.point': expected a point on a lane {lane, s_m}");
+    expect(() => line({ speed_kmh: undefined })).toThrow("story.start.start_line.speed_mps': missing: expected a speed in m/s");
+    expect(() => line({ radius_m: 3 })).toThrow("story.start.start_line.radius_m': unknown key");
+  });
+
   it('refuses a set_signal with an actor, a speed given twice, a criterion with an unknown key', () => {
     const doc = (patch: (d: typeof good) => void) => {
       const d = structuredClone(good);

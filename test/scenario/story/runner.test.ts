@@ -245,6 +245,41 @@ describe('story: triggers and actions', () => {
   });
 });
 
+describe('story: the start line', () => {
+  /** the gate as a story's end: ended exactly in the step the line opens */
+  const gate = (extra: Record<string, unknown> = {}) => ({ end: { start_line: { of: 'sim1', point: { lane: 'R', s_m: 100 }, speed_kmh: 50, ...extra } } });
+
+  it('opens in the step the front bumper crosses the line within speed ± tolerance, not before (a crossing, not a radius)', () => {
+    // front bumper at x + 2.25: 90 at t 0, 50 km/h (1.389 m a step): it reaches 100 between t 0.7 and 0.8
+    const r = runStory(gate(), twoLanes, [ego(87.75, 50)], () => 0);
+    expect(r.result.end_s).toBeCloseTo(0.8, 9);
+    expect(r.happenings.filter((h) => h.kind === 'start_line')).toEqual([{ t: expect.closeTo(0.8, 9), kind: 'start_line', id: 'sim1', detail: 'sim1 crossed the start line at 50.0 km/h, within 50 ± 5 km/h' }]);
+    // standing on the line, or already past it, never opens it
+    for (const x of [97.75, 98, 120]) expect(runStory(gate(), twoLanes, [ego(x, 0)], () => 0, 0.1, 30).result.end_s).toBe(3);
+    expect(runStory(gate(), twoLanes, [ego(120, 50)], () => 0, 0.1, 30).happenings.some((h) => h.kind === 'start_line')).toBe(false);
+  });
+
+  it('a crossing outside the band says so and the gate stays closed; the band is speed ± tolerance_kmh (default 5)', () => {
+    const r = runStory(gate(), twoLanes, [ego(87.75, 38.2)], () => 0, 0.1, 30);
+    expect(r.result.end_s).toBe(3);
+    expect(r.happenings.filter((h) => h.kind === 'start_line').map((h) => h.detail)).toEqual(['sim1 crossed the start line at 38.2 km/h, outside 50 ± 5 km/h: the gate stays closed']);
+    expect(runStory(gate({ tolerance_kmh: 15 }), twoLanes, [ego(87.75, 38.2)], () => 0).result.end_s).toBeLessThan(3);
+    // just outside: enough decimals that the figure is outside too
+    const edge = runStory(gate(), twoLanes, [ego(87.75, 44.999)], () => 0, 0.1, 30);
+    expect(edge.happenings.find((h) => h.kind === 'start_line')!.detail).toBe('sim1 crossed the start line at 44.999 km/h, outside 50 ± 5 km/h: the gate stays closed');
+  });
+
+  it('runs across its own lane only: a car crossing level with it in the next lane does not open it', () => {
+    expect(runStory(gate(), twoLanes, [ego(87.75, 50, 'sim1', LANE_WIDTH)], () => 0, 0.1, 30).result.end_s).toBe(3);
+  });
+
+  it('is refused before the run on an unknown lane or past the lane\'s end', () => {
+    const bad = (point: unknown) => problems({ end: { start_line: { of: 'sim1', point, speed_kmh: 50 } } });
+    expect(bad({ lane: 'X', s_m: 3 })).toEqual([{ key: 'story.end.start_line.point.lane', message: "unknown lane 'X' (the map's lanes: R, L)" }]);
+    expect(bad({ lane: 'R', s_m: 1200 })).toEqual([{ key: 'story.end.start_line.point.s_m', message: 'off the map: lane R is 1000.0 m long, s_m is 1200' }]);
+  });
+});
+
 describe('story: result before the end', () => {
   it('is running, JSON-serialisable', () => {
     const runner = new StoryRunner(parseStory(ccrb, 'x'), twoLanes);
