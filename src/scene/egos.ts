@@ -1,7 +1,10 @@
 /**
  * The egos of a scene: real cars fed by GNSS and simulated ones, as injected vehicles the NPCs observe and
  * collide with but never move. Each report is a pose in the map frame stamped with the simulation time it
- * arrived at; at a policy step an ego is moved along its heading at its speed to the step time. Life cycle:
+ * arrived at; a real car's fix is placed at the time it was measured (arrival − its latency, which the stream
+ * adapter measures from the fix's own stamp: src/time/fix-clock.ts), and at a policy step or a frame the ego is
+ * moved from its latest fix to that time with the acceleration and yaw rate its fixes show (ego-motion.ts).
+ * Fixes that arrive out of their order are dropped and counted. Life cycle:
  * live → stale after `ego_timeout_s` without a report (NPCs stop seeing it) → forgotten after `ego_forget_s`
  * (its id and world slot are freed). Reset and removal forget at once.
  *
@@ -13,10 +16,12 @@
  * the nearest lane (within EGO_LANE_HEADING_MAX_M), else grid north. The derivation is part of the scene, fed
  * only by the logged reports and their times, so a replay of the input log derives the same yaw bit for bit.
  */
+import type { ClockSource } from '../time/fix-clock.js';
 import type { TrafficEngine } from '../traffic/engine.js';
 import type { LaneNetwork } from '../traffic/lanes.js';
 import type { SceneConfig } from './config.js';
 import { InputError } from './errors.js';
+import { EgoMotion, type MotionPose } from './ego-motion.js';
 import type { SceneEventListener } from './events.js';
 
 /**
@@ -54,6 +59,8 @@ export interface EgoReport {
   width?: number;
   /** the sender's own timestamp, echoed back */
   clientTimestamp?: number | null;
+  /** a stamped fix of a real car: when it was measured and what is known of the car's clock (the stream adapter) */
+  timing?: EgoFixTiming;
   /**
    * a simulated ego the server drives itself (`vils serve --scenario`): the age of its report is how far its
    * plant lags behind the scene (the time conductor reports that as lagging), not a lost stream, so it is never
@@ -66,6 +73,21 @@ export interface EgoReport {
    * ACTOR_ID_BASE + its number
    */
   actor?: boolean;
+}
+
+/**
+ * When a real car's fix was measured, as the stream adapter placed it on the server's clock (src/time/fix-clock.ts).
+ * Part of the logged report, so a replay places the fix where the live scene did.
+ */
+export interface EgoFixTiming {
+  /** the fix was measured this long before it arrived (transport latency, server clock) [s] */
+  latencyS: number;
+  /** the car's clock minus the server's, as estimated [s] */
+  offsetS: number;
+  source: ClockSource;
+  /** fixes the adapter dropped as out of order, and clock jumps it saw, so far */
+  outOfOrder: number;
+  clockJumps: number;
 }
 
 /** an actor's id in the frames' NPC list: this plus its number in the scene (NPC ids stay far below it) */
@@ -83,7 +105,19 @@ export interface EgoState {
   collided: boolean;
   /** simulation time of the latest report */
   receivedAt: number;
+  /** simulation time the latest fix was measured at (its arrival less its latency) */
+  fixTime: number;
+  /** from the fixes at their own times: longitudinal acceleration [m/s²] and yaw rate [rad/s, counter-clockwise] */
+  accel: number;
+  yawRate: number;
   clientTimestamp: number | null;
+  /** a stamped real car's latest latency [s], clock offset [s] and how it is known (absent otherwise) */
+  latencyS?: number;
+  clockOffsetS?: number;
+  clockSource?: ClockSource;
+  /** fixes dropped as out of order (by the adapter and here) and clock jumps, since the ego connected */
+  outOfOrder?: number;
+  clockJumps?: number;
   /** where the yaw comes from (absent from frames recorded before it existed) */
   headingSource?: HeadingSource;
   /** a scripted actor (EgoReport.actor): its number in the scene (present only for actors) */
@@ -91,9 +125,8 @@ export interface EgoState {
 }
 
 interface Ego extends EgoState {
-  /** pose of the latest report (EgoState x/y are the pose at the latest step) */
-  reportX: number;
-  reportY: number;
+  /** the latest fix at its own time, and the car moved from it (EgoState x/y/yaw/speed are the pose at the latest step) */
+  motion: EgoMotion;
   headingSource: HeadingSource;
   /** the fix the next course over ground is measured from */
   anchorX: number;
@@ -102,6 +135,8 @@ interface Ego extends EgoState {
   headingKnown: boolean;
   /** EgoReport.simulated: never stale or forgotten for silence */
   simulated: boolean;
+  /** fixes this registry dropped as arriving out of order (behind the latest fix's time) */
+  lateFixes: number;
 }
 
 type Heading = Pick<Ego, 'yaw' | 'headingSource' | 'anchorX' | 'anchorY' | 'headingKnown'>;
@@ -128,30 +163,53 @@ export class EgoRegistry {
     return this.egos.has(id);
   }
 
-  /** Takes a report that arrived at simulation time `t`. Refuses a new id when max_egos egos are tracked. */
-  update(r: EgoReport, t: number): void {
+  /**
+   * Takes a report that arrived at simulation time `t`. Refuses a new id when max_egos egos are tracked. A real
+   * car's fix measured before its latest one (its timing puts it behind) is dropped and counted: false.
+   */
+  update(r: EgoReport, t: number): boolean {
     const prev = this.egos.get(r.egoId);
     if (!prev && this.egos.size >= this.config.max_egos) {
       throw new InputError(`this scene already tracks ${this.config.max_egos} egos (max_egos); reuse an ego_id, or remove one (DELETE /api/egos/:id) or wait ${this.config.ego_forget_s} s until a silent one is forgotten`);
     }
+    const timing = r.timing;
+    const fixTime = timing ? t - timing.latencyS : t;
+    if (prev && timing && fixTime <= prev.fixTime) {
+      prev.lateFixes++;
+      if (prev.outOfOrder !== undefined) prev.outOfOrder++;
+      return false;
+    }
+    const motion = prev?.motion ?? new EgoMotion();
+    const heading = this.heading(r, fixTime, prev);
+    if (prev && heading.headingSource !== prev.headingSource && (heading.headingSource === 'lane' || heading.headingSource === 'none')) motion.resetRates();
+    motion.addFix(fixTime, r.x, r.y, heading.yaw, r.speed, heading.headingKnown);
     const ego: Ego = {
-      egoId: r.egoId, x: prev?.x ?? r.x, y: prev?.y ?? r.y, speed: r.speed,
+      egoId: r.egoId, x: prev?.x ?? r.x, y: prev?.y ?? r.y, yaw: prev?.yaw ?? heading.yaw, speed: prev?.speed ?? r.speed,
       length: r.length ?? prev?.length ?? this.config.ego_length,
       width: r.width ?? prev?.width ?? this.config.ego_width,
       stale: prev?.stale ?? false, collided: prev?.collided ?? false,
-      receivedAt: t, clientTimestamp: r.clientTimestamp ?? null, reportX: r.x, reportY: r.y, simulated: r.simulated === true,
-      ...this.heading(r, t, prev),
+      receivedAt: t, fixTime, accel: motion.accel, yawRate: motion.yawRate,
+      clientTimestamp: r.clientTimestamp ?? null, simulated: r.simulated === true, motion, lateFixes: prev?.lateFixes ?? 0,
+      headingSource: heading.headingSource, anchorX: heading.anchorX, anchorY: heading.anchorY, headingKnown: heading.headingKnown,
     };
+    if (timing) {
+      ego.latencyS = timing.latencyS;
+      ego.clockOffsetS = timing.offsetS;
+      ego.clockSource = timing.source;
+      ego.outOfOrder = timing.outOfOrder + ego.lateFixes;
+      ego.clockJumps = timing.clockJumps;
+    }
     if (r.actor) ego.actorNumber = prev?.actorNumber ?? this.actors++;
     this.egos.set(r.egoId, ego);
     if (!prev) this.emit({ type: 'ego_connected', egoId: r.egoId, t });
+    return true;
   }
 
   /** The yaw of a report: as reported, else its course over ground, held, the lane's or north (see the top). */
   private heading(r: EgoReport, t: number, prev: Ego | undefined): Heading {
     if (r.yaw !== undefined) return { yaw: r.yaw, headingSource: 'reported', anchorX: r.x, anchorY: r.y, headingKnown: true };
     // after a silence longer than ego_timeout_s the way between the fixes is unknown: measure from this one
-    const track = prev && t - prev.receivedAt <= this.config.ego_timeout_s ? prev : undefined;
+    const track = prev && t - prev.fixTime <= this.config.ego_timeout_s ? prev : undefined;
     const moving = track !== undefined && r.speed >= COURSE_MIN_SPEED_MPS;
     if (moving) {
       const dx = r.x - track.anchorX, dy = r.y - track.anchorY;
@@ -159,7 +217,7 @@ export class EgoRegistry {
     }
     // not far enough yet (keep measuring from the anchor), or too slow (measure from here once it moves)
     const anchorX = moving ? track.anchorX : r.x, anchorY = moving ? track.anchorY : r.y;
-    if (prev?.headingKnown) return { yaw: prev.yaw, headingSource: 'held', anchorX, anchorY, headingKnown: true };
+    if (prev?.headingKnown) return { yaw: prev.motion.yaw, headingSource: 'held', anchorX, anchorY, headingKnown: true };
     const at = this.lanes?.locate(r.x, r.y, undefined, EGO_LANE_HEADING_MAX_M) ?? null;
     if (at) return { yaw: this.lanes!.headingAt(at.lane, at.s), headingSource: 'lane', anchorX, anchorY, headingKnown: false };
     return { yaw: Math.PI / 2, headingSource: 'none', anchorX, anchorY, headingKnown: false };
@@ -179,12 +237,9 @@ export class EgoRegistry {
     this.actors = 0;
   }
 
-  /** The ego's report moved along its heading to time t. */
+  /** The ego moved from its latest fix to time t (with no idea of its heading — north as a placeholder — it stays put). */
   private extrapolate(e: Ego, t: number): void {
-    // with no idea of its heading (grid north as a placeholder) it stays where it was reported
-    const dt = e.headingSource === 'none' ? 0 : t - e.receivedAt;
-    e.x = e.reportX + e.speed * Math.cos(e.yaw) * dt;
-    e.y = e.reportY + e.speed * Math.sin(e.yaw) * dt;
+    e.motion.poseAt(t, e as MotionPose, e.headingSource !== 'none');
   }
 
   /**
@@ -238,8 +293,16 @@ export class EgoRegistry {
       if (!e.stale) this.extrapolate(e, t);
       const s: EgoState = {
         egoId: e.egoId, x: e.x, y: e.y, yaw: e.yaw, speed: e.speed, length: e.length, width: e.width,
-        stale: e.stale, collided: e.collided, receivedAt: e.receivedAt, clientTimestamp: e.clientTimestamp, headingSource: e.headingSource,
+        stale: e.stale, collided: e.collided, receivedAt: e.receivedAt, fixTime: e.fixTime, accel: e.accel, yawRate: e.yawRate,
+        clientTimestamp: e.clientTimestamp, headingSource: e.headingSource,
       };
+      if (e.clockSource !== undefined) {
+        s.latencyS = e.latencyS;
+        s.clockOffsetS = e.clockOffsetS;
+        s.clockSource = e.clockSource;
+        s.outOfOrder = e.outOfOrder;
+        s.clockJumps = e.clockJumps;
+      }
       if (e.actorNumber !== undefined) s.actorNumber = e.actorNumber;
       out.push(s);
     }

@@ -1,13 +1,16 @@
 /**
  * Whether an ego_state message from a stream client is taken, as a pure function of the message and what the
- * server knows (the sender's rights, its clock, the settings): no socket, no clock read, no state. The stream
- * plugin (plugins/stream.ts) is the thin adapter: it reads the clock, sends the replies, and claims the ego id.
+ * server knows (the sender's rights): no socket, no clock read, no state. Where a stamped fix belongs in time is
+ * the ego's FixClock's decision (ego-clocks.ts), and what a client is told of its clock is clockNotice's. The
+ * stream plugin (plugins/stream.ts) is the thin adapter: it reads the clock, sends the replies, and claims the
+ * ego id.
  */
 import { Ajv } from 'ajv';
 import { egoStateSchema } from './schemas.js';
+import type { EgoFixTiming } from '../scene/index.js';
 import type { GnssEgo } from './wire.js';
 
-/** a client whose timestamps differ from the server clock (after clock_offset_s) by more than this is told once [s] */
+/** a client whose clock differs from the server's (after clock_offset_s) by more than this is told once [s] */
 export const CLOCK_WARN_S = 1;
 
 const validateEgo = new Ajv({ allErrors: false, strict: false }).compile(egoStateSchema);
@@ -30,25 +33,36 @@ export interface EgoAdmissionContext {
   mayDrive: boolean;
   /** the sender's token is granted this ego id */
   mayDriveEgo(egoId: string): boolean;
-  /** the server's clock [s since the Unix epoch] */
-  epochNowS: number;
-  clockOffsetS: number;
-  egoTimeoutS: number;
-  /** this connection was already told that its clock is off */
-  clockTold: boolean;
 }
 
-/** Said once per connection whose timestamps are off the server clock by more than CLOCK_WARN_S. */
+/** Said once per connection whose clock is off the server's by more than CLOCK_WARN_S. */
 export interface ClockNotice {
-  /** the client's clock minus the server's (after clock_offset_s) [s] */
+  /** the client's clock minus the server's and clock_offset_s [s] */
   offsetS: number;
   /** "3.20 s behind" / "ahead of" */
   off: string;
+  /** the sentence the client is sent */
+  text: string;
 }
 
 export type EgoAdmission =
-  | { ok: false; error: string; clockNotice?: ClockNotice }
-  | { ok: true; egoId: string; data: GnssEgo; timestamp?: number; clockNotice?: ClockNotice };
+  | { ok: false; error: string }
+  | { ok: true; egoId: string; data: GnssEgo; timestamp?: number };
+
+/**
+ * What a client is told (once) of its clock, from where its fix was placed: nothing while its clock agrees with
+ * the server's (after clock_offset_s) to CLOCK_WARN_S; else by how much, and — when the offset comes from the
+ * fixes alone — that its least latency cannot be seen and how to make it measurable.
+ */
+export function clockNotice(timing: EgoFixTiming, clockOffsetS: number): ClockNotice | null {
+  const offsetS = timing.offsetS - clockOffsetS;
+  if (timing.source === 'none' || timing.source === 'synced' || Math.abs(offsetS) <= CLOCK_WARN_S) return null;
+  const off = `${Math.abs(offsetS).toFixed(Math.abs(offsetS) > 100 ? 0 : 2)} s ${offsetS < 0 ? 'behind' : 'ahead of'}`;
+  const how = timing.source === 'probe'
+    ? 'measured from your answers to clock_probe; your fixes are placed by it'
+    : 'estimated from your fixes alone, so their least latency counts as 0 (it cannot be seen one way): answer clock_probe messages (docs/car-in-the-loop.md) to have it measured, or synchronise the clocks (NTP, PTP)';
+  return { offsetS, off, text: `clock: your timestamps are ${off} the server's clock (clock_offset_s ${clockOffsetS}), ${how}. Said once.` };
+}
 
 export function admitEgoState(msg: unknown, ctx: EgoAdmissionContext): EgoAdmission {
   if (!validateEgo(msg)) return { ok: false, error: `ego_state: ${describeSchemaErrors(validateEgo.errors)}` };
@@ -58,11 +72,5 @@ export function admitEgoState(msg: unknown, ctx: EgoAdmissionContext): EgoAdmiss
   if (!ctx.mayDriveEgo(egoId)) return { ok: false, error: `ego_state: ${ctx.sender} may not drive ego "${egoId.slice(0, 64)}"` };
   if (m.timestamp === undefined) return { ok: true, egoId, data: m.data };
   if (!Number.isFinite(m.timestamp)) return { ok: false, error: 'ego_state: timestamp must be a finite number of seconds since the Unix epoch' };
-  // judged on the server's clock: how old the fix is, allowing the configured offset of the client clocks
-  const age = ctx.epochNowS + ctx.clockOffsetS - m.timestamp;
-  const clockNotice = !ctx.clockTold && Math.abs(age) > CLOCK_WARN_S ? { offsetS: -age, off: `${Math.abs(age).toFixed(age > 100 ? 0 : 2)} s ${age > 0 ? 'behind' : 'ahead of'}` } : undefined;
-  if (age > ctx.egoTimeoutS) {
-    return { ok: false, clockNotice, error: `ego_state: stale fix: its timestamp is ${age.toFixed(age > 100 ? 0 : 2)} s old on the server clock (more than ego_timeout_s ${ctx.egoTimeoutS}); not used` };
-  }
-  return { ok: true, egoId, data: m.data, timestamp: m.timestamp, clockNotice };
+  return { ok: true, egoId, data: m.data, timestamp: m.timestamp };
 }

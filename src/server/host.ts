@@ -4,6 +4,7 @@
  * are rooms of their own: the frame encoding (frame-encoder.ts), the status (host-status.ts), the log lines
  * (host-log.ts).
  */
+import { EgoClocks } from './ego-clocks.js';
 import type { GeoFrame } from '../geo/frame.js';
 import type { LoadedMap } from '../map/scene-json.js';
 import type { PolicySession } from '../policy/session.js';
@@ -84,6 +85,8 @@ export class SceneHost {
   readonly attachments = new Map<string, HostAttachment>();
   /** a served test case (`vils serve --scenario <case.yaml>` with a story), null otherwise */
   story: StoryDesk | null = null;
+  /** the real cars' clocks: where each stamped fix belongs on the server's clock (the stream plugin feeds them) */
+  readonly egoClocks: EgoClocks;
   private readonly logger?: Logger;
 
   constructor(private readonly setup: SceneSetup, opts: HostOptions) {
@@ -95,6 +98,7 @@ export class SceneHost {
     this.logger = opts.logger;
     this.serving = { ...DEFAULT_SERVING_CONFIG, ...opts.serving };
     this.clients = new ClientRegistry(() => this.serving.max_queue);
+    this.egoClocks = new EgoClocks(() => ({ assumedOffsetS: this.serving.clock_offset_s, maxLatencyS: this.scene.config.ego_timeout_s }));
     this.inputs = new SceneInputs(this.scene, (err) => this.logger?.error({ err, scene: this.name }, 'input listener failed'));
     const log = this.logger;
     this.time = new SceneTime(this.scene, { settings: opts.time ?? defaultTimeSettings('realtime'), clock: opts.clock, periodS: () => 1 / this.serving.publish_hz, onEvent: (e) => log && logTimeEvent(log, this.name, e) });

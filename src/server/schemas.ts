@@ -11,6 +11,18 @@ const num = { type: 'number' } as const;
 const str = { type: 'string' } as const;
 const strList = { type: 'array', items: str } as const;
 /** npc_states.egos[] and GET /api/egos, /api/status egos */
+/** what the server knows of a stamped car's fixes and clock (src/time/fix-clock.ts), in frames and REST alike */
+const egoTimingFields = {
+  accel: { ...num, description: 'longitudinal acceleration from the fixes at their own times, m/s² (negative when braking)' },
+  yaw_rate: { ...num, description: 'yaw rate from the fixes at their own times, rad/s counter-clockwise' },
+  fix_time_s: { ...num, description: 'simulation time at which the latest fix was measured (its arrival less its latency), s' },
+  latency_s: { ...num, description: 'a stamped fix: the latest one was measured this long before it arrived (transport latency on the server clock), s' },
+  clock_offset_s: { ...num, description: "a stamped fix: the car's clock minus the server's, as estimated, s" },
+  clock_source: { enum: ['probe', 'synced', 'fixes', 'none'], description: "how the car's clock offset is known: from its answers to clock_probe (probe), taken as synchronised because its fixes' latencies are plausible (synced, the offset is clock_offset_s), from the lower envelope of its fixes alone (fixes: the least latency is not observable and counts as 0), or no stamps (none: placed at arrival)" },
+  out_of_order: { type: 'integer', description: 'fixes dropped because they came after a later one' },
+  clock_jumps: { type: 'integer', description: "times the car's clock offset moved by more than 0.1 s" },
+} as const;
+
 const headingSourceSchema = { enum: ['reported', 'course', 'held', 'lane', 'none'], description: 'where the yaw comes from: the ego_state heading (reported), the course over ground between fixes (course), the last of those kept while the ego stands or creeps (held), the nearest lane before it had one (lane), or nothing yet: north, not extrapolated (none)' } as const;
 
 export const egoStateSchema = {
@@ -22,7 +34,7 @@ export const egoStateSchema = {
   additionalProperties: false,
   properties: {
     type: { const: 'ego_state' },
-    timestamp: { ...num, description: 'client time, seconds since the Unix epoch (echoed back in npc_states.egos)' },
+    timestamp: { ...num, description: "when the fix was taken, on the client's clock, seconds since the Unix epoch (echoed back in npc_states.egos). The fix is placed at that moment on the server's clock (its offset measured through clock_probe, taken as synchronised when the latencies are plausible, else estimated from the fixes), the transport latency compensated; a fix stamped in the future beyond 0.05 s, older than ego_timeout_s or not after the last one is not used. Without it the fix counts as taken when it arrives" },
     ego_id: { type: 'string', minLength: 1, maxLength: 64, description: 'extension: which ego this is, when several cars share a session (default "ego")' },
     data: {
       type: 'object',
@@ -118,6 +130,7 @@ export const npcStatesSchema = {
           collided: { type: 'boolean', description: 'an NPC touched this ego in this step' },
           timestamp: { type: ['number', 'null'], description: 'the client timestamp of the latest ego_state used' },
           heading_source: headingSourceSchema,
+          ...egoTimingFields,
         },
       },
     },
@@ -235,9 +248,34 @@ export const pongSchema = {
   properties: { type: { const: 'pong' }, timestamp: num },
 } as const;
 
+export const clockProbeSchema = {
+  $id: 'clock_probe',
+  title: 'clock_probe (server → client)',
+  description: "Sent about once a second to a connection that drives an ego. A client that answers it (clock_reply) has its clock's offset to the server's measured, so its fixes are placed at the moment they were taken even when its clock is off; a client that does not know it ignores it (clients ignore message types they do not know).",
+  type: 'object',
+  required: ['type', 'server_time'],
+  properties: { type: { const: 'clock_probe' }, server_time: { ...num, description: "the server's clock when it sent the probe, s since the Unix epoch: echo it" } },
+} as const;
+
+export const clockReplySchema = {
+  $id: 'clock_reply',
+  title: 'clock_reply (client → server)',
+  description: "The answer to a clock_probe, as soon as it is received: the probe's server_time, and the client's own clock (the one that stamps its ego_state timestamps) when it received the probe and when it sent the answer. The server measures the client's clock offset from both legs as NTP does; the answer to a probe it did not send is refused.",
+  type: 'object',
+  required: ['type', 'server_time', 'received'],
+  additionalProperties: false,
+  properties: {
+    type: { const: 'clock_reply' },
+    server_time: { ...num, description: 'the probe\'s server_time, unchanged' },
+    received: { ...num, description: "the client's clock when the probe arrived, s since the Unix epoch" },
+    sent: { ...num, description: "the client's clock when it sent this answer (default: received)" },
+  },
+} as const;
+
 export const PROTOCOL_SCHEMAS = {
   ego_state: egoStateSchema, ping: pingSchema, npc_states: npcStatesSchema, error: errorSchema, pong: pongSchema,
   signal_input: signalInputSchema, signal_release: signalReleaseSchema, signal_ack: signalAckSchema, signal_states: signalStatesSchema,
+  clock_probe: clockProbeSchema, clock_reply: clockReplySchema,
 };
 
 // ---- REST ----
@@ -283,6 +321,7 @@ export const egoViewSchema = {
     ego_id: str, x: num, y: num, yaw: num, speed: num, length: num, width: num, stale: { type: 'boolean' }, collided: { type: 'boolean' },
     timestamp: { type: ['number', 'null'] },
     heading_source: headingSourceSchema,
+    ...egoTimingFields,
   },
 } as const;
 

@@ -5,6 +5,7 @@
  */
 import { convergenceDeg, headingFromYaw, type GeoFrame } from '../geo/frame.js';
 import type { EgoReport, EgoState, HeadingSource, NpcState, SceneSnapshot } from '../scene/index.js';
+import type { ClockSource } from '../time/fix-clock.js';
 import type { SignalGroupState } from '../scene/control/index.js';
 
 const r3 = (v: number) => Math.round(v * 1000) / 1000;
@@ -194,6 +195,17 @@ export interface EgoEntry {
   timestamp: number | null;
   /** where the yaw comes from (JSON only: binary frames and frames recorded before it leave it out) */
   heading_source?: HeadingSource;
+  /** from the fixes at their own times [m/s², rad/s] (absent from frames recorded before them) */
+  accel?: number;
+  yaw_rate?: number;
+  /** simulation time the latest fix was measured at [s] */
+  fix_time_s?: number;
+  /** a stamped car's latest transport latency [s], its clock minus the server's [s], how that is known, fixes dropped out of order, clock jumps */
+  latency_s?: number;
+  clock_offset_s?: number;
+  clock_source?: ClockSource;
+  out_of_order?: number;
+  clock_jumps?: number;
 }
 
 export function egoEntry(e: EgoState): EgoEntry {
@@ -202,6 +214,18 @@ export function egoEntry(e: EgoState): EgoEntry {
     stale: e.stale, collided: e.collided, timestamp: e.clientTimestamp,
   };
   if (e.headingSource !== undefined) out.heading_source = e.headingSource;
+  if (e.accel !== undefined) {
+    out.accel = r3(e.accel);
+    out.yaw_rate = Math.round(e.yawRate * 1e4) / 1e4;
+    out.fix_time_s = r3(e.fixTime);
+  }
+  if (e.clockSource !== undefined) {
+    out.latency_s = r3(e.latencyS ?? 0);
+    out.clock_offset_s = r3(e.clockOffsetS ?? 0);
+    out.clock_source = e.clockSource;
+    out.out_of_order = e.outOfOrder ?? 0;
+    out.clock_jumps = e.clockJumps ?? 0;
+  }
   return out;
 }
 

@@ -10,9 +10,12 @@
  * the client is told at most once a second, and a connection that keeps flooding is closed with 1008. Then the
  * server-wide parse budget (all connections together, beyond each one's small reserve): over it a message is
  * dropped unparsed and counted as over_server_budget, the client told at most once a second ("server busy").
- * Fixes are judged on the server's clock: a non-finite timestamp is refused, a fix older than ego_timeout_s
- * (after clock_offset_s) is stale and not used, and a client whose clock is off by more than a second is
- * told so once.
+ * Fixes are placed on the server's clock at the moment they were taken (ego-clocks.ts: the car's clock offset
+ * measured through clock probes, or taken as synchronised, or estimated from the fixes): a non-finite timestamp is
+ * refused, a fix stamped in the future, older than ego_timeout_s or not after the last one is not used (the last
+ * dropped and counted without a reply), and a client whose clock is off by more than a second is told so once.
+ * Every connection that drives an ego is sent a clock_probe about once a second; its clock_reply answers feed
+ * the clocks of the egos it drives.
  *
  * Signals: an operator-role client may set a signalised junction's groups live (`signal_input`, as a roadside
  * unit feeds its SPaT, typically at 10 Hz: each message renews the input) and end that (`signal_release`); each
@@ -26,8 +29,9 @@ import type { WebSocket } from 'ws';
 import { InputError } from '../../scene/index.js';
 import type { ClientChannel } from '../clients.js';
 import type { SceneHost } from '../host.js';
-import { admitEgoState, describeSchemaErrors } from '../ego-admission.js';
-import { pingSchema, signalInputSchema, signalReleaseSchema } from '../schemas.js';
+import { admitEgoState, clockNotice, describeSchemaErrors } from '../ego-admission.js';
+import { CLOCK_PROBE_PERIOD_S, CLOCK_PROBES_KEPT } from '../ego-clocks.js';
+import { clockReplySchema, pingSchema, signalInputSchema, signalReleaseSchema } from '../schemas.js';
 import { egoReportFromGnss } from '../wire.js';
 import type { FrameSink, PublishedFrame } from '../runner.js';
 import type { LiveSignalInput } from '../../scene/control/index.js';
@@ -38,6 +42,7 @@ export const MAX_MESSAGE_BYTES = 64 * 1024;
 
 const ajv = new Ajv({ allErrors: false, strict: false });
 const validatePing = ajv.compile(pingSchema);
+const validateClockReply = ajv.compile(clockReplySchema);
 const validateSignalInput = ajv.compile(signalInputSchema);
 const validateSignalRelease = ajv.compile(signalReleaseSchema);
 /** binary clients get signal_states at least this often, changed or not [s of wall time] */
@@ -47,6 +52,8 @@ interface Arrival {
   text: string;
   /** epoch seconds */
   wall: number;
+  /** epoch seconds on the runner's clock (the server clock fixes are placed on) */
+  epoch: number;
   /** simulation time */
   sim: number;
 }
@@ -58,8 +65,28 @@ export async function streamPlugin(app: FastifyInstance, opts: { host: SceneHost
   // which connection or token each ego id belongs to; free again when the scene forgets the ego
   const owners = new EgoOwners();
   host.scene.on((e) => {
-    if (e.type === 'ego_forgotten') owners.forget(e.egoId);
+    if (e.type === 'ego_forgotten') {
+      owners.forget(e.egoId);
+      host.egoClocks.forget(e.egoId);
+    }
   });
+  // the connections that drive egos, probed for their clocks about once a second (on the runner's clock)
+  const drivers = new Map<ClientChannel, { egos: Set<string>; sent: number[]; lastProbe: number }>();
+  const probeSink: FrameSink = {
+    publish() {
+      if (drivers.size === 0) return;
+      const now = host.runner.epochNow();
+      for (const [c, d] of drivers) {
+        if (now - d.lastProbe < CLOCK_PROBE_PERIOD_S) continue;
+        d.lastProbe = now;
+        d.sent.push(now);
+        if (d.sent.length > CLOCK_PROBES_KEPT) d.sent.shift();
+        c.sendReply(JSON.stringify({ type: 'clock_probe', server_time: now }));
+      }
+    },
+  };
+  host.runner.addSink(probeSink);
+  app.addHook('onClose', async () => host.runner.removeSink(probeSink));
   const log = app.log;
   // binary clients: signal_states when a state changes (their frames carry no signals)
   const binaryClients = new Map<ClientChannel, { key: string | null; at: number }>();
@@ -114,7 +141,7 @@ export async function streamPlugin(app: FastifyInstance, opts: { host: SceneHost
     let toldAt = -Infinity;
     let closing = false;
     let clockTold = false;
-    let arrival: Arrival = { text: '', wall: 0, sim: 0 };
+    let arrival: Arrival = { text: '', wall: 0, epoch: 0, sim: 0 };
     // every message as received, with its arrival time and what became of it (for the recording)
     const note = (a: Arrival, outcome: string) => {
       if (a.text) inputs.received({ kind: 'stream', text: a.text, client: channel.id, arrivalWall: a.wall, simTime: a.sim, outcome });
@@ -156,7 +183,7 @@ export async function streamPlugin(app: FastifyInstance, opts: { host: SceneHost
         }
         return;
       }
-      arrival = { text: '', wall: Date.now() / 1000, sim: host.runner.simNow() };
+      arrival = { text: '', wall: Date.now() / 1000, epoch: host.runner.epochNow(), sim: host.runner.simNow() };
       if (isBinary) return fail('binary messages are not supported: send JSON text');
       let msg: unknown;
       try {
@@ -170,20 +197,29 @@ export async function streamPlugin(app: FastifyInstance, opts: { host: SceneHost
       }
       const type = (msg as { type: string }).type;
       if (type === 'ego_state') {
-        const adm = admitEgoState(msg, {
-          sender: peer.token?.name ?? 'this client', role: peer.role, mayDrive: access.may(peer, 'driver'), mayDriveEgo: (id) => access.mayDrive(peer, id),
-          epochNowS: host.runner.epochNow(), clockOffsetS: host.serving.clock_offset_s, egoTimeoutS: host.scene.config.ego_timeout_s, clockTold,
-        });
-        if (adm.clockNotice) {
-          clockTold = true;
-          log.warn({ scene: host.name, client: channel.id, peer: peer.label, offset_s: adm.clockNotice.offsetS }, `${who}: its timestamps are ${adm.clockNotice.off} the server clock`);
-          channel.sendNotice(`clock: your timestamps are ${adm.clockNotice.off} the server's clock (clock_offset_s ${host.serving.clock_offset_s}); synchronise the clocks (NTP, PTP) or set clock_offset_s. Said once.`);
-        }
+        const adm = admitEgoState(msg, { sender: peer.token?.name ?? 'this client', role: peer.role, mayDrive: access.may(peer, 'driver'), mayDriveEgo: (id) => access.mayDrive(peer, id) });
         if (!adm.ok) return fail(adm.error);
         const egoId = adm.egoId;
         const claim = owners.claim(egoId, peer, channel.id, host.scene.hasEgo(egoId));
         if (claim.refused) return fail(`ego_state: ${claim.refused}; use another ego_id`);
         const a = arrival;
+        // where the fix belongs in time: measured from its stamp on the ego's clock (ego-clocks.ts)
+        const placed = host.egoClocks.place(egoId, a.epoch, adm.timestamp);
+        if (!placed.ok) {
+          if (claim.fresh && !host.scene.hasEgo(egoId)) owners.forget(egoId);
+          // out of order: dropped and counted (the ego's out_of_order), not answered: a reordering link would flood its client
+          if (placed.decision.reason === 'out_of_order') return note(a, placed.decision.message);
+          return fail(`ego_state: ${placed.decision.message}`);
+        }
+        let driving = drivers.get(channel);
+        if (!driving) drivers.set(channel, (driving = { egos: new Set(), sent: [], lastProbe: -Infinity }));
+        driving.egos.add(egoId);
+        const notice = clockTold ? null : clockNotice(placed.timing, host.serving.clock_offset_s);
+        if (notice) {
+          clockTold = true;
+          log.warn({ scene: host.name, client: channel.id, peer: peer.label, offset_s: notice.offsetS, clock_source: placed.timing.source }, `${who}: its timestamps are ${notice.off} the server clock (${placed.timing.source})`);
+          channel.sendNotice(notice.text);
+        }
         const failed = (err: unknown) => {
           if (claim.fresh && !host.scene.hasEgo(egoId)) owners.forget(egoId);
           if (err instanceof InputError) return fail(`ego_state: ${err.message}`, a);
@@ -192,12 +228,23 @@ export async function streamPlugin(app: FastifyInstance, opts: { host: SceneHost
           return fail(`ego_state: internal error (${(err as Error).message})`, a);
         };
         try {
-          // stamped with the simulation time it arrived at; applied between policy steps (inputs.ts)
-          inputs.updateEgo(egoReportFromGnss(host.geo, egoId, adm.data, adm.timestamp), a.sim).then(() => note(a, 'ok'), failed);
+          // stamped with the simulation time it arrived at and its latency; applied between policy steps (inputs.ts)
+          const report = egoReportFromGnss(host.geo, egoId, adm.data, adm.timestamp);
+          if (adm.timestamp !== undefined) report.timing = placed.timing;
+          inputs.updateEgo(report, a.sim).then(() => note(a, 'ok'), failed);
         } catch (err) {
           return failed(err);
         }
         return;
+      }
+      if (type === 'clock_reply') {
+        if (!validateClockReply(msg)) return fail(`clock_reply: ${describeSchemaErrors(validateClockReply.errors)}`);
+        const m = msg as { server_time: number; received: number; sent?: number };
+        const d = drivers.get(channel);
+        if (!d || !d.sent.includes(m.server_time)) return fail('clock_reply: no clock_probe with that server_time was sent to this connection lately (echo the probe\'s server_time unchanged)');
+        d.sent.splice(d.sent.indexOf(m.server_time), 1);
+        host.egoClocks.probe(d.egos, m.server_time, m.received, m.sent ?? m.received, arrival.epoch);
+        return note(arrival, 'ok');
       }
       if (type === 'ping') {
         if (!validatePing(msg)) return fail(`ping: ${describeSchemaErrors(validatePing.errors)}`);
@@ -232,7 +279,7 @@ export async function streamPlugin(app: FastifyInstance, opts: { host: SceneHost
         }
         return;
       }
-      return fail(`unknown message type "${type.slice(0, 64)}" (expected ego_state, ping, signal_input or signal_release)`);
+      return fail(`unknown message type "${type.slice(0, 64)}" (expected ego_state, clock_reply, ping, signal_input or signal_release)`);
     });
     let gone = false;
     const left = (how: string) => {
@@ -240,6 +287,7 @@ export async function streamPlugin(app: FastifyInstance, opts: { host: SceneHost
       gone = true;
       clients.remove(channel);
       binaryClients.delete(channel);
+      drivers.delete(channel);
       owners.disconnected(channel.id);
       limiter.release();
       log.info({ scene: host.name, client: channel.id, peer: peer.label, frames_sent: channel.sent, frames_dropped: channel.dropped, rate_limited: limiter.dropped, over_server_budget: limiter.busy }, `${who} disconnected (${how}; ${channel.sent} frames sent, ${channel.dropped} dropped as it was slow${limiter.dropped ? `, ${limiter.dropped} messages over the rate limit` : ''}${limiter.busy ? `, ${limiter.busy} over the server's parse budget` : ''})`);
