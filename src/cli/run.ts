@@ -16,7 +16,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parse as parseYaml, stringify } from 'yaml';
-import { EgoCommsLink, Simulation, listMetrics, loadScenario, renderAttemptHtml, renderAttemptSvg, type AttemptResult } from '../scenario/index.js';
+import { EgoCommsLink, Simulation, attemptLines, listMetrics, loadScenario, renderAttemptHtml, renderAttemptSvg } from '../scenario/index.js';
 import { createSystemClock } from '../time/clock.js';
 import { Pacer } from '../time/pacer.js';
 import { openAssetPort, sessionStatusJson, waitForAssets, type TimeJson } from '../time/index.js';
@@ -145,7 +145,7 @@ export const runCommand: Command = {
         console.log(`${scenario.name}: ${simS.toFixed(1)} s simulated in ${wallS.toFixed(2)} s (×${(simS / wallS).toFixed(1)} real time)${summary.ego_npc_contact_steps !== null ? `, ego–NPC contacts ${summary.ego_npc_contact_steps}` : ''}`);
         for (const [k, v] of Object.entries(metrics)) console.log(`  ${k.padEnd(22)} ${fmt(v)} ${units.get(k.split('.').pop()!) ?? ''}`);
         console.log(timeLine(summary.time));
-        if (story) console.log(verdictLines(story.result()));
+        if (story) console.log(attemptLines(story.result()));
         if (values.out) console.log(`  results in ${values.out}/ (${sim.egos.map((e) => `${e.id}.csv`).join(', ')}, metrics.json, resolved.yaml${story ? ', attempt.json, attempt.svg, attempt.html' : ''})`);
       }
       // a test case's verdict is the exit status: 0 passed, 1 failed, 2 not started or aborted
@@ -158,12 +158,3 @@ export const runCommand: Command = {
     }
   },
 };
-
-/** The attempt's verdict as the terminal shows it: the status, then each criterion with its value and limit. */
-function verdictLines(r: AttemptResult): string {
-  const v = (x: number | string | null) => (x === null ? '—' : typeof x === 'number' ? String(Math.round(x * 100) / 100) : x);
-  const lines = [`  story: ${r.status.toUpperCase().replace('_', ' ')} (${r.reason}${r.end_s !== null ? ` at ${r.end_s.toFixed(1)} s` : ''})`];
-  for (const e of r.events) lines.push(`    event ${e.id}: ${e.started_s === null ? 'never started' : `started ${e.started_s.toFixed(1)} s${e.done_s !== null ? `, done ${e.done_s.toFixed(1)} s` : ''}`}`);
-  for (const c of r.criteria) lines.push(`    ${c.verdict === 'pass' ? 'pass' : c.verdict === 'fail' ? 'FAIL' : 'pending'}  ${c.name}: ${v(c.value)}${c.unit ? ` ${c.unit}` : ''}${c.limit !== null ? ` (limit ${v(c.limit)})` : ''}${c.detail ? ` — ${c.detail}` : ''}`);
-  return lines.join('\n');
-}

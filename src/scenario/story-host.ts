@@ -15,7 +15,7 @@ import type { LiveSignalInput } from '../scene/control/index.js';
 import type { LaneNetwork } from '../traffic/lanes.js';
 import { POLICY_DT } from '../traffic/engine.js';
 import type { SimEgo } from './sim-ego.js';
-import { checkGated, gateRunner, StoryRefused, StoryRunner, type ActorPose, type AttemptResult, type Happening, type StoryProblem, type StorySpec, type StoryVehicle, type StoryWorld } from './story/index.js';
+import { checkGated, CriterionRun, gateRunner, StoryRefused, StoryRunner, type ActorPose, type AttemptResult, type Happening, type StoryProblem, type StorySpec, type StoryVehicle, type StoryWorld } from './story/index.js';
 import { AttemptTrace, followedIds } from './story/report/index.js';
 
 /** an NPC in the story's world: `npc<id>` */
@@ -247,9 +247,9 @@ export class StoryHost {
   /** The result of an attempt that ended before its actors were placed: nothing judged. */
   private notStarted(tS: number, reason: string, status: 'not_started' | 'aborted' | 'running'): AttemptResult {
     return {
-      status, reason, start_s: this.armedAt, end_s: tS,
+      status, reason, ended_by: status === 'running' ? null : reason, start_s: this.armedAt, end_s: tS,
       events: this.spec.events.map((e) => ({ id: e.id, started_s: null, done_s: null, executions: 0 })),
-      criteria: this.spec.criteria.map((c) => ({ name: c.name, kind: c.kind, verdict: 'pending' as const, value: null, limit: null, unit: '', at_s: null, detail: 'not judged: the attempt never started' })),
+      criteria: this.spec.criteria.map((c) => ({ ...new CriterionRun(c).toResult(), detail: 'not judged: the attempt never started' })),
     };
   }
 

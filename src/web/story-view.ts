@@ -4,6 +4,7 @@
  * (ticked once started, with its time), each criterion's live verdict with its value against its limit, the
  * last few happenings and the earlier attempts. Pure functions of the reply, so they are tested without a page.
  */
+import { figureAgainst } from '../scenario/story/figures.js';
 import type { AttemptStatus, StoryView } from './types.js';
 
 const esc = (s: string) => s.replace(/[<&>"]/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -62,7 +63,9 @@ function criteria(v: StoryView): string {
   if (!list.length) return '';
   const rows = list.map((c) => {
     const unit = c.unit ? ` ${esc(c.unit)}` : '';
-    const value = c.value !== null && Number.isFinite(c.value) ? `${c.value.toFixed(2)}${unit}${c.at_s !== null ? ` <span class="muted">at ${sec(c.at_s)}</span>` : ''}` : c.detail ? `<span class="muted">${esc(c.detail)}</span>` : '–';
+    // as many decimals as it takes for the figure to sit on its side of the limit (0.9996 s never reads 1.00 s)
+    const figure = c.value !== null && Number.isFinite(c.value) ? figureAgainst(c.value, c.limit === null ? [] : [c.limit]) : '';
+    const value = figure ? `${figure}${unit}${c.at_s !== null ? ` <span class="muted">at ${sec(c.at_s)}</span>` : ''}` : `<span class="muted">${esc(c.detail || 'not measured')}</span>`;
     const limit = c.limit !== null ? `${COMPARE[c.kind] ?? 'limit'} ${c.limit}${unit}` : '';
     const title = c.detail ? ` title="${esc(c.detail)}"` : '';
     return `<tr class="${c.verdict}" data-criterion="${esc(c.name)}"${title}><td class="name">${esc(c.name)}</td><td class="verdict">${c.verdict}</td><td class="value">${value}</td><td class="limit">${limit}</td></tr>`;

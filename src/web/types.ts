@@ -83,7 +83,10 @@ export interface StoryView {
   auto_arm: boolean;
   result: {
     status: AttemptStatus;
+    /** a failure: the criterion that failed first with its figure; else why it ended */
     reason: string;
+    /** why it ended (null while running; absent from older servers) */
+    ended_by?: string | null;
     start_s: number;
     end_s: number | null;
     events: Array<{ id: string; started_s: number | null; done_s: number | null; executions: number }>;

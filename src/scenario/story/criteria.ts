@@ -2,14 +2,24 @@
  * Pass/fail criteria, judged every step from the story's start and settled when the attempt ends. Safety
  * criteria (no_collision, min_ttc, min_distance, peak_decel) fail the moment they are violated and pass at the
  * end if they never were; goal criteria (stopped_before, reach) pass the moment they are met and fail when
- * they can no longer be (the ego passed the point, the time ran out) or at the end. The measured value is
- * kept (the minimum TTC so far and when, …). min_ttc is the TTC of geometry.ts to vehicles in the ego's path
- * (the boxes overlapping across its lane direction): a car passing in the next lane is not a near miss.
+ * they can no longer be (the ego passed the point, the time ran out) or at the end. min_ttc is the TTC of
+ * geometry.ts to vehicles in the ego's path (the boxes overlapping across its lane direction): a car passing in
+ * the next lane is not a near miss.
+ *
+ * What a result says (one rule for every kind): a safety criterion's value is the worst over the judged window
+ * (from the story's start to its end, so it keeps tracking after a failure) and `at` when it was worst; when it
+ * failed, the first value past the limit is kept apart (`first`), for the detail and the attempt's reason. A
+ * goal criterion's value is the measurement that decided it (the distance it stopped at, the closest it came)
+ * and `at` when it was measured. The detail is written from these fields when asked (criterion-text.ts), so it
+ * never disagrees with them.
  */
 import { EPS_T, STANDSTILL_MPS, type StoryContext } from './conditions.js';
+import { describeCriterion, firstBreach } from './criterion-text.js';
 import { along, boxGap, overlaps, ttcOf, type Along } from './geometry.js';
 import type { CriterionSpec } from './spec.js';
-import type { StoryVehicle, Verdict } from './world.js';
+import type { AttemptResult, StoryVehicle, Verdict } from './world.js';
+
+export type CriterionResult = AttemptResult['criteria'][number];
 
 /** stopped_before counts a stop only once the ego has moved faster than this [m/s] (it may stand at the start) */
 const ARMED_MPS = 1;
@@ -18,16 +28,28 @@ const UNITS: Record<CriterionSpec['kind'], string> = {
   no_collision: '', min_ttc: 's', min_distance: 'm', stopped_before: 'm', peak_decel: 'm/s²', reach: 'm',
 };
 
+/** How a goal criterion was decided (or stands while pending). */
+export type GoalHow = '' | 'stopped' | 'standing' | 'within' | 'past' | 'not_stopped' | 'never_moved' | 'reached' | 'timeout' | 'not_reached';
+
 const m: Along = { lon: 0, lat: 0, gap: 0, closing: 0, va: 0, inPath: false };
 
 export class CriterionRun {
   verdict: Verdict = 'pending';
-  /** the measured value (NaN: none yet), or the id of the vehicle hit */
+  /** the measured value (see the header; NaN: none yet) */
   value = NaN;
+  /** the vehicle it was measured against (min_ttc, min_distance), or the one hit (no_collision) */
   hit = '';
-  /** when the value was measured / the verdict decided (NaN: not yet) */
+  /** when the value was measured [s] (NaN: not yet) */
   at = NaN;
-  detail = '';
+  /** a failed safety criterion: the first value past the limit, when, and against whom */
+  firstValue = NaN;
+  firstAt = NaN;
+  firstHit = '';
+  /** when the verdict was decided [s] (NaN: pending) */
+  decidedAt = NaN;
+  /** when the story started [s] (reach counts its time from there) */
+  t0 = NaN;
+  how: GoalHow = '';
   private armed = false;
 
   constructor(readonly spec: CriterionSpec) {}
@@ -41,20 +63,41 @@ export class CriterionRun {
     return s.kind === 'min_ttc' || s.kind === 'min_distance' || s.kind === 'peak_decel' ? s.limit : s.kind === 'stopped_before' ? s.margin : s.kind === 'reach' ? s.radius : null;
   }
 
+  /** what the result says, written now from the fields */
+  get detail(): string {
+    return describeCriterion(this);
+  }
+
+  /** for a failed criterion, the reason of the attempt: the first breach with its figure and time */
+  get breach(): string {
+    return firstBreach(this);
+  }
+
+  /** The result's entry (JSON-serialisable: infinities are null). */
+  toResult(): CriterionResult {
+    const num = (x: number) => (Number.isFinite(x) ? x : null);
+    return {
+      name: this.spec.name, kind: this.spec.kind, verdict: this.verdict,
+      value: this.spec.kind === 'no_collision' ? (this.hit || null) : num(this.value),
+      limit: this.limit, unit: this.unit, at_s: num(this.at), detail: this.detail,
+    };
+  }
+
   /** Judges the state at ctx.t; returns the verdict when it changed this step, else null. */
   evaluate(ctx: StoryContext): Verdict | null {
     const s = this.spec;
+    this.t0 = ctx.t0;
     const ego = ctx.view(s.ego);
     if (!ego) return null;
     const before = this.verdict;
     switch (s.kind) {
       case 'no_collision': {
         if (this.verdict !== 'pending') break;
-        const other = this.others(ctx, ego, s.with);
-        for (const o of other) {
+        for (const o of this.others(ctx, ego, s.with)) {
           if (o && overlaps(ego, o)) {
-            this.fail(ctx.t, NaN, `${s.ego} hit ${o.id}`);
-            this.hit = o.id;
+            this.hit = this.firstHit = o.id;
+            this.at = this.firstAt = ctx.t;
+            this.decide('fail', ctx.t);
             break;
           }
         }
@@ -70,22 +113,15 @@ export class CriterionRun {
             along(ego, o, th, m);
             x = m.inPath ? ttcOf(m) : Infinity;
           } else x = boxGap(ego, o);
-          if (!(x >= this.value)) {
-            this.value = x;
-            this.at = ctx.t;
-            this.hit = o.id;
-          }
+          if (!(x >= this.value)) this.measure(x, ctx.t, o.id);
         }
-        if (this.verdict === 'pending' && this.value < s.limit) this.fail(this.at, this.value, `${s.kind === 'min_ttc' ? 'TTC' : 'distance'} to ${this.hit} ${this.value.toFixed(2)} ${this.unit} < ${s.limit} ${this.unit}`);
+        if (this.verdict === 'pending' && this.value < s.limit) this.breaks(ctx.t);
         break;
       }
       case 'peak_decel': {
         const d = 0 - ego.accel; // not -accel: -0 does not survive JSON
-        if (!(d <= this.value)) {
-          this.value = d;
-          this.at = ctx.t;
-        }
-        if (this.verdict === 'pending' && this.value > s.limit) this.fail(this.at, this.value, `deceleration ${this.value.toFixed(2)} m/s² > ${s.limit} m/s²`);
+        if (!(d <= this.value)) this.measure(d, ctx.t, '');
+        if (this.verdict === 'pending' && this.value > s.limit) this.breaks(ctx.t);
         break;
       }
       case 'stopped_before': {
@@ -93,19 +129,18 @@ export class CriterionRun {
         if (ego.speed > ARMED_MPS) this.armed = true;
         const d = this.distanceAhead(ctx, ego);
         if (Number.isNaN(d)) break;
-        this.value = d;
-        this.at = ctx.t;
-        if (d < s.margin) this.fail(ctx.t, d, `${s.ego} ${d < 0 ? 'passed' : 'came within'} ${d < 0 ? 'the point' : `${d.toFixed(2)} m of the point`} (margin ${s.margin} m) before it stopped`);
-        else if (this.armed && ego.speed < STANDSTILL_MPS) this.pass(ctx.t, d, `stopped ${d.toFixed(2)} m before the point`);
+        this.measure(d, ctx.t, '');
+        if (d < s.margin) this.decide('fail', ctx.t, d === -Infinity ? 'past' : 'within');
+        else if (this.armed && ego.speed < STANDSTILL_MPS) this.decide('pass', ctx.t, 'stopped');
         break;
       }
       case 'reach': {
         if (this.verdict !== 'pending') break;
         const p = ctx.pointOf(s.point);
         const d = Math.hypot(ego.x - p.x, ego.y - p.y);
-        if (!(d >= this.value)) this.value = d;
-        if (ctx.t - ctx.t0 > s.within + EPS_T) this.fail(ctx.t, this.value, `not within ${s.radius} m after ${s.within} s (closest ${this.value.toFixed(2)} m)`);
-        else if (d <= s.radius) this.pass(ctx.t, d, `reached at ${(ctx.t - ctx.t0).toFixed(2)} s of story time`);
+        if (!(d >= this.value)) this.measure(d, ctx.t, '');
+        if (ctx.t - ctx.t0 > s.within + EPS_T) this.decide('fail', ctx.t, 'timeout');
+        else if (d <= s.radius) this.decide('pass', ctx.t, 'reached');
         break;
       }
     }
@@ -118,25 +153,31 @@ export class CriterionRun {
     const s = this.spec;
     if (s.kind === 'stopped_before') {
       const ego = ctx.view(s.ego);
-      if (ego && this.armed && ego.speed < STANDSTILL_MPS && this.value >= s.margin) this.pass(ctx.t, this.value, `standing ${this.value.toFixed(2)} m before the point at the end`);
-      else this.fail(ctx.t, this.value, `${s.ego} had not stopped before the point when the attempt ended`);
-    } else if (s.kind === 'reach') this.fail(ctx.t, this.value, `not reached when the attempt ended (closest ${this.value.toFixed(2)} m)`);
-    else this.pass(this.at, this.value, s.kind === 'no_collision' ? 'no contact' : '');
+      if (ego && this.armed && ego.speed < STANDSTILL_MPS && this.value >= s.margin) this.decide('pass', ctx.t, 'standing');
+      else this.decide('fail', ctx.t, this.armed ? 'not_stopped' : 'never_moved');
+    } else if (s.kind === 'reach') this.decide('fail', ctx.t, 'not_reached');
+    else this.decide('pass', ctx.t);
     return this.verdict;
   }
 
-  private fail(t: number, value: number, detail: string): void {
-    this.verdict = 'fail';
+  private measure(x: number, t: number, hit: string): void {
+    this.value = x;
     this.at = t;
-    this.value = value;
-    this.detail = detail;
+    this.hit = hit;
   }
 
-  private pass(t: number, value: number, detail: string): void {
-    this.verdict = 'pass';
-    this.at = t;
-    this.value = value;
-    this.detail = detail;
+  /** a safety criterion broke its limit at t: it fails, and the breach is kept apart from the worst to come */
+  private breaks(t: number): void {
+    this.firstValue = this.value;
+    this.firstAt = this.at;
+    this.firstHit = this.hit;
+    this.decide('fail', t);
+  }
+
+  private decide(v: Verdict, t: number, how: GoalHow = ''): void {
+    this.verdict = v;
+    this.decidedAt = t;
+    this.how = how;
   }
 
   /** The vehicles to judge against: one named, or all present. */

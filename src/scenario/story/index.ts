@@ -9,3 +9,4 @@ export * from './world.js';
 export * from './runner.js';
 export { checkGated, gateRunner, startLineOf } from './gate.js';
 export { STANDSTILL_MPS } from './conditions.js';
+export { CriterionRun, type CriterionResult } from './criteria.js';

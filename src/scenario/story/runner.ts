@@ -203,23 +203,28 @@ export class StoryRunner implements StoryContext {
   /** The attempt's outcome so far (status running until it ended). JSON-serialisable. */
   result(): AttemptResult {
     const num = (x: number) => (Number.isFinite(x) ? x : null);
+    const status = this.status();
     return {
-      status: this.status(),
-      reason: this.reason,
+      status,
+      reason: this.reasonFor(status),
+      ended_by: this.ended ? this.reason : null,
       start_s: this.t0,
       end_s: this.ended ? this.endT : null,
       events: this.events.map((e) => ({ id: e.spec.id, started_s: num(e.firstStart), done_s: num(e.doneAt), executions: e.executions })),
-      criteria: this.criteria.map((c) => ({
-        name: c.spec.name,
-        kind: c.spec.kind,
-        verdict: c.verdict,
-        value: c.spec.kind === 'no_collision' ? (c.hit || null) : num(c.value),
-        limit: c.limit,
-        unit: c.unit,
-        at_s: num(c.at),
-        detail: c.detail,
-      })),
+      criteria: this.criteria.map((c) => c.toResult()),
     };
+  }
+
+  /**
+   * A failure names the criterion that failed first with its figure and time (and the others that failed); a
+   * running attempt with a failed criterion says so already; otherwise why it ended.
+   */
+  private reasonFor(status: AttemptStatus): string {
+    if (status !== 'failed' && status !== 'running') return this.reason;
+    const failed = this.criteria.filter((c) => c.verdict === 'fail').sort((a, b) => a.decidedAt - b.decidedAt);
+    if (!failed.length) return this.reason;
+    const also = failed.length > 1 ? `; also failed: ${failed.slice(1).map((c) => c.spec.name).join(', ')}` : '';
+    return `${failed[0].spec.name} failed: ${failed[0].breach}${also}`;
   }
 
   private status(): AttemptStatus {
@@ -237,7 +242,9 @@ export class StoryRunner implements StoryContext {
       const v = c.settle(this.state);
       if (v) this.happen(v === 'fail' ? 'criterion_failed' : 'criterion_passed', c.spec.name, c.detail, this.t);
     }
-    this.happen('end', this.status(), reason, this.t);
+    const status = this.status();
+    const why = this.reasonFor(status);
+    this.happen('end', status, why === reason ? reason : `${why} (ended by ${reason})`, this.t);
   }
 
   private happen(kind: HappeningKind, id: string, detail: string, t = this.t): void {

@@ -74,8 +74,13 @@ export type AttemptStatus = 'running' | 'passed' | 'failed' | 'not_started' | 'a
 /** The JSON-serialisable outcome of an attempt (Infinity is written as null). */
 export interface AttemptResult {
   status: AttemptStatus;
-  /** why it ended: 'end condition', 'start timeout', 'finished by the host', an abort's reason */
+  /**
+   * why the status is what it is: for a failure the criterion that failed first, its figure and when ('min_ttc
+   * failed: TTC to cutter 0.92 s < 1 s at 14.20 s'), else why it ended (ended_by)
+   */
   reason: string;
+  /** why it ended: 'end condition', 'start timeout: …', 'finished by the host', an abort's reason (null while running) */
+  ended_by: string | null;
   /** simulation times [s] the story started and ended (null while running) */
   start_s: number;
   end_s: number | null;

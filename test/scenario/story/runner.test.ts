@@ -99,11 +99,14 @@ describe('story: CCRb with a scripted ego', () => {
     const bad = runStory(ccrb, twoLanes, [blind], () => 0);
     expect(bad.result.status).toBe('failed');
     const c2 = Object.fromEntries(bad.result.criteria.map((c) => [c.name, c]));
-    expect(c2.no_collision).toMatchObject({ verdict: 'fail', value: 'lead', detail: 'sim1 hit lead' });
+    expect(c2.no_collision).toMatchObject({ verdict: 'fail', value: 'lead', at_s: expect.closeTo(3.1, 9), detail: 'sim1 hit lead at 3.10 s' });
     expect(c2.min_distance).toMatchObject({ verdict: 'fail', value: 0 });
     expect(c2.stopped_before.verdict).toBe('fail');
     expect(bad.happenings.filter((h) => h.kind === 'criterion_failed').map((h) => h.id)).toEqual(expect.arrayContaining(['no_collision', 'min_distance', 'stopped_before']));
-    expect(bad.happenings.at(-1)).toMatchObject({ kind: 'end', id: 'failed', detail: 'end condition' });
+    // the reason names the criterion that failed first and its figure; why it ended is kept apart
+    expect(bad.result.reason).toMatch(/^min_distance failed: distance to lead 0\.\d+ m < 0\.5 m at \d+\.\d\d s; also failed: (no_collision, stopped_before|stopped_before, no_collision)$/);
+    expect(bad.result.ended_by).toBe('end condition');
+    expect(bad.happenings.at(-1)).toMatchObject({ kind: 'end', id: 'failed', detail: `${bad.result.reason} (ended by end condition)` });
   });
 
   it('is deterministic: the same ego inputs give the same actor motion and verdict', () => {

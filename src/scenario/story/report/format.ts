@@ -2,6 +2,7 @@
  * Words and numbers the reports share (SVG banner, HTML tables, campaign tables), so a criterion reads the
  * same everywhere: its value with its unit, its limit with the side that passes, the status in capitals.
  */
+import { figureAgainst } from '../figures.js';
 import type { AttemptResult, AttemptStatus, Verdict } from '../world.js';
 
 export type CriterionResult = AttemptResult['criteria'][number];
@@ -22,12 +23,16 @@ export function fixed(x: number, digits = 2): string {
   return Number.isFinite(x) ? x.toFixed(digits) : String(x);
 }
 
-/** The measured value with its unit: '1.23 s', 'hit lead', 'no contact', '–'. */
+/**
+ * The measured value with its unit: '1.23 s' (with the decimals it takes to sit on its side of the limit: a
+ * failed 0.9996 s against 1 s reads '0.9996 s', never '1.00 s'), 'hit lead', 'no contact', 'not measured'.
+ */
 export function valueText(c: CriterionResult): string {
-  if (c.kind === 'no_collision') return c.value === null ? (c.verdict === 'pending' ? '–' : 'no contact') : `hit ${String(c.value)}`;
-  if (c.value === null) return '–';
+  if (c.kind === 'no_collision') return c.value === null ? (c.verdict === 'pending' ? 'no contact so far' : 'no contact') : `hit ${String(c.value)}`;
+  if (c.value === null) return 'not measured';
   if (typeof c.value === 'string') return c.value;
-  return c.unit ? `${fixed(c.value)} ${c.unit}` : fixed(c.value);
+  const x = figureAgainst(c.value, c.limit === null ? [] : [c.limit]);
+  return c.unit ? `${x} ${c.unit}` : x;
 }
 
 /** The limit with the side that passes: '≥ 1.5 s' for a minimum, '≤ 10 m/s²' for a maximum. */
@@ -59,4 +64,20 @@ export function totalsText(t: ReturnType<typeof totals>): string {
   if (t.aborted) parts.push(`${t.aborted} aborted`);
   if (t.running) parts.push(`${t.running} running`);
   return `${t.attempts} attempt${t.attempts === 1 ? '' : 's'}: ${parts.join(', ')}`;
+}
+
+/**
+ * The attempt as a terminal shows it (vils run): the status with its reason and end, each event, and each
+ * criterion with its value against its limit, when, and its detail — a criterion with no value says so in words.
+ */
+export function attemptLines(r: AttemptResult): string {
+  const ended = r.ended_by !== null && r.ended_by !== r.reason ? `; ended: ${r.ended_by}` : '';
+  const lines = [`  story: ${STATUS_LABEL[r.status]} (${r.reason || 'no reason yet'}${ended}${r.end_s !== null ? ` at ${r.end_s.toFixed(1)} s` : ''})`];
+  for (const e of r.events) lines.push(`    event ${e.id}: ${e.started_s === null ? 'never started' : `started ${e.started_s.toFixed(1)} s${e.done_s !== null ? `, done ${e.done_s.toFixed(1)} s` : ''}`}`);
+  for (const c of r.criteria) {
+    const limit = limitText(c);
+    const at = atText(c);
+    lines.push(`    ${c.verdict === 'fail' ? 'FAIL' : c.verdict}  ${c.name}: ${valueText(c)}${limit ? ` (pass if ${limit})` : ''}${at ? ` ${at}` : ''}${c.detail && c.detail !== valueText(c) ? ` — ${c.detail}` : ''}`);
+  }
+  return lines.join('\n');
 }

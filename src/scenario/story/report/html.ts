@@ -43,7 +43,8 @@ export function renderAttemptHtml(result: AttemptResult, trace: AttemptTrace | T
   if (meta.seed !== undefined && meta.seed !== null) metaBits.push(`<b>seed</b> ${e(String(meta.seed))}`);
   if (meta.date) metaBits.push(`<b>date</b> ${e(meta.date)}`);
   metaBits.push(`<b>story</b> ${fixed(result.start_s)}–${result.end_s === null ? '…' : fixed(result.end_s)} s`);
-  metaBits.push(`<b>ended</b> ${e(result.reason || '–')}`);
+  if (result.status === 'failed' || !result.ended_by) metaBits.push(`<b>reason</b> ${e(result.reason || '–')}`);
+  if (result.ended_by) metaBits.push(`<b>ended</b> ${e(result.ended_by)}`);
 
   const params = Object.entries(meta.params ?? {});
   const paramTable = params.length === 0 ? '<p class="meta">no parameters</p>' : table(['parameter', 'value'], params.map(([k, v]) => [e(k), cell(v)]));

@@ -7,3 +7,4 @@ export { AttemptTrace, followedIds, type TraceJson, type TraceMin, type TraceOpt
 export { renderAttemptSvg, type SvgOptions } from './svg.js';
 export { renderAttemptHtml, type ReportMeta } from './html.js';
 export { campaignTable, type CampaignRow, type CampaignTable } from './campaign.js';
+export { attemptLines } from './format.js';

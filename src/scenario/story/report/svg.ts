@@ -102,9 +102,10 @@ function banner(r: AttemptResult, tj: TraceJson, title: string, width: number, o
   out.push(`<rect x="0" y="0" width="${width}" height="${band}" fill="${STATUS_COLOR[r.status]}"/>`);
   out.push(`<text x="16" y="31" font-size="22" font-weight="bold" fill="#fff">${STATUS_LABEL[r.status]}</text>`);
   const span = `story ${fixed(r.start_s)}–${r.end_s === null ? '…' : fixed(r.end_s)} s`;
-  const sub = [r.reason, span, tj.stride > 1 ? `plotted 1 sample in ${tj.stride}` : ''].filter(Boolean).join(' · ');
+  const ended = r.ended_by && r.ended_by !== r.reason ? `ended: ${r.ended_by}` : '';
   // bold capitals are wider than textWidth's average letter
   const x0 = 16 + 0.74 * 22 * STATUS_LABEL[r.status].length + 20;
+  const sub = clipText([r.reason, ended, span, tj.stride > 1 ? `plotted 1 sample in ${tj.stride}` : ''].filter(Boolean).join(' · '), Math.floor((width - x0 - 8) / 6.5));
   if (title) out.push(`<text x="${x0}" y="20" font-size="14" font-weight="bold" fill="#fff">${escapeXml(title)}</text>`);
   out.push(`<text x="${x0}" y="${title ? 38 : 29}" font-size="12" fill="#fff">${escapeXml(sub)}</text>`);
   let y = band + 20;

@@ -157,7 +157,7 @@ describe('story report: the campaign table', () => {
     const csv = t.csv.trim().split('\n');
     expect(csv[0]).toBe('attempt,case,brake_ttc_s,note,status,reason,no_collision value,no_collision verdict,min_ttc value,min_ttc verdict,min_distance value,min_distance verdict,peak_decel value,peak_decel verdict');
     expect(csv.length).toBe(4);
-    expect(csv[2]).toMatch(/^2,ccrb,1\.2,"a, ""b""",failed,end condition,/);
+    expect(csv[2]).toMatch(/^2,ccrb,1\.2,"a, ""b""",failed,min_ttc failed: TTC to lead 1\.27 s < 1\.5 s at 2\.10 s; also failed: min_distance,/);
     expect(csv[3]).toMatch(/^3,'=cmd\|x,-1,,not_started,/);
     const md = t.markdown.split('\n').filter((l) => l.startsWith('|'));
     expect(md.length).toBe(2 + 3);
