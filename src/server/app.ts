@@ -87,8 +87,9 @@ export function packageVersion(): string {
 const SCENE_NAME = /^[a-z0-9][a-z0-9_-]{0,31}$/;
 
 function splitConfig(c: Partial<SessionConfig> = {}): { scene: Partial<SceneConfig>; serving: Partial<ServingConfig> } {
-  const { publish_hz, max_queue, clock_offset_s, ...scene } = c;
+  const { publish_hz, max_queue, clock_offset_s, max_catch_up_s, ...scene } = c;
   const serving: Partial<ServingConfig> = {};
+  if (max_catch_up_s !== undefined) serving.max_catch_up_s = max_catch_up_s;
   if (publish_hz !== undefined) serving.publish_hz = publish_hz;
   if (max_queue !== undefined) serving.max_queue = max_queue;
   if (clock_offset_s !== undefined) serving.clock_offset_s = clock_offset_s;

@@ -19,7 +19,11 @@ export function sceneStatus(host: SceneHost): Record<string, unknown> {
     // the policy on its own thread (the shield's prediction done while it infers; restarts, the last failure), or
     // null: in the event loop's
     inference_thread: host.policy.threadStatus,
-    egos: scene.snapshot().egos.map(egoEntry),
+    // each ego as the frames show it, and a stamped car's clock as the server knows it (refusals, probes, jumps)
+    egos: scene.snapshot().egos.map((e) => {
+      const clock = host.egoClocks.stats(e.egoId);
+      return clock ? { ...egoEntry(e), clock } : egoEntry(e);
+    }),
     npcs: scene.npcCount,
     clients: host.clients.size,
     timings: scene.timings ? roundTimings(scene.timings) : null,

@@ -107,6 +107,7 @@ export class SceneHost {
       publishHz: this.serving.publish_hz,
       clock: opts.clock,
       epochNow: opts.epochNow,
+      maxCatchUpS: () => this.serving.max_catch_up_s,
       onError: (err) => this.logger?.error({ err, scene: this.name }, 'simulation step failed'),
     });
     this.frames = new FrameEncoder(this.geo, this.clients);
@@ -133,10 +134,11 @@ export class SceneHost {
 
   /** A settings change as an input (logged; made between policy steps), all or nothing. */
   async changeConfig(patch: Partial<SessionConfig>): Promise<SessionConfig> {
-    const { publish_hz, max_queue, clock_offset_s, ...scenePatch } = patch;
+    const { publish_hz, max_queue, clock_offset_s, max_catch_up_s, ...scenePatch } = patch;
     void publish_hz;
     void max_queue;
     void clock_offset_s;
+    void max_catch_up_s;
     // the whole table's ranges, up front: a refused patch changes nothing
     checkSettings(patch, SESSION_SETTINGS);
     return this.inputs.configure(scenePatch, () => this.configure(patch));
@@ -148,7 +150,7 @@ export class SceneHost {
 
   /** Applies a settings patch all or nothing: a refused setting leaves every other one as it was. */
   configure(patch: Partial<SessionConfig>): SessionConfig {
-    const { publish_hz, max_queue, clock_offset_s, ...scenePatch } = patch;
+    const { publish_hz, max_queue, clock_offset_s, max_catch_up_s, ...scenePatch } = patch;
     this.scene.configure(scenePatch);
     if (publish_hz !== undefined && publish_hz !== this.serving.publish_hz) {
       try {
@@ -160,6 +162,7 @@ export class SceneHost {
     }
     if (max_queue !== undefined) this.serving.max_queue = max_queue;
     if (clock_offset_s !== undefined) this.serving.clock_offset_s = clock_offset_s;
+    if (max_catch_up_s !== undefined) this.serving.max_catch_up_s = max_catch_up_s;
     return this.config();
   }
 

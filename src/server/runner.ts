@@ -33,6 +33,8 @@ export interface RunnerOptions {
   /** epoch seconds (default Date.now()/1000), injectable for tests */
   epochNow?: () => number;
   onError?: (err: unknown) => void;
+  /** how far behind the scene may be caught up in one tick after a stall [s] (default DEFAULT_MAX_CATCH_UP_S) */
+  maxCatchUpS?: () => number;
 }
 
 export const MIN_PUBLISH_HZ = 10;
@@ -41,8 +43,12 @@ export const MAX_PUBLISH_HZ = 50;
 export const MAX_TICK_HZ = 1000;
 /** While paused or stopped, a frame saying so this often [s]. */
 const IDLE_FRAME_PERIOD_S = 1;
-/** Behind by more than this, simulation time slips instead of running a burst of policy steps. */
-const MAX_CATCH_UP_S = 2 * POLICY_DT;
+/**
+ * Behind by at most this after a stall, the tick runs the policy steps it missed in one burst, so the scene is
+ * where real time puts it (a real car cannot wait; a test case's actors must be where the car's stack expects
+ * them); further behind, simulation time slips instead (a debugger, a blocked process) and the stall is counted.
+ */
+export const DEFAULT_MAX_CATCH_UP_S = 1;
 /** A scene left further behind the tick's time than this was held by the time conductor [s]. */
 const HELD_EPS_S = 1e-5;
 
@@ -52,8 +58,12 @@ export interface RunnerStats {
   skippedTicks: number;
   /** frames handed to the sinks */
   frames: number;
-  /** simulation time given up after stalls, so the scene never runs a burst of steps [s] */
+  /** simulation time given up after stalls longer than the catch-up allows [s], and how many */
   slippedS: number;
+  slips: number;
+  /** simulation time run late, in bursts after shorter stalls, to be where real time puts the scene [s], and how many */
+  caughtUpS: number;
+  catchUps: number;
   /** simulation time given up because the time conductor held the scene (lockstep / afap with a slow asset) [s] */
   heldS: number;
   /** ticks at which it did */
@@ -72,6 +82,9 @@ export class SceneRunner {
   private closed = false;
   private readonly done: Promise<void>;
   private slippedS = 0;
+  private slips = 0;
+  private caughtUpS = 0;
+  private catchUps = 0;
   private heldS = 0;
   private heldTicks = 0;
   private frames = 0;
@@ -111,7 +124,10 @@ export class SceneRunner {
 
   get stats(): RunnerStats {
     const p = this.pacer.stats;
-    return { ticks: p.ticks, overruns: p.overruns, skippedTicks: p.skippedTicks, frames: this.frames, slippedS: this.slippedS, heldS: this.heldS, heldTicks: this.heldTicks, stepErrors: this.stepErrors };
+    return {
+      ticks: p.ticks, overruns: p.overruns, skippedTicks: p.skippedTicks, frames: this.frames, slippedS: this.slippedS, slips: this.slips,
+      caughtUpS: this.caughtUpS, catchUps: this.catchUps, heldS: this.heldS, heldTicks: this.heldTicks, stepErrors: this.stepErrors,
+    };
   }
 
   addSink(sink: FrameSink): void {
@@ -254,12 +270,17 @@ export class SceneRunner {
     const onGrid = Math.round(t * rate) / rate;
     if (Math.abs(onGrid - t) < 1e-6) t = onGrid; // the grid point itself, free of clock rounding
     const behind = t - this.scene.nextStepTime;
-    if (behind > MAX_CATCH_UP_S) {
-      // a stall (a blocked process, a debugger): give the time up rather than run a burst of steps
+    if (behind > (this.opts.maxCatchUpS?.() ?? DEFAULT_MAX_CATCH_UP_S) + POLICY_DT) {
+      // a long stall (a blocked process, a debugger): give the time up rather than run a long burst of steps
       const slip = behind - POLICY_DT;
       this.slippedS += slip;
+      this.slips++;
       this.wallAnchor += slip;
       t -= slip;
+    } else if (behind > POLICY_DT + 1e-9) {
+      // a short one: the steps it missed, now, so the scene is where real time puts it
+      this.caughtUpS += behind;
+      this.catchUps++;
     }
     const end = this.end !== null && !this.endReached ? this.end : null;
     if (end && t > end.t) t = end.t; // never past the end

@@ -16,12 +16,19 @@ export interface ServingConfig {
    * is compared with the server clock plus this, to find stale fixes and clients whose clock is off
    */
   clock_offset_s: number;
+  /**
+   * after a stall the scene runs the policy steps it missed in one go, up to this much simulation time, so that
+   * NPCs and a test case's actors are where the real-time plan puts them (the real car cannot wait); a longer
+   * stall gives the time up (slipped, counted) [s]
+   */
+  max_catch_up_s: number;
 }
 
 export const SERVING_SETTINGS: Readonly<Record<keyof ServingConfig, SettingSpec>> = {
   publish_hz: { type: 'number', default: 10, unit: 'Hz', min: MIN_PUBLISH_HZ, max: MAX_PUBLISH_HZ, description: 'frames per second to clients (NPCs always step every 0.1 s of simulation time; multiples of 10 line frames up with the steps)' },
   max_queue: { type: 'integer', default: 4, unit: 'frames', min: 1, max: 100, description: 'frames queued per slow client before the oldest is dropped' },
-  clock_offset_s: { type: 'number', default: 0, unit: 's', min: -86400, max: 86400, description: "the clients' clock minus the server's (e.g. 18 for GPS time against UTC): ego_state timestamps are judged against the server clock plus this" },
+  clock_offset_s: { type: 'number', default: 0, unit: 's', min: -86400, max: 86400, description: "the clients' clock minus the server's (e.g. 18 for GPS time against UTC), taken as the offset of a client that answers no clock_probe while its fixes' latencies are plausible; an ego_state timestamp is placed on the server clock with it" },
+  max_catch_up_s: { type: 'number', default: 1, unit: 's', min: 0, max: 10, description: "after a stall (the process blocked, a heavy load) the scene runs the policy steps it missed in one go, up to this much, so NPCs and a test case's actors are where real time puts them; a longer stall gives the time up (slipped_s in the status; an attempt under way is invalid)" },
 };
 
 /** Everything GET/PUT /api/config show and take, and `vils serve --config` sets. */

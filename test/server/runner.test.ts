@@ -189,3 +189,63 @@ describe('several scenes in one process', () => {
     }
   }, 20000);
 });
+
+describe('after a stall the scene is where real time puts it', () => {
+  /** a scene that only counts its 0.1 s steps */
+  function countingScene() {
+    const s = {
+      time: 0,
+      steps: [] as number[],
+      get nextStepTime() {
+        return Math.round(s.steps.length) / 10;
+      },
+      advanceTo(t: number) {
+        while (s.nextStepTime <= t + 1e-9) s.steps.push(s.nextStepTime);
+        s.time = t;
+        return s.steps.length;
+      },
+      reset() {},
+      snapshot(t = s.time) {
+        return { time: t, step: s.steps.length, npcs: [], egos: [], timings: null, signals: [] } as unknown as ReturnType<LiveScene['snapshot']>;
+      },
+    };
+    return s;
+  }
+
+  async function stallFor(stallS: number, maxCatchUpS: number) {
+    const clock = new VirtualClock(50);
+    const scene = countingScene();
+    const runner = new SceneRunner(scene, { clock, publishHz: 10, epochNow: () => clock.now(), maxCatchUpS: () => maxCatchUpS });
+    runner.start();
+    let stalled = false;
+    const frames = await collect(runner, (f) => {
+      // the process blocked once, at 2 s of simulation time
+      if (!stalled && f[f.length - 1].snapshot.time >= 2 - 1e-9) {
+        stalled = true;
+        clock.advance(stallS);
+      }
+      return f.length >= 40;
+    });
+    await runner.close();
+    return { frames, scene, stats: runner.stats, wallAt: (i: number) => frames[i].wallTimeS };
+  }
+
+  it('a 0.6 s freeze: the missed steps run in the next tick, simulation time stays on the wall clock (nothing slipped)', async () => {
+    const { frames, scene, stats } = await stallFor(0.6, 1);
+    // every frame's simulation time is its wall time less the start: no time given up
+    for (const f of frames) expect(f.wallTimeS - f.snapshot.time).toBeCloseTo(frames[0].wallTimeS - frames[0].snapshot.time, 6);
+    expect(scene.steps.every((t, i) => Math.abs(t - i / 10) < 1e-9)).toBe(true);
+    expect(stats).toMatchObject({ slippedS: 0, slips: 0, catchUps: 1 });
+    // the tick due 0.1 s after the frame at 2 s ran 0.5 s late: 0.5 s of steps run late, in one go
+    expect(stats.caughtUpS).toBeCloseTo(0.5, 6);
+  });
+
+  it('a freeze longer than max_catch_up_s: the time is given up and counted (the figure a test case\'s quality gate reads)', async () => {
+    const { frames, stats } = await stallFor(2.5, 1);
+    const offsets = frames.map((f) => f.wallTimeS - f.snapshot.time);
+    expect(stats.slips).toBe(1);
+    expect(offsets[offsets.length - 1] - offsets[0]).toBeCloseTo(stats.slippedS, 6);
+    expect(stats.slippedS).toBeGreaterThan(2.1);
+    expect(stats.caughtUpS).toBe(0);
+  });
+});
