@@ -45,6 +45,9 @@ function connect() {
     } catch {
       return;
     }
+    // the server measures this client's clock against its own (so each fix is placed at the moment it was taken):
+    // answer at once with the probe's server_time and this clock's time of receipt
+    if (msg.type === 'clock_probe') return ws.send(JSON.stringify({ type: 'clock_reply', server_time: msg.server_time, received: Date.now() / 1000 }));
     if (msg.type === 'error') return console.error('server says:', msg.error);
     if (msg.type !== 'npc_states') return;
     frames++;

@@ -72,6 +72,13 @@ export function updateInspector(page: WebMap): void {
     const sources: Record<string, string> = { reported: 'the car (GNSS heading)', course: 'course over ground', held: 'held (standing or slow)', lane: 'the lane (no course yet)', none: 'unknown (north shown)' };
     if (hs) rows.push([`heading from`, sources[hs] ?? hs, hs === 'lane' || hs === 'none' ? 'warn' : undefined]);
     rows.push(['speed', `${e.speed.toFixed(2)} m/s (${(e.speed * 3.6).toFixed(1)} km/h)`]);
+    if (e.accel !== undefined) rows.push(['motion', `${e.accel.toFixed(2)} m/s², yaw rate ${(((e.yaw_rate ?? 0) * 180) / Math.PI).toFixed(1)}°/s (from its fixes)`]);
+    if (e.clock_source !== undefined) {
+      const how: Record<string, string> = { probe: 'measured (clock probes)', synced: 'taken as synchronised', fixes: 'from its fixes alone: least latency unseen', none: 'no stamps: placed at arrival' };
+      rows.push(['clock', `${(e.clock_offset_s ?? 0).toFixed(3)} s off, ${how[e.clock_source] ?? e.clock_source}`, e.clock_source === 'fixes' || e.clock_source === 'none' ? 'warn' : undefined]);
+      const extra = [e.out_of_order ? `${e.out_of_order} out of order` : '', e.clock_jumps ? `${e.clock_jumps} clock jump${e.clock_jumps === 1 ? '' : 's'}` : ''].filter(Boolean).join(', ');
+      rows.push(['latency', `${((e.latency_s ?? 0) * 1000).toFixed(0)} ms (fix to server)${extra ? ` · ${extra}` : ''}`, e.clock_jumps ? 'warn' : undefined]);
+    }
     rows.push(['size', `${(e.length ?? 4.5).toFixed(1)} × ${(e.width ?? 2).toFixed(1)} m`]);
     rows.push(['state', e.stale ? 'stale: no update lately, NPCs do not see it' : 'live', e.stale ? 'warn' : undefined]);
     rows.push(['flags', e.collided ? 'collided' : 'none', e.collided ? 'bad' : undefined]);

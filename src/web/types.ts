@@ -36,6 +36,15 @@ export interface EgoFrameEntry {
   timestamp?: number | null;
   /** where the yaw comes from (newer servers, JSON frames) */
   heading_source?: 'reported' | 'course' | 'held' | 'lane' | 'none';
+  /** from the fixes at their own times (newer servers, JSON frames) */
+  accel?: number;
+  yaw_rate?: number;
+  /** a stamped car's transport latency, clock offset and how that is known, out-of-order fixes, clock jumps */
+  latency_s?: number;
+  clock_offset_s?: number;
+  clock_source?: 'probe' | 'synced' | 'fixes' | 'none';
+  out_of_order?: number;
+  clock_jumps?: number;
 }
 
 export type SignalColour = 'green' | 'green_yield' | 'yellow' | 'red' | 'off';

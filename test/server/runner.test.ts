@@ -192,12 +192,20 @@ describe('several scenes in one process', () => {
 
 describe('after a stall the scene is where real time puts it', () => {
   /** a scene that only counts its 0.1 s steps */
-  function countingScene() {
-    const s = {
+  interface CountingScene {
+    time: number;
+    steps: number[];
+    readonly nextStepTime: number;
+    advanceTo(t: number): number;
+    reset(): void;
+    snapshot(t?: number): ReturnType<LiveScene['snapshot']>;
+  }
+  function countingScene(): CountingScene {
+    const s: CountingScene = {
       time: 0,
-      steps: [] as number[],
+      steps: [],
       get nextStepTime() {
-        return Math.round(s.steps.length) / 10;
+        return s.steps.length / 10;
       },
       advanceTo(t: number) {
         while (s.nextStepTime <= t + 1e-9) s.steps.push(s.nextStepTime);
