@@ -105,8 +105,10 @@ export interface EgoState {
   collided: boolean;
   /** simulation time of the latest report */
   receivedAt: number;
-  /** simulation time the latest fix was measured at (its arrival less its latency) */
+  /** simulation time the latest fix was measured at (its arrival less its latency), the one before it (NaN: none), and the fixes taken */
   fixTime: number;
+  prevFixTime: number;
+  fixCount: number;
   /** from the fixes at their own times: longitudinal acceleration [m/s²] and yaw rate [rad/s, counter-clockwise] */
   accel: number;
   yawRate: number;
@@ -188,7 +190,7 @@ export class EgoRegistry {
       length: r.length ?? prev?.length ?? this.config.ego_length,
       width: r.width ?? prev?.width ?? this.config.ego_width,
       stale: prev?.stale ?? false, collided: prev?.collided ?? false,
-      receivedAt: t, fixTime, accel: motion.accel, yawRate: motion.yawRate,
+      receivedAt: t, fixTime, prevFixTime: prev?.fixTime ?? NaN, fixCount: (prev?.fixCount ?? 0) + 1, accel: motion.accel, yawRate: motion.yawRate,
       clientTimestamp: r.clientTimestamp ?? null, simulated: r.simulated === true, motion, lateFixes: prev?.lateFixes ?? 0,
       headingSource: heading.headingSource, anchorX: heading.anchorX, anchorY: heading.anchorY, headingKnown: heading.headingKnown,
     };
@@ -293,7 +295,7 @@ export class EgoRegistry {
       if (!e.stale) this.extrapolate(e, t);
       const s: EgoState = {
         egoId: e.egoId, x: e.x, y: e.y, yaw: e.yaw, speed: e.speed, length: e.length, width: e.width,
-        stale: e.stale, collided: e.collided, receivedAt: e.receivedAt, fixTime: e.fixTime, accel: e.accel, yawRate: e.yawRate,
+        stale: e.stale, collided: e.collided, receivedAt: e.receivedAt, fixTime: e.fixTime, prevFixTime: e.prevFixTime, fixCount: e.fixCount, accel: e.accel, yawRate: e.yawRate,
         clientTimestamp: e.clientTimestamp, headingSource: e.headingSource,
       };
       if (e.clockSource !== undefined) {
