@@ -228,3 +228,16 @@ def test_the_stand_in_constants_are_those_convert_documents():
     for kind in ('color', 'shape', 'status'):
         for name, value in t[kind].items():
             assert getattr(TrafficLightElement, name) == value
+
+
+def test_each_fix_is_sent_once_stamped_with_the_moment_it_was_taken(monkeypatch):
+    node = load_node(monkeypatch, autoware=False, params={'heading_topic': '/heading'})
+    bridge = node.VilsBridge()
+    bridge.heading = 45.0
+    assert bridge.ego() is None  # no fix yet
+    stamp = types.SimpleNamespace(sec=1700000000, nanosec=250000000)
+    bridge.on_fix(types.SimpleNamespace(status=types.SimpleNamespace(status=0), latitude=37.3645, longitude=126.7239, header=types.SimpleNamespace(stamp=stamp)))
+    ego = bridge.ego()
+    assert ego['timestamp'] == 1700000000.25 and ego['data']['lat'] == 37.3645
+    # nothing new: nothing sent (the server would place an old fix at its old time anyway)
+    assert bridge.ego() is None

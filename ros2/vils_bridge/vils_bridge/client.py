@@ -60,13 +60,15 @@ def with_token(url, token):
 class BridgeClient:
     """Connects to a VILS stream and keeps at it.
 
-    ``get_ego()`` returns the ego_state dict to send (or None while there is no fix); ``on_frame(frame)`` is
+    ``get_ego()`` returns the ego_state dict to send (or None while there is no new fix); ``on_frame(frame)`` is
     called with the newest npc_states frame, one at a time (an async function or a plain one);
-    ``on_error(text)`` with the server's error replies; ``log(text)`` for connection news.
+    ``on_error(text)`` with the server's error replies; ``log(text)`` for connection news. ``clock()`` is the
+    clock the ego_state timestamps are on (seconds since the Unix epoch): the server's clock probes are answered
+    on it, so the server measures its offset and places every fix at the moment it was taken.
     """
 
     def __init__(self, url, get_ego=None, on_frame=None, on_error=None, log=print, token='', send_hz=10.0,
-                 reconnect_min_s=0.5, reconnect_max_s=10.0):
+                 reconnect_min_s=0.5, reconnect_max_s=10.0, clock=time.time):
         self.url = url
         self.token = token
         self.get_ego = get_ego or (lambda: None)
@@ -76,6 +78,8 @@ class BridgeClient:
         self.send_period = 1.0 / send_hz if send_hz > 0 else 0.0
         self.reconnect_min_s = reconnect_min_s
         self.reconnect_max_s = reconnect_max_s
+        self.clock = clock
+        self.probes_answered = 0
         self.slot = NewestFrame()
         self.frames_received = 0
         self.frames_published = 0
@@ -142,7 +146,12 @@ class BridgeClient:
             except ValueError:
                 continue
             kind = msg.get('type') if isinstance(msg, dict) else None
-            if kind == 'npc_states':
+            if kind == 'clock_probe':
+                # answered at once, on the clock the fixes are stamped with (the server measures its offset)
+                received = self.clock()
+                await ws.send(json.dumps({'type': 'clock_reply', 'server_time': msg.get('server_time'), 'received': received, 'sent': self.clock()}))
+                self.probes_answered += 1
+            elif kind == 'npc_states':
                 self.frames_received += 1
                 msg['_received_at'] = time.time()  # for the bridge's own latency (publish − receipt)
                 msg['_received_seq'] = self.frames_received

@@ -50,6 +50,8 @@ class VilsBridge(Node):
             ('traffic_light_group_ids', '')]}
         self.p = p
         self.fix = None
+        self.fix_stamp = None
+        self.fix_sent = True
         self.heading = None
         self.speed = None
         self.motion = convert.MotionFromFixes()
@@ -76,23 +78,31 @@ class VilsBridge(Node):
         self.publish_static_transform()
         self.client = BridgeClient(p['url'], get_ego=self.ego, on_frame=self.publish_frame, on_error=lambda e: self.get_logger().warn(f'VILS: {e}'),
                                    log=self.get_logger().info, token=p['token'], send_hz=p['send_hz'],
-                                   reconnect_min_s=p['reconnect_min_s'], reconnect_max_s=p['reconnect_max_s'])
+                                   reconnect_min_s=p['reconnect_min_s'], reconnect_max_s=p['reconnect_max_s'],
+                                   clock=lambda: self.get_clock().now().nanoseconds / 1e9)
         threading.Thread(target=lambda: asyncio.run(self.client.run()), daemon=True).start()
 
     def on_fix(self, msg):
         if msg.status.status < 0 or not convert.valid_fix(msg.latitude, msg.longitude):
             return
         self.fix = (msg.latitude, msg.longitude)
-        self.motion.update(msg.latitude, msg.longitude, self.get_clock().now().nanoseconds / 1e9)
+        now = self.get_clock().now().nanoseconds / 1e9
+        # the moment the fix was taken (its header stamp; now if the driver left it empty): the server places it there
+        stamp = msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
+        self.fix_stamp = stamp if stamp > 0 else now
+        self.fix_sent = False
+        self.motion.update(msg.latitude, msg.longitude, now)
 
     def ego(self):
-        if self.fix is None:
+        # each fix once, stamped with its own time (sent again, an old fix would be placed at its old time anyway)
+        if self.fix is None or self.fix_sent:
             return None
         heading = self.heading if self.heading is not None else self.motion.heading_deg
         if heading is None:
             return None
         speed = self.speed if self.speed is not None else self.motion.speed_mps
-        return convert.ego_state(self.fix[0], self.fix[1], heading, speed, ego_id=self.p['ego_id'])
+        self.fix_sent = True
+        return convert.ego_state(self.fix[0], self.fix[1], heading, speed, ego_id=self.p['ego_id'], timestamp=self.fix_stamp)
 
     def publish_static_transform(self):
         t = convert.map_transform(self.p['map_offset'])
