@@ -176,7 +176,7 @@ export async function startServe(argv: string[], overrides: ServeOverrides = {})
       server.app.log.info(`scenario ${scenario.name}: simulated egos ${sim.specs.map((e) => `${e.id} (${e.level}, ${e.driver.kind})`).join(', ')}${sim.cmdPorts.length ? `; VDS1 CMD on ${sim.cmdPorts.join(', ')}` : ''}; JSON data port /api/io; ` +
         (scenario.duration > 0 ? `duration ${scenario.duration} s, then ${scenario.atEnd} (at_end)` : 'duration 0: until stopped') + (sim.thread ? `; their plants and UDP I/O in a thread of their own (scheduling: ${sim.thread.priority})` : ''));
     } else await server.host.runner.reset(); // the test case joins the conductor (the real car is its only ego)
-    if (story) server.app.log.info(`test case ${scenario.name}: ${storyEgo !== undefined ? `the real car ${storyEgo} plays ${scenario.egos[0]?.id}; arm an attempt with POST /api/story/arm or the web map's test panel` : `the simulated ego ${scenario.egos[0]?.id} under test; an attempt is armed at every reset`}; GET /api/story`);
+    if (story) server.app.log.info(`test case ${scenario.name}: ${storyEgo !== undefined ? `the real car ${storyEgo} plays ${scenario.egos[0]?.id}; arm an attempt with POST /api/story/arm {"attempt": <GET /api/story's attempt>} or the web map's test panel` : `the simulated ego ${scenario.egos[0]?.id} under test; an attempt is armed at every reset`}; GET /api/story`);
   }
   // the CPUs the server keeps to, once an egos' thread is there (a refused list stops it, as a bad flag does)
   try {

@@ -521,6 +521,16 @@ export const mapReplySchema = {
   },
 } as const;
 
+/** POST /api/story/arm: the attempt number the client sees (GET /api/story `attempt`); the new one is that + 1. */
+export const storyArmSchema = {
+  type: 'object',
+  required: ['attempt'],
+  additionalProperties: false,
+  properties: {
+    attempt: { type: 'integer', minimum: 0, description: 'the current attempt number, as GET /api/story gives it (0 before the first): arming replaces that attempt with the next; another number is refused (409) and nothing changes' },
+  },
+} as const;
+
 /** GET /api/story and its commands' replies: a served test case (src/server/story-desk.ts). */
 export const storyViewSchema = {
   type: 'object',
@@ -535,7 +545,7 @@ export const storyViewSchema = {
     auto_arm: { type: 'boolean', description: 'attempts are armed at every reset (a simulated ego), else by the operator' },
     result: {
       type: ['object', 'null'], additionalProperties: true,
-      description: 'status (passed, failed, not_started, aborted, running), reason, start_s, end_s, events [{id, started_s, done_s, executions}], criteria [{name, kind, verdict, value, limit, unit, at_s, detail}]',
+      description: 'status (passed, failed, not_started, aborted, running), reason (a failure: the criterion that failed first, its figure and when; else why it ended), ended_by (why it ended; null while running), start_s, end_s, events [{id, started_s, done_s, executions}], criteria [{name, kind, verdict, value, limit, unit, at_s, detail}]',
     },
     happenings: { type: 'array', items: { type: 'object', properties: { t: num, kind: str, id: str, detail: str } } },
     attempts: { type: 'array', items: { type: 'object', properties: { attempt: { type: 'integer' }, status: str, reason: str, armed_at_s: num, end_s: { type: ['number', 'null'] } } } },

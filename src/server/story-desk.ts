@@ -15,10 +15,23 @@
 import type { Scenario } from '../scenario/config.js';
 import type { SimEgo } from '../scenario/sim-ego.js';
 import { StoryHost, type AttemptState, type StorySceneSink } from '../scenario/story-host.js';
-import { StoryRefused, type AttemptResult, type Happening } from '../scenario/story/index.js';
+import { StoryRefused, type AttemptResult, type Happening, type StoryProblem } from '../scenario/story/index.js';
 import type { StoryHook } from '../scenario/assets.js';
 import { InputError, type SceneSnapshot } from '../scene/index.js';
 import type { HostAttachment, SceneHost } from './host.js';
+
+/**
+ * An arm that names an attempt other than the current one (a second click, another operator's arm in between):
+ * 409, nothing changes. The client fetches GET /api/story and arms with the number it then sees.
+ */
+export class AttemptConflict extends Error {
+  readonly statusCode = 409;
+  constructor(readonly current: number, state: AttemptState, sent: number) {
+    const what = state === 'armed' || state === 'running' ? 'is already armed' : state === 'ended' ? 'has ended' : 'is the latest';
+    super(`attempt ${current} ${what} (the request named attempt ${sent}): GET /api/story, then arm with {"attempt": ${current}} to ${state === 'armed' || state === 'running' ? 'replace it' : 'arm the next'}`);
+    this.name = 'AttemptConflict';
+  }
+}
 
 /** attempts and happenings the desk keeps for the API (older ones are in the log and the recording) */
 const KEEP_ATTEMPTS = 100;
@@ -101,11 +114,19 @@ export class StoryDesk implements StoryHook {
     this.armAtNext = this.autoArm;
   }
 
-  /** A new attempt now, around the vehicle under test where it is; refused (InputError) with every problem. */
-  arm(): StoryView {
+  /**
+   * Attempt `current` + 1 now, around the vehicle under test where it is (or at the case's start gate).
+   * `current` is the attempt number the client sees (GET /api/story `attempt`): another number is a conflict
+   * (AttemptConflict, 409). The new attempt is checked before the one under way ends: a refusal (InputError,
+   * with every problem) leaves that attempt and its actors as they were.
+   */
+  arm(current: number): StoryView {
+    if (current !== this.story.attempt) throw new AttemptConflict(this.story.attempt, this.story.state, current);
     const t = this.host.runner.simNow();
     const snap = this.host.scene.snapshot(t);
     if (!this.present(snap)) throw new InputError(`the vehicle under test, ego ${this.ego}, is not in the scene: connect it (ego_state with ego_id "${this.ego}") before arming`);
+    const problems = this.story.check(t, snap);
+    if (problems.length) throw refusal(problems);
     if (this.story.state === 'armed' || this.story.state === 'running') {
       this.story.resetAttempt(t, 'armed again by the operator');
       this.ended(t);
@@ -113,7 +134,7 @@ export class StoryDesk implements StoryHook {
     try {
       this.armNow(t, snap);
     } catch (err) {
-      if (err instanceof StoryRefused) throw new InputError(`attempt refused: ${err.problems.map((p) => `${p.key}: ${p.message}`).join('; ')}`);
+      if (err instanceof StoryRefused) throw refusal(err.problems);
       throw err;
     }
     return this.view();
@@ -159,6 +180,10 @@ export class StoryDesk implements StoryHook {
       result: s.attempt > 0 ? s.result() : null, happenings: s.happenings.slice(-KEEP_HAPPENINGS), attempts: [...this.history],
     };
   }
+}
+
+function refusal(problems: readonly StoryProblem[]): InputError {
+  return new InputError(`attempt refused: ${problems.map((p) => `${p.key}: ${p.message}`).join('; ')}`);
 }
 
 /**

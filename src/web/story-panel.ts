@@ -1,7 +1,9 @@
 /**
  * The test-case panel: a scene serving a test case (`vils serve --scenario <case.yaml>`) answers GET /api/story,
  * and the panel shows it (story-view.ts) with the Arm and Reset buttons (POST /api/story/arm, /reset; a refusal
- * is shown in the server's words). It polls once a second while shown, and stops on a 404 (no test case).
+ * is shown in the server's words). Arm sends the attempt number the panel shows: when another arm came first
+ * (a second click, another operator) the server answers 409 and changes nothing, and the panel shows the
+ * attempt as it now is and says so. It polls once a second while shown, and stops on a 404 (no test case).
  *
  * Whether to ask at all comes from GET /api/status, which the page polls anyway: it has `story` exactly when the
  * scene serves a test case. Asking /api/story blindly would cost every other scene a 404 a second, and the
@@ -110,16 +112,27 @@ export class StoryPanel {
     ($('story-reset') as HTMLButtonElement).disabled = v.state !== 'armed' && v.state !== 'running';
   }
 
-  /** Arm (a new attempt now) or Reset (the attempt under way ends, aborted; its actors leave). */
+  /**
+   * Arm (the attempt after the one shown, now) or Reset (the attempt under way ends, aborted; its actors leave).
+   * Arm names the attempt it replaces, so a double click arms once: the second is refused (409) and the panel
+   * catches up with the server.
+   */
   private async command(what: 'arm' | 'reset'): Promise<void> {
     const word = what === 'arm' ? 'Arm' : 'Reset';
+    const shown = this.view?.attempt ?? 0;
     try {
-      const v = await this.page.api.call<StoryView>('POST', `/api/story/${what}`);
+      const v = await this.page.api.call<StoryView>('POST', `/api/story/${what}`, what === 'arm' ? { attempt: shown } : undefined);
       this.show(v);
-      toast(what === 'arm' ? `Attempt ${v.attempt} armed: the actors are placed.` : `Attempt ${v.attempt} reset: ${v.result?.status === 'aborted' ? 'aborted, ' : ''}its actors removed.`);
+      const gated = v.result?.reason.startsWith('waiting at the start gate');
+      toast(what === 'arm' ? `Attempt ${v.attempt} armed: ${gated ? 'the actors are placed when the car passes the start gate' : 'the actors are placed'}.` : `Attempt ${v.attempt} reset: ${v.result?.status === 'aborted' ? 'aborted, ' : ''}its actors removed.`);
       this.page.canvas.dirty = true;
       void this.page.data.pollDetails(true);
     } catch (err) {
+      if (err instanceof ApiError && err.status === 409) {
+        await this.poll();
+        toast(`Arm refused: attempt ${this.view?.attempt ?? '?'} was armed meanwhile (the panel showed attempt ${shown}); it is shown now: press Arm again to replace it.`, true);
+        return;
+      }
       toast(`${word} refused: ${err instanceof ApiError ? err.message : String(err)}`, true);
     }
   }

@@ -8,10 +8,11 @@
  * gate and the attempt is not started, never failed. The server runs on a clock the test steps one frame at a
  * time, after the car has answered it: nothing depends on the machine's speed.
  */
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { parse as parseYaml, stringify } from 'yaml';
 import { startServe, type ServeHandle } from '../../src/cli/serve.js';
 import { decodeJson, describeDifference, readRecording, replayRecording } from '../../src/record/index.js';
 import type { Clock } from '../../src/time/clock.js';
@@ -46,6 +47,14 @@ const V0 = 50 / 3.6;
 /** the car starts this far before the end of R5 (the case's start line is 3.5 m into R6) */
 const RUN_UP_M = 20;
 
+/** A frame as the car received it, and where the car was put for it. */
+interface Frame {
+  t: number;
+  m: Record<string, any>;
+  me: { x: number; y: number; yaw: number };
+  url: string;
+}
+
 interface Drive {
   brakes: boolean;
   recordDir?: string;
@@ -53,11 +62,25 @@ interface Drive {
   /** the car's speed [m/s] (it stands with 0) */
   v0?: number;
   frames?: number;
+  /** where the car starts: this far before the end of R5 (default RUN_UP_M) */
+  runUpM?: number;
+  /** from this time on the car drives in the lane left of its own [s] */
+  leftFrom?: number;
+  /** after each frame (the car has answered it); true: stop driving */
+  onFrame?: (f: Frame) => Promise<boolean | void>;
 }
+
+/** no body at all (not even an empty JSON one) */
+const NO_BODY = Symbol('no body');
+
+/** POST /api/story/arm with the attempt number the client sees (as JSON) */
+const arm = (url: string, body: unknown = { attempt: 0 }) =>
+  fetch(`${url}/api/story/arm`, { method: 'POST', ...(body === NO_BODY ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }) });
 
 describe('a test case served live, the real car under test', () => {
   let serve: ServeHandle | null = null;
   let client: TestClient | null = null;
+  const host = () => serve!.server.host;
   afterEach(async () => {
     client?.ws.close();
     await serve?.server.close();
@@ -65,7 +88,7 @@ describe('a test case served live, the real car under test', () => {
     client = null;
   });
 
-  async function drive({ brakes, recordDir, file = CASE, v0 = V0, frames = 400 }: Drive) {
+  async function drive({ brakes, recordDir, file = CASE, v0 = V0, frames = 400, runUpM = RUN_UP_M, leftFrom = Infinity, onFrame }: Drive) {
     const clock = new SteppedClock();
     const record = recordDir ? ['--record-dir', recordDir] : ['--no-record'];
     serve = await startServe(['--scenario', file, '--story-ego', 'car', '--port', '0', '--host', '127.0.0.1', ...record, '--model', testModel(), '--log-level', 'silent'], { clock, epochNow: () => 1.8e9 + clock.now() });
@@ -76,12 +99,16 @@ describe('a test case served live, the real car under test', () => {
     // the car comes out of R5 into R6 on the lanes' centre lines: armed before the start line, it crosses it at speed
     const lanes = host.scene.lanes;
     const r5 = lanes.laneById('R5');
-    const s0 = lanes.lanes[r5].length - RUN_UP_M;
+    const s0 = lanes.lanes[r5].length - runUpM;
     let s = 0, v = v0, lastT = NaN, armed = false, sawActorInFrames = false;
     const fix = (t: number) => {
       if (Number.isFinite(lastT)) s += v * (t - lastT);
       lastT = t;
-      const p = lanes.ahead(r5, s0, s);
+      let p: { x: number; y: number; yaw: number } = lanes.ahead(r5, s0, s);
+      if (t >= leftFrom) {
+        const at = lanes.ahead(r5, s0, s);
+        p = lanes.pose(lanes.lanes[at.lane].left, at.s);
+      }
       const ll = host.geo.toLatLon(p.x, p.y);
       client!.ws.send(JSON.stringify({ type: 'ego_state', ego_id: 'car', timestamp: 1.8e9 + t, data: { lat: ll.lat, lon: ll.lon, heading: host.geo.yawToHeading(p.yaw, p.x, p.y), speed: v } }));
       return p;
@@ -114,12 +141,13 @@ describe('a test case served live, the real car under test', () => {
       }
       if (!armed && t >= 0.5) {
         await new Promise((r) => setTimeout(r, 5));
-        const r = await fetch(`${url}/api/story/arm`, { method: 'POST' });
+        const r = await arm(url);
         expect(r.status).toBe(200);
         const view = await r.json();
         expect(view).toMatchObject({ attempt: 1, state: 'armed', ego: 'car', story_ego: 'sim1', auto_arm: false });
         armed = true;
       }
+      if (onFrame && (await onFrame({ t, m, me, url }))) break;
       const story = host.story!.view();
       if (story.state === 'ended') break;
       // the fix reaches the server before its next tick
@@ -166,7 +194,7 @@ describe('a test case served live, the real car under test', () => {
     expect(view.result!.status).toBe('failed');
     expect(view.result!.criteria.some((c) => c.verdict === 'fail' && (c.kind === 'no_collision' || c.kind === 'min_ttc'))).toBe(true);
     const url = serve!.address;
-    const again = await (await fetch(`${url}/api/story/arm`, { method: 'POST' })).json() as Record<string, unknown>;
+    const again = await (await arm(url, { attempt: 1 })).json() as Record<string, unknown>;
     expect(again).toMatchObject({ attempt: 2, state: 'armed' });
     const reset = await (await fetch(`${url}/api/story/reset`, { method: 'POST' })).json() as { state: string; attempts: Array<{ status: string }> };
     expect(reset.state).toBe('idle');
@@ -183,11 +211,73 @@ describe('a test case served live, the real car under test', () => {
     expect(view.attempts).toEqual([expect.objectContaining({ attempt: 1, status: 'not_started' })]);
   }, 120_000);
 
+  it('a refused arm changes nothing: the attempt under way and its actor go on; a stale attempt number is 409; a malformed body is 400 naming the field', async () => {
+    // the cut-in without its start gate (the cutter is placed around the car where it is when armed), the cutter
+    // at the car's speed (no cut-in: the attempt stays armed); the car moves into the left lane, where a cutter
+    // coming from the left has no lane
+    const dir = mkdtempSync(join(tmpdir(), 'vils-story-arm-'));
+    const doc = parseYaml(readFileSync(CASE, 'utf8')) as { story: Record<string, any> };
+    delete doc.story.start;
+    doc.story.actors[0].start.speed_kmh = 50;
+    const file = join(dir, 'cut_in_ungated.yaml');
+    writeFileSync(file, stringify(doc));
+    let cutter: { id: number; x: number; y: number } | null = null;
+    let checked = false;
+    const moves: number[] = [];
+    const { view } = await drive({
+      brakes: false, file, runUpM: 0, leftFrom: 1,
+      onFrame: async ({ t, m, url }) => {
+        const c = (m.npcs as Array<Record<string, any>>).find((n) => n.actor === 'cutter');
+        if (cutter && t > 1.6) {
+          // the same actor every frame, moving on at its speed: never removed, never placed again
+          expect(c?.id).toBe(cutter.id);
+          moves.push(Math.hypot(c!.x - cutter.x, c!.y - cutter.y));
+        }
+        if (c) cutter = { id: c.id, x: c.x, y: c.y };
+        if (t < 1.5 || checked) return t > 3;
+        checked = true;
+        const before = host().story!.view();
+        expect(before).toMatchObject({ attempt: 1, state: 'armed' });
+        // refused where the car is now (the left lane): nothing is ended, nothing removed
+        const refused = await arm(url, { attempt: 1 });
+        expect(refused.status).toBe(400);
+        expect(((await refused.json()) as { message: string }).message).toMatch(/^attempt refused: story\.actors\[0\]\.start: there is no lane to the left of lane L\d ahead of sim1$/);
+        // a second click on Arm: the number it sends is no longer the current one
+        const stale = await arm(url, { attempt: 0 });
+        expect(stale.status).toBe(409);
+        expect(await stale.json()).toMatchObject({ statusCode: 409, error: 'Conflict', message: 'attempt 1 is already armed (the request named attempt 0): GET /api/story, then arm with {"attempt": 1} to replace it' });
+        for (const [body, message] of [
+          [NO_BODY, /^the body must be a JSON object: send \{"attempt": 1\}/],
+          [{}, /^body\.attempt is missing: send \{"attempt": 1\}/],
+          [{ attempt: 1, force: true }, /^body\.force is not a field of the arm \(its one field is attempt\)/],
+          [{ attempt: '1' }, /^body\.attempt must be integer/],
+        ] as const) {
+          const r = await arm(url, body);
+          expect(r.status, String(JSON.stringify(body))).toBe(400);
+          expect(((await r.json()) as { message: string }).message).toMatch(message);
+        }
+        const after = host().story!.view();
+        expect(after).toMatchObject({ attempt: 1, state: 'armed', armed_at_s: before.armed_at_s, attempts: before.attempts });
+        expect(after.happenings).toEqual(before.happenings);
+        return false;
+      },
+    });
+    expect(checked).toBe(true);
+    expect(view).toMatchObject({ attempt: 1, state: 'armed' });
+    expect(moves.length).toBeGreaterThan(5);
+    for (const d of moves) expect(d).toBeCloseTo((50 / 3.6) * 0.1, 1);
+  }, 120_000);
+
   it('refuses to arm while the car is not connected, and answers 404 on a scene with no test case', async () => {
     const clock = new SteppedClock();
     serve = await startServe(['--scenario', CASE, '--story-ego', 'car', '--port', '0', '--host', '127.0.0.1', '--no-record', '--model', testModel(), '--log-level', 'silent'], { clock, epochNow: () => 1.8e9 + clock.now() });
-    const r = await fetch(`${serve.address}/api/story/arm`, { method: 'POST' });
+    const r = await arm(serve.address);
     expect(r.status).toBe(400);
     expect(((await r.json()) as { message: string }).message).toMatch(/ego car, is not in the scene: connect it/);
+    // the OpenAPI document says what to send and what a stale number gets
+    const docs = (await (await fetch(`${serve.address}/docs/json`)).json()) as { paths: Record<string, Record<string, any>> };
+    const op = docs.paths['/api/story/arm'].post;
+    expect(op.requestBody.content['application/json'].schema).toMatchObject({ type: 'object', required: ['attempt'], additionalProperties: false, properties: { attempt: { type: 'integer', minimum: 0 } } });
+    expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['200', '400', '404', '409']));
   }, 60_000);
 });
