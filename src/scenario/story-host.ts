@@ -8,6 +8,11 @@
  * back. Headless (`vils run`) the attempt starts at 0; served live, the operator arms numbered attempts (the
  * actors are placed around the car where it is then) and resets them. Deterministic: the same scenario and ego
  * inputs give the same actor motion and verdict.
+ *
+ * After the verdict the scene runs on (served live) and the actors with it, as the story's after_end says
+ * (continue, stop, leave: story/after-end.ts): no actor vanishes in front of the car. Each leaves the scene once
+ * it is more than remove_beyond_m from the vehicle under test, at a reset, or when the next attempt is armed;
+ * the attempt's record (result, happenings, trace) stays as it was at the end.
  */
 import type { EgoReport, SpawnRequest } from '../scene/index.js';
 import type { SceneSnapshot } from '../scene/scene.js';
@@ -15,7 +20,7 @@ import type { LiveSignalInput } from '../scene/control/index.js';
 import type { LaneNetwork } from '../traffic/lanes.js';
 import { POLICY_DT } from '../traffic/engine.js';
 import type { SimEgo } from './sim-ego.js';
-import { checkGated, CriterionRun, gateRunner, StoryRefused, StoryRunner, type ActorPose, type AttemptResult, type Happening, type StoryProblem, type StorySpec, type StoryVehicle, type StoryWorld } from './story/index.js';
+import { checkGated, CriterionRun, gateRunner, REMOVE_BEYOND_M, StoryRefused, StoryRunner, type ActorPose, type AttemptResult, type Happening, type StoryProblem, type StorySpec, type StoryVehicle, type StoryWorld } from './story/index.js';
 import { AttemptTrace, followedIds } from './story/report/index.js';
 
 /** an NPC in the story's world: `npc<id>` */
@@ -41,6 +46,8 @@ export type AttemptState = 'idle' | 'armed' | 'running' | 'ended';
 export interface StoryHostOptions {
   /** the story's ego ids played by other vehicles of the scene (live: the real car's ego_id for `sim1`) */
   egoAlias?: ReadonlyMap<string, string>;
+  /** the story's id of the vehicle under test (default: the first criterion's ego, else the first ego) */
+  underTest?: string;
 }
 
 export class StoryHost {
@@ -70,12 +77,17 @@ export class StoryHost {
   private gate: { runner: StoryRunner; poses: ActorPose[] } | null = null;
   /** the attempt ended at its gate: never started within start_timeout_s (or refused there) */
   private gateResult: AttemptResult | null = null;
+  /** the actors in the scene now (placed, and not yet taken out) */
+  private readonly inScene = new Set<string>();
+  /** the story's id of the vehicle under test: the actors are taken out far from it after the end */
+  private readonly underTest: string;
 
   constructor(readonly spec: StorySpec, private readonly sink: StorySceneSink, private egos: readonly SimEgo[], opts: StoryHostOptions = {}) {
     this.runner = new StoryRunner(spec, sink.lanes);
     this.poses = this.runner.newPoses();
     this.trace = this.newTrace();
     for (const [storyId, sceneId] of opts.egoAlias ?? []) this.aliasOf.set(sceneId, storyId);
+    this.underTest = opts.underTest ?? spec.criteria[0]?.ego ?? egos[0]?.id ?? '';
   }
 
   /** The simulated egos whose plants the story reads (served live, known once they are attached). */
@@ -153,6 +165,7 @@ export class StoryHost {
     this.trace = this.newTrace();
     // placed among the egos only: NPCs where an actor goes are taken away (auto-spawn puts them elsewhere)
     this.runner.place(world, this.poses);
+    for (const p of this.poses) this.inScene.add(p.id);
     const clear = this.sink.spawnClearanceM;
     for (const n of snap.npcs) if (n.actor === undefined && this.poses.some((p) => Math.hypot(n.x - p.x, n.y - p.y) < clear)) this.sink.removeNpc(n.id);
     for (const p of this.poses) if (p.controller === 'policy') this.handToPolicy(p.id);
@@ -167,27 +180,39 @@ export class StoryHost {
     this.state = 'idle';
   }
 
-  private clearActors(): void {
-    for (const a of this.spec.actors) {
-      const npc = this.asNpc.get(a.id);
-      if (npc !== undefined && npc >= 0) this.sink.removeNpc(npc);
-      else this.sink.removeEgo(a.id);
-    }
+  /** Takes every actor still in the scene out of it (an ended attempt's too: a scene reset, the next arm). */
+  clearActors(): void {
+    for (const id of [...this.inScene]) this.removeActor(id);
     this.asNpc.clear();
   }
 
-  /** Before the scene's step at tS: the scripted actors where the story put them for tS. */
+  private removeActor(id: string): void {
+    const npc = this.asNpc.get(id);
+    if (npc !== undefined) {
+      if (npc >= 0) this.sink.removeNpc(npc);
+      this.asNpc.delete(id);
+    } else this.sink.removeEgo(id);
+    this.inScene.delete(id);
+  }
+
+  /** Before the scene's step at tS: the scripted actors in the scene where the story put them for tS. */
   beforeBoundary(tS: number): void {
-    if ((this.state !== 'armed' && this.state !== 'running') || this.gate) return;
+    if (this.gate || this.inScene.size === 0) return;
     for (const p of this.poses) {
-      if (this.asNpc.has(p.id)) continue;
+      if (this.asNpc.has(p.id) || !this.inScene.has(p.id)) continue;
       this.sink.updateEgo({ egoId: p.id, x: p.x, y: p.y, yaw: p.yaw, speed: p.speed, length: p.length, width: p.width, simulated: true, actor: true }, tS);
     }
   }
 
   /** After the scene's step at tS (snap: the scene at tS): the story steps to tS + 0.1 and its commands are applied. */
   afterBoundary(tS: number, snap: SceneSnapshot): void {
-    if ((this.state !== 'armed' && this.state !== 'running') || tS <= this.lastT) return;
+    if (tS <= this.lastT) return;
+    if (this.state === 'ended' && this.inScene.size > 0) {
+      this.lastT = tS;
+      this.carryOn(tS, snap);
+      return;
+    }
+    if (this.state !== 'armed' && this.state !== 'running') return;
     this.lastT = tS;
     if (this.gate && !this.passGate(tS, snap)) return;
     const world = this.world(tS, snap, true);
@@ -206,11 +231,24 @@ export class StoryHost {
         this.sink.setSignal({ ...input, timeout_s: c.holdS ?? 3600 });
       }
     }
-    if (rep.ended) {
-      this.state = 'ended';
-      // served live the scene runs on: the actors leave it with the verdict (a scripted car left to itself would
-      // drive on along its heading, as an ego without reports does)
-      this.clearActors();
+    if (rep.ended) this.state = 'ended';
+  }
+
+  /**
+   * After the end (served live, the scene running on): the actors move on as after_end says — the runner judges
+   * nothing more — and each one farther than remove_beyond_m from the vehicle under test leaves the scene. While
+   * that vehicle is not in the scene (a car not reporting) none is taken out: its distance is not known.
+   */
+  private carryOn(tS: number, snap: SceneSnapshot): void {
+    const world = this.world(tS, snap, true);
+    this.runner.step(world, POLICY_DT, this.poses);
+    const me = world.vehicles.find((v) => v.id === this.underTest);
+    if (!me) return;
+    const beyond = this.spec.removeBeyond ?? REMOVE_BEYOND_M;
+    for (const id of [...this.inScene]) {
+      // where it is in the scene now: a scripted one where the story put it for tS, an NPC as the scene has it
+      const at = world.vehicles.find((v) => v.id === id);
+      if (at && Math.hypot(at.x - me.x, at.y - me.y) > beyond) this.removeActor(id);
     }
   }
 

@@ -84,7 +84,7 @@ export class StoryDesk implements StoryHook {
       setSignal: (i) => void inputs.setSignalLive(i).catch(quiet),
     };
     const alias = opts.realEgo !== undefined ? new Map([[this.storyEgo, opts.realEgo]]) : undefined;
-    this.story = new StoryHost(spec, sink, opts.realEgo !== undefined ? [] : simEgos, { egoAlias: alias });
+    this.story = new StoryHost(spec, sink, opts.realEgo !== undefined ? [] : simEgos, { egoAlias: alias, underTest: this.storyEgo });
   }
 
   beforeBoundary(tS: number): void {
@@ -105,12 +105,15 @@ export class StoryDesk implements StoryHook {
     if (was !== 'ended' && this.story.state === 'ended') this.ended(tS);
   }
 
-  /** The scene was reset: the attempt under way ends (its actors went with the scene's egos); auto-arm arms anew. */
+  /**
+   * The scene was reset: the attempt under way ends (its actors went with the scene's egos), an ended one's
+   * actors still driving are forgotten likewise; auto-arm arms anew.
+   */
   reset(): void {
     if (this.story.state === 'armed' || this.story.state === 'running') {
       this.story.resetAttempt(0, 'the scene was reset');
       this.ended(0);
-    }
+    } else this.story.clearActors();
     this.armAtNext = this.autoArm;
   }
 
@@ -140,7 +143,7 @@ export class StoryDesk implements StoryHook {
     return this.view();
   }
 
-  /** Ends the attempt under way (aborted) and takes its actors out of the scene; after a verdict, back to idle. */
+  /** Ends the attempt under way (aborted) and takes its actors out of the scene; after a verdict, back to idle (the actors still driving leave). */
   resetAttempt(): StoryView {
     const t = this.host.runner.simNow();
     const running = this.story.state === 'armed' || this.story.state === 'running';

@@ -68,6 +68,8 @@ interface Drive {
   leftFrom?: number;
   /** after each frame (the car has answered it); true: stop driving */
   onFrame?: (f: Frame) => Promise<boolean | void>;
+  /** frames to drive on after the attempt's end (the car brakes to a stop at 6 m/s² then) */
+  framesAfterEnd?: number;
 }
 
 /** no body at all (not even an empty JSON one) */
@@ -88,7 +90,7 @@ describe('a test case served live, the real car under test', () => {
     client = null;
   });
 
-  async function drive({ brakes, recordDir, file = CASE, v0 = V0, frames = 400, runUpM = RUN_UP_M, leftFrom = Infinity, onFrame }: Drive) {
+  async function drive({ brakes, recordDir, file = CASE, v0 = V0, frames = 400, runUpM = RUN_UP_M, leftFrom = Infinity, onFrame, framesAfterEnd = 0 }: Drive) {
     const clock = new SteppedClock();
     const record = recordDir ? ['--record-dir', recordDir] : ['--no-record'];
     serve = await startServe(['--scenario', file, '--story-ego', 'car', '--port', '0', '--host', '127.0.0.1', ...record, '--model', testModel(), '--log-level', 'silent'], { clock, epochNow: () => 1.8e9 + clock.now() });
@@ -100,7 +102,7 @@ describe('a test case served live, the real car under test', () => {
     const lanes = host.scene.lanes;
     const r5 = lanes.laneById('R5');
     const s0 = lanes.lanes[r5].length - runUpM;
-    let s = 0, v = v0, lastT = NaN, armed = false, sawActorInFrames = false;
+    let s = 0, v = v0, lastT = NaN, armed = false, sawActorInFrames = false, afterEnd = -1;
     const fix = (t: number) => {
       if (Number.isFinite(lastT)) s += v * (t - lastT);
       lastT = t;
@@ -148,18 +150,41 @@ describe('a test case served live, the real car under test', () => {
         armed = true;
       }
       if (onFrame && (await onFrame({ t, m, me, url }))) break;
-      const story = host.story!.view();
-      if (story.state === 'ended') break;
+      if (afterEnd >= 0) v = Math.max(0, v - 6 * 0.05);
+      if (host.story!.story.state === 'ended' && ++afterEnd >= framesAfterEnd) break;
       // the fix reaches the server before its next tick
       await new Promise((r) => setTimeout(r, 3));
     }
     return { view: host.story!.view(), sawActorInFrames };
   }
 
-  it('a car that brakes for the cutter passes: the cut-in fired on its TTC, no contact, TTC above 1 s; the attempt is recorded and replays with 0 differences', async () => {
+  it('a car that brakes for the cutter passes: the cut-in fired on its TTC, no contact, TTC above 1 s; after the end the cutter drives on in every frame until 150 m away; the attempt is recorded and replays with 0 differences', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'vils-story-rec-'));
-    const { view, sawActorInFrames } = await drive({ brakes: true, recordDir: dir });
+    // after the end: the cutter in each frame (null: not there) and its distance from the car; the record as it was at the end
+    const after: Array<{ t: number; cutter: { id: number; x: number; y: number } | null; d: number }> = [];
+    let atEnd: string | null = null;
+    const { view, sawActorInFrames } = await drive({
+      brakes: true, recordDir: dir, framesAfterEnd: 600, frames: 1000,
+      onFrame: async ({ t, m, me }) => {
+        const v = host().story!.view();
+        if (v.state !== 'ended') return false;
+        atEnd ??= JSON.stringify({ result: v.result, happenings: v.happenings });
+        expect(JSON.stringify({ result: v.result, happenings: v.happenings })).toBe(atEnd);
+        const c = (m.npcs as Array<Record<string, any>>).find((n) => n.actor === 'cutter');
+        after.push({ t, cutter: c ? { id: c.id, x: c.x, y: c.y } : null, d: c ? Math.hypot(c.x - me.x, c.y - me.y) : NaN });
+        // done once it has been gone a while
+        return after.length > 5 && after.slice(-5).every((a) => a.cutter === null);
+      },
+    });
     expect(sawActorInFrames).toBe(true);
+    // no frame lost the cutter within 150 m of the car: it was there at the verdict, moved on, and left beyond
+    expect(after[0].cutter).not.toBeNull();
+    const gone = after.findIndex((a) => a.cutter === null);
+    expect(gone).toBeGreaterThan(20);
+    for (const a of after.slice(0, gone)) expect(a.cutter!.id).toBe(after[0].cutter!.id);
+    expect(Math.hypot(after[gone - 1].cutter!.x - after[0].cutter!.x, after[gone - 1].cutter!.y - after[0].cutter!.y)).toBeGreaterThan(100);
+    expect(after[gone - 1].d).toBeGreaterThan(148);
+    expect(after.slice(gone).every((a) => a.cutter === null)).toBe(true);
     expect(view.state).toBe('ended');
     // the gate opened when the car crossed the start line at 50 km/h, after it was armed
     expect(view.happenings.find((h) => h.kind === 'start_line')).toMatchObject({ id: 'sim1', detail: 'sim1 crossed the start line at 50.0 km/h, within 50 ± 5 km/h' });
@@ -169,9 +194,7 @@ describe('a test case served live, the real car under test', () => {
     expect(view.result!.events[0].started_s).not.toBeNull();
     expect(view.happenings.some((h) => h.kind === 'event_started' && h.id === 'cut_in')).toBe(true);
     expect(view.attempts).toEqual([expect.objectContaining({ attempt: 1, status: 'passed' })]);
-    // the actors leave the scene with the verdict; a reset after it makes the desk idle and keeps the result
-    await new Promise((r) => setTimeout(r, 20));
-    expect(serve!.server.host.scene.snapshot().npcs.some((n) => n.actor !== undefined)).toBe(false);
+    // a reset after it makes the desk idle and keeps the result
     const idle = await (await fetch(`${serve!.address}/api/story/reset`, { method: 'POST' })).json() as { state: string; result: { status: string } };
     expect(idle).toMatchObject({ state: 'idle', result: { status: 'passed' } });
     await serve!.server.close();

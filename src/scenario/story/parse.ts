@@ -10,9 +10,9 @@ import { readAction } from './parse-actions.js';
 import { readCondition } from './parse-conditions.js';
 import { readCriterion } from './parse-criteria.js';
 import { StoryFields } from './parse-fields.js';
-import type { ActorSpec, ActorStart, EventSpec, Priority, StorySpec } from './spec.js';
+import { AFTER_END, REMOVE_BEYOND_M, type ActorSpec, type ActorStart, type AfterEnd, type EventSpec, type Priority, type StorySpec } from './spec.js';
 
-const STORY_KEYS = ['start', 'actors', 'events', 'criteria', 'end', 'start_timeout_s'];
+const STORY_KEYS = ['start', 'actors', 'events', 'criteria', 'end', 'start_timeout_s', 'after_end', 'remove_beyond_m'];
 const ACTOR_KEYS = ['id', 'start', 'size', 'controller'];
 const EVENT_KEYS = ['id', 'trigger', 'actions', 'priority', 'repeat'];
 const PRIORITIES: readonly Priority[] = ['parallel', 'override', 'skip'];
@@ -44,7 +44,10 @@ function readStory(f: StoryFields, doc: unknown): StorySpec {
   const end = s.end === undefined || s.end === null ? null : readCondition(f, s.end, 'story.end', eventIds);
   const start = s.start === undefined || s.start === null ? null : readCondition(f, s.start, 'story.start', new Set<string>());
   const startTimeout = s.start_timeout_s === undefined || s.start_timeout_s === null ? null : f.num(s, 'start_timeout_s', 'story', 'a time in seconds > 0 (at most a day)', 0, 86_400, undefined, true);
-  return { start, actors, events, criteria, end, startTimeout, where: f.where };
+  const afterEnd = s.after_end ?? 'continue';
+  if (!AFTER_END.includes(afterEnd as AfterEnd)) f.fail('story.after_end', `expected one of ${AFTER_END.join(', ')}, got ${JSON.stringify(afterEnd)}`);
+  const removeBeyond = f.num(s, 'remove_beyond_m', 'story', 'a distance in metres > 0 (at most 10 km)', 0, 10_000, REMOVE_BEYOND_M, true);
+  return { start, actors, events, criteria, end, startTimeout, afterEnd: afterEnd as AfterEnd, removeBeyond, where: f.where };
 }
 
 function readActor(f: StoryFields, v: unknown, key: string): ActorSpec {

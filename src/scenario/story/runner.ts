@@ -19,12 +19,14 @@
  * the same domain — longitudinal: speed, stop, keep_time_gap; lateral: lane_change); the start timeout and the
  * end condition are checked; the scripted actors move to t + dt, and the actions that finish there finish
  * (an event is done when all its actions are). So an event_done seen by a trigger is at most one step old,
- * whatever the order of the events in the file.
+ * whatever the order of the events in the file. After the end, step() still moves the scripted actors as the
+ * story's after_end says (after-end.ts) and judges nothing: the record is closed.
  */
 import type { LaneNetwork } from '../../traffic/lanes.js';
 import { EPS_T, holds, type StoryContext } from './conditions.js';
 import { CriterionRun } from './criteria.js';
 import { predecessors } from './geometry.js';
+import { AfterEndMotion } from './after-end.js';
 import { END_OF_ROAD, LAT_DONE, LON_DONE, ScriptedActor } from './motion.js';
 import { laneName } from './placement.js';
 import { StoryReferences, type PlacePoint } from './references.js';
@@ -74,6 +76,8 @@ export class StoryRunner implements StoryContext {
   private reason = '';
   private abortReason: string | null = null;
   private readonly report: StepReport = { happenings: [], commands: [], ended: false };
+  /** the actors' motion once the attempt is over (story.after_end) */
+  private readonly afterEnd: AfterEndMotion;
 
   constructor(readonly spec: StorySpec, private readonly net: LaneNetwork) {
     this.prev = predecessors(net);
@@ -90,6 +94,7 @@ export class StoryRunner implements StoryContext {
     });
     this.fire = this.events.map(() => false);
     this.criteria = spec.criteria.map((c) => new CriterionRun(c));
+    this.afterEnd = new AfterEndMotion(spec.afterEnd ?? 'continue', this.actors, net);
     this.state = new StoryState(this.references, this.actors, this.actorIndex, this.eventIndex, net, (kind, id, detail) => this.happen(kind, id, detail));
   }
 
@@ -159,11 +164,12 @@ export class StoryRunner implements StoryContext {
       }
     }
     const t1 = this.t + dt;
+    if (this.ended) this.afterEnd.step(this.t);
     for (let i = 0; i < this.actors.length; i++) {
       const a = this.actors[i];
       if (a.controller === 'script') {
         const bits = a.advance(this.t, dt, a.lon === 'gap' ? this.state.view(a.gapTo) : null);
-        // after the end the actors still move (the host may run on), but the record is closed
+        // after the end the actors still move (the host may run on: story.after_end), but the record is closed
         const lon = this.lonRun[i], lat = this.latRun[i];
         if (bits & LON_DONE && lon) {
           this.lonRun[i] = null;
@@ -245,6 +251,7 @@ export class StoryRunner implements StoryContext {
     const status = this.status();
     const why = this.reasonFor(status);
     this.happen('end', status, why === reason ? reason : `${why} (ended by ${reason})`, this.t);
+    this.afterEnd.begin(this.t);
   }
 
   private happen(kind: HappeningKind, id: string, detail: string, t = this.t): void {

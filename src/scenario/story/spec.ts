@@ -98,6 +98,11 @@ export type ActionSpec = (
 
 export type Priority = 'parallel' | 'override' | 'skip';
 
+export type AfterEnd = 'continue' | 'stop' | 'leave';
+export const AFTER_END: readonly AfterEnd[] = ['continue', 'stop', 'leave'];
+/** the default of story.remove_beyond_m [m] */
+export const REMOVE_BEYOND_M = 150;
+
 export interface EventSpec {
   id: string;
   /** null: starts as soon as the story starts (an Event without a StartTrigger) */
@@ -136,6 +141,13 @@ export interface StorySpec {
   end: Condition | null;
   /** an attempt none of whose events has started this long after the story started is "not started" */
   startTimeout: number | null;
+  /**
+   * what the scripted actors do once the attempt has ended, the scene running on (served live): continue their
+   * script as it was, stop (brake to a standstill in lane), or leave (drive on along the road at the lane's speed)
+   */
+  afterEnd?: AfterEnd;
+  /** after the end an actor leaves the scene only beyond this distance from the vehicle under test [m] (or at a reset or the next arm) */
+  removeBeyond?: number;
   /** the file the story came from, for messages */
   where: string;
 }

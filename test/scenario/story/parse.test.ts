@@ -51,6 +51,9 @@ describe('story: parse', () => {
     expect(s.criteria.map((c) => c.name)).toEqual(['no_collision', 'min_ttc', 'min_ttc_2', 'stopped_before', 'arrives']);
     expect(s.end).toMatchObject({ kind: 'any', of: [{ kind: 'after', t: 30 }, { kind: 'event', plus: 10 }, { kind: 'stopped', of: 'sim1', forS: 0 }] });
     expect(s.startTimeout).toBe(60);
+    // after the end the actors carry on (continue) and leave the scene beyond 150 m of the vehicle under test
+    expect([s.afterEnd, s.removeBeyond]).toEqual(['continue', 150]);
+    expect(parseStory({ ...good, after_end: 'leave', remove_beyond_m: 80 }, 'x')).toMatchObject({ afterEnd: 'leave', removeBeyond: 80 });
     expect(JSON.parse(JSON.stringify(s))).toEqual(s);
   });
 
@@ -75,7 +78,9 @@ describe('story: parse', () => {
     ['criteria.0', { no_collision: 'sim1', min_ttc: { ego: 'sim1', s: 1 } }, "story.criteria[0]': expected exactly one criterion"],
     ['end.any.2.stopped', { of: 'sim1', for_s: -1 }, "story.end.any[2].stopped.for_s': expected a time in seconds ≥ 0"],
     ['start_timeout_s', 0, "story.start_timeout_s': expected a time in seconds > 0"],
-    ['extra', 1, "key 'story.extra': unknown key (expected one of start, actors, events, criteria, end, start_timeout_s)"],
+    ['extra', 1, "key 'story.extra': unknown key (expected one of start, actors, events, criteria, end, start_timeout_s, after_end, remove_beyond_m)"],
+    ['after_end', 'vanish', "story.after_end': expected one of continue, stop, leave, got \"vanish\""],
+    ['remove_beyond_m', 0, "story.remove_beyond_m': expected a distance in metres > 0"],
   ])('refuses %s = %j, naming the key', (path, value, message) => {
     const doc = withValue(path, value);
     expect(() => parseStory(doc, 'case.yaml')).toThrow(message);

@@ -283,6 +283,42 @@ describe('story: the start line', () => {
   });
 });
 
+describe('story: after the end (after_end)', () => {
+  /** a car 30 m ahead at 30 km/h; the attempt ends at 1 s; the test steps on 4 s more, as a live host does */
+  function after(mode: string) {
+    const doc = { actors: [{ id: 'car', start: { ahead_of: 'sim1', gap_m: 30, speed_kmh: 30 } }], criteria: [{ no_collision: 'sim1' }], end: { after_s: 1 }, after_end: mode };
+    const runner = new StoryRunner(parseStory(doc, 'x'), twoLanes);
+    const poses = runner.newPoses();
+    const e = ego(100, 0);
+    runner.place({ t: 0, vehicles: [e] }, poses);
+    const world = { t: 0, vehicles: [e, ...poses] };
+    const speeds: number[] = [];
+    let closed: unknown = null;
+    for (let k = 0; k <= 50; k++) {
+      world.t = k * 0.1;
+      const r = runner.step(world, 0.1, poses);
+      if (runner.isEnded && closed === null) closed = JSON.stringify(runner.result());
+      // the record is closed: nothing more happens in it
+      if (k > 10) expect(r.happenings).toEqual([]);
+      speeds.push(poses[0].speed);
+    }
+    expect(JSON.stringify(runner.result())).toBe(closed);
+    return { speeds, x: poses[0].x };
+  }
+
+  it('continue: the script goes on as it was; stop: brakes to a standstill at 3 m/s²; leave: takes up the lane\'s speed (none known here: keeps its own)', () => {
+    const go = after('continue');
+    expect(go.speeds.at(-1)).toBeCloseTo(30 / 3.6, 9);
+    expect(go.x).toBeCloseTo(100 + 4.5 / 2 + 30 + 4.5 / 2 + (30 / 3.6) * 5.1, 6);
+    const stop = after('stop');
+    // from 8.33 m/s at 3 m/s²: standing 2.8 s after the end (1 s), and standing on
+    expect(stop.speeds[20]).toBeCloseTo(30 / 3.6 - 3 * 1.1, 6);
+    expect(stop.speeds.slice(40)).toEqual(Array(11).fill(0));
+    const leave = after('leave');
+    expect(leave.speeds.at(-1)).toBeCloseTo(30 / 3.6, 9);
+  });
+});
+
 describe('story: result before the end', () => {
   it('is running, JSON-serialisable', () => {
     const runner = new StoryRunner(parseStory(ccrb, 'x'), twoLanes);
