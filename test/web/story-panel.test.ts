@@ -3,7 +3,8 @@
  * CLI serves it (startServe, in-process, in real time): the panel shows the case before the first attempt;
  * starting the scene arms attempt 1; the cutter is drawn as a scripted actor and its inspector says so; the
  * cut-in is ticked at 2.5 s of simulation time and the verdict is PASSED with both criteria passed; Arm makes
- * attempt 2 and Reset ends it (aborted, idle) and takes the actor away. With the real car under test and no car
+ * attempt 2 (sending the number it shows, 1) and Reset ends it (aborted, idle) and takes the actor away; an arm
+ * the server refuses as stale (409) makes the panel catch up and say so. With the real car under test and no car
  * connected, Arm is refused with the server's reason; a scene serving no test case shows no panel and does not
  * ask for one. Every wait is on a condition (the clock is the machine's, so the attempt takes its 12.5 s).
  * The screenshot during the attempt is kept in test/web/artifacts/story-panel.png.
@@ -126,10 +127,17 @@ describe.skipIf(!CHROMIUM)('web map: the test-case panel', () => {
     await shot(page, 'story-panel-passed.png');
   }, 150_000);
 
-  it('Arm makes attempt 2; Reset ends it (aborted, idle) and takes the actor away', async () => {
+  it('Arm makes attempt 2 (naming attempt 1, the one it shows); Reset ends it (aborted, idle) and takes the actor away', async () => {
     await page.keyboard.press('Escape');
+    const sent: unknown[] = [];
+    const onRequest = (r: { url(): string; postData(): string | null }) => {
+      if (r.url().endsWith('/api/story/arm')) sent.push(JSON.parse(r.postData() ?? 'null'));
+    };
+    page.on('request', onRequest);
     await page.click('#story-arm');
     await until(async () => (await story(page)).attempt === 2, 'attempt 2');
+    page.off('request', onRequest);
+    expect(sent).toEqual([{ attempt: 1 }]);
     expect(await text(page, '#story-attempt')).toBe('attempt 2');
     expect(await page.getAttribute('#story-badge', 'class')).toMatch(/badge (armed|running)/);
     expect(await toasts(page)).toMatch(/Attempt 2 armed/);
@@ -147,6 +155,18 @@ describe.skipIf(!CHROMIUM)('web map: the test-case panel', () => {
     await until(async () => (await frameActors(page)).length === 0 && (await vils<Actor[]>(page, 'actorsDrawn()')).length === 0, 'the actor gone');
     expect(unexpected(log)).toEqual([]);
   }, 90_000);
+
+  it('an arm refused as stale (409: another arm came first) makes the panel catch up and say so', async () => {
+    // the server's answer to an arm naming an attempt that is no longer the current one
+    await page.route('**/api/story/arm', (route) => route.fulfill({ status: 409, contentType: 'application/json', body: JSON.stringify({ statusCode: 409, error: 'Conflict', message: 'attempt 2 has ended (the request named attempt 1)' }) }));
+    try {
+      await page.click('#story-arm');
+      await until(async () => (await toasts(page)).includes('Arm refused: attempt 2 was armed meanwhile'), 'the panel says the arm was stale');
+    } finally {
+      await page.unroute('**/api/story/arm');
+    }
+    expect((await story(page)).attempt).toBe(2);
+  }, 30_000);
 
   it('a scene serving no test case shows no panel and never asks for one', async () => {
     const asked: string[] = [];
