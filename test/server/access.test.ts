@@ -155,8 +155,10 @@ describe('with tokens', () => {
   it("an ego belongs to the token that created it: another client cannot move it, the same token can after a reconnect", async () => {
     const car1 = await open(wsUrl, { token: DRIVER_CAR1 });
     clients.push(car1);
-    car1.send(egoMsg('car1', { data: { ...FIX, speed: 1 } }));
-    await car1.next((m) => m.type === 'npc_states' && m.egos?.some((e: { ego_id: string; speed: number }) => e.ego_id === 'car1' && e.speed === 1));
+    // (frames show an ego moved to the frame's time: its own fix is known by the timestamp it echoes)
+    const own = egoMsg('car1', { data: { ...FIX, speed: 1 } });
+    car1.send(own);
+    await car1.next((m) => m.type === 'npc_states' && m.egos?.some((e: { ego_id: string; timestamp: number }) => e.ego_id === 'car1' && e.timestamp === own.timestamp));
     // the finding: any client could overwrite the real car's ego
     const intruder = await open(wsUrl, { token: DRIVER_ANY });
     clients.push(intruder);
@@ -167,13 +169,14 @@ describe('with tokens', () => {
     op.send(egoMsg('car1', { data: { ...FIX, speed: 9 } }));
     expect((await op.next((m) => m.type === 'error')).error).toMatch(/belongs to another client/);
     const f = await car1.next((m) => m.type === 'npc_states');
-    expect(f.egos.find((e: { ego_id: string }) => e.ego_id === 'car1').speed).toBe(1);
+    expect(f.egos.find((e: { ego_id: string }) => e.ego_id === 'car1').timestamp).toBe(own.timestamp);
     // the car reconnects (new connection, same token) and drives on
     car1.close();
     const again = await open(wsUrl, { token: DRIVER_CAR1 });
     clients.push(again);
-    again.send(egoMsg('car1', { data: { ...FIX, speed: 2 } }));
-    await again.next((m) => m.type === 'npc_states' && m.egos?.some((e: { ego_id: string; speed: number }) => e.ego_id === 'car1' && e.speed === 2));
+    const next = egoMsg('car1', { data: { ...FIX, speed: 2 } });
+    again.send(next);
+    await again.next((m) => m.type === 'npc_states' && m.egos?.some((e: { ego_id: string; timestamp: number }) => e.ego_id === 'car1' && e.timestamp === next.timestamp));
     // an operator frees the id by forgetting the ego; then another driver may take it
     expect((await call(url, 'DELETE', '/api/egos/car1', { token: OPERATOR })).status).toBe(200);
     intruder.send(egoMsg('car1'));
@@ -266,8 +269,9 @@ describe('without tokens (a closed track LAN)', () => {
     await new Promise((r) => setTimeout(r, 50));
     const back = await open(wsUrl);
     clients.push(back);
-    back.send(egoMsg('ego', { data: { ...FIX, speed: 3 } }));
-    await back.next((m) => m.type === 'npc_states' && m.egos?.some((e: { ego_id: string; speed: number }) => e.ego_id === 'ego' && e.speed === 3));
+    const mine = egoMsg('ego', { data: { ...FIX, speed: 3 } });
+    back.send(mine);
+    await back.next((m) => m.type === 'npc_states' && m.egos?.some((e: { ego_id: string; timestamp: number }) => e.ego_id === 'ego' && e.timestamp === mine.timestamp));
   });
 
   it("an ego the server drives itself (a simulated ego) is no client's to move", async () => {
