@@ -148,9 +148,9 @@ export const runCommand: Command = {
         if (story) console.log(attemptLines(story.result()));
         if (values.out) console.log(`  results in ${values.out}/ (${sim.egos.map((e) => `${e.id}.csv`).join(', ')}, metrics.json, resolved.yaml${story ? ', attempt.json, attempt.svg, attempt.html' : ''})`);
       }
-      // a test case's verdict is the exit status: 0 passed, 1 failed, 2 not started or aborted
+      // a test case's verdict is the exit status: 0 passed, 1 failed, 2 not started or aborted, 3 invalid (judged on data that did not hold)
       const status = summary.story?.status;
-      return status === undefined || status === 'passed' ? 0 : status === 'failed' ? 1 : 2;
+      return status === undefined || status === 'passed' ? 0 : status === 'failed' ? 1 : status === 'invalid' ? 3 : 2;
     } finally {
       await assetPort?.server.close();
       await link?.close();

@@ -9,30 +9,14 @@
 
 export type GateName = 'fix_gap' | 'stale' | 'forgotten' | 'disconnected' | 'clock_jump' | 'server_stall' | 'behind_plan' | 'actor_off_plan';
 
-/** The limits of a case's data-quality gates (story.quality). */
-export interface QualityLimits {
-  /** the longest gap between two of the car's fixes (their measured times) [s] */
-  maxFixGapS: number;
-  /** the longest wall-clock gap between two frames to the car (a server stall) [s] */
-  maxFrameGapS: number;
-  /** the furthest a scripted actor may be from where its script put it [m] */
-  maxActorErrorM: number;
-}
+import { DEFAULT_QUALITY_LIMITS, type QualityLimits } from './story/spec.js';
+import type { GateResult as StoryGateResult } from './story/world.js';
 
-export const DEFAULT_QUALITY_LIMITS: Readonly<QualityLimits> = { maxFixGapS: 0.3, maxFrameGapS: 0.3, maxActorErrorM: 0.5 };
+export { DEFAULT_QUALITY_LIMITS, type QualityLimits };
 
 /** One gate over the attempt (JSON, in the attempt's result). */
-export interface GateResult {
+export interface GateResult extends StoryGateResult {
   gate: GateName;
-  ok: boolean;
-  /** the worst measured value (the longest gap, the largest error, the jumps, …; null: nothing measured) */
-  value: number | null;
-  limit: number | null;
-  unit: string;
-  /** simulation times of the first failure and the last moment it still held [s] (null while ok) */
-  from_s: number | null;
-  to_s: number | null;
-  detail: string;
 }
 
 /** What the host knows of the vehicle under test at a boundary (null: not in the scene). */

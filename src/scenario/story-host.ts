@@ -13,6 +13,13 @@
  * (continue, stop, leave: story/after-end.ts): no actor vanishes in front of the car. Each leaves the scene once
  * it is more than remove_beyond_m from the vehicle under test, at a reset, or when the next attempt is armed;
  * the attempt's record (result, happenings, trace) stays as it was at the end.
+ *
+ * With a real car under test (served live) the attempt is also judged on whether its data held
+ * (attempt-quality.ts): the car's fixes, its clock and connection, the server's time, the actors against their
+ * script, at every boundary of the judged window. A gate that fails makes the verdict `invalid`; a car that
+ * leaves the scene or whose connection closes ends the attempt there. A real car's acceleration is the one its
+ * fixes show at their own times (src/scene/ego-motion.ts), never a difference over the step. Contact is decided
+ * on the poses of the boundary, and the actor touched is flagged in that boundary's frame.
  */
 import type { EgoReport, SpawnRequest } from '../scene/index.js';
 import type { SceneSnapshot } from '../scene/scene.js';
@@ -20,7 +27,8 @@ import type { LiveSignalInput } from '../scene/control/index.js';
 import type { LaneNetwork } from '../traffic/lanes.js';
 import { POLICY_DT } from '../traffic/engine.js';
 import type { SimEgo } from './sim-ego.js';
-import { checkGated, CriterionRun, gateRunner, REMOVE_BEYOND_M, StoryRefused, StoryRunner, type ActorPose, type AttemptResult, type Happening, type StoryProblem, type StorySpec, type StoryVehicle, type StoryWorld } from './story/index.js';
+import { AttemptQuality, type CarAtBoundary } from './attempt-quality.js';
+import { checkGated, CriterionRun, DEFAULT_QUALITY_LIMITS, gateRunner, REMOVE_BEYOND_M, StoryRefused, StoryRunner, type ActorPose, type AttemptResult, type Happening, type StoryProblem, type StorySpec, type StoryVehicle, type StoryWorld } from './story/index.js';
 import { AttemptTrace, followedIds } from './story/report/index.js';
 
 /** an NPC in the story's world: `npc<id>` */
@@ -48,6 +56,11 @@ export interface StoryHostOptions {
   egoAlias?: ReadonlyMap<string, string>;
   /** the story's id of the vehicle under test (default: the first criterion's ego, else the first ego) */
   underTest?: string;
+  /**
+   * a real car under test: judge each attempt's data (attempt-quality.ts) — `car` its ego id in the scene,
+   * `givenUpS` the simulation time the server has given up so far (slipped after stalls, held by the conductor)
+   */
+  judgeData?: { car: string; givenUpS: () => number };
 }
 
 export class StoryHost {
@@ -66,8 +79,6 @@ export class StoryHost {
   private readonly vehicles: StoryVehicle[] = [];
   /** actors the policy drives: actor id → NPC id (−1 while the spawn is on its way) */
   private readonly asNpc = new Map<string, number>();
-  /** a real car's speed at the last boundary, for its acceleration */
-  private readonly lastSpeed = new Map<string, { t: number; v: number }>();
   private readonly aliasOf = new Map<string, string>();
   private lastT = -Infinity;
   /** scratch of world(), kept from step to step */
@@ -81,6 +92,11 @@ export class StoryHost {
   private readonly inScene = new Set<string>();
   /** the story's id of the vehicle under test: the actors are taken out far from it after the end */
   private readonly underTest: string;
+  /** the attempt's data-quality gates (a real car under test, from the moment its actors are placed) */
+  private quality: AttemptQuality | null = null;
+  private readonly judge: StoryHostOptions['judgeData'];
+  /** each scripted actor as reported for the latest boundary (a contact re-reports it flagged) */
+  private readonly reported = new Map<string, EgoReport>();
 
   constructor(readonly spec: StorySpec, private readonly sink: StorySceneSink, private egos: readonly SimEgo[], opts: StoryHostOptions = {}) {
     this.runner = new StoryRunner(spec, sink.lanes);
@@ -88,6 +104,7 @@ export class StoryHost {
     this.trace = this.newTrace();
     for (const [storyId, sceneId] of opts.egoAlias ?? []) this.aliasOf.set(sceneId, storyId);
     this.underTest = opts.underTest ?? spec.criteria[0]?.ego ?? egos[0]?.id ?? '';
+    this.judge = opts.judgeData;
   }
 
   /** The simulated egos whose plants the story reads (served live, known once they are attached). */
@@ -132,6 +149,7 @@ export class StoryHost {
     this.clearActors();
     this.gate = null;
     this.gateResult = null;
+    this.quality = null;
     this.happenings.length = 0;
     this.lastT = -Infinity;
     if (this.spec.start) {
@@ -161,10 +179,13 @@ export class StoryHost {
       this.runner = runner;
       this.poses = runner.newPoses();
     }
-    this.lastSpeed.clear();
     this.trace = this.newTrace();
     // placed among the egos only: NPCs where an actor goes are taken away (auto-spawn puts them elsewhere)
     this.runner.place(world, this.poses);
+    if (this.judge) {
+      this.quality = new AttemptQuality(this.judge.car, this.spec.quality ?? DEFAULT_QUALITY_LIMITS);
+      this.quality.start(tS, this.carAt(snap), this.judge.givenUpS());
+    }
     for (const p of this.poses) this.inScene.add(p.id);
     const clear = this.sink.spawnClearanceM;
     for (const n of snap.npcs) if (n.actor === undefined && this.poses.some((p) => Math.hypot(n.x - p.x, n.y - p.y) < clear)) this.sink.removeNpc(n.id);
@@ -200,8 +221,49 @@ export class StoryHost {
     if (this.gate || this.inScene.size === 0) return;
     for (const p of this.poses) {
       if (this.asNpc.has(p.id) || !this.inScene.has(p.id)) continue;
-      this.sink.updateEgo({ egoId: p.id, x: p.x, y: p.y, yaw: p.yaw, speed: p.speed, length: p.length, width: p.width, simulated: true, actor: true }, tS);
+      const r: EgoReport = { egoId: p.id, x: p.x, y: p.y, yaw: p.yaw, speed: p.speed, length: p.length, width: p.width, simulated: true, actor: true };
+      this.reported.set(p.id, r);
+      this.sink.updateEgo(r, tS);
     }
+  }
+
+  /** The vehicle under test as the quality gates see it (null: not in the scene). */
+  private carAt(snap: SceneSnapshot): CarAtBoundary | null {
+    const e = this.judge ? snap.egos.find((x) => x.egoId === this.judge!.car) : undefined;
+    return e ? { stale: e.stale, fixTime: e.fixTime, prevFixTime: e.prevFixTime, fixCount: e.fixCount, clockJumps: e.clockJumps ?? 0 } : null;
+  }
+
+  /** The gates at boundary tS (before the story steps); false when the car has left and the attempt ended here. */
+  private observeData(tS: number, snap: SceneSnapshot): boolean {
+    const q = this.quality;
+    if (!q) return true;
+    const car = this.carAt(snap);
+    q.observeCar(tS, car);
+    q.observeServer(tS, this.judge!.givenUpS());
+    for (const p of this.poses) {
+      const r = this.reported.get(p.id);
+      if (!r || this.asNpc.has(p.id) || !this.inScene.has(p.id)) continue;
+      // the scripted actor as the scene has it for tS (listed among the NPCs), against where the story put it for tS
+      const e = snap.npcs.find((n) => n.actor === p.id);
+      q.observeActor(tS, p.id, r.x, r.y, e ?? null);
+    }
+    if (car) return true;
+    this.runner.finish(tS, `${this.judge!.car} left the scene`);
+    this.state = 'ended';
+    return false;
+  }
+
+  /** The car under test's connection closed at tS: the attempt ends there, invalid. */
+  carDisconnected(tS: number): void {
+    if (!this.quality || (this.state !== 'armed' && this.state !== 'running') || this.gate) return;
+    this.quality.disconnected(tS);
+    this.runner.finish(tS, `${this.judge!.car}'s connection closed`);
+    this.state = 'ended';
+  }
+
+  /** A frame published for simulation time tS at wall-clock wallS [s]: the server-stall gate. */
+  frameOut(tS: number, wallS: number): void {
+    if (this.state === 'armed' || this.state === 'running') this.quality?.frame(tS, wallS);
   }
 
   /** After the scene's step at tS (snap: the scene at tS): the story steps to tS + 0.1 and its commands are applied. */
@@ -215,6 +277,7 @@ export class StoryHost {
     if (this.state !== 'armed' && this.state !== 'running') return;
     this.lastT = tS;
     if (this.gate && !this.passGate(tS, snap)) return;
+    if (!this.observeData(tS, snap)) return;
     const world = this.world(tS, snap, true);
     this.trace.sample(world);
     const rep = this.runner.step(world, POLICY_DT, this.poses);
@@ -222,6 +285,7 @@ export class StoryHost {
     for (const h of rep.happenings) {
       this.happenings.push({ ...h });
       if (h.kind === 'event_started') this.state = 'running';
+      if (h.kind === 'criterion_failed') this.flagContact(tS, h.id);
     }
     for (const c of rep.commands) {
       if (c.kind === 'hand_to_policy') this.handToPolicy(c.actor);
@@ -300,10 +364,31 @@ export class StoryHost {
     if (this.state !== 'idle') this.state = 'ended';
   }
 
+  /**
+   * A no_collision criterion failed at tS: the actor it hit, if scripted, is re-reported at its pose for tS with
+   * the contact flag, so the frame of tS — whose poses decided the contact — shows it touching.
+   */
+  private flagContact(tS: number, criterion: string): void {
+    const c = this.runner.result().criteria.find((x) => x.name === criterion);
+    if (!c || c.kind !== 'no_collision' || typeof c.value !== 'string') return;
+    const r = this.reported.get(c.value);
+    if (r && this.inScene.has(c.value) && !this.asNpc.has(c.value)) this.sink.updateEgo({ ...r, contact: true }, tS);
+  }
+
   result(): AttemptResult {
     if (this.gateResult) return this.gateResult;
     if (this.gate) return { ...this.notStarted(this.lastT, 'waiting at the start gate', 'running'), end_s: null };
-    return this.runner.result();
+    const r = this.runner.result();
+    const q = this.quality;
+    if (!q) return r;
+    r.quality = q.results();
+    // judged on data that did not hold: neither passed nor failed (what the criteria said is kept for the record)
+    if (q.invalid && (r.status === 'passed' || r.status === 'failed')) {
+      r.criteria_said = r.status;
+      r.status = 'invalid';
+      r.reason = q.reason();
+    }
+    return r;
   }
 
   private handToPolicy(actor: string): void {
@@ -340,10 +425,8 @@ export class StoryHost {
     }
     for (const e of snap.egos) {
       if (sim.has(e.egoId) || e.stale) continue;
-      const last = this.lastSpeed.get(e.egoId);
-      const accel = last && tS > last.t ? (e.speed - last.v) / (tS - last.t) : 0;
-      if (withActors) this.lastSpeed.set(e.egoId, { t: tS, v: e.speed });
-      out.push({ id: this.aliasOf.get(e.egoId) ?? e.egoId, x: e.x, y: e.y, yaw: e.yaw, speed: e.speed, accel, length: e.length, width: e.width });
+      // the acceleration its fixes show at their own times (ego-motion.ts): a late or lost fix changes nothing
+      out.push({ id: this.aliasOf.get(e.egoId) ?? e.egoId, x: e.x, y: e.y, yaw: e.yaw, speed: e.speed, accel: e.accel, length: e.length, width: e.width });
     }
     const npcActor = this.npcActor;
     npcActor.clear();

@@ -73,6 +73,8 @@ export interface EgoReport {
    * ACTOR_ID_BASE + its number
    */
   actor?: boolean;
+  /** a test case found it touching the vehicle under test at this time: flagged (collided) in the frames until its next report */
+  contact?: boolean;
 }
 
 /**
@@ -124,6 +126,8 @@ export interface EgoState {
   headingSource?: HeadingSource;
   /** a scripted actor (EgoReport.actor): its number in the scene (present only for actors) */
   actorNumber?: number;
+  /** EgoReport.contact of its latest report (present only when true) */
+  contact?: boolean;
 }
 
 interface Ego extends EgoState {
@@ -202,6 +206,7 @@ export class EgoRegistry {
       ego.clockJumps = timing.clockJumps;
     }
     if (r.actor) ego.actorNumber = prev?.actorNumber ?? this.actors++;
+    if (r.contact) ego.contact = true;
     this.egos.set(r.egoId, ego);
     if (!prev) this.emit({ type: 'ego_connected', egoId: r.egoId, t });
     return true;
@@ -306,6 +311,7 @@ export class EgoRegistry {
         s.clockJumps = e.clockJumps;
       }
       if (e.actorNumber !== undefined) s.actorNumber = e.actorNumber;
+      if (e.contact) s.contact = true;
       out.push(s);
     }
     return out;

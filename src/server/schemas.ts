@@ -545,7 +545,7 @@ export const storyViewSchema = {
     auto_arm: { type: 'boolean', description: 'attempts are armed at every reset (a simulated ego), else by the operator' },
     result: {
       type: ['object', 'null'], additionalProperties: true,
-      description: 'status (passed, failed, not_started, aborted, running), reason (a failure: the criterion that failed first, its figure and when; else why it ended), ended_by (why it ended; null while running), start_s, end_s, events [{id, started_s, done_s, executions}], criteria [{name, kind, verdict, value, limit, unit, at_s, detail}]',
+      description: 'status (passed, failed, not_started, aborted, invalid: judged on data that did not hold, running), reason (a failure: the criterion that failed first, its figure and when; else why it ended), ended_by (why it ended; null while running), start_s, end_s, events [{id, started_s, done_s, executions}], criteria [{name, kind, verdict, value, limit, unit, at_s, detail}], quality (with a real car: every data-quality gate [{gate, ok, value, limit, unit, from_s, to_s, detail}]: fix_gap, stale, forgotten, disconnected, clock_jump, server_stall, behind_plan, actor_off_plan), criteria_said (of an invalid attempt: what the criteria alone said, not a verdict)',
     },
     happenings: { type: 'array', items: { type: 'object', properties: { t: num, kind: str, id: str, detail: str } } },
     attempts: { type: 'array', items: { type: 'object', properties: { attempt: { type: 'integer' }, status: str, reason: str, armed_at_s: num, end_s: { type: ['number', 'null'] } } } },

@@ -12,6 +12,7 @@
  * it is then — and an attempt whose car never reaches its start trigger ends "not started" after the case's
  * start_timeout_s (never passed).
  */
+import type { FrameSink, PublishedFrame } from './runner.js';
 import type { Scenario } from '../scenario/config.js';
 import type { SimEgo } from '../scenario/sim-ego.js';
 import { StoryHost, type AttemptState, type StorySceneSink } from '../scenario/story-host.js';
@@ -56,7 +57,7 @@ export interface StoryView {
   attempts: Array<{ attempt: number; status: string; reason: string; armed_at_s: number; end_s: number | null }>;
 }
 
-export class StoryDesk implements StoryHook {
+export class StoryDesk implements StoryHook, FrameSink {
   readonly story: StoryHost;
   private readonly storyEgo: string;
   private readonly ego: string;
@@ -84,7 +85,24 @@ export class StoryDesk implements StoryHook {
       setSignal: (i) => void inputs.setSignalLive(i).catch(quiet),
     };
     const alias = opts.realEgo !== undefined ? new Map([[this.storyEgo, opts.realEgo]]) : undefined;
-    this.story = new StoryHost(spec, sink, opts.realEgo !== undefined ? [] : simEgos, { egoAlias: alias, underTest: this.storyEgo });
+    // a real car under test: each attempt is judged on whether its data held (its fixes, clock and connection,
+    // the server's time given up after stalls or held by the conductor, the actors against their script)
+    const judgeData = opts.realEgo !== undefined ? { car: opts.realEgo, givenUpS: () => host.runner.stats.slippedS + host.runner.stats.heldS } : undefined;
+    this.story = new StoryHost(spec, sink, opts.realEgo !== undefined ? [] : simEgos, { egoAlias: alias, underTest: this.storyEgo, judgeData });
+  }
+
+  /** A frame went out (FrameSink): the server-stall gate measures the wall-clock gaps between frames. */
+  publish(frame: PublishedFrame): void {
+    this.story.frameOut(frame.snapshot.time, this.host.runner.epochNow());
+  }
+
+  /** The connection that drove `egoId` closed: an attempt under way on that car ends, invalid. */
+  carDisconnected(egoId: string): void {
+    if (egoId !== this.ego || this.autoArm) return;
+    const t = this.host.runner.simNow();
+    const was = this.story.state;
+    this.story.carDisconnected(t);
+    if (was !== 'ended' && this.story.state === 'ended') this.ended(t);
   }
 
   beforeBoundary(tS: number): void {
@@ -205,5 +223,6 @@ export function attachStory(host: SceneHost, scenario: Scenario, simEgos: readon
   };
   host.attachments.set('story', attachment);
   host.story = desk;
+  host.runner.addSink(desk);
   return desk;
 }

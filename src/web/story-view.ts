@@ -10,7 +10,7 @@ import type { AttemptStatus, StoryView } from './types.js';
 const esc = (s: string) => s.replace(/[<&>"]/g, (c) => `&#${c.charCodeAt(0)};`);
 const sec = (t: number | null | undefined) => (t === null || t === undefined || !Number.isFinite(t) ? '–' : `${t.toFixed(1)} s`);
 
-export const STATUS_WORDS: Record<AttemptStatus, string> = { running: 'running', passed: 'passed', failed: 'failed', not_started: 'not started', aborted: 'aborted' };
+export const STATUS_WORDS: Record<AttemptStatus, string> = { running: 'running', passed: 'passed', failed: 'failed', not_started: 'not started', aborted: 'aborted', invalid: 'invalid (data did not hold)' };
 
 /** How a criterion's value compares with its limit when it passes (the kinds of src/scenario/story/criteria.ts). */
 const COMPARE: Record<string, string> = { min_ttc: '≥', min_distance: '≥', stopped_before: '≥', peak_decel: '≤', reach: '≤' };

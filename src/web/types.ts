@@ -77,7 +77,7 @@ export interface NpcStatesFrame {
 }
 
 /** GET /api/story: the test case a scene serves (src/server/story-desk.ts); 404 when it serves none. */
-export type AttemptStatus = 'running' | 'passed' | 'failed' | 'not_started' | 'aborted';
+export type AttemptStatus = 'running' | 'passed' | 'failed' | 'not_started' | 'aborted' | 'invalid';
 
 export interface StoryView {
   case: string;

@@ -10,9 +10,10 @@ import { readAction } from './parse-actions.js';
 import { readCondition } from './parse-conditions.js';
 import { readCriterion } from './parse-criteria.js';
 import { StoryFields } from './parse-fields.js';
-import { AFTER_END, REMOVE_BEYOND_M, type ActorSpec, type ActorStart, type AfterEnd, type EventSpec, type Priority, type StorySpec } from './spec.js';
+import { AFTER_END, DEFAULT_QUALITY_LIMITS, REMOVE_BEYOND_M, type ActorSpec, type ActorStart, type AfterEnd, type EventSpec, type Priority, type StorySpec } from './spec.js';
 
-const STORY_KEYS = ['start', 'actors', 'events', 'criteria', 'end', 'start_timeout_s', 'after_end', 'remove_beyond_m'];
+const STORY_KEYS = ['start', 'actors', 'events', 'criteria', 'end', 'start_timeout_s', 'after_end', 'remove_beyond_m', 'quality'];
+const QUALITY_KEYS = ['max_fix_gap_s', 'max_frame_gap_s', 'max_actor_error_m'];
 const ACTOR_KEYS = ['id', 'start', 'size', 'controller'];
 const EVENT_KEYS = ['id', 'trigger', 'actions', 'priority', 'repeat'];
 const PRIORITIES: readonly Priority[] = ['parallel', 'override', 'skip'];
@@ -47,7 +48,15 @@ function readStory(f: StoryFields, doc: unknown): StorySpec {
   const afterEnd = s.after_end ?? 'continue';
   if (!AFTER_END.includes(afterEnd as AfterEnd)) f.fail('story.after_end', `expected one of ${AFTER_END.join(', ')}, got ${JSON.stringify(afterEnd)}`);
   const removeBeyond = f.num(s, 'remove_beyond_m', 'story', 'a distance in metres > 0 (at most 10 km)', 0, 10_000, REMOVE_BEYOND_M, true);
-  return { start, actors, events, criteria, end, startTimeout, afterEnd: afterEnd as AfterEnd, removeBeyond, where: f.where };
+  const q = s.quality === undefined || s.quality === null ? {} : f.map(s.quality, 'story.quality', 'a map {max_fix_gap_s, max_frame_gap_s, max_actor_error_m}');
+  f.keys(q, QUALITY_KEYS, 'story.quality');
+  const d = DEFAULT_QUALITY_LIMITS;
+  const quality = {
+    maxFixGapS: f.num(q, 'max_fix_gap_s', 'story.quality', 'a time in seconds > 0 (at most 10)', 0, 10, d.maxFixGapS, true),
+    maxFrameGapS: f.num(q, 'max_frame_gap_s', 'story.quality', 'a time in seconds > 0 (at most 10)', 0, 10, d.maxFrameGapS, true),
+    maxActorErrorM: f.num(q, 'max_actor_error_m', 'story.quality', 'a distance in metres > 0 (at most 100)', 0, 100, d.maxActorErrorM, true),
+  };
+  return { start, actors, events, criteria, end, startTimeout, afterEnd: afterEnd as AfterEnd, removeBeyond, quality, where: f.where };
 }
 
 function readActor(f: StoryFields, v: unknown, key: string): ActorSpec {

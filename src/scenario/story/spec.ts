@@ -103,6 +103,18 @@ export const AFTER_END: readonly AfterEnd[] = ['continue', 'stop', 'leave'];
 /** the default of story.remove_beyond_m [m] */
 export const REMOVE_BEYOND_M = 150;
 
+/** The limits of a served attempt's data-quality gates (story.quality; src/scenario/attempt-quality.ts). */
+export interface QualityLimits {
+  /** the longest gap between two of the car's fixes (their measured times) [s] */
+  maxFixGapS: number;
+  /** the longest wall-clock gap between two frames to the car (a server stall) [s] */
+  maxFrameGapS: number;
+  /** the furthest a scripted actor may be from where its script put it [m] */
+  maxActorErrorM: number;
+}
+
+export const DEFAULT_QUALITY_LIMITS: Readonly<QualityLimits> = { maxFixGapS: 0.3, maxFrameGapS: 0.3, maxActorErrorM: 0.5 };
+
 export interface EventSpec {
   id: string;
   /** null: starts as soon as the story starts (an Event without a StartTrigger) */
@@ -148,6 +160,8 @@ export interface StorySpec {
   afterEnd?: AfterEnd;
   /** after the end an actor leaves the scene only beyond this distance from the vehicle under test [m] (or at a reset or the next arm) */
   removeBeyond?: number;
+  /** the data-quality gates' limits for a served attempt with a real car (default DEFAULT_QUALITY_LIMITS) */
+  quality?: QualityLimits;
   /** the file the story came from, for messages */
   where: string;
 }

@@ -69,7 +69,22 @@ export interface StepReport {
 }
 
 export type Verdict = 'pending' | 'pass' | 'fail';
-export type AttemptStatus = 'running' | 'passed' | 'failed' | 'not_started' | 'aborted';
+/** invalid: judged on data that did not hold (a gate of src/scenario/attempt-quality.ts failed): neither passed nor failed */
+export type AttemptStatus = 'running' | 'passed' | 'failed' | 'not_started' | 'aborted' | 'invalid';
+
+/** One data-quality gate over a served attempt (src/scenario/attempt-quality.ts). */
+export interface GateResult {
+  gate: string;
+  ok: boolean;
+  /** the worst measured value (null: nothing measured) */
+  value: number | null;
+  limit: number | null;
+  unit: string;
+  /** simulation times of the first failure and the last moment it still held [s] (null while it holds) */
+  from_s: number | null;
+  to_s: number | null;
+  detail: string;
+}
 
 /** The JSON-serialisable outcome of an attempt (Infinity is written as null). */
 export interface AttemptResult {
@@ -86,4 +101,11 @@ export interface AttemptResult {
   end_s: number | null;
   events: Array<{ id: string; started_s: number | null; done_s: number | null; executions: number }>;
   criteria: Array<{ name: string; kind: string; verdict: Verdict; value: number | string | null; limit: number | null; unit: string; at_s: number | null; detail: string }>;
+  /**
+   * a served attempt with a real car: every data-quality gate over the judged window (absent where nothing is
+   * gated: headless runs); status is invalid once one failed and the attempt ended passed or failed
+   */
+  quality?: GateResult[];
+  /** what the criteria alone said of an invalid attempt (passed or failed), for the record: never its verdict */
+  criteria_said?: 'passed' | 'failed';
 }

@@ -287,6 +287,8 @@ export async function streamPlugin(app: FastifyInstance, opts: { host: SceneHost
       gone = true;
       clients.remove(channel);
       binaryClients.delete(channel);
+      // a test attempt on a car whose connection closed cannot be judged on: it ends there, invalid
+      for (const egoId of drivers.get(channel)?.egos ?? []) host.story?.carDisconnected(egoId);
       drivers.delete(channel);
       owners.disconnected(channel.id);
       limiter.release();

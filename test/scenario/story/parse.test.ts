@@ -78,7 +78,7 @@ describe('story: parse', () => {
     ['criteria.0', { no_collision: 'sim1', min_ttc: { ego: 'sim1', s: 1 } }, "story.criteria[0]': expected exactly one criterion"],
     ['end.any.2.stopped', { of: 'sim1', for_s: -1 }, "story.end.any[2].stopped.for_s': expected a time in seconds ≥ 0"],
     ['start_timeout_s', 0, "story.start_timeout_s': expected a time in seconds > 0"],
-    ['extra', 1, "key 'story.extra': unknown key (expected one of start, actors, events, criteria, end, start_timeout_s, after_end, remove_beyond_m)"],
+    ['extra', 1, "key 'story.extra': unknown key (expected one of start, actors, events, criteria, end, start_timeout_s, after_end, remove_beyond_m, quality)"],
     ['after_end', 'vanish', "story.after_end': expected one of continue, stop, leave, got \"vanish\""],
     ['remove_beyond_m', 0, "story.remove_beyond_m': expected a distance in metres > 0"],
   ])('refuses %s = %j, naming the key', (path, value, message) => {

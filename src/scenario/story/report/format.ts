@@ -8,12 +8,12 @@ import type { AttemptResult, AttemptStatus, Verdict } from '../world.js';
 export type CriterionResult = AttemptResult['criteria'][number];
 
 export const STATUS_LABEL: Record<AttemptStatus, string> = {
-  passed: 'PASSED', failed: 'FAILED', not_started: 'NOT STARTED', aborted: 'ABORTED', running: 'RUNNING',
+  passed: 'PASSED', failed: 'FAILED', not_started: 'NOT STARTED', aborted: 'ABORTED', running: 'RUNNING', invalid: 'INVALID',
 };
 
 /** banner fills: green, red, grey, orange (aborted is neither a pass nor a fail of the system), blue */
 export const STATUS_COLOR: Record<AttemptStatus, string> = {
-  passed: '#2e7d32', failed: '#c62828', not_started: '#757575', aborted: '#ef6c00', running: '#1565c0',
+  passed: '#2e7d32', failed: '#c62828', not_started: '#757575', aborted: '#ef6c00', running: '#1565c0', invalid: '#6a1b9a',
 };
 
 export const VERDICT_COLOR: Record<Verdict, string> = { pass: '#2e7d32', fail: '#c62828', pending: '#757575' };
@@ -53,7 +53,7 @@ export function verdictLabel(v: Verdict): string {
 
 /** Counts of attempts by status. */
 export function totals(statuses: readonly AttemptStatus[]): Record<AttemptStatus, number> & { attempts: number } {
-  const t = { attempts: statuses.length, passed: 0, failed: 0, not_started: 0, aborted: 0, running: 0 };
+  const t = { attempts: statuses.length, passed: 0, failed: 0, not_started: 0, aborted: 0, running: 0, invalid: 0 };
   for (const s of statuses) t[s]++;
   return t;
 }
@@ -61,6 +61,7 @@ export function totals(statuses: readonly AttemptStatus[]): Record<AttemptStatus
 /** '5 attempts: 3 passed, 1 failed, 1 not started' (aborted and running only when there are some) */
 export function totalsText(t: ReturnType<typeof totals>): string {
   const parts = [`${t.passed} passed`, `${t.failed} failed`, `${t.not_started} not started`];
+  if (t.invalid) parts.push(`${t.invalid} invalid`);
   if (t.aborted) parts.push(`${t.aborted} aborted`);
   if (t.running) parts.push(`${t.running} running`);
   return `${t.attempts} attempt${t.attempts === 1 ? '' : 's'}: ${parts.join(', ')}`;
@@ -79,5 +80,7 @@ export function attemptLines(r: AttemptResult): string {
     const at = atText(c);
     lines.push(`    ${c.verdict === 'fail' ? 'FAIL' : c.verdict}  ${c.name}: ${valueText(c)}${limit ? ` (pass if ${limit})` : ''}${at ? ` ${at}` : ''}${c.detail && c.detail !== valueText(c) ? ` — ${c.detail}` : ''}`);
   }
+  if (r.status === 'invalid' && r.criteria_said) lines.push(`    (on the data as it was the criteria would say ${r.criteria_said}: not a verdict)`);
+  for (const g of r.quality ?? []) if (!g.ok) lines.push(`    DATA  ${g.gate}: ${g.detail}${g.from_s !== null ? ` (${g.to_s !== null && g.to_s > g.from_s ? `${g.from_s.toFixed(2)}–${g.to_s.toFixed(2)} s` : `at ${g.from_s.toFixed(2)} s`})` : ''}`);
   return lines.join('\n');
 }
