@@ -33,6 +33,8 @@ import { AttemptTrace, followedIds } from './story/report/index.js';
 
 /** an NPC in the story's world: `npc<id>` */
 const NPC_PREFIX = 'npc';
+/** boundaries of actor poses kept for the judged world (3 s: beyond any latency a fix is taken with) */
+const PAST_BOUNDARIES = 30;
 
 /** What the story changes in the scene: directly (headless) or through the server's logged inputs (live). */
 export interface StorySceneSink {
@@ -97,6 +99,8 @@ export class StoryHost {
   private readonly judge: StoryHostOptions['judgeData'];
   /** each scripted actor as reported for the latest boundary (a contact re-reports it flagged) */
   private readonly reported = new Map<string, EgoReport>();
+  /** the scripted actors' poses at the last boundaries (oldest first), for the world at a fix's time */
+  private readonly past: Array<{ t: number; poses: StoryVehicle[] }> = [];
 
   constructor(readonly spec: StorySpec, private readonly sink: StorySceneSink, private egos: readonly SimEgo[], opts: StoryHostOptions = {}) {
     this.runner = new StoryRunner(spec, sink.lanes);
@@ -150,6 +154,7 @@ export class StoryHost {
     this.gate = null;
     this.gateResult = null;
     this.quality = null;
+    this.past.length = 0;
     this.happenings.length = 0;
     this.lastT = -Infinity;
     if (this.spec.start) {
@@ -280,7 +285,7 @@ export class StoryHost {
     if (!this.observeData(tS, snap)) return;
     const world = this.world(tS, snap, true);
     this.trace.sample(world);
-    const rep = this.runner.step(world, POLICY_DT, this.poses);
+    const rep = this.runner.step(world, POLICY_DT, this.poses, this.judgedWorld(tS, snap, world));
     this.trace.note(rep.happenings);
     for (const h of rep.happenings) {
       this.happenings.push({ ...h });
@@ -365,6 +370,51 @@ export class StoryHost {
   }
 
   /**
+   * The world the criteria judge with a real car under test: at the time of its latest fix (never later than tS),
+   * the car as that fix has it (pose, speed, and the acceleration its fixes show), the scripted actors where the
+   * story had them then (between the boundaries around it), every other vehicle moved back along its velocity.
+   * So a speed, a deceleration, a TTC or a contact is judged on what was measured, never on the car carried on
+   * from its fix by the motion model across the latency. undefined: no real car, or it is stale (judged as now).
+   */
+  private judgedWorld(tS: number, snap: SceneSnapshot, world: StoryWorld): StoryWorld | undefined {
+    if (!this.judge) return undefined;
+    // the actors as placed for tS, for the next boundaries' judged worlds
+    const slot = this.past.length >= PAST_BOUNDARIES ? this.past.shift()! : { t: 0, poses: [] as StoryVehicle[] };
+    slot.t = tS;
+    slot.poses.length = 0;
+    for (const p of this.poses) slot.poses.push({ id: p.id, x: p.x, y: p.y, yaw: p.yaw, speed: p.speed, accel: p.accel, length: p.length, width: p.width });
+    this.past.push(slot);
+    const car = snap.egos.find((e) => e.egoId === this.judge!.car);
+    if (!car || car.stale) return undefined;
+    const tJ = Math.min(car.fixTime, tS);
+    const back = tS - tJ;
+    const carId = this.aliasOf.get(car.egoId) ?? car.egoId;
+    const out: StoryVehicle[] = [];
+    for (const v of world.vehicles) {
+      if (v.id === carId) out.push({ ...v, x: car.fixX, y: car.fixY, yaw: car.fixYaw, speed: car.fixSpeed, accel: car.accel });
+      else if (this.poses.some((p) => p.id === v.id && !this.asNpc.has(p.id))) out.push(this.actorAt(v, tJ));
+      else out.push({ ...v, x: v.x - v.speed * Math.cos(v.yaw) * back, y: v.y - v.speed * Math.sin(v.yaw) * back });
+    }
+    return { t: tJ, vehicles: out, junctions: world.junctions };
+  }
+
+  /** A scripted actor at time t: between the poses of the boundaries around it (the nearest one outside them). */
+  private actorAt(now: StoryVehicle, t: number): StoryVehicle {
+    const past = this.past;
+    for (let k = past.length - 1; k > 0; k--) {
+      const b = past[k], a = past[k - 1];
+      if (a.t > t || b.t < t) continue;
+      const pa = a.poses.find((p) => p.id === now.id), pb = b.poses.find((p) => p.id === now.id);
+      if (!pa || !pb) break;
+      const w = b.t > a.t ? (t - a.t) / (b.t - a.t) : 1;
+      const dyaw = Math.atan2(Math.sin(pb.yaw - pa.yaw), Math.cos(pb.yaw - pa.yaw));
+      return { ...pb, x: pa.x + (pb.x - pa.x) * w, y: pa.y + (pb.y - pa.y) * w, yaw: pa.yaw + dyaw * w, speed: pa.speed + (pb.speed - pa.speed) * w, accel: pb.accel };
+    }
+    const oldest = past.find((b) => b.t <= t)?.poses.find((p) => p.id === now.id);
+    return oldest ? { ...oldest } : { ...now };
+  }
+
+  /**
    * A no_collision criterion failed at tS: the actor it hit, if scripted, is re-reported at its pose for tS with
    * the contact flag, so the frame of tS — whose poses decided the contact — shows it touching.
    */
@@ -382,9 +432,10 @@ export class StoryHost {
     const q = this.quality;
     if (!q) return r;
     r.quality = q.results();
-    // judged on data that did not hold: neither passed nor failed (what the criteria said is kept for the record)
-    if (q.invalid && (r.status === 'passed' || r.status === 'failed')) {
-      r.criteria_said = r.status;
+    // judged on data that did not hold: neither passed nor failed (what the criteria said is kept for the record);
+    // nor "not started" when its actors were placed and the car then failed a gate (no event had started yet)
+    if (q.invalid && (r.status === 'passed' || r.status === 'failed' || r.status === 'not_started')) {
+      if (r.status !== 'not_started') r.criteria_said = r.status;
       r.status = 'invalid';
       r.reason = q.reason();
     }

@@ -111,6 +111,11 @@ export interface EgoState {
   fixTime: number;
   prevFixTime: number;
   fixCount: number;
+  /** the latest fix itself: pose and speed at fixTime (x/y/yaw/speed are the car moved on to the snapshot's time) */
+  fixX: number;
+  fixY: number;
+  fixYaw: number;
+  fixSpeed: number;
   /** from the fixes at their own times: longitudinal acceleration [m/s²] and yaw rate [rad/s, counter-clockwise] */
   accel: number;
   yawRate: number;
@@ -179,7 +184,8 @@ export class EgoRegistry {
       throw new InputError(`this scene already tracks ${this.config.max_egos} egos (max_egos); reuse an ego_id, or remove one (DELETE /api/egos/:id) or wait ${this.config.ego_forget_s} s until a silent one is forgotten`);
     }
     const timing = r.timing;
-    const fixTime = timing ? t - timing.latencyS : t;
+    // (to the microsecond, a GNSS stamp's resolution: the epoch seconds it came from carry float noise below that)
+    const fixTime = timing ? Math.round((t - timing.latencyS) * 1e6) / 1e6 : t;
     if (prev && timing && fixTime <= prev.fixTime) {
       prev.lateFixes++;
       if (prev.outOfOrder !== undefined) prev.outOfOrder++;
@@ -195,6 +201,7 @@ export class EgoRegistry {
       width: r.width ?? prev?.width ?? this.config.ego_width,
       stale: prev?.stale ?? false, collided: prev?.collided ?? false,
       receivedAt: t, fixTime, prevFixTime: prev?.fixTime ?? NaN, fixCount: (prev?.fixCount ?? 0) + 1, accel: motion.accel, yawRate: motion.yawRate,
+      fixX: motion.x, fixY: motion.y, fixYaw: motion.yaw, fixSpeed: motion.speed,
       clientTimestamp: r.clientTimestamp ?? null, simulated: r.simulated === true, motion, lateFixes: prev?.lateFixes ?? 0,
       headingSource: heading.headingSource, anchorX: heading.anchorX, anchorY: heading.anchorY, headingKnown: heading.headingKnown,
     };
@@ -301,6 +308,7 @@ export class EgoRegistry {
       const s: EgoState = {
         egoId: e.egoId, x: e.x, y: e.y, yaw: e.yaw, speed: e.speed, length: e.length, width: e.width,
         stale: e.stale, collided: e.collided, receivedAt: e.receivedAt, fixTime: e.fixTime, prevFixTime: e.prevFixTime, fixCount: e.fixCount, accel: e.accel, yawRate: e.yawRate,
+        fixX: e.fixX, fixY: e.fixY, fixYaw: e.fixYaw, fixSpeed: e.fixSpeed,
         clientTimestamp: e.clientTimestamp, headingSource: e.headingSource,
       };
       if (e.clockSource !== undefined) {

@@ -6,9 +6,10 @@
  *
  *  - `probe`: the car answers the server's clock probes (clock_probe / clock_reply on the stream). Each leg's
  *    lower envelope — min(car receipt − server send) = offset + the least downlink delay, and min(server receipt
- *    − car send) = the least uplink delay − offset — gives offset = (down − up) / 2 where the least delays are
- *    the same both ways (NTP's assumption). Each envelope uses every sample of its leg, as NTP's clock filter
- *    keeps the samples of least delay.
+ *    − car send) = the least uplink delay − offset — bounds the offset, and the fixes, being uplink samples too,
+ *    may bound it tighter; the offset is the middle of the bounds, (down − up) / 2 where the least delays are the
+ *    same both ways (NTP's assumption). Each envelope uses every sample of its leg, as NTP's clock filter keeps
+ *    the samples of least delay.
  *  - `synced`: no probes, and the lower envelope of arrival − stamp (after the configured clock_offset_s) is a
  *    plausible least latency (0 … SYNCED_MAX_LATENCY_S, and within ego_timeout_s): the clocks are taken as synchronised (NTP, PTP or GNSS time, as on a
  *    test track), the offset is clock_offset_s, and each fix's latency is measured.
@@ -113,10 +114,19 @@ export class FixClock {
     this.settings = settings;
   }
 
-  /** The offset the probes give at server time nowS (NaN: no probe reply lately). */
+  /**
+   * The offset the probes give at server time nowS (NaN: no probe reply lately). The offset lies between
+   * −(least uplink delay) and the least downlink delay; every fix is an uplink sample too (it cannot arrive before
+   * it was taken), so the least arrival − stamp of the fixes raises the lower bound. The middle of what is left
+   * (NTP's estimate when the fixes add nothing).
+   */
   private probeOffset(nowS: number): number {
     if (nowS - this.lastProbeAt > PROBE_VALID_S || this.downEnv.empty || this.upEnv.empty) return NaN;
-    return (this.downEnv.min - this.upEnv.min) / 2;
+    const hi = this.downEnv.min;
+    let lo = -this.upEnv.min;
+    this.fixEnv.expire(nowS);
+    if (!this.fixEnv.empty && -this.fixEnv.min > lo && -this.fixEnv.min <= hi) lo = -this.fixEnv.min;
+    return (lo + hi) / 2;
   }
 
   /** The offset and its source for a fix arriving at arrivalS with arrival − stamp = d, before it is taken. */

@@ -15,31 +15,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parse as parseYaml, stringify } from 'yaml';
 import { startServe, type ServeHandle } from '../../src/cli/serve.js';
 import { decodeJson, describeDifference, readRecording, replayRecording } from '../../src/record/index.js';
-import type { Clock } from '../../src/time/clock.js';
 import { TestClient, testModel } from '../helpers/server-fixture.js';
 import { PROJECT_ROOT } from '../helpers/shared.js';
-
-/** A clock that moves only when the test lets it: each sleep waits for release(). */
-class SteppedClock implements Clock {
-  t = 0;
-  private waiting: { t: number; resolve: () => void } | null = null;
-  now(): number {
-    return this.t;
-  }
-  sleepUntil(t: number): Promise<void> {
-    if (t <= this.t) return new Promise((r) => setImmediate(r));
-    return new Promise((resolve) => (this.waiting = { t, resolve }));
-  }
-  /** lets the sleeper wake (its time comes); false when nothing sleeps yet */
-  release(): boolean {
-    const w = this.waiting;
-    if (!w) return false;
-    this.waiting = null;
-    this.t = w.t;
-    w.resolve();
-    return true;
-  }
-}
+import { SteppedClock } from '../helpers/stepped-clock.js';
 
 const CASES = join(PROJECT_ROOT, 'configs', 'cases');
 const CASE = join(CASES, 'cut_in.yaml');

@@ -66,6 +66,9 @@ export class StoryRunner implements StoryContext {
   private readonly criteria: CriterionRun[];
   private readonly references: StoryReferences;
   /** the state at t that the triggers and criteria read */
+  /** the state the criteria judge when the host gives a measured world (StoryRunner.step's `judged`) */
+  private readonly judgedState: StoryState;
+  private judging = false;
   private readonly state: StoryState;
   private readonly prev: number[][];
   private placed = false;
@@ -96,6 +99,7 @@ export class StoryRunner implements StoryContext {
     this.criteria = spec.criteria.map((c) => new CriterionRun(c));
     this.afterEnd = new AfterEndMotion(spec.afterEnd ?? 'continue', this.actors, net);
     this.state = new StoryState(this.references, this.actors, this.actorIndex, this.eventIndex, net, (kind, id, detail) => this.happen(kind, id, detail));
+    this.judgedState = new StoryState(this.references, this.actors, this.actorIndex, this.eventIndex, net, undefined, true);
   }
 
   // ---- the state at t (StoryContext: state.ts keeps it) ------------------------------------------------------
@@ -140,17 +144,30 @@ export class StoryRunner implements StoryContext {
 
   // ---- the run -----------------------------------------------------------------------------------------------
 
-  /** Advances the story from world.t to world.t + dt (see the header); the actors' poses at t + dt go into `out`. */
-  step(world: StoryWorld, dt: number, out: ActorPose[]): StepReport {
+  /**
+   * Advances the story from world.t to world.t + dt (see the header); the actors' poses at t + dt go into `out`.
+   * `judged`: the world the criteria judge, when it is not `world` — a real car's, at the time of its latest fix
+   * with every other vehicle at that time (the host's), so speed, deceleration, TTC and contact come from what
+   * was measured, not from where the car was carried to since; the triggers still read `world` (now).
+   */
+  step(world: StoryWorld, dt: number, out: ActorPose[], judged?: StoryWorld): StepReport {
     if (!this.placed) throw new Error('StoryRunner.step before place');
     const r = this.report;
     r.happenings.length = 0;
     r.commands.length = 0;
     this.state.t = world.t;
     this.state.observe(world);
+    let js: StoryState = this.state;
+    if (judged) {
+      js = this.judgedState;
+      js.t0 = this.state.t0;
+      js.t = judged.t;
+      js.observe(judged);
+      this.judging = true;
+    }
     if (!this.ended) {
       for (const c of this.criteria) {
-        const v = c.evaluate(this.state);
+        const v = c.evaluate(js);
         if (v) this.happen(v === 'fail' ? 'criterion_failed' : 'criterion_passed', c.spec.name, c.detail);
       }
       for (let i = 0; i < this.events.length; i++) {
@@ -160,7 +177,9 @@ export class StoryRunner implements StoryContext {
       for (let i = 0; i < this.events.length && !this.ended; i++) if (this.fire[i]) this.startEvent(this.events[i], world);
       if (!this.ended) {
         if (this.events.length > 0 && !this.started && this.spec.startTimeout !== null && this.t - this.t0 >= this.spec.startTimeout - EPS_T) this.conclude('start timeout: no event started within ' + this.spec.startTimeout + ' s');
-        else if (this.spec.end && holds(this.spec.end, this.state)) this.conclude('end condition');
+        // the end is read where the criteria read: an attempt ends on a collision once the car's fixes show it,
+        // so the criteria have judged the moment it ends at
+        else if (this.spec.end && holds(this.spec.end, js)) this.conclude('end condition');
       }
     }
     const t1 = this.t + dt;
@@ -244,8 +263,10 @@ export class StoryRunner implements StoryContext {
     this.ended = true;
     this.endT = this.t;
     this.reason = reason;
+    // settled on what the criteria have been judging (the measured world, when there is one)
+    const js = this.judging ? this.judgedState : this.state;
     for (const c of this.criteria) {
-      const v = c.settle(this.state);
+      const v = c.settle(js);
       if (v) this.happen(v === 'fail' ? 'criterion_failed' : 'criterion_passed', c.spec.name, c.detail, this.t);
     }
     const status = this.status();

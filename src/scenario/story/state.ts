@@ -49,6 +49,11 @@ export class StoryState implements StoryContext {
     private readonly net: LaneNetwork,
     /** where the conditions' notes go (the runner's happenings) */
     readonly note: (kind: HappeningKind, id: string, detail: string) => void = () => undefined,
+    /**
+     * the scripted actors as the world has them (a measured world at another time than the script's), not the
+     * script's own state
+     */
+    private readonly actorsFromWorld = false,
   ) {
     const n = refs.refs.length;
     this.present = actors.map(() => false);
@@ -91,17 +96,22 @@ export class StoryState implements StoryContext {
       if (a.controller !== 'policy') continue;
       const v = this.findInWorld(world, a.id, refIndex.get(a.id)!);
       this.present[i] = v !== null;
-      if (v) a.mirror(v);
+      // (a measured world at another time must not move the script's own state)
+      if (v && !this.actorsFromWorld) a.mirror(v);
     }
     for (let k = 0; k < refs.length; k++) {
       const id = refs[k];
       const ai = this.actorIndex.get(id);
-      this.views[k] = ai !== undefined ? (this.actors[ai].controller === 'script' || this.present[ai] ? this.actors[ai] : null) : this.findInWorld(world, id, k);
+      if (ai === undefined || this.actorsFromWorld) this.views[k] = this.findInWorld(world, id, k);
+      else this.views[k] = this.actors[ai].controller === 'script' || this.present[ai] ? this.actors[ai] : null;
     }
     const all = this.all;
     all.length = 0;
-    for (let i = 0; i < this.actors.length; i++) if (this.actors[i].controller === 'script' || this.present[i]) all.push(this.actors[i]);
-    for (const v of world.vehicles) if (!this.actorIndex.has(v.id)) all.push(v);
+    if (this.actorsFromWorld) for (const v of world.vehicles) all.push(v);
+    else {
+      for (let i = 0; i < this.actors.length; i++) if (this.actors[i].controller === 'script' || this.present[i]) all.push(this.actors[i]);
+      for (const v of world.vehicles) if (!this.actorIndex.has(v.id)) all.push(v);
+    }
     for (let k = 0; k < refs.length; k++) {
       const v = this.views[k];
       if (!v) {
