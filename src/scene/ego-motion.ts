@@ -30,8 +30,10 @@ export const MAX_ACCEL_MPS2 = 12;
 export const MAX_YAW_RATE = 1.5;
 /** … and to this lateral acceleration at the car's speed [m/s²] */
 export const MAX_LATERAL_MPS2 = 12;
-/** the car is moved at most this far beyond its latest fix [s] (it is stale long before) */
+/** a real car is moved at most this far beyond its latest fix [s] (it is stale long before) */
 export const MAX_EXTRAPOLATION_S = 2;
+/** the yaw rate's change is also bounded by this lateral jerk at the car's speed [m/s³] (a driver's quickest steering) */
+export const MAX_LATERAL_JERK = 20;
 
 /** A pose at a time (written into a caller-owned object). */
 export interface MotionPose {
@@ -90,7 +92,7 @@ export class EgoMotion {
     this.fit(this.ys, YAW_WINDOW_S, true);
     const w = yawKnown && fitRate === fitRate ? fitRate : 0;
     this.yawRate = clamp(w, Math.min(MAX_YAW_RATE, MAX_LATERAL_MPS2 / Math.max(speed, 1)));
-    this.yawAccel = yawKnown && fitCurve === fitCurve ? clamp(fitCurve, MAX_YAW_ACCEL) : 0;
+    this.yawAccel = yawKnown && fitCurve === fitCurve ? clamp(fitCurve, Math.min(MAX_YAW_ACCEL, MAX_LATERAL_JERK / Math.max(speed, 1))) : 0;
   }
 
   /**
@@ -157,10 +159,11 @@ export class EgoMotion {
 
   /**
    * The car at time t (at or after its latest fix; earlier times give the fix itself), written into `out`.
-   * `moving` false keeps it where it was reported (a car whose heading is a placeholder).
+   * `moving` false keeps it where it was reported (a car whose heading is a placeholder); `maxS` bounds how far
+   * beyond the fix it is carried (a simulated ego's report age is its plant's lag: unbounded).
    */
-  poseAt(t: number, out: MotionPose, moving = true): MotionPose {
-    const tau = moving && this.t === this.t ? Math.min(Math.max(t - this.t, 0), MAX_EXTRAPOLATION_S) : 0;
+  poseAt(t: number, out: MotionPose, moving = true, maxS = MAX_EXTRAPOLATION_S): MotionPose {
+    const tau = moving && this.t === this.t ? Math.min(Math.max(t - this.t, 0), maxS) : 0;
     return ctra(this.x, this.y, this.yaw, this.speed, this.accel, this.yawRate, this.yawAccel, tau, out);
   }
 }

@@ -253,7 +253,7 @@ export class EgoRegistry {
 
   /** The ego moved from its latest fix to time t (with no idea of its heading — north as a placeholder — it stays put). */
   private extrapolate(e: Ego, t: number): void {
-    e.motion.poseAt(t, e as MotionPose, e.headingSource !== 'none');
+    e.motion.poseAt(t, e as MotionPose, e.headingSource !== 'none', e.simulated ? Infinity : undefined);
   }
 
   /**

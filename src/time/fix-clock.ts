@@ -20,7 +20,8 @@
  * A fix that does not fit the estimate — stamped in the future beyond FUTURE_TOLERANCE_S, older than the
  * latency limit, or not after the last one taken (by less than that limit) — is refused with its reason and
  * counted. RESYNC_FIXES
- * misfits in a row that agree with one another (a clock that stepped) start the estimate again from them; any
+ * misfits in a row that agree with one another, their stamps advancing (a clock that stepped, not a frozen
+ * receiver repeating an old fix), start the estimate again from them; any
  * change of the offset by more than CLOCK_JUMP_S between two fixes taken is a clock jump, counted with its time,
  * so an attempt judged across it can say its data did not hold.
  *
@@ -94,6 +95,7 @@ export class FixClock {
   private misfits = 0;
   private misfitMin = Infinity;
   private misfitMax = -Infinity;
+  private misfitStamp = -Infinity;
   private probeMisfits = 0;
   offsetS: number;
   source: ClockSource = 'none';
@@ -162,6 +164,14 @@ export class FixClock {
     let latency = d + est.offset;
     let resynced = false;
     if (latency < -FUTURE_TOLERANCE_S || latency > this.settings.maxLatencyS) {
+      // a stepped clock still ticks: a run of misfits counts only while their stamps advance (a frozen receiver
+      // repeating one old fix is stale, not a clock that stepped back)
+      if (stampS <= this.misfitStamp) {
+        this.misfits = 0;
+        this.misfitMin = Infinity;
+        this.misfitMax = -Infinity;
+      }
+      this.misfitStamp = stampS;
       this.misfits++;
       this.misfitMin = Math.min(this.misfitMin, d);
       this.misfitMax = Math.max(this.misfitMax, d);
@@ -188,6 +198,7 @@ export class FixClock {
     this.misfits = 0;
     this.misfitMin = Infinity;
     this.misfitMax = -Infinity;
+    this.misfitStamp = -Infinity;
     this.fixEnv.push(arrivalS, d);
     this.lastStamp = stampS;
     const moved = est.offset - this.offsetS;

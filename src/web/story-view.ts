@@ -74,6 +74,21 @@ function criteria(v: StoryView): string {
   return `<h4>Criteria</h4><table class="story-criteria">${head}${rows.join('')}</table>`;
 }
 
+/**
+ * The data-quality gates of an attempt with a real car: one line saying they all held, or each failed gate with
+ * its figure and when — the reason an attempt is invalid, shown as soon as it fails (while the attempt runs).
+ */
+function quality(v: StoryView): string {
+  const gates = v.result?.quality;
+  if (!gates?.length) return '';
+  const bad = gates.filter((g) => !g.ok);
+  if (!bad.length) return `<h4>Data</h4><div class="story-quality ok">every gate held (${gates.map((g) => esc(g.gate.replace(/_/g, ' '))).join(', ')})</div>`;
+  const when = (g: (typeof bad)[number]) => (g.from_s === null ? '' : g.to_s !== null && g.to_s > g.from_s ? ` <span class="muted">${sec(g.from_s)}–${sec(g.to_s)}</span>` : ` <span class="muted">at ${sec(g.from_s)}</span>`);
+  const rows = bad.map((g) => `<li class="bad" data-gate="${esc(g.gate)}"><b>${esc(g.gate.replace(/_/g, ' '))}</b>${when(g)} ${esc(g.detail)}</li>`);
+  const said = v.result?.criteria_said ? `<div class="muted">the criteria alone would say ${esc(v.result.criteria_said)}: not a verdict</div>` : '';
+  return `<h4>Data: did not hold</h4><ul class="story-quality">${rows.join('')}</ul>${said}`;
+}
+
 /** the last few happenings, newest first */
 function happenings(v: StoryView, keep = 5): string {
   const list = v.happenings.slice(-keep).reverse();
@@ -97,5 +112,5 @@ export function storyPanelHtml(v: StoryView): string {
   return `<div class="story-head"><span id="story-attempt">attempt ${v.attempt}</span> <span id="story-badge" class="badge ${badge.cls}">${badge.text}</span></div>` +
     `<div id="story-state" class="story-state" data-state="${v.state}">${esc(stateLine(v))}</div>` +
     `<dl class="story-who"><dt>under test</dt><dd>${who}</dd><dt>actors</dt><dd class="actors">${v.actors.map(esc).join(', ') || '–'}</dd></dl>` +
-    events(v) + criteria(v) + happenings(v) + earlier(v);
+    events(v) + criteria(v) + quality(v) + happenings(v) + earlier(v);
 }

@@ -100,6 +100,10 @@ export interface StoryView {
     end_s: number | null;
     events: Array<{ id: string; started_s: number | null; done_s: number | null; executions: number }>;
     criteria: Array<{ name: string; kind: string; verdict: 'pending' | 'pass' | 'fail'; value: number | null; limit: number | null; unit: string; at_s: number | null; detail: string }>;
+    /** a real car under test: the data-quality gates (absent from older servers and headless runs) */
+    quality?: Array<{ gate: string; ok: boolean; value: number | null; limit: number | null; unit: string; from_s: number | null; to_s: number | null; detail: string }>;
+    /** of an invalid attempt: what the criteria alone said (not a verdict) */
+    criteria_said?: 'passed' | 'failed';
   } | null;
   happenings: Array<{ t: number; kind: string; id: string; detail: string }>;
   attempts: Array<{ attempt: number; status: string; reason: string; armed_at_s: number; end_s: number | null }>;

@@ -143,7 +143,8 @@ async function flood() {
   const p = host.geo.toLatLon(0, 0);
   for (let round = 0; round < FLOOD_ROUNDS; round++) {
     for (const [i, ws] of sockets.entries()) {
-      for (let k = 0; k < 4; k++) ws.send(JSON.stringify({ type: 'ego_state', ego_id: `car${i}`, timestamp: Date.now() / 1000, data: { lat: p.lat + k * 1e-7, lon: p.lon, heading: 0, speed: 1 } }));
+      // (each fix its own stamp: a fix stamped no later than the one before is dropped as out of order)
+      for (let k = 0; k < 4; k++) ws.send(JSON.stringify({ type: 'ego_state', ego_id: `car${i}`, timestamp: Date.now() / 1000 + k * 1e-4, data: { lat: p.lat + k * 1e-7, lon: p.lon, heading: 0, speed: 1 } }));
     }
     await new Promise((r) => setTimeout(r, 10));
   }

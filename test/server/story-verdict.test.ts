@@ -61,6 +61,8 @@ interface Sample {
   actors: StoryVehicle[];
   /** where the scene put the car in this frame */
   scene: { x: number; y: number } | null;
+  /** an actor of this frame is flagged as touching the car */
+  flagged: boolean;
 }
 
 const vehicle = (id: string, x: number, y: number, yaw: number, speed: number, length: number, width: number): StoryVehicle => ({ id, x, y, yaw, speed, accel: 0, length, width });
@@ -174,6 +176,7 @@ describe('a verdict you can sign: the real car where it really is, judged on dat
         t, me: vehicle('car', me.x, me.y, me.yaw, cur.v, CAR.length, CAR.width),
         actors: actors.map((a) => vehicle(a.actor, a.x, a.y, a.yaw, a.speed, a.length, a.width)),
         scene: sceneCar ? { x: sceneCar.x, y: sceneCar.y } : null,
+        flagged: actors.some((a) => a.collided === true),
       });
       if (!armed && t >= 0.5) {
         await new Promise((r) => setTimeout(r, 5));
@@ -255,6 +258,11 @@ describe('a verdict you can sign: the real car where it really is, judged on dat
         const ttc = criterion(view, 'min_ttc');
         if (!truth.contact) expect(Math.abs((ttc.value as number) - truth.minTtc)).toBeLessThan(0.02);
         expect(r.quality!.every((g) => g.ok)).toBe(true);
+        // a contact is in a frame: the actor touched is flagged there, and still in the scene after the verdict
+        if (truth.contact) {
+          expect(criterion(view, 'no_collision')).toMatchObject({ verdict: 'fail', value: 'cutter' });
+          expect(samples.some((x) => x.flagged)).toBe(true);
+        } else expect(samples.some((x) => x.flagged)).toBe(false);
         // where the scene had the car against its truth: off only while a braking the fixes do not show yet goes on
         // (6 m/s² over the latency and a frame), never by the latency's distance (0.3 s × 50 km/h = 4.2 m)
         expect(placementError(samples, r.start_s)).toBeLessThan(0.5 * 6 * (latencyS + DT) ** 2 + 0.1);

@@ -159,3 +159,12 @@ describe('FixClock: a clock stepped back', () => {
     expect(c.outOfOrder).toBe(0);
   });
 });
+
+describe('FixClock: a frozen receiver', () => {
+  it('repeating one old fix is refused every time (stale), never taken as a clock that stepped back', () => {
+    const c = new FixClock({ assumedOffsetS: 0, maxLatencyS: 0.5 });
+    drive(c, 50, { latency: () => 0.1 });
+    for (let i = 0; i < 20; i++) expect(c.place(T0 + 6 + i * 0.1, T0 + 2)).toMatchObject({ ok: false, reason: 'stale' });
+    expect(c.jumps).toBe(0);
+  });
+});

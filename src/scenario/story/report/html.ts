@@ -43,7 +43,8 @@ export function renderAttemptHtml(result: AttemptResult, trace: AttemptTrace | T
   if (meta.seed !== undefined && meta.seed !== null) metaBits.push(`<b>seed</b> ${e(String(meta.seed))}`);
   if (meta.date) metaBits.push(`<b>date</b> ${e(meta.date)}`);
   metaBits.push(`<b>story</b> ${fixed(result.start_s)}–${result.end_s === null ? '…' : fixed(result.end_s)} s`);
-  if (result.status === 'failed' || !result.ended_by) metaBits.push(`<b>reason</b> ${e(result.reason || '–')}`);
+  if (result.status === 'failed' || result.status === 'invalid' || !result.ended_by) metaBits.push(`<b>reason</b> ${e(result.reason || '–')}`);
+  if (result.criteria_said) metaBits.push(`<b>the criteria alone</b> ${e(result.criteria_said)} (not a verdict: the data did not hold)`);
   if (result.ended_by) metaBits.push(`<b>ended</b> ${e(result.ended_by)}`);
 
   const params = Object.entries(meta.params ?? {});
@@ -65,6 +66,11 @@ export function renderAttemptHtml(result: AttemptResult, trace: AttemptTrace | T
       c.detail === valueText(c) ? '' : e(c.detail),
     ]),
   );
+  // a real car under test: whether the data held, gate by gate (absent from headless runs: nothing to gate)
+  const quality = !result.quality ? '' : `<h2>Data quality</h2>\n${table(
+    ['gate', 'held', 'value', 'limit', 'from [s]', 'to [s]', 'detail'],
+    result.quality.map((g) => [e(g.gate), g.ok ? 'yes' : '<span class="verdict" style="color:#c62828">NO</span>', g.value === null ? '' : { n: `${fixed(g.value)}${g.unit ? ` ${g.unit}` : ''}` }, g.limit === null ? '' : { n: `${g.limit}${g.unit ? ` ${g.unit}` : ''}` }, num(g.from_s), num(g.to_s), e(g.detail)]),
+  )}`;
   const kept = tj.happenings.filter((h) => h.kind !== 'action_done');
   const happenings = kept.length === 0 ? '<p class="meta">none recorded</p>' : table(
     ['t [s]', 'what', 'id', 'detail'],
@@ -89,6 +95,7 @@ ${CSS}
 ${(meta.notes ?? []).map((n) => `<p class="meta">${e(n)}</p>`).join('\n')}
 <h2>Criteria</h2>
 ${criteria}
+${quality}
 <div class="figure">
 ${svg}</div>
 <h2>Parameters</h2>
