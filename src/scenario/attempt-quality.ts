@@ -144,7 +144,7 @@ export class AttemptQuality {
     if (!first) return '';
     const when = first.to > first.from ? `from ${first.from.toFixed(2)} to ${first.to.toFixed(2)} s` : `at ${first.from.toFixed(2)} s`;
     const more = this.gates.size > 1 ? `; also ${[...this.gates.keys()].filter((k) => k !== first!.name).join(', ')}` : '';
-    return `invalid (${first.name}) ${when}: ${first.what}${more}`;
+    return `data did not hold: ${first.name} ${when}: ${first.what}${more}`;
   }
 
   /** Every gate, held or failed, for the result. */

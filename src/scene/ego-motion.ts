@@ -6,15 +6,18 @@
  * or leaving a curve along a clothoid is not turned too little or too much. They come from the fixes themselves,
  * at their own times (a late or lost fix changes nothing): the acceleration is the least-squares slope of speed
  * over the fixes of the last RATE_WINDOW_S; yaw rate and its change are a least-squares parabola through the yaw
- * of the last YAW_WINDOW_S (its slope at the newest fix: no lag while the rate ramps), a straight line while
- * there are too few fixes for it. All are bounded to what a car can do. A car that brakes to a stop stays
+ * of the last YAW_WINDOW_S (its slope at the newest fix: no lag while the rate ramps; its curvature only where
+ * it stands out of the heading's noise), a straight line while there are too few fixes for it. All are bounded to what a car can do. A car that brakes to a stop stays
  * stopped and stops turning; it never reverses. Pure, no allocation per fix or per pose.
  */
 
 /** fixes within this span of the newest are fitted for acceleration (and for a yaw rate while the parabola has too few) [s] */
 export const RATE_WINDOW_S = 0.25;
-/** fixes within this span of the newest are fitted with a parabola for yaw rate and its change [s] */
-export const YAW_WINDOW_S = 0.5;
+/**
+ * fixes within this span of the newest are fitted with a parabola for yaw rate and its change [s] (longer holds
+ * a heading's noise down, shorter follows a clothoid's ends: npm run bench:gnss measured 0.35–0.6 s)
+ */
+export const YAW_WINDOW_S = 0.45;
 /** … once at least this many span at least half that window */
 const YAW_FIT_MIN_FIXES = 4;
 /** at most this many fixes are kept for the fits (50 Hz over the yaw window) */
@@ -22,6 +25,8 @@ const RATE_FIXES = 32;
 /** the yaw rate's change is bounded to this [rad/s²], and is extrapolated for at most YAW_ACCEL_HORIZON_S */
 export const MAX_YAW_ACCEL = 2;
 const YAW_ACCEL_HORIZON_S = 0.5;
+/** a parabola's curvature is used only when it is this many standard errors from 0 */
+const CURVATURE_SIGNIFICANCE = 3;
 /** the pose is integrated in steps of at most this [s] */
 const INTEGRATION_STEP_S = 0.01;
 /** the fitted acceleration is bounded to this magnitude [m/s²] (well beyond any car's braking) */
@@ -114,17 +119,7 @@ export class EgoMotion {
         // too few for a parabola: a line over the shorter window
         return (fitRate = this.fit(vals, RATE_WINDOW_S, false));
       }
-      let st = 0, sv = 0, stt = 0, stv = 0, j = 0;
-      for (let k = k0; k < this.n; k++, j++) {
-        const i = (this.head + k) % RATE_FIXES;
-        const dt = this.ts[i] - tNew, v = vals[i];
-        st += dt;
-        sv += v;
-        stt += dt * dt;
-        stv += dt * v;
-      }
-      const den = j * stt - st * st;
-      return (fitRate = den > 1e-12 ? (j * stv - st * sv) / den : 0);
+      return (fitRate = this.lineSlope(vals, k0));
     }
     // v ≈ c0 + c1 dt + c2 dt² with dt = t − tNew: the slope at the newest fix is c1, the curvature 2 c2
     let s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, b0 = 0, b1 = 0, b2 = 0;
@@ -143,10 +138,37 @@ export class EgoMotion {
     // Cramer's rule on the 3×3 normal equations [s0 s1 s2; s1 s2 s3; s2 s3 s4] c = b
     const det = s0 * (s2 * s4 - s3 * s3) - s1 * (s1 * s4 - s3 * s2) + s2 * (s1 * s3 - s2 * s2);
     if (!(Math.abs(det) > 1e-18)) return (fitRate = this.fit(vals, RATE_WINDOW_S, false));
+    const c0 = (b0 * (s2 * s4 - s3 * s3) - s1 * (b1 * s4 - s3 * b2) + s2 * (b1 * s3 - s2 * b2)) / det;
     const c1 = (s0 * (b1 * s4 - s3 * b2) - b0 * (s1 * s4 - s3 * s2) + s2 * (s1 * b2 - b1 * s2)) / det;
     const c2 = (s0 * (s2 * b2 - b1 * s3) - s1 * (s1 * b2 - b1 * s2) + b0 * (s1 * s3 - s2 * s2)) / det;
+    // is the curvature more than the measurement noise makes? (its standard error from the fit's residuals): if
+    // not, the yaw rate is not carried on changing — a heading's noise would otherwise be extrapolated as a turn
+    let rss = 0;
+    for (let k = k0; k < this.n; k++) {
+      const i = (this.head + k) % RATE_FIXES;
+      const dt = this.ts[i] - tNew, r = vals[i] - (c0 + c1 * dt + c2 * dt * dt);
+      rss += r * r;
+    }
+    const seC2 = m > 3 ? Math.sqrt((rss / (m - 3)) * Math.abs((s0 * s2 - s1 * s1) / det)) : 0;
+    if (Math.abs(c2) < CURVATURE_SIGNIFICANCE * seC2) return (fitRate = c1);
     fitCurve = 2 * c2;
     return (fitRate = c1);
+  }
+
+  /** Least-squares slope of the kept values from the k0-th on (0 with fewer than two). */
+  private lineSlope(vals: Float64Array, k0: number): number {
+    const tNew = this.t;
+    let st = 0, sv = 0, stt = 0, stv = 0, j = 0;
+    for (let k = k0; k < this.n; k++, j++) {
+      const i = (this.head + k) % RATE_FIXES;
+      const dt = this.ts[i] - tNew, v = vals[i];
+      st += dt;
+      sv += v;
+      stt += dt * dt;
+      stv += dt * v;
+    }
+    const den = j * stt - st * st;
+    return den > 1e-12 ? (j * stv - st * sv) / den : 0;
   }
 
   /** Forgets the fits (the yaw is replaced, e.g. a car's heading source changed). */

@@ -193,7 +193,10 @@ export class EgoRegistry {
     }
     const motion = prev?.motion ?? new EgoMotion();
     const heading = this.heading(r, fixTime, prev);
-    if (prev && heading.headingSource !== prev.headingSource && (heading.headingSource === 'lane' || heading.headingSource === 'none')) motion.resetRates();
+    // a yaw from another kind of source (reported against derived, or a placeholder) is no continuation of the last:
+    // the yaw rate is fitted afresh from it
+    const family = (h: HeadingSource) => (h === 'reported' ? 0 : h === 'course' || h === 'held' ? 1 : 2);
+    if (prev && family(heading.headingSource) !== family(prev.headingSource)) motion.resetRates();
     motion.addFix(fixTime, r.x, r.y, heading.yaw, r.speed, heading.headingKnown);
     const ego: Ego = {
       egoId: r.egoId, x: prev?.x ?? r.x, y: prev?.y ?? r.y, yaw: prev?.yaw ?? heading.yaw, speed: prev?.speed ?? r.speed,

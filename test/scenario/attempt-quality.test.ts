@@ -48,7 +48,7 @@ describe('attempt quality gates', () => {
     expect(q.invalid).toBe(true);
     expect(gate(q, 'fix_gap')).toMatchObject({ ok: false, value: expect.closeTo(5.1, 6), limit: 0.3, unit: 's', from_s: expect.closeTo(13, 6) });
     expect(gate(q, 'stale')).toMatchObject({ ok: false, from_s: expect.closeTo(8.5, 6), to_s: expect.closeTo(12.9, 6) });
-    expect(q.reason()).toMatch(/^invalid \(stale\) from 8\.50 to 12\.90 s: car was stale .*; also fix_gap$/);
+    expect(q.reason()).toMatch(/^data did not hold: stale from 8\.50 to 12\.90 s: car was stale .*; also fix_gap$/);
   });
 
   it('fixes that queued behind a server stall are not a gap of the car; the stall is', () => {
@@ -77,7 +77,7 @@ describe('attempt quality gates', () => {
     expect(gate(q, 'actor_off_plan')).toMatchObject({ ok: false, value: expect.closeTo(1.5, 9), limit: 0.5, unit: 'm', from_s: expect.closeTo(3.2, 9), to_s: expect.closeTo(3.3, 9) });
     expect(gate(q, 'disconnected')).toMatchObject({ ok: false, from_s: 3.4 });
     expect(gate(q, 'forgotten')).toMatchObject({ ok: false, from_s: 3.5 });
-    expect(q.reason()).toMatch(/^invalid \(clock_jump\) from 2\.00 to 3\.00 s/);
+    expect(q.reason()).toMatch(/^data did not hold: clock_jump from 2\.00 to 3\.00 s/);
   });
 
   it('nothing is judged before the window starts', () => {

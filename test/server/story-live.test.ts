@@ -15,6 +15,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parse as parseYaml, stringify } from 'yaml';
 import { startServe, type ServeHandle } from '../../src/cli/serve.js';
 import { decodeJson, describeDifference, readRecording, replayRecording } from '../../src/record/index.js';
+import { serveCase } from '../helpers/live-case.js';
 import { TestClient, testModel } from '../helpers/server-fixture.js';
 import { PROJECT_ROOT } from '../helpers/shared.js';
 import { SteppedClock } from '../helpers/stepped-clock.js';
@@ -69,13 +70,10 @@ describe('a test case served live, the real car under test', () => {
   });
 
   async function drive({ brakes, recordDir, file = CASE, v0 = V0, frames = 400, runUpM = RUN_UP_M, leftFrom = Infinity, onFrame, framesAfterEnd = 0 }: Drive) {
-    const clock = new SteppedClock();
-    const record = recordDir ? ['--record-dir', recordDir] : ['--no-record'];
-    serve = await startServe(['--scenario', file, '--story-ego', 'car', '--port', '0', '--host', '127.0.0.1', ...record, '--model', testModel(), '--log-level', 'silent'], { clock, epochNow: () => 1.8e9 + clock.now() });
-    const host = serve.server.host;
-    const url = serve.address;
-    client = new TestClient(`${url.replace(/^http/, 'ws')}/ws/vils/stream`);
-    await client.opened();
+    const live = await serveCase(file, recordDir);
+    ({ serve, client } = live);
+    const { clock, url } = live;
+    const host = live.serve.server.host;
     // the car comes out of R5 into R6 on the lanes' centre lines: armed before the start line, it crosses it at speed
     const lanes = host.scene.lanes;
     const r5 = lanes.laneById('R5');

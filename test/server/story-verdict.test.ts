@@ -12,15 +12,14 @@
  */
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startServe, type ServeHandle } from '../../src/cli/serve.js';
+import type { ServeHandle } from '../../src/cli/serve.js';
 import { along, boxGap, overlaps, ttcOf, type Along } from '../../src/scenario/story/geometry.js';
 import type { StoryVehicle } from '../../src/scenario/story/world.js';
-import { TestClient, testModel } from '../helpers/server-fixture.js';
+import { LIVE_T0 as T0, serveCase } from '../helpers/live-case.js';
+import type { TestClient } from '../helpers/server-fixture.js';
 import { PROJECT_ROOT } from '../helpers/shared.js';
-import { SteppedClock } from '../helpers/stepped-clock.js';
 
 const CASES = join(PROJECT_ROOT, 'configs', 'cases');
-const T0 = 1.8e9;
 const V0 = 50 / 3.6;
 const DT = 0.1;
 /** the car starts this far before the end of R5 (the cases' start line is 3.5 m into R6) */
@@ -78,12 +77,10 @@ describe('a verdict you can sign: the real car where it really is, judged on dat
   });
 
   async function drive(run: Run) {
-    const clock = new SteppedClock();
-    serve = await startServe(['--scenario', join(CASES, run.file), '--story-ego', 'car', '--port', '0', '--host', '127.0.0.1', '--no-record', '--model', testModel(), '--log-level', 'silent'], { clock, epochNow: () => T0 + clock.now() });
-    const host = serve.server.host;
-    const url = serve.address;
-    client = new TestClient(`${url.replace(/^http/, 'ws')}/ws/vils/stream`);
-    await client.opened();
+    const live = await serveCase(join(CASES, run.file));
+    ({ serve, client } = live);
+    const { clock, url } = live;
+    const host = live.serve.server.host;
     const lanes = host.scene.lanes;
     const r5 = lanes.laneById('R5');
     const s0 = lanes.lanes[r5].length - RUN_UP_M;
@@ -311,7 +308,7 @@ describe('a verdict you can sign: the real car where it really is, judged on dat
     const { view } = await drive({ file: 'cut_in.yaml', stack: blind, dropout: [1, 6] });
     const r = view.result!;
     expect(r.status).toBe('invalid');
-    expect(r.reason).toMatch(/^invalid \((stale|fix_gap)\)/);
+    expect(r.reason).toMatch(/^data did not hold: (stale|fix_gap) /);
     const gap = r.quality!.find((g) => g.gate === 'fix_gap')!;
     expect(gap).toMatchObject({ ok: false, limit: 0.3 });
     expect(gap.value!).toBeGreaterThan(4.5);
