@@ -152,6 +152,11 @@ interface Ego extends EgoState {
 
 type Heading = Pick<Ego, 'yaw' | 'headingSource' | 'anchorX' | 'anchorY' | 'headingKnown'>;
 
+/** the kinds of yaw a fit may run across: the car's own, derived from its fixes, a placeholder */
+function headingFamily(h: HeadingSource): number {
+  return h === 'reported' ? 0 : h === 'course' || h === 'held' ? 1 : 2;
+}
+
 export class EgoRegistry {
   private readonly egos = new Map<string, Ego>();
   /** contacts between an ego and an NPC, counted per ego-step */
@@ -195,8 +200,7 @@ export class EgoRegistry {
     const heading = this.heading(r, fixTime, prev);
     // a yaw from another kind of source (reported against derived, or a placeholder) is no continuation of the last:
     // the yaw rate is fitted afresh from it
-    const family = (h: HeadingSource) => (h === 'reported' ? 0 : h === 'course' || h === 'held' ? 1 : 2);
-    if (prev && family(heading.headingSource) !== family(prev.headingSource)) motion.resetRates();
+    if (prev && headingFamily(heading.headingSource) !== headingFamily(prev.headingSource)) motion.resetRates();
     motion.addFix(fixTime, r.x, r.y, heading.yaw, r.speed, heading.headingKnown);
     const ego: Ego = {
       egoId: r.egoId, x: prev?.x ?? r.x, y: prev?.y ?? r.y, yaw: prev?.yaw ?? heading.yaw, speed: prev?.speed ?? r.speed,
