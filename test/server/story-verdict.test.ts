@@ -238,8 +238,9 @@ describe('a verdict you can sign: the real car where it really is, judged on dat
     }
     return { minTtc, minGap, contact };
   }
-  /** how far the scene put the car from its truth, over the frames of the attempt [m] */
-  const placementError = (samples: Sample[], from: number) => Math.max(...samples.filter((x) => x.t >= from && x.scene).map((x) => Math.hypot(x.scene!.x - x.me.x, x.scene!.y - x.me.y)));
+  /** how far the scene put the car from its truth in each frame of the attempt [m], sorted */
+  const placementErrors = (samples: Sample[], from: number) => samples.filter((x) => x.t >= from && x.scene).map((x) => Math.hypot(x.scene!.x - x.me.x, x.scene!.y - x.me.y)).sort((a, b) => a - b);
+  const placementError = (samples: Sample[], from: number) => Math.max(...placementErrors(samples, from));
 
   const criterion = (view: Awaited<ReturnType<typeof drive>>['view'], kind: string) => view.result!.criteria.find((c) => c.kind === kind)!;
 
@@ -260,6 +261,8 @@ describe('a verdict you can sign: the real car where it really is, judged on dat
           expect(criterion(view, 'no_collision')).toMatchObject({ verdict: 'fail', value: 'cutter' });
           expect(samples.some((x) => x.flagged)).toBe(true);
         } else expect(samples.some((x) => x.flagged)).toBe(false);
+        const errs = placementErrors(samples, r.start_s);
+        console.log(`[verdict] cut-in, ${latencyS * 1000} ms${latencyS === 0.3 ? ', clock 2 s off' : ''}, ${want}: ${r.status}; min TTC ${(ttc.value as number).toFixed(3)} s (truth ${truth.minTtc.toFixed(3)} s); the scene's car against its truth p95 ${errs[Math.ceil(0.95 * errs.length) - 1].toFixed(3)} m, max ${errs[errs.length - 1].toFixed(3)} m over ${errs.length} frames`);
         // where the scene had the car against its truth: off only while a braking the fixes do not show yet goes on
         // (6 m/s² over the latency and a frame), never by the latency's distance (0.3 s × 50 km/h = 4.2 m)
         expect(placementError(samples, r.start_s)).toBeLessThan(0.5 * 6 * (latencyS + DT) ** 2 + 0.1);
