@@ -144,6 +144,8 @@ export function sceneUpdate(s: SceneSnapshot, wallTimeS: number, stopLines?: Sto
       metadata: [
         { key: 'id', value: String(n.id) }, { key: 'speed_mps', value: String(r3(n.speed)) },
         { key: 'state', value: n.collided ? 'collided' : n.offroad ? 'offroad' : 'ok' }, { key: 'auto', value: String(n.auto) },
+        // why it is held back (a rule at a junction, or the queue behind one), as the frames carry it
+        { key: 'hold', value: n.hold },
       ],
       cubes: [box(n.x, n.y, n.yaw, n.length, n.width, c)],
       spheres: [{ pose: { position: p3(n.goalX, n.goalY, 0.3), orientation: quat(0) }, size: { x: 0.8, y: 0.8, z: 0.8 }, color: COLORS.goal }],
@@ -151,7 +153,7 @@ export function sceneUpdate(s: SceneSnapshot, wallTimeS: number, stopLines?: Sto
         type: 0, pose: { position: { x: 0, y: 0, z: 0 }, orientation: quat(0) }, thickness: 0.1, scale_invariant: false,
         points: [p3(n.x, n.y, 0.3), p3(n.goalX, n.goalY, 0.3)], color: COLORS.goal, colors: [], indices: [],
       }],
-      texts: [label(n.x, n.y, String(n.id), c)],
+      texts: [label(n.x, n.y, n.hold === 'none' ? String(n.id) : `${n.id} ${n.hold}`, c)],
     }));
   }
   for (const e of s.egos) {

@@ -80,6 +80,7 @@ const npcSchema = {
     collided: { type: 'boolean', description: 'extension: touched a vehicle in this step' },
     offroad: { type: 'boolean', description: 'extension: touched a road edge in this step' },
     actor: { type: 'string', description: "extension: a test case's scripted actor (its story id; its id is 1000000 + its number); absent for the policy's NPCs" },
+    hold: { enum: ['red', 'yellow', 'stop_sign', 'give_way', 'box', 'queue'], description: 'extension: why it is held back: a traffic rule at a junction (red, yellow, stop_sign, give_way, box: no room past the junction) or a vehicle ahead that waits (queue); absent when nothing holds it' },
   },
 } as const;
 

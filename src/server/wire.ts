@@ -4,7 +4,7 @@
  * both round the same way).
  */
 import { convergenceDeg, headingFromYaw, type GeoFrame } from '../geo/frame.js';
-import type { EgoReport, EgoState, HeadingSource, NpcState, SceneSnapshot } from '../scene/index.js';
+import type { EgoReport, EgoState, HeadingSource, NpcHold, NpcState, SceneSnapshot } from '../scene/index.js';
 import type { ClockSource } from '../time/fix-clock.js';
 import type { SignalGroupState } from '../scene/control/index.js';
 
@@ -54,6 +54,8 @@ export interface NpcEntry {
   offroad: boolean;
   /** a test case's scripted actor: its story id (absent for the policy's NPCs) */
   actor?: string;
+  /** why it is held back (a rule at a junction, or a queue behind one); absent when nothing holds it */
+  hold?: Exclude<NpcHold, 'none'>;
 }
 
 export function npcEntry(geo: GeoFrame, n: NpcState): NpcEntry {
@@ -63,6 +65,7 @@ export function npcEntry(geo: GeoFrame, n: NpcState): NpcEntry {
     heading: r3(geo.yawToHeading(n.yaw, n.x, n.y)), speed: r3(n.speed), vx: r3(n.vx), vy: r3(n.vy),
     length: r3(n.length), width: r3(n.width), collided: n.collided, offroad: n.offroad,
     ...(n.actor !== undefined ? { actor: n.actor } : {}),
+    ...(n.hold !== 'none' ? { hold: n.hold } : {}),
   };
 }
 
@@ -84,6 +87,8 @@ class ReusedNpcEntry implements NpcEntry {
   offroad = false;
   /** JSON leaves it out while undefined: a policy NPC's entry is as it always was */
   actor: string | undefined = undefined;
+  /** likewise, while nothing holds it */
+  hold: Exclude<NpcHold, 'none'> | undefined = undefined;
 }
 
 /**
@@ -158,6 +163,7 @@ export class NpcFrameBuilder {
       e.collided = n.collided;
       e.offroad = n.offroad;
       e.actor = n.actor;
+      e.hold = n.hold === 'none' ? undefined : n.hold;
       if (k < out.length) out[k] = e;
       else out.push(e);
     }

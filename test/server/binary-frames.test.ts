@@ -106,8 +106,11 @@ describe('binary npc_states', () => {
       npcs: [
         { id: 1, x: -1234.567, y: 0.001, lat: 37.3645123, lon: 126.7239876, yaw: -3.141, heading: 359.999, speed: 0, vx: -0.001, vy: 13.9, length: 4.5, width: 2, collided: true, offroad: false },
         { id: 63, x: 2000000.5, y: -0.5, lat: -33.8688, lon: -179.9999999, yaw: 3.142, heading: -0.001, speed: 40.123, vx: 40.123, vy: 0, length: 30, width: 10, collided: false, offroad: true },
+        // why an NPC is held rides in the record too (byte 43)
+        { id: 7, x: 1, y: 2, lat: 37.1, lon: 126.1, yaw: 0, heading: 90, speed: 0, vx: 0, vy: 0, length: 4.5, width: 2, collided: false, offroad: false, hold: 'red' },
+        { id: 8, x: 1, y: 2, lat: 37.1, lon: 126.1, yaw: 0, heading: 90, speed: 0.5, vx: 0.5, vy: 0, length: 4.5, width: 2, collided: false, offroad: false, hold: 'queue' },
       ],
-      metrics: { sim_time_ms: 1.234, policy_time_ms: 0, total_time_ms: 1234.567, num_active_npcs: 2 },
+      metrics: { sim_time_ms: 1.234, policy_time_ms: 0, total_time_ms: 1234.567, num_active_npcs: 4 },
       egos: [
         { ego_id: 'ego', x: 1.5, y: -2.25, yaw: 0.785, speed: 5.5, length: 4.5, width: 2, stale: false, collided: true, timestamp: 1712345678.1 },
         { ego_id: '車', x: 0, y: 0, yaw: 0, speed: 0, length: 4.5, width: 2, stale: true, collided: false, timestamp: null },
