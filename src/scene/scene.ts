@@ -278,9 +278,13 @@ export class LiveScene {
     const tr0 = performance.now();
     this.control.beforeStep(at);
     const rulesMs = performance.now() - tr0;
-    for (const run of this.control.metrics.takeEgoRuns()) {
+    for (const run of this.control.watch.takeRuns()) {
+      if (run.npc) {
+        this.emitEvent({ type: 'npc_ran_line', npcId: run.id, t: run.t, kind: run.kind, junction: run.junction, group: run.group, inherited: run.inherited, turn: run.turn, speed: run.speed });
+        continue;
+      }
       const egoId = this.engine.externalKeyOf(run.slot);
-      if (egoId !== undefined) this.emitEvent({ type: 'ego_ran_red', egoId, t: run.time, junction: run.junction, group: run.group });
+      if (egoId !== undefined && run.kind === 'red') this.emitEvent({ type: 'ego_ran_red', egoId, t: run.t, junction: run.junction, group: run.group });
     }
     stepPolicy(this.engine, this.policy, this.policyInput);
     const t = this.engine.timings;

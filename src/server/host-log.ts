@@ -9,6 +9,8 @@ export interface Logger {
 }
 
 export function logSceneEvent(log: Logger, scene: string, e: SceneEvent): void {
+  // an NPC's red run is counted (status, /metrics) and recorded, not logged: with the rules off there are many
+  if (e.type === 'npc_ran_line') return;
   const ctx = { scene, ego_id: e.egoId, sim_time_s: Math.round(e.t * 1000) / 1000 };
   switch (e.type) {
     case 'ego_connected': return log.info(ctx, `ego ${e.egoId} connected`);

@@ -254,7 +254,7 @@ export class SceneRecorder implements FrameSink, HostAttachment {
 
   private onEvent(e: SceneEvent): void {
     if (this.closed) return;
-    this.writer.write(this.ch['/vils/events'], timeToNs(nowS()), JSON.stringify({ ...e, ego_id: e.egoId }));
+    this.writer.write(this.ch['/vils/events'], timeToNs(nowS()), JSON.stringify('egoId' in e ? { ...e, ego_id: e.egoId } : { ...e, npc_id: e.npcId }));
   }
 
   publish(frame: PublishedFrame): void {

@@ -190,7 +190,7 @@ describe('EgoRegistry: a simulated ego\'s report never goes stale', () => {
     reg.place(engine, t);
     const egos = new Map(reg.list(t).map((e) => [e.egoId, e]));
     expect(egos.has('car')).toBe(false); // stale, then forgotten
-    expect(events.map((e) => `${e.type} ${e.egoId}`)).toEqual(['ego_connected car', 'ego_connected sim', 'ego_stale car', 'ego_forgotten car']);
+    expect(events.map((e) => `${e.type} ${'egoId' in e ? e.egoId : ''}`)).toEqual(['ego_connected car', 'ego_connected sim', 'ego_stale car', 'ego_forgotten car']);
     expect(egos.get('sim')).toMatchObject({ stale: false, x: expect.closeTo(5 * t, 6), y: 10 });
   });
 });

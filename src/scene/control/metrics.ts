@@ -2,9 +2,7 @@
  * Junction figures, fed once per policy step (after the rules decided, before the NPCs move) with where every
  * vehicle is relative to the junction movements:
  *
- * - red-light violation: an NPC's front crosses its movement's stop line during a step whose signal state (when it
- *   decided) was red; entering on yellow is legal;
- * - stop-sign violation: it crosses the line of a stop-controlled approach without having come to a full stop there;
+ * - red-light and stop-sign violations: from geometry alone, with the rules on or off (line-watch.ts);
  * - standing in a junction: an NPC inside a junction (front past the entry, rear not past the exit) below 0.5 m/s;
  *   the longest stand, how many stands lasted more than 10 s (and where the longest of them were, so that a user
  *   can go and look), and box blocking — NPC-seconds standing inside while the exit ahead of it has no room for it;
@@ -13,11 +11,13 @@
  * - where NPCs wait: NPC-seconds held at each junction's lines, by rule (the busiest five), so that a slow map
  *   shows which junction and which rule cost it its speed;
  * - an ego (a real or simulated car) crossing on red is an event, counted apart: it is not held against the NPCs.
+ *
+ * All but the violations read the rule layer's places of the vehicles, so they are only there while the rules run.
  */
 import { POLICY_DT } from '../../traffic/engine.js';
 import { HOLD_REASON_NAMES } from '../../traffic/stops.js';
 import { AgentKind, type World } from '../../traffic/world.js';
-import { FULL_STOP_SPEED, STOP_ZONE_M } from './rule-params.js';
+import type { StopLineWatch } from './line-watch.js';
 import type { TrafficRules } from './rules.js';
 
 export interface JunctionSummary {
@@ -25,7 +25,13 @@ export interface JunctionSummary {
   junctions: Record<string, number>;
   signal_groups: number;
   red_light_violations: number;
+  /** of those, by movements no signal group names (governed by their approach's through group) */
+  red_light_violations_ungoverned: number;
+  /** of those, right turns on red without the full stop at the line */
+  right_turns_on_red_without_stop: number;
   stop_sign_violations: number;
+  /** stop lines NPCs crossed (the violations' denominator) */
+  line_crossings: number;
   /** an NPC standing inside a junction: the longest stand [s], stands over 10 s */
   junction_stand_max_s: number;
   junction_stands_over_10s: number;
@@ -76,28 +82,10 @@ export interface JunctionStand {
 const LONG_TOP = 5;
 const LONG_LOG = 64;
 
-export interface EgoRedRun {
-  slot: number;
-  junction: string;
-  group: string;
-  time: number;
-}
-
 const STAND_SPEED = 0.5;
-/**
- * a vehicle that approaches another movement further on than the one it approached counts as past that one's line
- * only if its front was this close to it [m] (a step covers 2 m at 72 km/h): a route or plan that changed (a new
- * NPC's first plan, a goal chain's next leg) puts a junction 178 m off behind it without its crossing any line
- */
-const CROSS_REACH_M = 5;
 const LONG_STAND_S = 10;
-const R = 'r'.charCodeAt(0);
 
 export class JunctionMetrics {
-  private prevAp: Int32Array;
-  /** per slot: how far its front was from that movement's line [m] */
-  private prevFront: Float64Array;
-  private prevCode: Uint8Array;
   private prevIn: Int32Array;
   /** per slot: how far into its movement it was when first seen in it [m] */
   private enteredA: Float64Array;
@@ -110,11 +98,6 @@ export class JunctionMetrics {
   private standNpc: Int32Array;
   /** stands over 10 s that have ended (the longest LONG_LOG) */
   private readonly longLog: JunctionStand[] = [];
-  /** per slot: the movement at whose line it last came to a full stop (a right turn on red after one is legal) */
-  private stoppedAt: Int32Array;
-  redViolations = 0;
-  stopViolations = 0;
-  egoRedRuns = 0;
   private standMaxSteps = 0;
   private longStands = 0;
   private boxSteps = 0;
@@ -127,14 +110,9 @@ export class JunctionMetrics {
   private readonly done: Int32Array;
   /** per signal group: steps it showed green */
   private readonly greenSteps: Int32Array;
-  /** red runs by egos since the last take() */
-  private readonly egoRuns: EgoRedRun[] = [];
 
-  constructor(private readonly rules: TrafficRules) {
+  constructor(private readonly rules: TrafficRules, private readonly watch: StopLineWatch) {
     const cap = rules.places.apMg.length;
-    this.prevAp = new Int32Array(cap).fill(-1);
-    this.prevFront = new Float64Array(cap);
-    this.prevCode = new Uint8Array(cap);
     this.prevIn = new Int32Array(cap).fill(-1);
     this.enteredA = new Float64Array(cap);
     this.prevId = new Int32Array(cap).fill(-0x7fffffff);
@@ -143,36 +121,26 @@ export class JunctionMetrics {
     this.standMg = new Int32Array(cap).fill(-1);
     this.standHold = new Uint8Array(cap);
     this.standNpc = new Int32Array(cap);
-    this.stoppedAt = new Int32Array(cap).fill(-1);
     this.done = new Int32Array(rules.index.refs.length);
     this.greenSteps = new Int32Array(rules.layout.groups.length);
     this.heldAt = new Float64Array(rules.layout.junctions.length * REASONS);
   }
 
   reset(): void {
-    this.prevAp.fill(-1);
     this.prevIn.fill(-1);
     this.prevId.fill(-0x7fffffff);
     this.standSteps.fill(0);
-    this.stoppedAt.fill(-1);
     this.longLog.length = 0;
-    this.redViolations = this.stopViolations = this.egoRedRuns = 0;
     this.standMaxSteps = this.longStands = this.boxSteps = this.npcSteps = this.steps = 0;
     this.held.fill(0);
     this.heldAt.fill(0);
     this.done.fill(0);
     this.greenSteps.fill(0);
-    this.egoRuns.length = 0;
-  }
-
-  /** Ego red runs since the last call (for the scene's event log). */
-  takeEgoRuns(): EgoRedRun[] {
-    return this.egoRuns.splice(0, this.egoRuns.length);
   }
 
   observe(world: World, time: number): void {
     const r = this.rules;
-    const { apMg, inMg } = r.places;
+    const { inMg } = r.places;
     const stops = r.engine.stops;
     this.steps++;
     const layout = r.layout;
@@ -183,51 +151,24 @@ export class JunctionMetrics {
     for (let s = 0; s < world.count; s++) {
       const present = world.present[s] === 1 && (world.kind[s] === AgentKind.Controlled || world.kind[s] === AgentKind.External);
       if (!present) {
-        this.prevAp[s] = -1;
         this.prevIn[s] = -1;
         this.endStand(s);
-        this.stoppedAt[s] = -1;
         continue;
       }
       const npc = world.kind[s] === AgentKind.Controlled;
       const fresh = this.prevId[s] !== world.id[s];
       this.prevId[s] = world.id[s];
       if (fresh) {
-        this.prevAp[s] = -1;
         this.prevIn[s] = -1;
         this.endStand(s);
-        this.stoppedAt[s] = -1;
       }
-      const ap = apMg[s], inn = inMg[s];
-      // crossed a stop line since the last step: it approached that movement then and is in it (or past it) now
-      const was = this.prevAp[s];
-      if (was >= 0 && was !== ap && (inn === was || (this.passed(s, was) && this.prevFront[s] <= CROSS_REACH_M))) {
-        const cj = r.junctionOf(was);
-        const { m } = r.index.refs[was];
-        const turnOnRed = r.rightOnRed && cj.movements[m].turn === 'right' && this.stoppedAt[s] === was;
-        if (cj.control === 'signal' && this.prevCode[s] === R && !turnOnRed) {
-          if (npc) this.redViolations++;
-          else {
-            this.egoRedRuns++;
-            const g = cj.groupOfMovement[m];
-            this.egoRuns.push({ slot: s, junction: cj.junction.id, group: g >= 0 ? layout.groups[g].id : '', time });
-          }
-        }
-        const stopSign = cj.control === 'all_way_stop' || (cj.control === 'stop' && cj.approaches[cj.movements[m].approach].sign === 'stop');
-        if (npc && stopSign && this.stoppedAt[s] !== was) this.stopViolations++;
-      }
-      // a full stop counts at the line it was made at, once
-      if (was >= 0 && was !== ap) this.stoppedAt[s] = -1;
-      if (ap >= 0 && world.speed(s) <= FULL_STOP_SPEED && r.places.apD[s] - 0.5 * world.length[s] <= STOP_ZONE_M) this.stoppedAt[s] = ap;
+      const inn = inMg[s];
       // left a movement it had come into from its first half: one that only touched a movement's far end (a
       // vehicle leaving a merging movement, placed by the junction's outline in the other one whose path ends
       // where it drives on: FMTC's J3, C's right turn and A's left turn into lane 119) did not drive it
       const wasIn = this.prevIn[s];
       if (wasIn >= 0 && inn !== wasIn && this.enteredA[s] < 0.5 * r.index.clear[wasIn]) this.done[wasIn]++;
       if (inn >= 0 && inn !== wasIn) this.enteredA[s] = r.places.inA[s];
-      this.prevAp[s] = ap;
-      this.prevFront[s] = ap >= 0 ? r.places.apD[s] - 0.5 * world.length[s] : Infinity;
-      this.prevCode[s] = ap >= 0 ? r.signals.code[ap] : 0;
       this.prevIn[s] = inn;
       if (!npc) continue;
       this.npcSteps++;
@@ -280,12 +221,6 @@ export class JunctionMetrics {
       if (stand) all.push(stand);
     }
     return all.sort(byLength).slice(0, LONG_TOP);
-  }
-
-  /** Is the movement behind slot s (it approached it, and now approaches another further on)? */
-  private passed(s: number, mg: number): boolean {
-    const ap = this.rules.places.apMg[s];
-    return ap >= 0 && ap !== mg && this.rules.junctionOf(ap) !== this.rules.junctionOf(mg);
   }
 
   /** An NPC standing inside a junction: is the road past its movement's exit full? */
@@ -350,8 +285,7 @@ export class JunctionMetrics {
     return {
       junctions: byControl,
       signal_groups: layout.groups.length,
-      red_light_violations: this.redViolations,
-      stop_sign_violations: this.stopViolations,
+      ...this.violations(),
       junction_stand_max_s: Math.round(this.standMaxSteps * POLICY_DT * 10) / 10,
       junction_stands_over_10s: this.longStands,
       long_stands: this.longestStands(),
@@ -366,7 +300,16 @@ export class JunctionMetrics {
       held_give_way_share: share(4),
       held_box_share: share(5),
       held_by_junction: this.heldByJunction(),
-      ego_red_light_runs: this.egoRedRuns,
+    };
+  }
+
+  /** The violations, counted from geometry whether the rules run or not (line-watch.ts). */
+  violations(): Pick<JunctionSummary, 'red_light_violations' | 'red_light_violations_ungoverned' | 'right_turns_on_red_without_stop' | 'stop_sign_violations' | 'line_crossings' | 'ego_red_light_runs'> {
+    const c = this.watch.counts;
+    return {
+      red_light_violations: c.red_light_violations, red_light_violations_ungoverned: c.red_light_violations_ungoverned,
+      right_turns_on_red_without_stop: c.right_turns_on_red_without_stop, stop_sign_violations: c.stop_sign_violations,
+      line_crossings: c.line_crossings, ego_red_light_runs: c.ego_red_light_runs,
     };
   }
 }

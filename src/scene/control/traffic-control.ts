@@ -9,6 +9,7 @@ import { InputError } from '../errors.js';
 import { SignalController, type SignalGroupState } from './controller.js';
 import { coordinatePlans } from './coordination.js';
 import { buildTrafficLayout, type TrafficLayout } from './layout.js';
+import { StopLineWatch } from './line-watch.js';
 import { JunctionMetrics } from './metrics.js';
 import { actuatePlan, defaultPlan, laneFlows, PLAN_LIMITS, validatePlan, type SignalPhase, type SignalPlan } from './plan.js';
 import { TrafficRules } from './rules.js';
@@ -55,6 +56,8 @@ export class TrafficControl {
   readonly layout: TrafficLayout;
   readonly controller: SignalController;
   readonly rules: TrafficRules;
+  /** red-light and stop-sign violations from geometry, whether the rules run or not */
+  readonly watch: StopLineWatch;
   readonly metrics: JunctionMetrics;
   enabled: boolean;
 
@@ -77,7 +80,8 @@ export class TrafficControl {
     }
     this.controller = new SignalController(this.layout, plans);
     this.rules = new TrafficRules(this.layout, this.controller, lanes, engine);
-    this.metrics = new JunctionMetrics(this.rules);
+    this.watch = new StopLineWatch(this.layout, lanes, engine.world.capacity);
+    this.metrics = new JunctionMetrics(this.rules, this.watch);
     this.enabled = opts.rules ?? true;
   }
 
@@ -127,15 +131,18 @@ export class TrafficControl {
     return plan;
   }
 
-  /** Before the policy step at simulation time t: signals to t, every NPC's stop line, the figures. */
+  /**
+   * Before the policy step at simulation time t: signals to t, every NPC's stop line, the figures (the violations
+   * whether the rules run or not).
+   */
   beforeStep(t: number): void {
     if (this.enabled) this.rules.update(t);
     else {
       this.engine.stops.clear();
       this.controller.update(t);
-      return;
     }
-    this.metrics.observe(this.engine.world, t);
+    this.watch.observe(this.engine.world, t, (g) => this.controller.code(g));
+    if (this.enabled) this.metrics.observe(this.engine.world, t);
   }
 
   /**
@@ -169,6 +176,7 @@ export class TrafficControl {
   reset(): void {
     this.controller.reset();
     this.rules.reset();
+    this.watch.reset();
     this.metrics.reset();
     this.engine.stops.clear();
   }

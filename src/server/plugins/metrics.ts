@@ -17,6 +17,8 @@
  *   vils_npcs{scene}
  *   vils_npc_steps_total{scene}, vils_npc_contact_steps_total{scene}, vils_npc_offroad_steps_total{scene}
  *   vils_ego_contact_steps_total{scene}, vils_npc_trips_total{scene,kind="started"|"reached_goal"|"abandoned"}
+ *   vils_npc_line_violations_total{scene,kind="red_light"|"stop_sign"}  from geometry, rules on or off
+ *   vils_npc_line_crossings_total{scene}        stop lines NPCs crossed
  *   vils_npc_shield_interventions_total{scene}   when the scene reports them (a safety shield)
  *   vils_recording_bytes_total{scene}, vils_recording_dropped_total{scene}, vils_recording_pending_bytes{scene}
  *   vils_sim_time_seconds{scene}
@@ -84,6 +86,8 @@ export function createMetrics(hosts: readonly SceneHost[]): VilsMetrics {
   const contacts = counter('vils_npc_contact_steps_total', 'NPC-steps in contact with another vehicle');
   const offroad = counter('vils_npc_offroad_steps_total', 'NPC-steps touching a road edge');
   const egoContacts = counter('vils_ego_contact_steps_total', 'Ego-steps in contact with an NPC');
+  const lineRuns = counter('vils_npc_line_violations_total', 'NPCs that crossed a stop line on red or past a stop sign without a full stop (from geometry, rules on or off)', ['scene', 'kind']);
+  const lineCrossings = counter('vils_npc_line_crossings_total', 'Stop lines NPCs crossed');
   const trips = counter('vils_npc_trips_total', 'NPC trips by outcome', ['scene', 'kind']);
   const shield = counter('vils_npc_shield_interventions_total', 'Safety-shield interventions on NPC actions (NPC-steps)', ['scene', 'kind']);
   const recBytes = counter('vils_recording_bytes_total', 'Bytes written to the recording (compressed)');
@@ -148,6 +152,10 @@ export function createMetrics(hosts: readonly SceneHost[]): VilsMetrics {
         egos.set({ ...l, state: 'stale' }, stale);
         npcs.set(l, host.scene.npcCount);
         totals.inc(npcSteps, l, q.npcSteps);
+        const v = host.scene.control.metrics.violations();
+        totals.inc(lineRuns, { ...l, kind: 'red_light' }, v.red_light_violations);
+        totals.inc(lineRuns, { ...l, kind: 'stop_sign' }, v.stop_sign_violations);
+        totals.inc(lineCrossings, l, v.line_crossings);
         totals.inc(contacts, l, q.vehicleContactSteps);
         totals.inc(offroad, l, q.roadEdgeSteps);
         totals.inc(egoContacts, l, host.scene.egoCollisionSteps);

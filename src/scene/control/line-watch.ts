@@ -1,0 +1,475 @@
+/**
+ * Red-light and stop-sign violations from geometry alone, the same with the NPC rules on or off: a figure that
+ * stays 0 whatever the NPCs do proves nothing. Every stop line is a segment across its lane at a movement's entry
+ * (painted, or where the lane enters the junction), perpendicular to the lane; a vehicle runs it when its front
+ * bumper crosses the segment forwards between two policy steps. Which movement it then takes decides which signal
+ * governed it (the movements of one entry may be in different groups: a left arrow): while their states at the
+ * crossing differ, the crossing waits until the vehicle is clearly on one movement's path.
+ *
+ * - red light: the governing group showed red during the step it crossed in (entering on yellow is legal); a
+ *   right turn on red is legal after a full stop (≤ FULL_STOP_MPS within STOP_WITHIN_M before the line), as
+ *   Korean law allows, never without one; a movement no group names is governed by its approach's through group
+ *   (counted apart too: a map should name every movement);
+ * - stop sign: crossing a stop-controlled approach's line without such a full stop.
+ *
+ * It reads the world (poses, speeds, sizes), the layout's movement geometry and the signal states, nothing of the
+ * rules. NPCs are counted; an ego (a real or simulated car, an actor) running a red is an event, not held against
+ * the NPCs. No allocation per step: lines in a uniform grid of typed arrays, pending crossings in typed arrays.
+ */
+import type { LaneNetwork } from '../../traffic/lanes.js';
+import { AgentKind, type World } from '../../traffic/world.js';
+import type { GroupStateCode } from './plan.js';
+import type { TrafficLayout } from './layout.js';
+
+/** a full stop: at most this speed [m/s] … */
+export const FULL_STOP_MPS = 0.1;
+/** … with the front at most this far before the line [m] */
+export const STOP_WITHIN_M = 3;
+/** a line reaches this far either side of its lane's centre [m] (half a lane) */
+const LINE_HALF_WIDTH_M = 1.75;
+/** a vehicle crosses a line only heading within this of the lane's direction (not a car crossing the approach) */
+const ALONG_COS = Math.cos((60 * Math.PI) / 180);
+/** the grid cells lines are kept in [m] */
+const CELL_M = 25;
+/** a crossing whose movements' states differ waits until the vehicle is this far along (or nearer one path) [m] */
+const RESOLVE_AFTER_M = 8;
+/** a crossing still unresolved this long after is dropped (the vehicle left the map, a path nobody drives) [s] */
+const RESOLVE_WITHIN_S = 10;
+/** path samples every this much [m] */
+const SAMPLE_M = 1;
+
+const RED = 'r'.charCodeAt(0);
+
+/** A violation, for the scene's events and the record. */
+export interface LineRun {
+  kind: 'red' | 'stop_sign';
+  /** the world slot, its id then and whether it was an NPC */
+  slot: number;
+  id: number;
+  npc: boolean;
+  junction: string;
+  /** the signal group that governed it ('' at a stop sign), and whether it was inherited (the movement has none) */
+  group: string;
+  inherited: boolean;
+  turn: string;
+  /** when it crossed [s] and how fast [m/s] */
+  t: number;
+  speed: number;
+}
+
+export interface LineWatchCounts {
+  red_light_violations: number;
+  /** of those, by movements no signal group names (governed by their approach's through group) */
+  red_light_violations_ungoverned: number;
+  /** of those, right turns on red without a full stop at the line */
+  right_turns_on_red_without_stop: number;
+  stop_sign_violations: number;
+  ego_red_light_runs: number;
+  /** stop lines crossed (by NPCs) */
+  line_crossings: number;
+}
+
+export class StopLineWatch {
+  /** per line: a point on it, the lane's direction there, its movements [first, end) in lineMv */
+  private readonly lx: Float64Array;
+  private readonly ly: Float64Array;
+  private readonly lcos: Float64Array;
+  private readonly lsin: Float64Array;
+  private readonly lMvStart: Int32Array;
+  private readonly lineMv: Int32Array;
+  /** per line: 1 when its approach has a stop sign (stop-controlled) */
+  private readonly lStop: Uint8Array;
+  /** per global movement: junction, group (inherited when −1), inherited, right turn, sampled path [pStart, pEnd) */
+  private readonly mvJ: Int32Array;
+  private readonly mvGroup: Int32Array;
+  private readonly mvInherited: Uint8Array;
+  private readonly mvRight: Uint8Array;
+  private readonly mvTurn: string[];
+  private readonly pStart: Int32Array;
+  private readonly px: Float64Array;
+  private readonly py: Float64Array;
+  /** grid: cell → lines, CSR */
+  private readonly cellStart: Int32Array;
+  private readonly cellLines: Int32Array;
+  private readonly gx0: number;
+  private readonly gy0: number;
+  private readonly gw: number;
+  private readonly gh: number;
+  /** per slot: its front at the last step (NaN: not seen), its id then, the line it last stopped fully before (−1) */
+  private readonly fx: Float64Array;
+  private readonly fy: Float64Array;
+  private readonly sid: Float64Array;
+  private readonly stoppedAt: Int32Array;
+  /** per slot: a crossing waiting for its movement (line −1: none), the codes of the step it crossed in */
+  private readonly pendLine: Int32Array;
+  private readonly pendT: Float64Array;
+  private readonly pendSpeed: Float64Array;
+  private readonly pendX: Float64Array;
+  private readonly pendY: Float64Array;
+  /** the pending crossing was made after a full stop at its line; it is already counted (only whose it was is open) */
+  private readonly pendStopped: Uint8Array;
+  private readonly pendCounted: Uint8Array;
+  private readonly pendCodes: Uint8Array;
+  /** per slot: the red run last counted was an NPC's */
+  private readonly runKindNpc: Uint8Array;
+  /** the groups' states during the step that just ran (as a char code each) */
+  private readonly codes: Uint8Array;
+  private readonly nextCodes: Uint8Array;
+  private haveCodes = false;
+  private readonly runs: LineRun[] = [];
+  readonly counts: LineWatchCounts = { red_light_violations: 0, red_light_violations_ungoverned: 0, right_turns_on_red_without_stop: 0, stop_sign_violations: 0, ego_red_light_runs: 0, line_crossings: 0 };
+
+  constructor(private readonly layout: TrafficLayout, lanes: LaneNetwork, capacity: number) {
+    // the movements, numbered over the map, with their paths sampled
+    const mvs: Array<{ j: number; m: number }> = [];
+    layout.junctions.forEach((cj, j) => cj.movements.forEach((_, m) => mvs.push({ j, m })));
+    const nMv = mvs.length;
+    this.mvJ = new Int32Array(nMv);
+    this.mvGroup = new Int32Array(nMv);
+    this.mvInherited = new Uint8Array(nMv);
+    this.mvRight = new Uint8Array(nMv);
+    this.mvTurn = [];
+    this.pStart = new Int32Array(nMv + 1);
+    const xs: number[] = [], ys: number[] = [];
+    const pt = { x: 0, y: 0 };
+    const globalOf = new Map<string, number>();
+    mvs.forEach(({ j, m }, g) => {
+      const cj = layout.junctions[j];
+      const mv = cj.movements[m];
+      globalOf.set(`${j}:${m}`, g);
+      this.mvJ[g] = j;
+      const own = cj.groupOfMovement[m];
+      const group = own >= 0 ? own : inheritedGroup(layout, j, mv.approach);
+      this.mvGroup[g] = group;
+      this.mvInherited[g] = own < 0 && group >= 0 ? 1 : 0;
+      this.mvRight[g] = mv.turn === 'right' ? 1 : 0;
+      this.mvTurn.push(mv.turn);
+      this.pStart[g] = xs.length;
+      for (const piece of mv.pieces) {
+        for (let s = piece.s0; s < piece.s1; s += SAMPLE_M) {
+          lanes.pointInto(piece.lane, s, pt);
+          xs.push(pt.x);
+          ys.push(pt.y);
+        }
+      }
+      xs.push(mv.exit.x);
+      ys.push(mv.exit.y);
+    });
+    this.pStart[nMv] = xs.length;
+    this.px = Float64Array.from(xs);
+    this.py = Float64Array.from(ys);
+    // the lines: one per entry point (the movements of one lane's entry share it)
+    const lines = new Map<string, { x: number; y: number; yaw: number; stop: boolean; mvs: number[] }>();
+    layout.junctions.forEach((cj, j) => {
+      for (const mv of cj.movements) {
+        const key = `${mv.entry.lane}:${Math.round(mv.entry.s * 10)}`;
+        let line = lines.get(key);
+        if (!line) {
+          const sign = cj.control === 'all_way_stop' || (cj.control === 'stop' && cj.approaches[mv.approach]?.sign === 'stop');
+          lines.set(key, (line = { x: mv.entry.x, y: mv.entry.y, yaw: mv.entry.yaw, stop: sign, mvs: [] }));
+        }
+        line.mvs.push(globalOf.get(`${j}:${mv.index}`)!);
+      }
+    });
+    const list = [...lines.values()];
+    const n = list.length;
+    this.lx = Float64Array.from(list, (l) => l.x);
+    this.ly = Float64Array.from(list, (l) => l.y);
+    this.lcos = Float64Array.from(list, (l) => Math.cos(l.yaw));
+    this.lsin = Float64Array.from(list, (l) => Math.sin(l.yaw));
+    this.lStop = Uint8Array.from(list, (l) => (l.stop ? 1 : 0));
+    this.lMvStart = new Int32Array(n + 1);
+    const mvOfLine: number[] = [];
+    list.forEach((l, i) => {
+      this.lMvStart[i] = mvOfLine.length;
+      mvOfLine.push(...l.mvs);
+    });
+    this.lMvStart[n] = mvOfLine.length;
+    this.lineMv = Int32Array.from(mvOfLine);
+    // the grid over the lines
+    let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
+    for (const l of list) {
+      minX = Math.min(minX, l.x);
+      minY = Math.min(minY, l.y);
+      maxX = Math.max(maxX, l.x);
+      maxY = Math.max(maxY, l.y);
+    }
+    if (n === 0) minX = minY = maxX = maxY = 0;
+    this.gx0 = minX - CELL_M;
+    this.gy0 = minY - CELL_M;
+    this.gw = Math.max(1, Math.ceil((maxX - this.gx0 + CELL_M) / CELL_M) + 1);
+    this.gh = Math.max(1, Math.ceil((maxY - this.gy0 + CELL_M) / CELL_M) + 1);
+    const cells = this.gw * this.gh;
+    const count = new Int32Array(cells + 1);
+    const cellOf = (i: number) => this.cell(this.lx[i], this.ly[i]);
+    for (let i = 0; i < n; i++) count[cellOf(i) + 1]++;
+    for (let c = 0; c < cells; c++) count[c + 1] += count[c];
+    this.cellStart = count;
+    this.cellLines = new Int32Array(n);
+    const fill = new Int32Array(cells);
+    for (let i = 0; i < n; i++) {
+      const c = cellOf(i);
+      this.cellLines[count[c] + fill[c]++] = i;
+    }
+    this.fx = new Float64Array(capacity).fill(NaN);
+    this.fy = new Float64Array(capacity).fill(NaN);
+    this.sid = new Float64Array(capacity).fill(NaN);
+    this.stoppedAt = new Int32Array(capacity).fill(-1);
+    this.pendLine = new Int32Array(capacity).fill(-1);
+    this.pendT = new Float64Array(capacity);
+    this.pendSpeed = new Float64Array(capacity);
+    this.pendX = new Float64Array(capacity);
+    this.pendY = new Float64Array(capacity);
+    this.pendStopped = new Uint8Array(capacity);
+    this.pendCounted = new Uint8Array(capacity);
+    this.runKindNpc = new Uint8Array(capacity);
+    const groups = layout.groups.length;
+    this.pendCodes = new Uint8Array(capacity * Math.max(groups, 1));
+    this.codes = new Uint8Array(Math.max(groups, 1));
+    this.nextCodes = new Uint8Array(Math.max(groups, 1));
+  }
+
+  private cell(x: number, y: number): number {
+    const cx = Math.min(this.gw - 1, Math.max(0, Math.floor((x - this.gx0) / CELL_M)));
+    const cy = Math.min(this.gh - 1, Math.max(0, Math.floor((y - this.gy0) / CELL_M)));
+    return cy * this.gw + cx;
+  }
+
+  reset(): void {
+    this.fx.fill(NaN);
+    this.sid.fill(NaN);
+    this.stoppedAt.fill(-1);
+    this.pendLine.fill(-1);
+    this.haveCodes = false;
+    this.runs.length = 0;
+    const c = this.counts;
+    c.red_light_violations = c.red_light_violations_ungoverned = c.right_turns_on_red_without_stop = c.stop_sign_violations = c.ego_red_light_runs = c.line_crossings = 0;
+  }
+
+  /** The violations since the last call (for the scene's events). */
+  takeRuns(): LineRun[] {
+    return this.runs.splice(0, this.runs.length);
+  }
+
+  /**
+   * Once per policy step, before it: the world as the last step left it (time t) and the signal states from t on.
+   * The crossings made during the last step are judged on the states of that step (the ones given last time).
+   */
+  observe(world: World, t: number, code: (group: number) => GroupStateCode): void {
+    const groups = this.layout.groups.length;
+    for (let g = 0; g < groups; g++) this.nextCodes[g] = code(g).charCodeAt(0);
+    if (!this.haveCodes) this.codes.set(this.nextCodes);
+    for (let s = 0; s < world.count; s++) {
+      const kind = world.kind[s];
+      if (world.present[s] !== 1 || (kind !== AgentKind.Controlled && kind !== AgentKind.External)) {
+        this.fx[s] = NaN;
+        this.settle(s);
+        continue;
+      }
+      const id = world.id[s];
+      if (this.sid[s] !== id) {
+        this.settle(s);
+        this.sid[s] = id;
+        this.fx[s] = NaN;
+        this.stoppedAt[s] = -1;
+      }
+      const c = Math.cos(world.yaw[s]), sn = Math.sin(world.yaw[s]);
+      const half = 0.5 * world.length[s];
+      const fx = world.x[s] + half * c, fy = world.y[s] + half * sn;
+      const speed = world.speed(s);
+      if (this.fx[s] === this.fx[s]) this.crossings(s, this.fx[s], this.fy[s], fx, fy, c, sn, speed, t, world);
+      if (this.pendLine[s] >= 0) this.resolve(s, world.x[s], world.y[s], t, world);
+      // a full stop counts at the line it was made before, until the next line is crossed
+      if (speed <= FULL_STOP_MPS) this.noteStop(s, fx, fy, c, sn);
+      this.fx[s] = fx;
+      this.fy[s] = fy;
+    }
+    this.codes.set(this.nextCodes);
+    this.haveCodes = true;
+  }
+
+  /** Lines whose segment the front crossed forwards between (ax, ay) and (bx, by). */
+  private crossings(s: number, ax: number, ay: number, bx: number, by: number, c: number, sn: number, speed: number, t: number, world: World): void {
+    const cx = Math.floor((bx - this.gx0) / CELL_M), cy = Math.floor((by - this.gy0) / CELL_M);
+    for (let dy = -1; dy <= 1; dy++) {
+      const yy = cy + dy;
+      if (yy < 0 || yy >= this.gh) continue;
+      for (let dx = -1; dx <= 1; dx++) {
+        const xx = cx + dx;
+        if (xx < 0 || xx >= this.gw) continue;
+        const cell = yy * this.gw + xx;
+        for (let k = this.cellStart[cell]; k < this.cellStart[cell + 1]; k++) {
+          const i = this.cellLines[k];
+          const lc = this.lcos[i], ls = this.lsin[i];
+          if (c * lc + sn * ls < ALONG_COS) continue;
+          const da = (ax - this.lx[i]) * lc + (ay - this.ly[i]) * ls;
+          const db = (bx - this.lx[i]) * lc + (by - this.ly[i]) * ls;
+          if (!(da < 0 && db >= 0)) continue;
+          // where the front crossed, across the lane
+          const w = da / (da - db);
+          const qx = ax + (bx - ax) * w, qy = ay + (by - ay) * w;
+          if (Math.abs(-(qx - this.lx[i]) * ls + (qy - this.ly[i]) * lc) > LINE_HALF_WIDTH_M) continue;
+          this.crossed(s, i, speed, t, world);
+        }
+      }
+    }
+  }
+
+  private crossed(s: number, line: number, speed: number, t: number, world: World): void {
+    const npc = world.kind[s] === AgentKind.Controlled;
+    if (npc) this.counts.line_crossings++;
+    const stopped = this.stoppedAt[s] === line;
+    this.stoppedAt[s] = -1;
+    if (this.lStop[line] && !stopped && npc) {
+      this.counts.stop_sign_violations++;
+      const mv = this.lineMv[this.lMvStart[line]];
+      this.runs.push({ kind: 'stop_sign', slot: s, id: world.id[s], npc, junction: this.layout.junctions[this.mvJ[mv]].junction.id, group: '', inherited: false, turn: '', t, speed });
+    }
+    // the movements of this entry: all red with no right turn it may make after a stop — a run whatever it drives
+    // (which one is only for the record) — or states that differ: wait to see which movement it takes
+    let red = 0, other = 0, right = 0;
+    for (let k = this.lMvStart[line]; k < this.lMvStart[line + 1]; k++) {
+      const mv = this.lineMv[k];
+      const g = this.mvGroup[mv];
+      if (g < 0) continue;
+      if (this.codes[g] === RED) {
+        red++;
+        if (this.mvRight[mv]) right++;
+      } else other++;
+    }
+    if (red === 0) return;
+    const certain = other === 0 && (right === 0 || !stopped);
+    if (certain && right === 0) {
+      this.count(s, this.lineMv[this.lMvStart[line]], world);
+      this.record(s, this.lineMv[this.lMvStart[line]], speed, t, world);
+      return;
+    }
+    if (certain) this.count(s, -1, world);
+    this.pendLine[s] = line;
+    this.pendT[s] = t;
+    this.pendSpeed[s] = speed;
+    this.pendX[s] = world.x[s];
+    this.pendY[s] = world.y[s];
+    this.pendStopped[s] = stopped ? 1 : 0;
+    this.pendCounted[s] = certain ? 1 : 0;
+    const groups = this.layout.groups.length;
+    this.pendCodes.set(this.codes.subarray(0, groups), s * groups);
+  }
+
+  /**
+   * A pending crossing whose vehicle left (or was replaced) before its movement was clear: one already counted is
+   * recorded against the entry's first movement; one that depended on the movement is dropped.
+   */
+  private settle(s: number): void {
+    const line = this.pendLine[s];
+    if (line < 0) return;
+    this.pendLine[s] = -1;
+    if (!this.pendCounted[s]) return;
+    this.pendCounted[s] = 0;
+    this.runs.push(this.runOf(s, this.lineMv[this.lMvStart[line]], this.pendSpeed[s], this.pendT[s], this.runKindNpc[s] === 1));
+  }
+
+  /** A pending crossing: decided once the vehicle is far enough along to say which movement it drives. */
+  private resolve(s: number, x: number, y: number, t: number, world: World): void {
+    const line = this.pendLine[s];
+    if (t - this.pendT[s] > RESOLVE_WITHIN_S) return this.settle(s);
+    if (Math.hypot(x - this.pendX[s], y - this.pendY[s]) < RESOLVE_AFTER_M) return;
+    let best = -1, bestD = Infinity;
+    for (let k = this.lMvStart[line]; k < this.lMvStart[line + 1]; k++) {
+      const mv = this.lineMv[k];
+      for (let p = this.pStart[mv]; p < this.pStart[mv + 1]; p++) {
+        const d = (this.px[p] - x) ** 2 + (this.py[p] - y) ** 2;
+        if (d < bestD) {
+          bestD = d;
+          best = mv;
+        }
+      }
+    }
+    this.pendLine[s] = -1;
+    if (best < 0) return;
+    if (this.pendCounted[s]) {
+      // counted at the line: whose it was goes on the record, and among the figures it names
+      this.pendCounted[s] = 0;
+      if (world.kind[s] === AgentKind.Controlled) {
+        if (this.mvRight[best]) this.counts.right_turns_on_red_without_stop++;
+        if (this.mvInherited[best]) this.counts.red_light_violations_ungoverned++;
+      }
+      this.record(s, best, this.pendSpeed[s], this.pendT[s], world);
+      return;
+    }
+    const g = this.mvGroup[best];
+    const groups = this.layout.groups.length;
+    if (g < 0 || this.pendCodes[s * groups + g] !== RED) return;
+    // a right turn on red after the full stop is legal; any other movement entered on red is not
+    if (this.mvRight[best] && this.pendStopped[s]) return;
+    this.count(s, best, world);
+    this.record(s, best, this.pendSpeed[s], this.pendT[s], world);
+  }
+
+  /** A red run by slot s: counted (mv −1: its movement not known yet, only that every one of its entry was red). */
+  private count(s: number, mv: number, world: World): void {
+    const npc = world.kind[s] === AgentKind.Controlled;
+    this.runKindNpc[s] = npc ? 1 : 0;
+    if (!npc) {
+      this.counts.ego_red_light_runs++;
+      return;
+    }
+    this.counts.red_light_violations++;
+    if (mv < 0) return;
+    if (this.mvInherited[mv]) this.counts.red_light_violations_ungoverned++;
+    if (this.mvRight[mv]) this.counts.right_turns_on_red_without_stop++;
+  }
+
+  /** … and its record (an event of the scene), once its movement is known. */
+  private record(s: number, mv: number, speed: number, t: number, world: World): void {
+    this.runs.push(this.runOf(s, mv, speed, t, world.kind[s] === AgentKind.Controlled));
+  }
+
+  private runOf(s: number, mv: number, speed: number, t: number, npc: boolean): LineRun {
+    return {
+      kind: 'red', slot: s, id: this.sid[s], npc, junction: this.layout.junctions[this.mvJ[mv]].junction.id,
+      group: this.layout.groups[this.mvGroup[mv]].id, inherited: this.mvInherited[mv] === 1, turn: this.mvTurn[mv], t, speed,
+    };
+  }
+
+  /** A full stop with the front at most STOP_WITHIN_M before a line it is heading to: remembered for that line. */
+  private noteStop(s: number, fx: number, fy: number, c: number, sn: number): void {
+    const cell = this.cell(fx, fy);
+    const cx = cell % this.gw, cy = (cell - cx) / this.gw;
+    for (let dy = -1; dy <= 1; dy++) {
+      const yy = cy + dy;
+      if (yy < 0 || yy >= this.gh) continue;
+      for (let dx = -1; dx <= 1; dx++) {
+        const xx = cx + dx;
+        if (xx < 0 || xx >= this.gw) continue;
+        const cc = yy * this.gw + xx;
+        for (let k = this.cellStart[cc]; k < this.cellStart[cc + 1]; k++) {
+          const i = this.cellLines[k];
+          const lc = this.lcos[i], ls = this.lsin[i];
+          if (c * lc + sn * ls < ALONG_COS) continue;
+          const d = (fx - this.lx[i]) * lc + (fy - this.ly[i]) * ls;
+          if (d > 0 || d < -STOP_WITHIN_M) continue;
+          if (Math.abs(-(fx - this.lx[i]) * ls + (fy - this.ly[i]) * lc) > LINE_HALF_WIDTH_M) continue;
+          this.stoppedAt[s] = i;
+          return;
+        }
+      }
+    }
+  }
+}
+
+/**
+ * The group that governs a movement no group names: its approach's through group (the one that is not the
+ * protected left), else any group of that approach; −1 when the approach has none (an unsignalised junction).
+ */
+export function inheritedGroup(layout: TrafficLayout, junction: number, approach: number): number {
+  const cj = layout.junctions[junction];
+  let any = -1;
+  for (const g of cj.groups) {
+    const grp = layout.groups[g];
+    if (grp.approach !== approach) continue;
+    if (!grp.left) return g;
+    any = g;
+  }
+  return any;
+}
