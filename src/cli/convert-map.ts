@@ -5,6 +5,8 @@
 import { writeOutputFile } from '../util/output-file.js';
 import { parseArgs } from 'node:util';
 import { convertNgii } from '../map/ngii/convert.js';
+import { parseMapJson } from '../map/scene-json.js';
+import { junctionReport, junctionReportLines } from '../scene/control/junction-report.js';
 import { UsageError, type Command } from './commands.js';
 
 function parseOrigin(s: string): { lat: number; lon: number } {
@@ -32,8 +34,10 @@ export const convertMapCommand: Command = {
     writeOutputFile(values.out, `${JSON.stringify(map)}\n`);
     const seconds = (performance.now() - t0) / 1000;
     const tc = { signals: map.traffic_control.signals.length, stop_lines: map.traffic_control.stop_lines.length, signs: map.traffic_control.signs.length };
+    // what a scene will run on it: junctions, groups, paths joined, lines derived
+    const junctions = junctionReport(parseMapJson(JSON.parse(JSON.stringify(map)), values.out));
     if (values.json) {
-      console.log(JSON.stringify({ out: values.out, seconds, counts: map.map.counts, lanes: map.map.lane_graph.lanes.length, traffic_control: tc, origin: map.map.origin, summary }));
+      console.log(JSON.stringify({ out: values.out, seconds, counts: map.map.counts, lanes: map.map.lane_graph.lanes.length, traffic_control: tc, junctions, origin: map.map.origin, summary }));
       return 0;
     }
     console.log(`wrote ${values.out} in ${seconds.toFixed(2)} s: ${JSON.stringify(map.map.counts)}, ${map.map.lane_graph.lanes.length} lanes in the lane graph`);
@@ -49,6 +53,7 @@ export const convertMapCommand: Command = {
     const sl = summary.stopLines;
     console.log(`  traffic_control: ${tc.signals} signal heads, ${tc.stop_lines} stop lines, ${tc.signs} signs`);
     if (sl.total) console.log(`    stop lines (B2 Kind 530) attached to lanes: ${sl.byReference} by R_LinkID/L_LinkID (${sl.referenceAndGeometry} of them with more by geometry), ${sl.byGeometry} by geometry only, ${sl.unattached} not at all; ${sl.referencesNotAcross} references to lanes not across the line ignored`);
+    for (const line of junctionReportLines(junctions)) console.log(line);
     if (summary.duplicateVerticesDropped) console.log(`  duplicate consecutive vertices dropped: ${summary.duplicateVerticesDropped}`);
     const unknown = Object.entries(summary.unknownCodes);
     console.log(unknown.length ? `  unknown codes mapped to defaults: ${unknown.map(([k, v]) => `${k} ×${v}`).join('; ')}` : '  unknown codes: none');

@@ -63,6 +63,8 @@ export interface Movement {
   readonly length: number;
   readonly approach: number;
   readonly turn: Turn;
+  /** an intersection path that crosses and merges with nothing, joined to the junction its siblings make (joinFreePaths) */
+  readonly joined?: boolean;
 }
 
 export interface Approach {
@@ -309,15 +311,49 @@ export function deriveJunctions(lanes: readonly JunctionLane[], opts: { separate
   });
   // numbered by their lowest lane index (map order), then position
   const ordered = [...clusters.values()].sort((p, q) => Math.min(...p.map((i) => stretches[i].lane)) - Math.min(...q.map((i) => stretches[i].lane)));
+  // (after the numbering: a path that joins a junction never renames it)
+  joinFreePaths(lanes, g, stretches, byLane, (i) => clusters.get(uf.find(i))!);
   const out: Junction[] = [];
   for (const members of ordered) {
-    const j = buildJunction(out.length, members, stretches, conflicts, lanes, g);
+    const j = buildJunction(out.length, members, stretches, conflicts, lanes, g, 2 * conflicts.length);
     if (j) out.push(j);
   }
   return out;
 }
 
-function buildJunction(index: number, members: number[], stretches: Stretch[], conflicts: Conflict[], lanes: readonly JunctionLane[], g: readonly LaneGeom[]): Junction | null {
+/**
+ * An intersection path (NGII LinkType 1) that crosses and merges with nothing — a free right turn, a slip lane —
+ * makes no conflict, so no junction would hold it, and a vehicle on it would pass the junction's stop line with
+ * no signal or sign to govern it. It belongs to the junction of the intersection paths that start beside it (the
+ * same lane before them): it joins that junction whole, as its own movement of that approach.
+ */
+function joinFreePaths(lanes: readonly JunctionLane[], g: readonly LaneGeom[], stretches: Stretch[], byLane: Map<number, number[]>, clusterOf: (stretch: number) => number[]): void {
+  for (let l = 0; l < lanes.length; l++) {
+    if (!lanes[l].internal || byLane.has(l) || g[l].length <= 0) continue;
+    // a sibling: another intersection path from the same lane, already in a junction
+    let home: number[] | null = null;
+    for (const p of g[l].prev) {
+      for (const sib of lanes[p].next) {
+        if (sib === l || !lanes[sib].internal) continue;
+        const st = byLane.get(sib);
+        if (st) {
+          home = clusterOf(st[0]);
+          break;
+        }
+      }
+      if (home) break;
+    }
+    if (!home) continue;
+    const i = stretches.length;
+    stretches.push({ lane: l, s0: 0, s1: g[l].length });
+    byLane.set(l, [i]);
+    home.push(i);
+  }
+}
+
+/** `firstJoined`: stretches from this index on are free paths joined whole (joinFreePaths), not conflict sides */
+function buildJunction(index: number, members: number[], stretches: Stretch[], conflicts: Conflict[], lanes: readonly JunctionLane[], g: readonly LaneGeom[], firstJoined: number): Junction | null {
+  const joinedLanes = new Set(members.filter((i) => i >= firstJoined).map((i) => stretches[i].lane));
   // each lane's span in the junction
   const span = new Map<number, { s0: number; s1: number }>();
   for (const i of members) {
@@ -372,7 +408,8 @@ function buildJunction(index: number, members: number[], stretches: Stretch[], c
     const dh = wrapPi(hOut - hIn);
     const turn: Turn = Math.abs(dh) > (150 * Math.PI) / 180 ? 'uturn' : dh > (35 * Math.PI) / 180 ? 'left' : dh < (-35 * Math.PI) / 180 ? 'right' : 'straight';
     const length = pieces.reduce((acc, p) => acc + (p.s1 - p.s0), 0);
-    return { index: mi, id: `${id}.${mi}`, pieces, entry: { lane: first, s: entryS, ...e }, exit: { lane: last, s: exitS, ...x }, length, approach: -1, turn };
+    const m: Movement = { index: mi, id: `${id}.${mi}`, pieces, entry: { lane: first, s: entryS, ...e }, exit: { lane: last, s: exitS, ...x }, length, approach: -1, turn };
+    return chain.every((l) => joinedLanes.has(l)) ? { ...m, joined: true } : m;
   });
   const n = movements.length;
   // approaches: the same entry lane, entry lanes side by side, or entries close together heading the same way

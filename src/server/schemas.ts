@@ -492,7 +492,13 @@ const mapTrafficControlSchema = {
     },
     stop_lines: {
       type: 'array',
-      items: { type: 'object', required: ['id', 'points'], properties: { id: str, points: flatPoints('the painted line, flat [x0, y0, x1, y1, …]') } },
+      items: {
+        type: 'object', required: ['id', 'points'],
+        properties: {
+          id: str, points: flatPoints('the line, flat [x0, y0, x1, y1, …]'),
+          derived: { type: 'boolean', description: 'the map paints no line here: where the vehicles of a signal group (id: the group) or of a stop or yield sign\'s approach (id: junction.approach letter) stop, where their lanes enter the junction' },
+        },
+      },
     },
     signs: {
       type: 'array',

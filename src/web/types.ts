@@ -207,6 +207,7 @@ export interface MapTrafficControl {
   junctions: Array<{ id: string; control: JunctionControl; polygon: number[] }>;
   groups: Array<{ id: string; junction: string; stop_line: number[]; heads: string[]; left: boolean }>;
   heads: Array<{ id: string; x: number; y: number; kind: string; head: string; left_arrow: boolean; groups: string[] }>;
-  stop_lines: Array<{ id: string; points: number[] }>;
+  /** painted lines, and (derived: true) where vehicles stop that no paint marks */
+  stop_lines: Array<{ id: string; points: number[]; derived?: boolean }>;
   signs: Array<{ id: string; x: number; y: number; kind: string }>;
 }

@@ -160,3 +160,33 @@ describe('junction control from the map', () => {
     expect(cj.yields[at('EB') * n + at('NB')]).toBe(1);
   });
 });
+
+describe('intersection paths that cross nothing (issue 41 item 2)', () => {
+  // an approach from the west (ap) into two intersection paths: straight on (st, crossing the north-south path ns)
+  // and a free right turn (rt) that meets nothing; the south exit (sx) after it
+  const lanes = (): JunctionLane[] => [
+    straight('ap', -60, -2, -10, -2, [1, 2]),
+    straight('st', -10, -2, 10, -2, [], { internal: true }),
+    { id: 'rt', xs: [-10, -7, -5, -4, -4], ys: [-2, -2.5, -4, -7, -20], next: [4], internal: true },
+    straight('ns', 2, -30, 2, 30, [], { internal: true }),
+    straight('sx', -4, -20, -4, -60),
+  ];
+
+  it('a free right turn joins the junction its sibling makes, as a movement of the same approach (its first lane whole), flagged joined', () => {
+    const ls = lanes();
+    const [J, ...rest] = deriveJunctions(ls);
+    expect(rest).toHaveLength(0);
+    const rt = J.movements.find((m) => ls[m.entry.lane].id === 'rt')!;
+    expect(rt).toMatchObject({ joined: true, turn: 'right' });
+    expect(rt.pieces[0]).toMatchObject({ s0: 0 });
+    const st = J.movements.find((m) => ls[m.entry.lane].id === 'st')!;
+    expect(st.joined).toBeUndefined();
+    expect(rt.approach).toBe(st.approach);
+    // it crosses nothing: no conflict with any movement
+    const n = J.movements.length;
+    for (let b = 0; b < n; b++) expect(J.conflicts[rt.index * n + b]).toBe(ConflictKind.None);
+    // without the rule it would be in no junction: the straight path alone makes it
+    const bare = deriveJunctions(ls.map((l) => (l.id === 'rt' ? { ...l, internal: false } : l)));
+    expect(bare[0].movements.some((m) => ls[m.entry.lane].id === 'rt')).toBe(false);
+  });
+});

@@ -43,6 +43,17 @@ export interface SignalGroup {
   readonly lanes: readonly string[];
   /** where its vehicles stop: the entry points of its movements (map frame) */
   readonly stopLine: ReadonlyArray<{ readonly x: number; readonly y: number }>;
+  /** painted: a mapped stop line moved its movements' entries there; derived: none did (where the lanes enter the junction) */
+  readonly stopLineSource: 'painted' | 'derived';
+}
+
+/** A line where vehicles stop that the map does not paint: a signal group's or a stop or yield sign's approach without one. */
+export interface DerivedStopLine {
+  /** the group's id, or `<junction>.<approach letter>` for a sign's approach */
+  readonly id: string;
+  readonly junction: string;
+  readonly kind: 'signal' | 'stop' | 'yield';
+  readonly points: ReadonlyArray<{ readonly x: number; readonly y: number }>;
 }
 
 export interface ApproachControl {
@@ -79,6 +90,8 @@ export interface ControlledJunction {
 export interface TrafficLayout {
   readonly junctions: readonly ControlledJunction[];
   readonly groups: readonly SignalGroup[];
+  /** the lines vehicles stop at that no paint marks (drawn and exported like painted ones) */
+  readonly derivedStopLines: readonly DerivedStopLine[];
   /** records that could not be placed (a head whose lanes feed no junction, …), for the operator */
   readonly unbound: { readonly heads: readonly string[]; readonly stopLines: readonly string[]; readonly signs: readonly string[] };
 }
@@ -184,7 +197,8 @@ export function buildTrafficLayout(lanes: readonly LayoutLane[], records: Traffi
     return best;
   };
 
-  // movements with entries moved to the stop lines painted for them
+  // movements with entries moved to the stop lines painted for them (and which were)
+  const painted = new Set<Movement>();
   const movesByJunction: Movement[][] = junctions.map((J) => J.movements.map((m) => {
     const before = lanesBefore(lanes, prev, m.entry.lane, m.entry.s, STOP_LINE_BACK_M);
     let pick: { lane: number; s: number; back: number; id: string } | null = null;
@@ -199,19 +213,24 @@ export function buildTrafficLayout(lanes: readonly LayoutLane[], records: Traffi
     }
     if (!pick) return m;
     usedLines.add(pick.id);
+    const moved = movedTo(m, pick);
+    if (moved) painted.add(moved);
+    return moved ?? m;
+  }));
+  function movedTo(m: Movement, pick: { lane: number; s: number }): Movement | null {
     if (pick.lane === m.entry.lane) return withEntry(m, lanes, [m.entry.lane], pick.s);
     // the chain of lanes from the stop line's lane to the entry lane
     const chain = [pick.lane];
     let at = pick.lane;
     for (let hops = 0; hops < 6 && at !== m.entry.lane; hops++) {
       const nx = lanes[at].next.find((n) => n === m.entry.lane || lanesBefore(lanes, prev, m.entry.lane, m.entry.s, STOP_LINE_BACK_M).has(n));
-      if (nx === undefined) return m;
+      if (nx === undefined) return null;
       chain.push(nx);
       at = nx;
     }
-    if (at !== m.entry.lane) return m;
+    if (at !== m.entry.lane) return null;
     return withEntry(m, lanes, chain, pick.s);
-  }));
+  }
 
   const headsAt = new Map<string, string[]>(), arrowAt = new Set<string>(), signAt = new Map<string, { kind: 'stop' | 'yield'; ids: string[] }>();
   const key = (j: number, a: number) => `${j}:${a}`;
@@ -236,6 +255,7 @@ export function buildTrafficLayout(lanes: readonly LayoutLane[], records: Traffi
   }
 
   const groups: SignalGroup[] = [];
+  const derivedStopLines: DerivedStopLine[] = [];
   const out: ControlledJunction[] = junctions.map((J, j) => {
     const movements = movesByJunction[j];
     const n = movements.length;
@@ -267,14 +287,23 @@ export function buildTrafficLayout(lanes: readonly LayoutLane[], records: Traffi
           if (ms.length === 0) continue;
           const g = groups.length;
           const ids = [...new Set(ms.map((m) => lanes[movements[m].entry.lane].id))];
-          groups.push({
-            id: `${J.id}.${letter.get(a)}${left ? '.left' : ''}`, numericId: g + 1, junction: j, approach: a, movements: ms, left,
-            heads: approaches[a].heads, lanes: ids, stopLine: stopLineOf(ms.map((m) => movements[m])),
-          });
+          const stopLine = stopLineOf(ms.map((m) => movements[m]));
+          const stopLineSource = ms.some((m) => painted.has(movements[m])) ? 'painted' : 'derived';
+          const id = `${J.id}.${letter.get(a)}${left ? '.left' : ''}`;
+          groups.push({ id, numericId: g + 1, junction: j, approach: a, movements: ms, left, heads: approaches[a].heads, lanes: ids, stopLine, stopLineSource });
+          if (stopLineSource === 'derived') derivedStopLines.push({ id, junction: J.id, kind: 'signal', points: stopLine });
           for (const m of ms) groupOfMovement[m] = g;
           mine.push(g);
         }
       }
+    }
+    // a stop or yield sign's approach without paint: where its vehicles stop, drawn as a line
+    if (control !== 'signal') {
+      J.approaches.forEach((ap, a) => {
+        const sign = approaches[a].sign;
+        if (!sign || ap.movements.some((m) => painted.has(movements[m]))) return;
+        derivedStopLines.push({ id: `${J.id}.${letter.get(a)}`, junction: J.id, kind: sign, points: stopLineOf(ap.movements.map((m) => movements[m])) });
+      });
     }
     const yields = new Uint8Array(n * n);
     for (let a = 0; a < n; a++) {
@@ -301,6 +330,7 @@ export function buildTrafficLayout(lanes: readonly LayoutLane[], records: Traffi
   return {
     junctions: out,
     groups,
+    derivedStopLines,
     unbound: {
       heads: records.signals.filter((h) => controlsVehicles(h) && !usedHeads.has(h.id)).map((h) => h.id),
       stopLines: records.stop_lines.filter((s) => !usedLines.has(s.id)).map((s) => s.id),

@@ -29,10 +29,16 @@ export const STOP_WITHIN_M = 3;
 const LINE_HALF_WIDTH_M = 1.75;
 /** a vehicle crosses a line only heading within this of the lane's direction (not a car crossing the approach) */
 const ALONG_COS = Math.cos((60 * Math.PI) / 180);
+/** movement entries this close, heading within 25° of each other, are one line [m] */
+const SAME_LINE_M = 1;
+const SAME_LINE_COS = Math.cos((25 * Math.PI) / 180);
 /** the grid cells lines are kept in [m] */
 const CELL_M = 25;
 /** a crossing whose movements' states differ waits until the vehicle is this far along (or nearer one path) [m] */
 const RESOLVE_AFTER_M = 8;
+/** … and its path is this much nearer than any other's [m], or it has come this far whatever [m] */
+const PATHS_APART_M = 1.5;
+const RESOLVE_LATEST_M = 40;
 /** a crossing still unresolved this long after is dropped (the vehicle left the map, a path nobody drives) [s] */
 const RESOLVE_WITHIN_S = 10;
 /** path samples every this much [m] */
@@ -158,20 +164,18 @@ export class StopLineWatch {
     this.pStart[nMv] = xs.length;
     this.px = Float64Array.from(xs);
     this.py = Float64Array.from(ys);
-    // the lines: one per entry point (the movements of one lane's entry share it)
-    const lines = new Map<string, { x: number; y: number; yaw: number; stop: boolean; mvs: number[] }>();
+    // the lines: one per entry point — the movements that start there share it, whichever lane each starts on
+    // (intersection paths that fork at the line start on lanes of their own)
+    const list: Array<{ x: number; y: number; yaw: number; stop: boolean; mvs: number[] }> = [];
     layout.junctions.forEach((cj, j) => {
       for (const mv of cj.movements) {
-        const key = `${mv.entry.lane}:${Math.round(mv.entry.s * 10)}`;
-        let line = lines.get(key);
-        if (!line) {
-          const sign = cj.control === 'all_way_stop' || (cj.control === 'stop' && cj.approaches[mv.approach]?.sign === 'stop');
-          lines.set(key, (line = { x: mv.entry.x, y: mv.entry.y, yaw: mv.entry.yaw, stop: sign, mvs: [] }));
-        }
+        const { x, y, yaw } = mv.entry;
+        let line = list.find((l) => Math.hypot(l.x - x, l.y - y) < SAME_LINE_M && Math.cos(l.yaw - yaw) > SAME_LINE_COS);
+        if (!line) list.push((line = { x, y, yaw, stop: false, mvs: [] }));
+        if (cj.control === 'all_way_stop' || (cj.control === 'stop' && cj.approaches[mv.approach]?.sign === 'stop')) line.stop = true;
         line.mvs.push(globalOf.get(`${j}:${mv.index}`)!);
       }
     });
-    const list = [...lines.values()];
     const n = list.length;
     this.lx = Float64Array.from(list, (l) => l.x);
     this.ly = Float64Array.from(list, (l) => l.y);
@@ -373,18 +377,22 @@ export class StopLineWatch {
   private resolve(s: number, x: number, y: number, t: number, world: World): void {
     const line = this.pendLine[s];
     if (t - this.pendT[s] > RESOLVE_WITHIN_S) return this.settle(s);
-    if (Math.hypot(x - this.pendX[s], y - this.pendY[s]) < RESOLVE_AFTER_M) return;
-    let best = -1, bestD = Infinity;
+    const moved = Math.hypot(x - this.pendX[s], y - this.pendY[s]);
+    if (moved < RESOLVE_AFTER_M) return;
+    // the movement whose path it is on, once the others are clearly further (paths part slowly on wide turns)
+    let best = -1, bestD = Infinity, secondD = Infinity;
     for (let k = this.lMvStart[line]; k < this.lMvStart[line + 1]; k++) {
       const mv = this.lineMv[k];
-      for (let p = this.pStart[mv]; p < this.pStart[mv + 1]; p++) {
-        const d = (this.px[p] - x) ** 2 + (this.py[p] - y) ** 2;
-        if (d < bestD) {
-          bestD = d;
-          best = mv;
-        }
-      }
+      let d = Infinity;
+      for (let p = this.pStart[mv]; p < this.pStart[mv + 1]; p++) d = Math.min(d, (this.px[p] - x) ** 2 + (this.py[p] - y) ** 2);
+      d = Math.sqrt(d);
+      if (d < bestD) {
+        secondD = bestD;
+        bestD = d;
+        best = mv;
+      } else if (d < secondD) secondD = d;
     }
+    if (secondD - bestD < PATHS_APART_M && moved < RESOLVE_LATEST_M) return;
     this.pendLine[s] = -1;
     if (best < 0) return;
     if (this.pendCounted[s]) {

@@ -76,7 +76,8 @@ export interface MapTrafficControl {
   junctions: MapJunction[];
   groups: MapSignalGroup[];
   heads: MapSignalHead[];
-  stop_lines: Array<{ id: string; points: number[] }>;
+  /** painted stop lines, then those vehicles stop at where the map paints none (derived: true; the id names the group or sign approach) */
+  stop_lines: Array<{ id: string; points: number[]; derived?: boolean }>;
   signs: Array<{ id: string; x: number; y: number; kind: SignKind }>;
 }
 
@@ -121,7 +122,10 @@ export function trafficControlReply(map: Pick<LoadedMap, 'trafficControl'>, layo
     junctions: junctions.map((cj) => ({ id: cj.junction.id, control: cj.control, polygon: flat2(cj.junction.polygon) })),
     groups,
     heads: rec.signals.map((h) => ({ id: h.id, x: c2(h.x), y: c2(h.y), kind: h.kind, head: h.head, left_arrow: h.left_arrow, groups: groupsOfHead.get(h.id) ?? [] })),
-    stop_lines: rec.stop_lines.map((l) => ({ id: l.id, points: flat2(l.geometry) })),
+    stop_lines: [
+      ...rec.stop_lines.map((l) => ({ id: l.id, points: flat2(l.geometry) })),
+      ...(layout?.derivedStopLines ?? []).map((l) => ({ id: l.id, points: flat2(l.points), derived: true })),
+    ],
     signs: rec.signs.map((s) => ({ id: s.id, x: c2(s.x), y: c2(s.y), kind: s.kind })),
   };
 }

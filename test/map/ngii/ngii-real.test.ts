@@ -227,3 +227,17 @@ describe.skipIf(!RUN)('NGII traffic control on the real FMTC release', () => {
     expect(summary.warnings.join('\n')).toMatch(/B1_SAFETYSIGN is missing: no traffic signs/);
   });
 });
+
+describe.skipIf(!RUN)('what a scene runs on the converted maps: paths joined, lines derived (issue 41 item 2)', () => {
+  it('FMTC: J3\'s free right turn from approach B (lane 016) joins J3 under J3.B; K-City: the sign approaches without paint get derived lines', async () => {
+    const { junctionReport } = await import('../../../src/scene/control/junction-report.js');
+    const fmtc = junctionReport(parseMapJson(JSON.parse(JSON.stringify((await convertNgii(FMTC)).map)), 'fmtc'));
+    expect(fmtc.joined).toContainEqual({ junction: 'J3', lane: 'A2235W000016', turn: 'right', group: 'J3.B' });
+    expect(fmtc.derived_stop_lines).toEqual([]);
+    const kcity = junctionReport(parseMapJson(JSON.parse(JSON.stringify((await convertNgii(KCITY)).map)), 'kcity'));
+    // every movement through a signalised junction is governed: the joined ones there name their group
+    expect(kcity.joined.filter((j) => j.group !== null).map((j) => j.junction).sort()).toEqual(['J64', 'J65']);
+    expect(kcity.derived_stop_lines.filter((l) => l.kind === 'stop').map((l) => l.id)).toEqual(['J8.A', 'J9.A']);
+    expect(kcity.derived_stop_lines.every((l) => l.kind !== 'signal')).toBe(true);
+  });
+});
