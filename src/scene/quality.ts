@@ -4,7 +4,8 @@
  * trip events (a trip runs from a spawn to the end of its route, or ends when the NPC is removed).
  *
  * Definitions (per NPC-step unless said otherwise):
- * - vehicle contact / road edge: GPUDrive's collision flags (0.7-scaled boxes; an edge or stop sign);
+ * - vehicle contact: the vehicles' boxes at their real size overlapping (src/traffic/contacts.ts); road edge:
+ *   GPUDrive's flag (0.7-scaled boxes; an edge or stop sign);
  * - contact and off-road *events*: a step touching where the NPC's previous step did not, per NPC-hour;
  * - heading jitter: the heading changed by more than 10° in one 0.1 s step;
  * - wrong way: no lane within 2.5 m runs the NPC's way, but one runs against it;

@@ -7,6 +7,7 @@
  * evaluation only). The pose each agent had before the last step is kept, so callers can show the motion
  * between two policy steps.
  */
+import { RealContacts } from './contacts.js';
 import { ACCEL_VALUES, NEUTRAL_ACTION, STEER_VALUES } from '../policy/actions.js';
 import { ACTION_COUNT, PARTNER_ROWS } from '../policy/layout.js';
 import type { PolicyInput } from '../policy/input.js';
@@ -181,6 +182,8 @@ export class TrafficEngine implements PolicyStepper {
   private readonly fresh: Uint8Array;
   private readonly externalSlot = new Map<string, number>();
   private nextId = 1;
+  /** vehicle contact at the vehicles' real size, after each step: the live scene's flags, counts and events */
+  readonly contacts: RealContacts;
   readonly timings: StepTimings = { obs_ms: 0, inference_ms: 0, shield_ms: 0, predict_ms: 0, dynamics_ms: 0, total_ms: 0, npcs: 0 };
 
   constructor(map: SceneJson, opts: EngineOptions = {}) {
@@ -191,6 +194,7 @@ export class TrafficEngine implements PolicyStepper {
     this.world = new World(capacity, 1);
     this.sim = new Sim(this.world, roads, { reference: opts.reference });
     this.lanes = new LaneNetwork(roads.entities, opts.laneGraph);
+    this.contacts = new RealContacts(capacity);
     this.shield = opts.shield ? new SafetyShield(capacity, roads, this.lanes, opts.shield, opts.reference) : null;
     this.shieldEnabled = this.shield !== null;
     this.active = new Int32Array(capacity);
@@ -363,10 +367,10 @@ export class TrafficEngine implements PolicyStepper {
     return undefined;
   }
 
-  /** Did the external agent touch an NPC in the last step? */
+  /** Did the external agent touch an NPC in the last step (the boxes at their real size: contacts.ts)? */
   externalCollided(key: string): boolean {
     const s = this.externalSlot.get(key);
-    return s !== undefined && this.world.hitVehicle[s] === 1;
+    return s !== undefined && this.contacts.contact[s] === 1;
   }
 
   /** The first half of a policy step: the observations of every NPC still driving, into `input`. */
@@ -446,6 +450,8 @@ export class TrafficEngine implements PolicyStepper {
     for (let s = 0; s < w.count; s++) this.keepPose(s);
     this.fresh.fill(0);
     this.sim.step(this.actions, shield ? ctl : undefined);
+    // contact as users read it: the real boxes (the step's GPUDrive flags stay the policy's observation)
+    this.contacts.detect(w);
     // NPCs that left the world (after reaching their goal) free their ids
     for (let s = 0; s < w.count; s++) {
       if (this.registered[s] && !w.present[s]) {
@@ -526,7 +532,7 @@ export class TrafficEngine implements PolicyStepper {
       out.push({
         id, x: w.x[s], y: w.y[s], yaw: w.yaw[s], prevX: this.prevX[s], prevY: this.prevY[s], prevYaw: this.prevYaw[s], speed: w.speed(s),
         length: w.length[s], width: w.width[s], goalX: w.goalX[s], goalY: w.goalY[s],
-        collided: w.hitVehicle[s] === 1, offroad: w.hitRoad[s] === 1, reachedGoal: w.reachedGoal[s] === 1,
+        collided: this.contacts.contact[s] === 1, offroad: w.hitRoad[s] === 1, reachedGoal: w.reachedGoal[s] === 1,
         shield: this.shield ? this.shield.outcome[s] : 0, maxSpeed: this.maxSpeed[s],
         // a slot in slotById is `registered` and holds its NPC's id in world.id (addNpc); any other is not an NPC
         waitingFor: held < 0 ? -1 : idBySlot.get(held) ?? WAITING_FOR_EGO,

@@ -45,6 +45,7 @@ const RESOLVE_WITHIN_S = 10;
 const SAMPLE_M = 1;
 
 const RED = 'r'.charCodeAt(0);
+const NO_RUNS: readonly LineRun[] = [];
 
 /** A violation, for the scene's events and the record. */
 export interface LineRun {
@@ -104,6 +105,16 @@ export class StopLineWatch {
   /** per slot: its front at the last step (NaN: not seen), its id then, the line it last stopped fully before (−1) */
   private readonly fx: Float64Array;
   private readonly fy: Float64Array;
+  /**
+   * this step's front, heading and speed per slot, and the time and world: what the per-slot passes read (handed
+   * over in fields and typed arrays, not as arguments: a double passed to a call is a heap number each time)
+   */
+  private readonly nfx: Float64Array;
+  private readonly nfy: Float64Array;
+  private readonly hc: Float64Array;
+  private readonly hs: Float64Array;
+  private readonly spd: Float64Array;
+  private now = 0;
   private readonly sid: Float64Array;
   private readonly stoppedAt: Int32Array;
   /** per slot: a crossing waiting for its movement (line −1: none), the codes of the step it crossed in */
@@ -216,6 +227,11 @@ export class StopLineWatch {
       this.cellLines[count[c] + fill[c]++] = i;
     }
     this.fx = new Float64Array(capacity).fill(NaN);
+    this.nfx = new Float64Array(capacity);
+    this.nfy = new Float64Array(capacity);
+    this.hc = new Float64Array(capacity);
+    this.hs = new Float64Array(capacity);
+    this.spd = new Float64Array(capacity);
     this.fy = new Float64Array(capacity).fill(NaN);
     this.sid = new Float64Array(capacity).fill(NaN);
     this.stoppedAt = new Int32Array(capacity).fill(-1);
@@ -250,9 +266,9 @@ export class StopLineWatch {
     c.red_light_violations = c.red_light_violations_ungoverned = c.right_turns_on_red_without_stop = c.stop_sign_violations = c.ego_red_light_runs = c.line_crossings = 0;
   }
 
-  /** The violations since the last call (for the scene's events). */
-  takeRuns(): LineRun[] {
-    return this.runs.splice(0, this.runs.length);
+  /** The violations since the last call (for the scene's events; nothing allocated when there are none). */
+  takeRuns(): readonly LineRun[] {
+    return this.runs.length === 0 ? NO_RUNS : this.runs.splice(0, this.runs.length);
   }
 
   /**
@@ -261,6 +277,7 @@ export class StopLineWatch {
    */
   observe(world: World, t: number, code: (group: number) => GroupStateCode): void {
     const groups = this.layout.groups.length;
+    this.now = t;
     for (let g = 0; g < groups; g++) this.nextCodes[g] = code(g).charCodeAt(0);
     if (!this.haveCodes) this.codes.set(this.nextCodes);
     for (let s = 0; s < world.count; s++) {
@@ -279,21 +296,26 @@ export class StopLineWatch {
       }
       const c = Math.cos(world.yaw[s]), sn = Math.sin(world.yaw[s]);
       const half = 0.5 * world.length[s];
-      const fx = world.x[s] + half * c, fy = world.y[s] + half * sn;
-      const speed = world.speed(s);
-      if (this.fx[s] === this.fx[s]) this.crossings(s, this.fx[s], this.fy[s], fx, fy, c, sn, speed, t, world);
-      if (this.pendLine[s] >= 0) this.resolve(s, world.x[s], world.y[s], t, world);
+      this.hc[s] = c;
+      this.hs[s] = sn;
+      this.nfx[s] = world.x[s] + half * c;
+      this.nfy[s] = world.y[s] + half * sn;
+      const vx = world.vx[s], vy = world.vy[s];
+      this.spd[s] = Math.sqrt(vx * vx + vy * vy);
+      if (this.fx[s] === this.fx[s]) this.crossings(s, world);
+      if (this.pendLine[s] >= 0) this.resolve(s, world);
       // a full stop counts at the line it was made before, until the next line is crossed
-      if (speed <= FULL_STOP_MPS) this.noteStop(s, fx, fy, c, sn);
-      this.fx[s] = fx;
-      this.fy[s] = fy;
+      if (this.spd[s] <= FULL_STOP_MPS) this.noteStop(s);
+      this.fx[s] = this.nfx[s];
+      this.fy[s] = this.nfy[s];
     }
     this.codes.set(this.nextCodes);
     this.haveCodes = true;
   }
 
   /** Lines whose segment the front crossed forwards between (ax, ay) and (bx, by). */
-  private crossings(s: number, ax: number, ay: number, bx: number, by: number, c: number, sn: number, speed: number, t: number, world: World): void {
+  private crossings(s: number, world: World): void {
+    const ax = this.fx[s], ay = this.fy[s], bx = this.nfx[s], by = this.nfy[s], c = this.hc[s], sn = this.hs[s];
     const cx = Math.floor((bx - this.gx0) / CELL_M), cy = Math.floor((by - this.gy0) / CELL_M);
     for (let dy = -1; dy <= 1; dy++) {
       const yy = cy + dy;
@@ -313,13 +335,14 @@ export class StopLineWatch {
           const w = da / (da - db);
           const qx = ax + (bx - ax) * w, qy = ay + (by - ay) * w;
           if (Math.abs(-(qx - this.lx[i]) * ls + (qy - this.ly[i]) * lc) > LINE_HALF_WIDTH_M) continue;
-          this.crossed(s, i, speed, t, world);
+          this.crossed(s, i, world);
         }
       }
     }
   }
 
-  private crossed(s: number, line: number, speed: number, t: number, world: World): void {
+  private crossed(s: number, line: number, world: World): void {
+    const speed = this.spd[s], t = this.now;
     const npc = world.kind[s] === AgentKind.Controlled;
     if (npc) this.counts.line_crossings++;
     const stopped = this.stoppedAt[s] === line;
@@ -374,7 +397,8 @@ export class StopLineWatch {
   }
 
   /** A pending crossing: decided once the vehicle is far enough along to say which movement it drives. */
-  private resolve(s: number, x: number, y: number, t: number, world: World): void {
+  private resolve(s: number, world: World): void {
+    const x = world.x[s], y = world.y[s], t = this.now;
     const line = this.pendLine[s];
     if (t - this.pendT[s] > RESOLVE_WITHIN_S) return this.settle(s);
     const moved = Math.hypot(x - this.pendX[s], y - this.pendY[s]);
@@ -441,7 +465,8 @@ export class StopLineWatch {
   }
 
   /** A full stop with the front at most STOP_WITHIN_M before a line it is heading to: remembered for that line. */
-  private noteStop(s: number, fx: number, fy: number, c: number, sn: number): void {
+  private noteStop(s: number): void {
+    const fx = this.nfx[s], fy = this.nfy[s], c = this.hc[s], sn = this.hs[s];
     const cell = this.cell(fx, fy);
     const cx = cell % this.gw, cy = (cell - cx) / this.gw;
     for (let dy = -1; dy <= 1; dy++) {

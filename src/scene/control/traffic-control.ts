@@ -141,7 +141,7 @@ export class TrafficControl {
       this.engine.stops.clear();
       this.controller.update(t);
     }
-    this.watch.observe(this.engine.world, t, (g) => this.controller.code(g));
+    this.watch.observe(this.engine.world, t, this.codeOf);
     if (this.enabled) this.metrics.observe(this.engine.world, t);
   }
 
@@ -166,6 +166,8 @@ export class TrafficControl {
     return out;
   }
 
+  /** the signal state of a group, for the line watch (one function, not one per step) */
+  private readonly codeOf = (g: number) => this.controller.code(g);
   private stopsVersion = -1;
   private stops: readonly SignalStopPoint[] = [];
 
