@@ -49,14 +49,25 @@ def requirements_path(distro):
 
 def content_key(distro):
     """sha256 over the requirements and every interface definition: a change to either rebuilds the environment
-    (test/support/ros2-venv.mjs computes the same)."""
+    (test/support/prerequisites.mjs asks --check)."""
+    return hashlib.sha256((requirements_key(distro) + interfaces_key()).encode()).hexdigest()
+
+
+def _digest(files):
     h = hashlib.sha256()
-    files = [requirements_path(distro)] + sorted(glob.glob(os.path.join(INTERFACES, '*', 'msg', '*.msg')))
     for path in files:
         rel = os.path.relpath(path, ROOT).replace(os.sep, '/')
         with open(path, 'rb') as f:
             h.update(rel.encode() + b'\0' + f.read() + b'\0')
     return h.hexdigest()
+
+
+def requirements_key(distro):
+    return _digest([requirements_path(distro), os.path.abspath(__file__)])
+
+
+def interfaces_key():
+    return _digest(sorted(glob.glob(os.path.join(INTERFACES, '*', 'msg', '*.msg'))))
 
 
 def run(cmd, **kw):
@@ -176,16 +187,19 @@ def main():
     if not os.path.exists(os.path.join(sysconfig.get_paths()['include'], 'Python.h')):
         log('Python.h not found: install Debian\'s python3-dev')
         return 1
-    shutil.rmtree(venv, ignore_errors=True)
-    run([sys.executable, '-m', 'venv', venv])
     py = os.path.join(venv, 'bin', 'python')
-    run([py, '-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '-r', requirements_path(args.distro)])
-    fix_cmake_exports(venv)
+    if stamp is not None and stamp.get('requirements') == requirements_key(args.distro) and os.path.exists(py):
+        log('the wheels are current; the message definitions changed: building the interface packages again')
+    else:
+        shutil.rmtree(venv, ignore_errors=True)
+        run([sys.executable, '-m', 'venv', venv])
+        run([py, '-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '-r', requirements_path(args.distro)])
+        fix_cmake_exports(venv)
     build_interfaces(venv, args.jobs)
     check = 'import rclpy, tf2_msgs.msg, vision_msgs.msg, autoware_perception_msgs.msg, rosbags, mcap_ros2, websockets'
     run([py, '-c', check], cwd=venv)
     with open(os.path.join(venv, STAMP), 'w') as f:
-        json.dump({'key': key, 'distro': args.distro, 'python': sys.version.split()[0], 'versions': versions(venv),
+        json.dump({'key': key, 'requirements': requirements_key(args.distro), 'distro': args.distro, 'python': sys.version.split()[0], 'versions': versions(venv),
                    'built': sorted(BUILT)}, f, indent=1)
     log(f'{venv}: ROS 2 {args.distro} ready')
     return 0
