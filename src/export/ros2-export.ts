@@ -6,9 +6,10 @@
  * car's map frame to the VILS frame on /tf_static, the VILS frame to each ego on /tf. Every message keeps the time
  * it was recorded at (log time), so the bag plays at the session's pace; header stamps are the frames' own.
  */
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
 import zstd from '@foxglove/wasm-zstd';
-import { FlushableMcapWriter, type SyncWritable } from '../record/mcap-file-writer.mjs';
+import { McapWriter, type IWritable } from '@mcap/core';
 import { decodeJson, readSession, sessionSegments } from '../record/reader.js';
 import { GeoFrame } from '../geo/frame.js';
 import { Ros2Definitions } from './ros2-definitions.js';
@@ -38,13 +39,15 @@ export interface Ros2ExportResult {
 /** the topic each ego's fixes go on (ros2 bag play --remap puts them on the car's own fix topic) */
 export const egoFixTopic = (egoId: string) => `/vils/egos/${egoId.replace(/[^A-Za-z0-9_]/g, '_')}/fix`;
 
-class FileSink implements SyncWritable {
+/** a file written synchronously (one export at a time; the promise is for @mcap/core's interface) */
+class FileSink implements IWritable {
   private readonly fd: number;
   private pos = 0n;
   constructor(path: string) {
+    mkdirSync(dirname(path), { recursive: true });
     this.fd = openSync(path, 'w');
   }
-  write(buffer: Uint8Array): void {
+  async write(buffer: Uint8Array): Promise<void> {
     for (let off = 0; off < buffer.byteLength; ) off += writeSync(this.fd, buffer, off, buffer.byteLength - off);
     this.pos += BigInt(buffer.byteLength);
   }
@@ -79,32 +82,32 @@ export async function exportRos2(input: string, out: string, opts: Ros2ExportOpt
 
   await zstd.isLoaded;
   const sink = new FileSink(out);
-  const writer = new FlushableMcapWriter({
+  const writer = new McapWriter({
     writable: sink,
     chunkSize: 1 << 20,
     compressChunk: (data) => (data.byteLength === 0 ? { compression: '', compressedData: data } : { compression: 'zstd', compressedData: zstd.compress(data, 3) }),
   });
-  writer.start({ profile: 'ros2', library: 'vils export' });
+  await writer.start({ profile: 'ros2', library: 'vils export' });
   const schemaIds = new Map<string, number>();
   const channels = new Map<string, number>();
   const topics: Record<string, number> = {};
-  const channel = (topic: string, type: { name: string; schema: string }) => {
+  const channel = async (topic: string, type: { name: string; schema: string }) => {
     let id = channels.get(topic);
     if (id === undefined) {
       let schemaId = schemaIds.get(type.name);
       if (schemaId === undefined) {
-        schemaId = writer.registerSchema({ name: type.name, encoding: 'ros2msg', data: new TextEncoder().encode(type.schema) });
+        schemaId = await writer.registerSchema({ name: type.name, encoding: 'ros2msg', data: new TextEncoder().encode(type.schema) });
         schemaIds.set(type.name, schemaId);
       }
-      id = writer.registerChannel({ topic, messageEncoding: 'cdr', schemaId, metadata: new Map() });
+      id = await writer.registerChannel({ topic, messageEncoding: 'cdr', schemaId, metadata: new Map() });
       channels.set(topic, id);
     }
     return id;
   };
   let sequence = 0;
-  const write = (topic: string, type: { name: string; schema: string; write(m: unknown): Uint8Array }, logTime: bigint, message: unknown) => {
-    const channelId = channel(topic, type);
-    writer.addMessage({ channelId, sequence: sequence++, logTime, publishTime: logTime, data: type.write(message) });
+  const write = async (topic: string, type: { name: string; schema: string; write(m: unknown): Uint8Array }, logTime: bigint, message: unknown) => {
+    const channelId = await channel(topic, type);
+    await writer.addMessage({ channelId, sequence: sequence++, logTime, publishTime: logTime, data: type.write(message) });
     topics[topic] = (topics[topic] ?? 0) + 1;
   };
 
@@ -126,7 +129,7 @@ export async function exportRos2(input: string, out: string, opts: Ros2ExportOpt
     if (first === null) {
       first = logTime;
       // the car's map frame to the VILS frame, once (the bridge publishes it latched on /tf_static)
-      write('/tf_static', T.tf, logTime, transform(stampOf(Number(logTime) / 1e9), mapFrame, frameId, ox, oy, oz, oyaw));
+      await write('/tf_static', T.tf, logTime, transform(stampOf(Number(logTime) / 1e9), mapFrame, frameId, ox, oy, oz, oyaw));
     }
     last = logTime;
     if (topic === '/vils/inputs/stream') {
@@ -144,33 +147,33 @@ export async function exportRos2(input: string, out: string, opts: Ros2ExportOpt
       egos.add(id);
       // stamped with the moment the car took it (as the bridge sent it), else its arrival
       const stamp = stampOf(typeof msg.timestamp === 'number' ? msg.timestamp : input.arrival_wall);
-      write(egoFixTopic(id), T.fix, logTime, navSatFix(stamp, `vils/${id}/gnss`, msg.data.lat, msg.data.lon, msg.data.alt));
+      await write(egoFixTopic(id), T.fix, logTime, navSatFix(stamp, `vils/${id}/gnss`, msg.data.lat, msg.data.lon, msg.data.alt));
       continue;
     }
     const frame = decodeJson<NpcStatesFrame>(data);
     frames++;
-    write('/vils/npcs/markers', T.markers, logTime, markerArray(frame, frameId, { CUBE: marker.CUBE, ADD: marker.ADD }));
-    write('/vils/npcs/detections', T.detections, logTime, detectionArray(frame, frameId));
-    write('/vils/npcs/objects', T.objects, logTime, predictedObjects(frame, frameId, { CAR: classification.CAR, BOUNDING_BOX: shape.BOUNDING_BOX }));
+    await write('/vils/npcs/markers', T.markers, logTime, markerArray(frame, frameId, { CUBE: marker.CUBE, ADD: marker.ADD }));
+    await write('/vils/npcs/detections', T.detections, logTime, detectionArray(frame, frameId));
+    await write('/vils/npcs/objects', T.objects, logTime, predictedObjects(frame, frameId, { CAR: classification.CAR, BOUNDING_BOX: shape.BOUNDING_BOX }));
     const lights = trafficLightGroups(frame, groupIds, element);
-    if (lights) write(lightsTopic, T.lights, logTime, lights);
+    if (lights) await write(lightsTopic, T.lights, logTime, lights);
     const side = signalsJson(frame, groupIds);
-    if (side !== null) write(signalsTopic, T.string, logTime, { data: side });
+    if (side !== null) await write(signalsTopic, T.string, logTime, { data: side });
     const frameEgos = frame.egos ?? [];
     if (frameEgos.length > 0) {
       const stamp = stampOf(frame.timestamp);
-      write('/tf', T.tf, logTime, { transforms: frameEgos.map((e) => transform(stamp, frameId, `vils/${e.ego_id}`, e.x, e.y, 0, e.yaw).transforms[0]) });
+      await write('/tf', T.tf, logTime, { transforms: frameEgos.map((e) => transform(stamp, frameId, `vils/${e.ego_id}`, e.x, e.y, 0, e.yaw).transforms[0]) });
       for (const e of frameEgos) {
         egos.add(e.ego_id);
         // a simulated ego sends no fixes: its position in the frame is its fix
         if (!fixedEgos.has(e.ego_id) && geo) {
           const { lat, lon } = geo.toLatLon(e.x, e.y);
-          write(egoFixTopic(e.ego_id), T.fix, logTime, navSatFix(stamp, `vils/${e.ego_id}/gnss`, lat, lon, undefined));
+          await write(egoFixTopic(e.ego_id), T.fix, logTime, navSatFix(stamp, `vils/${e.ego_id}/gnss`, lat, lon, undefined));
         }
       }
     }
   }
-  writer.end();
+  await writer.end();
   sink.close();
   return { topics, frames, egos: [...egos].sort(), durationS: first === null ? 0 : Number(last - first) / 1e9 };
 }
