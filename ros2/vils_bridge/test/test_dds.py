@@ -11,6 +11,7 @@ import dataclasses
 import json
 import math
 import os
+import signal
 import struct
 import subprocess
 import sys
@@ -90,7 +91,7 @@ def test_a_second_node_receives_every_topic_and_each_message_holds(server, ros_e
     store = ros_defs.typestore()
     origin = server.get('/api/status')['origin']
     bridge = subprocess.Popen(
-        [sys.executable, '-m', 'vils_bridge.node', '--ros-args', '-p', f'url:={server.ws}', '-p', 'ego_id:=dds_car',
+        [sys.executable, '-X', 'faulthandler', '-m', 'vils_bridge.node', '--ros-args', '-p', f'url:={server.ws}', '-p', 'ego_id:=dds_car',
          '-p', 'heading_topic:=/test/heading', '-p', 'map_offset:=[10.0, 20.0, 0.0, 0.5]'],
         cwd=os.path.join(ROOT, 'ros2', 'vils_bridge'), env=ros_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     rclpy.init()
@@ -125,7 +126,11 @@ def test_a_second_node_receives_every_topic_and_each_message_holds(server, ros_e
         node.destroy_node()
         rclpy.shutdown()
         bridge.terminate()
-        out = bridge.communicate(timeout=20)[0]
+        try:
+            out = bridge.communicate(timeout=20)[0]
+        except subprocess.TimeoutExpired:  # its threads' stacks (faulthandler), to see where it hangs
+            bridge.send_signal(signal.SIGABRT)
+            pytest.fail(f'vils_bridge did not end within 20 s of SIGTERM:\n{bridge.communicate(timeout=20)[0][-8000:]}')
     assert bridge.returncode in (0, -15), out
     counts = {t: len(v) for t, v in got.items()}
     assert all(n >= WANT for t, n in counts.items() if t != '/tf_static'), (counts, out[-3000:])

@@ -143,7 +143,7 @@ def load_node(monkeypatch, autoware, params=None):
         m.__dict__.update(attrs)
         monkeypatch.setitem(sys.modules, name, m)
 
-    module('rclpy', init=lambda: None, spin=lambda n: None, try_shutdown=lambda: None)
+    module('rclpy', init=lambda: None, spin=lambda n: None, spin_once=lambda n, timeout_sec=None: None, ok=lambda: True, try_shutdown=lambda: None)
     module('rclpy.node', Node=type('Node', (Node,), {'params': params or {}}))
     module('rclpy.executors', ExternalShutdownException=type('ExternalShutdownException', (Exception,), {}))
     module('geometry_msgs'), module('geometry_msgs.msg', TransformStamped=auto('TransformStamped'))

@@ -101,6 +101,8 @@ class BridgeClient:
         self.connects = 0
         self.connected = asyncio.Event()
         self._stop = asyncio.Event()
+        self._loop = None
+        self._loop_thread = None
         # per publish: the frame's receive count and the newest receive count when it was taken (see _publish_loop)
         self.published_seq = []
 
@@ -109,10 +111,16 @@ class BridgeClient:
         return self.slot.skipped
 
     def stop(self):
-        self._stop.set()
+        """Ends run(); from any thread (the node calls it from rclpy's, on shutdown)."""
+        loop = self._loop
+        if loop is not None and loop.is_running() and threading.current_thread() is not self._loop_thread:
+            loop.call_soon_threadsafe(self._stop.set)  # an asyncio.Event set from another thread wakes nobody
+        else:
+            self._stop.set()
 
     async def run(self):
         """Runs until stop(): connect, exchange, and on any failure wait (back-off, with jitter) and reconnect."""
+        self._loop, self._loop_thread = asyncio.get_running_loop(), threading.current_thread()
         delay = self.reconnect_min_s
         publisher = asyncio.ensure_future(self._publish_loop())
         try:
@@ -203,6 +211,8 @@ class BridgeClient:
             await asyncio.Future()  # until run() cancels it
         finally:
             stop.set()
+            # run() returns once no publish is under way: the node is destroyed after it
+            thread.join(5)
 
     def _publish_thread(self, stop):
         while not stop.is_set():

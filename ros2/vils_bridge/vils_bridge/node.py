@@ -11,6 +11,7 @@ Out: visualization_msgs/MarkerArray on /vils/npcs/markers, vision_msgs/Detection
      frame is published as it arrives from the server (so at the server's publish_hz), always the newest one.
 """
 import asyncio
+import signal
 import threading
 
 import rclpy
@@ -86,7 +87,8 @@ class VilsBridge(Node):
                                    log=self.get_logger().info, token=p['token'], send_hz=p['send_hz'],
                                    reconnect_min_s=p['reconnect_min_s'], reconnect_max_s=p['reconnect_max_s'],
                                    clock=lambda: self.get_clock().now().nanoseconds / 1e9)
-        threading.Thread(target=lambda: asyncio.run(self.client.run()), daemon=True).start()
+        self.client_thread = threading.Thread(target=lambda: asyncio.run(self.client.run()), name='vils-client', daemon=True)
+        self.client_thread.start()
 
     def on_fix(self, msg):
         # only STATUS_NO_FIX (-1) says there is none: Jazzy's NavSatStatus defaults to STATUS_UNKNOWN (-2), which a
@@ -214,12 +216,19 @@ def traffic_light_group_array(groups):
 def main():
     rclpy.init()
     node = VilsBridge()
+    # SIGTERM (systemd, docker stop, a test) ends the node here rather than through rclpy's own handler, which on
+    # Kilted now and then left rclpy.spin waiting after it; hence spin_once with a timeout, to look at the flag
+    stopping = threading.Event()
+    signal.signal(signal.SIGTERM, lambda signum, frame: stopping.set())
     try:
-        rclpy.spin(node)
-    except (KeyboardInterrupt, ExternalShutdownException):  # Ctrl-C; SIGTERM (ros2 launch, systemd) shuts rclpy down
+        while rclpy.ok() and not stopping.is_set():
+            rclpy.spin_once(node, timeout_sec=0.2)
+    except (KeyboardInterrupt, ExternalShutdownException):  # Ctrl-C
         pass
     finally:
+        # the client first, and its last publish done, then the node its publishers belong to
         node.client.stop()
+        node.client_thread.join(10)
         node.destroy_node()
         rclpy.try_shutdown()
 
