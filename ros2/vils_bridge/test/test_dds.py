@@ -77,7 +77,7 @@ def same(a, b):
     return a == b
 
 
-def test_a_second_node_receives_every_topic_and_each_message_holds(server, ros_env):
+def test_a_second_node_receives_every_topic_and_each_message_holds(server, ros_env, request):
     import rclpy
     from rclpy.executors import SingleThreadedExecutor
     from rclpy.qos import DurabilityPolicy, QoSProfile
@@ -94,6 +94,7 @@ def test_a_second_node_receives_every_topic_and_each_message_holds(server, ros_e
         [sys.executable, '-X', 'faulthandler', '-m', 'vils_bridge.node', '--ros-args', '-p', f'url:={server.ws}', '-p', 'ego_id:=dds_car',
          '-p', 'heading_topic:=/test/heading', '-p', 'map_offset:=[10.0, 20.0, 0.0, 0.5]'],
         cwd=os.path.join(ROOT, 'ros2', 'vils_bridge'), env=ros_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    request.addfinalizer(lambda: bridge.poll() is None and bridge.kill())  # whatever fails below
     rclpy.init()
     node = rclpy.create_node('vils_test_listener')
     got = {t: [] for t in TOPICS}
@@ -130,7 +131,11 @@ def test_a_second_node_receives_every_topic_and_each_message_holds(server, ros_e
             out = bridge.communicate(timeout=20)[0]
         except subprocess.TimeoutExpired:  # its threads' stacks (faulthandler), to see where it hangs
             bridge.send_signal(signal.SIGABRT)
-            pytest.fail(f'vils_bridge did not end within 20 s of SIGTERM:\n{bridge.communicate(timeout=20)[0][-8000:]}')
+            try:
+                out = bridge.communicate(timeout=10)[0]
+            finally:
+                bridge.kill()  # never left behind: it holds DDS ports (UDP) other tests may want
+            pytest.fail(f'vils_bridge did not end within 20 s of SIGTERM:\n{out[-8000:]}')
     assert bridge.returncode in (0, -15), out
     counts = {t: len(v) for t, v in got.items()}
     assert all(n >= WANT for t, n in counts.items() if t != '/tf_static'), (counts, out[-3000:])

@@ -88,7 +88,11 @@ def run_case(server, env, extra_s):
     bridge.destroy_node()
     rclpy.try_shutdown()
     listener.terminate()
-    received = int((listener.communicate(timeout=20)[0] or '0').strip() or 0)
+    try:
+        received = int((listener.communicate(timeout=20)[0] or '0').strip() or 0)
+    except subprocess.TimeoutExpired:
+        listener.kill()  # never left behind holding DDS ports
+        received = -1
     client = bridge.client
     return hz, waits, took, client, received
 
