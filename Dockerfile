@@ -13,6 +13,8 @@ COPY converters ./converters
 COPY bench ./bench
 COPY maps ./maps
 COPY configs ./configs
+# the ROS 2 message definitions `vils export` writes its schemas from
+COPY ros2/interfaces ./ros2/interfaces
 COPY models/checkpoints ./models/checkpoints
 # onnxruntime-node's install script downloads its CUDA libraries from NuGet unless told to skip; the image runs on
 # the CPU. package.json's allowScripts denies that script on npm versions that read the field (npm 11 with the

@@ -138,6 +138,17 @@ arguments and flags [default]:
   --port <n>                  playback port (--play) [8000]
   --host <address>            playback address (--play) [0.0.0.0]
   --log-level <level>         playback log level (--play) [info]`,
+  export: `
+arguments and flags [default]:
+  <file.mcap>                 any segment of a recorded session (all its segments are read, from the first)
+  --out <file.mcap>           the ROS 2 recording to write (required)
+  --frame-id <frame>          the frame of the NPCs, as the bridge's frame_id [vils_map]
+  --map-frame <frame>         the car's map frame: /tf_static has map frame -> frame id [map]
+  --map-offset <x,y,z,yaw>    the VILS frame's pose in the car's map frame, m and rad [0,0,0,0]
+  --traffic-light-group-ids <J1.A=1001,...>  the car's lanelet2 traffic light ids by signal group [each group's numeric_id]
+  --traffic-lights-topic <topic>  TrafficLightGroupArray topic [/perception/traffic_light_recognition/traffic_signals]
+  --signals-topic <topic>     the signals' JSON (std_msgs/String) [/vils/signals]
+  --json                      one JSON object instead of text [text]`,
   'time-grid': `
 flags [default]:
   --json                      one JSON object instead of a table [table]

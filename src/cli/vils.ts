@@ -15,6 +15,7 @@ import { plantCommand } from './plant.js';
 import { realtimeCommand } from './realtime.js';
 import { timeGridCommand } from './time-grid.js';
 import { replayCommand } from './replay.js';
+import { exportCommand } from './export.js';
 import { COMMAND_HELP } from './help.js';
 import { runCommand } from './run.js';
 import { batchCommand } from './batch.js';
@@ -27,7 +28,7 @@ const startCommand: Command = {
   run: (argv) => serveCommand.run(argv),
 };
 
-export const COMMANDS: readonly Command[] = [startCommand, serveCommand, geoCommand, convertMapCommand, renderMapCommand, driveCommand, evalCommand, plantCommand, realtimeCommand, runCommand, batchCommand, workerCommand, replayCommand, timeGridCommand, demoCommand, buildPolicyCommand];
+export const COMMANDS: readonly Command[] = [startCommand, serveCommand, geoCommand, convertMapCommand, renderMapCommand, driveCommand, evalCommand, plantCommand, realtimeCommand, runCommand, batchCommand, workerCommand, replayCommand, exportCommand, timeGridCommand, demoCommand, buildPolicyCommand];
 
 /** The flags of a command with their defaults (`vils start` takes those of `vils serve`). */
 export function commandHelp(name: string): string {

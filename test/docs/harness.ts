@@ -18,7 +18,7 @@ import { PROJECT_ROOT, SHARED } from '../helpers/shared.js';
 import { parseDoc, serverPort, type DocStep } from './blocks.js';
 
 /** The pages whose servers listen on port 8000: run one after the other in test/docs/readme.test.ts. */
-export const PAGES_WITH_SERVERS = ['README.md', 'docs/recording-and-replay.md', 'docs/scenarios.md', 'docs/security.md', 'docs/test-cases.md', 'docs/time-sync.md'];
+export const PAGES_WITH_SERVERS = ['README.md', 'docs/recording-and-replay.md', 'docs/ros2.md', 'docs/scenarios.md', 'docs/security.md', 'docs/test-cases.md', 'docs/time-sync.md'];
 
 /** README.md and every page under docs/. */
 export const PAGES = ['README.md', ...readdirSync(join(PROJECT_ROOT, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)];

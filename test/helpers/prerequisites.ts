@@ -16,7 +16,8 @@ export function have(key: Prerequisite['key']): boolean {
   if (!known.has(key)) known.set(key, p.check());
   const missing = known.get(key);
   if (missing === null) return true;
-  const fix = p.apt.length > 0 ? `install Debian's ${p.apt.join(' ')} (npm test does so when run as root)` : 'it cannot be installed from a package';
+  const apt = p.apt.length > 0 ? `install Debian's ${p.apt.join(' ')} (npm test does so when run as root)` : '';
+  const fix = [apt, p.install ? `then run ${p.install} (npm test does)` : ''].filter(Boolean).join(', ') || 'it cannot be installed from a package';
   const msg = `${missing}: ${p.used} need it; ${fix}`;
   if (process.env.CI) throw new MissingPrerequisite(`CI is set, so this is a failure, not a skip: ${msg}`);
   console.warn(`[vils tests] SKIPPED (${key} missing): ${msg}`);

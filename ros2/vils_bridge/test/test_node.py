@@ -106,7 +106,7 @@ class Node:
     def create_subscription(self, *args):
         pass
 
-    def create_publisher(self, msg_type, topic, depth):
+    def create_publisher(self, msg_type, topic, qos):
         self.publishers[topic] = Publisher(msg_type, topic)
         return self.publishers[topic]
 
@@ -143,13 +143,15 @@ def load_node(monkeypatch, autoware, params=None):
         m.__dict__.update(attrs)
         monkeypatch.setitem(sys.modules, name, m)
 
-    module('rclpy', init=lambda: None, spin=lambda n: None, try_shutdown=lambda: None)
+    module('rclpy', init=lambda: None, spin=lambda n: None, spin_once=lambda n, timeout_sec=None: None, ok=lambda: True, try_shutdown=lambda: None)
     module('rclpy.node', Node=type('Node', (Node,), {'params': params or {}}))
+    module('rclpy.executors', ExternalShutdownException=type('ExternalShutdownException', (Exception,), {}))
     module('geometry_msgs'), module('geometry_msgs.msg', TransformStamped=auto('TransformStamped'))
     module('sensor_msgs'), module('sensor_msgs.msg', NavSatFix=auto('NavSatFix'))
     module('std_msgs'), module('std_msgs.msg', Float64=auto('Float64'), String=String)
-    module('tf2_ros'), module('tf2_ros.static_transform_broadcaster',
-                             StaticTransformBroadcaster=lambda node: types.SimpleNamespace(sendTransform=lambda m: None))
+    module('rclpy.qos', QoSProfile=lambda **kw: kw, DurabilityPolicy=types.SimpleNamespace(TRANSIENT_LOCAL='transient_local'),
+           HistoryPolicy=types.SimpleNamespace(KEEP_LAST='keep_last'))
+    module('tf2_msgs'), module('tf2_msgs.msg', TFMessage=auto('TFMessage', ('transforms',)))
     module('vision_msgs'), module('vision_msgs.msg', Detection3D=auto('Detection3D', ('results',)),
                                   Detection3DArray=auto('Detection3DArray', ('detections',)), ObjectHypothesisWithPose=auto('ObjectHypothesisWithPose'))
     module('visualization_msgs'), module('visualization_msgs.msg', Marker=auto('Marker', CUBE=1, ADD=0), MarkerArray=auto('MarkerArray', ('markers',)))
@@ -161,6 +163,7 @@ def load_node(monkeypatch, autoware, params=None):
                TrafficLightGroupArray=TrafficLightGroupArray)
     else:
         monkeypatch.setitem(sys.modules, 'autoware_perception_msgs', None)  # import fails
+        monkeypatch.setitem(sys.modules, 'autoware_perception_msgs.msg', None)  # (even after a real one was imported)
     monkeypatch.delitem(sys.modules, 'vils_bridge.node', raising=False)
     node = importlib.import_module('vils_bridge.node')
     monkeypatch.setattr(node, 'BridgeClient', FakeClient)
@@ -182,7 +185,9 @@ TOPIC = '/perception/traffic_light_recognition/traffic_signals'
 def test_publishes_traffic_light_groups_with_autoware(monkeypatch):
     node = load_node(monkeypatch, autoware=True)
     bridge = node.VilsBridge()
-    assert set(bridge.publishers) == {'/vils/npcs/markers', '/vils/npcs/detections', '/vils/npcs/objects', TOPIC, '/vils/signals'}
+    assert set(bridge.publishers) == {'/vils/npcs/markers', '/vils/npcs/detections', '/vils/npcs/objects', TOPIC, '/vils/signals', '/tf_static'}
+    (tf,) = bridge.publishers['/tf_static'].sent
+    assert (tf.transforms[0].header.frame_id, tf.transforms[0].child_frame_id) == ('map', 'vils_map')
     bridge.publish_frame(FRAME)
     bridge.publish_frame(FRAME)
     (msg, _) = bridge.publishers[TOPIC].sent
@@ -207,7 +212,7 @@ def test_publishes_traffic_light_groups_with_autoware(monkeypatch):
 def test_runs_without_autoware_and_takes_its_parameters(monkeypatch):
     node = load_node(monkeypatch, autoware=False)
     bridge = node.VilsBridge()
-    assert set(bridge.publishers) == {'/vils/npcs/markers', '/vils/npcs/detections', '/vils/signals'}
+    assert set(bridge.publishers) == {'/vils/npcs/markers', '/vils/npcs/detections', '/vils/signals', '/tf_static'}
     assert ('info', f'autoware_perception_msgs/TrafficLightGroupArray not importable: {TOPIC} not published') in bridge.logger.lines
     bridge.publish_frame(FRAME)
     assert len(bridge.publishers['/vils/signals'].sent) == 1 and len(bridge.publishers['/vils/npcs/markers'].sent) == 1
@@ -215,7 +220,7 @@ def test_runs_without_autoware_and_takes_its_parameters(monkeypatch):
     node = load_node(monkeypatch, autoware=True, params={'traffic_lights_topic': '/external/traffic_signals', 'signals_topic': '',
                                                          'traffic_light_group_ids': 'J1.A=1001,J1.B.left=1003'})
     bridge = node.VilsBridge()
-    assert set(bridge.publishers) == {'/vils/npcs/markers', '/vils/npcs/detections', '/vils/npcs/objects', '/external/traffic_signals'}
+    assert set(bridge.publishers) == {'/vils/npcs/markers', '/vils/npcs/detections', '/vils/npcs/objects', '/external/traffic_signals', '/tf_static'}
     bridge.publish_frame(FRAME)
     (msg,) = bridge.publishers['/external/traffic_signals'].sent
     assert [g.traffic_light_group_id for g in msg.traffic_light_groups] == [1001, 1003]
@@ -241,3 +246,19 @@ def test_each_fix_is_sent_once_stamped_with_the_moment_it_was_taken(monkeypatch)
     assert ego['timestamp'] == 1700000000.25 and ego['data']['lat'] == 37.3645
     # nothing new: nothing sent (the server would place an old fix at its old time anyway)
     assert bridge.ego() is None
+
+
+def test_a_fix_of_unknown_status_is_used_and_no_fix_is_not(monkeypatch):
+    """Jazzy's NavSatStatus defaults to STATUS_UNKNOWN (-2): a driver that never sets it still has fixes."""
+    node = load_node(monkeypatch, autoware=False, params={'heading_topic': '/heading'})
+    bridge = node.VilsBridge()
+    bridge.heading = 45.0
+    stamp = types.SimpleNamespace(sec=1700000000, nanosec=0)
+
+    def fix(status, lat):
+        bridge.on_fix(types.SimpleNamespace(status=types.SimpleNamespace(status=status), latitude=lat, longitude=126.7239, header=types.SimpleNamespace(stamp=stamp)))
+
+    fix(-1, 37.3641)  # STATUS_NO_FIX
+    assert bridge.ego() is None
+    fix(-2, 37.3642)  # STATUS_UNKNOWN
+    assert bridge.ego()['data']['lat'] == 37.3642

@@ -9,12 +9,15 @@ whenever it is ready, so what it publishes is never older than one frame plus it
 A plain (not async) ``on_frame`` — rclpy's publish — runs in a thread of its own: run on the event loop, a slow
 one (150 ms) would stop the receiver reading for as long, and the frames that came meanwhile would be read in a
 burst afterwards, the publisher taking one already several frames old. In its thread it only delays the next
-publish, and that publish takes the newest frame received by then.
+publish, and that publish takes the newest frame received by then. The receiver wakes that thread itself (a
+condition variable), with no hop through the event loop and a thread pool between: on a loaded machine every
+wake-up of a thread waits for a core (and for Python's lock), and three in a row made 3 of 345 publishes come more
+than two periods after the frame's receipt.
 """
-import concurrent.futures
 import asyncio
 import json
 import random
+import threading
 import time
 import urllib.parse
 
@@ -22,28 +25,39 @@ import websockets
 
 
 class NewestFrame:
-    """A one-frame slot: put() replaces, take() returns the newest frame not taken yet (or waits for one)."""
+    """A one-frame slot: put() replaces, take() returns the newest frame not taken yet (or waits for one). put() is
+    called on the event loop; take() waits on it, wait_take() in another thread."""
 
     def __init__(self):
         self._frame = None
         self._event = asyncio.Event()
+        self._cond = threading.Condition()
         self.skipped = 0
 
     def put(self, frame):
-        if self._frame is not None:
-            self.skipped += 1
-        self._frame = frame
+        with self._cond:
+            if self._frame is not None:
+                self.skipped += 1
+            self._frame = frame
+            self._cond.notify()
         self._event.set()
 
     async def take(self):
         await self._event.wait()
-        self._event.clear()
-        frame, self._frame = self._frame, None
+        return self.take_nowait()
+
+    def wait_take(self, timeout):
+        """In a thread: the newest frame not taken yet, waiting up to `timeout` s for one (None if none came)."""
+        with self._cond:
+            if self._frame is None:
+                self._cond.wait(timeout)
+            frame, self._frame = self._frame, None
         return frame
 
     def take_nowait(self):
-        frame, self._frame = self._frame, None
-        self._event.clear()
+        with self._cond:
+            frame, self._frame = self._frame, None
+            self._event.clear()
         return frame
 
 
@@ -87,6 +101,8 @@ class BridgeClient:
         self.connects = 0
         self.connected = asyncio.Event()
         self._stop = asyncio.Event()
+        self._loop = None
+        self._loop_thread = None
         # per publish: the frame's receive count and the newest receive count when it was taken (see _publish_loop)
         self.published_seq = []
 
@@ -95,10 +111,16 @@ class BridgeClient:
         return self.slot.skipped
 
     def stop(self):
-        self._stop.set()
+        """Ends run(); from any thread (the node calls it from rclpy's, on shutdown)."""
+        loop = self._loop
+        if loop is not None and loop.is_running() and threading.current_thread() is not self._loop_thread:
+            loop.call_soon_threadsafe(self._stop.set)  # an asyncio.Event set from another thread wakes nobody
+        else:
+            self._stop.set()
 
     async def run(self):
         """Runs until stop(): connect, exchange, and on any failure wait (back-off, with jitter) and reconnect."""
+        self._loop, self._loop_thread = asyncio.get_running_loop(), threading.current_thread()
         delay = self.reconnect_min_s
         publisher = asyncio.ensure_future(self._publish_loop())
         try:
@@ -176,24 +198,45 @@ class BridgeClient:
             await asyncio.sleep(next_t - now)
 
     async def _publish_loop(self):
-        loop = asyncio.get_running_loop()
-        is_async = asyncio.iscoroutinefunction(self.on_frame)
-        # for a plain on_frame: one thread, so publishes stay in order and one at a time
-        thread = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix='vils-publish')
-        try:
+        if asyncio.iscoroutinefunction(self.on_frame):
             while True:
                 frame = await self.slot.take()
-                self.published_seq.append((frame['_received_seq'], self.frames_received))
-                del self.published_seq[:-1000]
-                try:
-                    if is_async:
-                        await self.on_frame(frame)
-                    else:
-                        result = await loop.run_in_executor(thread, self.on_frame, frame)
-                        if asyncio.iscoroutine(result):
-                            await result
-                    self.frames_published += 1
-                except Exception as err:  # a bad frame never stops the bridge
-                    self.log(f'publishing a frame failed: {err!r}')
+                if frame is not None:
+                    await self._publish(frame, self.on_frame)
+        # a plain on_frame: one thread, so publishes stay in order and one at a time, woken by the receiver itself
+        stop = threading.Event()
+        thread = threading.Thread(target=self._publish_thread, args=(stop,), name='vils-publish', daemon=True)
+        thread.start()
+        try:
+            await asyncio.Future()  # until run() cancels it
         finally:
-            thread.shutdown(wait=False)
+            stop.set()
+            # run() returns once no publish is under way: the node is destroyed after it
+            thread.join(5)
+
+    def _publish_thread(self, stop):
+        while not stop.is_set():
+            frame = self.slot.wait_take(0.5)
+            if frame is not None and not stop.is_set():
+                self._publish_sync(frame)
+
+    def _taken(self, frame):
+        # the frame's receive count and the newest receive count when it was taken: equal = it was the newest
+        self.published_seq.append((frame['_received_seq'], self.frames_received))
+        del self.published_seq[:-1000]
+
+    def _publish_sync(self, frame):
+        self._taken(frame)
+        try:
+            self.on_frame(frame)
+            self.frames_published += 1
+        except Exception as err:  # a bad frame never stops the bridge
+            self.log(f'publishing a frame failed: {err!r}')
+
+    async def _publish(self, frame, on_frame):
+        self._taken(frame)
+        try:
+            await on_frame(frame)
+            self.frames_published += 1
+        except Exception as err:  # a bad frame never stops the bridge
+            self.log(f'publishing a frame failed: {err!r}')

@@ -4,20 +4,24 @@ In:  sensor_msgs/NavSatFix on ``fix_topic``; heading (std_msgs/Float64, degrees 
      (std_msgs/Float64, m/s) on ``heading_topic``/``speed_topic``, or derived from consecutive fixes when empty.
 Out: visualization_msgs/MarkerArray on /vils/npcs/markers, vision_msgs/Detection3DArray on /vils/npcs/detections,
      and autoware_perception_msgs/PredictedObjects on /vils/npcs/objects when that package is importable; all in
-     ``frame_id``, whose transform from ``map_frame`` is published on /tf_static. The signal groups' states as
+     ``frame_id``, whose transform from ``map_frame`` is published on /tf_static (tf2_msgs/TFMessage, latched as
+     tf2_ros's StaticTransformBroadcaster does: the node needs tf2_msgs, not the whole of tf2_ros). The signal groups' states as
      autoware_perception_msgs/TrafficLightGroupArray on ``traffic_lights_topic`` (when that type is importable) and
      as JSON (std_msgs/String: ids, time to change) on ``signals_topic``, for frames that carry ``signals``. Each
      frame is published as it arrives from the server (so at the server's publish_hz), always the newest one.
 """
 import asyncio
+import signal
 import threading
 
 import rclpy
 from geometry_msgs.msg import TransformStamped
+from rclpy.executors import ExternalShutdownException
 from rclpy.node import Node
+from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile
 from sensor_msgs.msg import NavSatFix
 from std_msgs.msg import Float64, String
-from tf2_ros.static_transform_broadcaster import StaticTransformBroadcaster
+from tf2_msgs.msg import TFMessage
 from vision_msgs.msg import Detection3D, Detection3DArray, ObjectHypothesisWithPose
 from visualization_msgs.msg import Marker, MarkerArray
 
@@ -32,6 +36,9 @@ try:  # autoware_msgs 1.x (older releases have TrafficSignalArray instead, not p
     from autoware_perception_msgs.msg import TrafficLightElement, TrafficLightGroup, TrafficLightGroupArray
 except ImportError:  # pragma: no cover - depends on the installation
     TrafficLightGroupArray = None
+
+
+NO_FIX = -1  # sensor_msgs/NavSatStatus.STATUS_NO_FIX (the same in every distribution)
 
 
 def _pose(msg_pose, position, orientation):
@@ -80,10 +87,13 @@ class VilsBridge(Node):
                                    log=self.get_logger().info, token=p['token'], send_hz=p['send_hz'],
                                    reconnect_min_s=p['reconnect_min_s'], reconnect_max_s=p['reconnect_max_s'],
                                    clock=lambda: self.get_clock().now().nanoseconds / 1e9)
-        threading.Thread(target=lambda: asyncio.run(self.client.run()), daemon=True).start()
+        self.client_thread = threading.Thread(target=lambda: asyncio.run(self.client.run()), name='vils-client', daemon=True)
+        self.client_thread.start()
 
     def on_fix(self, msg):
-        if msg.status.status < 0 or not convert.valid_fix(msg.latitude, msg.longitude):
+        # only STATUS_NO_FIX (-1) says there is none: Jazzy's NavSatStatus defaults to STATUS_UNKNOWN (-2), which a
+        # driver that leaves the status alone sends with every good fix
+        if msg.status.status == NO_FIX or not convert.valid_fix(msg.latitude, msg.longitude):
             return
         self.fix = (msg.latitude, msg.longitude)
         now = self.get_clock().now().nanoseconds / 1e9
@@ -113,8 +123,10 @@ class VilsBridge(Node):
         msg.transform.translation.x, msg.transform.translation.y, msg.transform.translation.z = t['translation']
         r = msg.transform.rotation
         r.x, r.y, r.z, r.w = t['rotation']
-        self.tf_static = StaticTransformBroadcaster(self)
-        self.tf_static.sendTransform(msg)
+        # tf2_ros's StaticTransformBroadcaster's QoS: the last message kept for subscribers that join later
+        qos = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL, history=HistoryPolicy.KEEP_LAST)
+        self.tf_static = self.create_publisher(TFMessage, '/tf_static', qos)
+        self.tf_static.publish(TFMessage(transforms=[msg]))
 
     def publish_frame(self, frame):
         sec, nsec = convert.frame_stamp(frame)
@@ -204,12 +216,19 @@ def traffic_light_group_array(groups):
 def main():
     rclpy.init()
     node = VilsBridge()
+    # SIGTERM (systemd, docker stop, a test) ends the node here rather than through rclpy's own handler, which on
+    # Kilted now and then left rclpy.spin waiting after it; hence spin_once with a timeout, to look at the flag
+    stopping = threading.Event()
+    signal.signal(signal.SIGTERM, lambda signum, frame: stopping.set())
     try:
-        rclpy.spin(node)
-    except KeyboardInterrupt:
+        while rclpy.ok() and not stopping.is_set():
+            rclpy.spin_once(node, timeout_sec=0.2)
+    except (KeyboardInterrupt, ExternalShutdownException):  # Ctrl-C
         pass
     finally:
+        # the client first, and its last publish done, then the node its publishers belong to
         node.client.stop()
+        node.client_thread.join(10)
         node.destroy_node()
         rclpy.try_shutdown()
 

@@ -1,0 +1,126 @@
+/**
+ * What the ROS 2 bridge publishes for one npc_states frame, as plain message objects for the CDR writer: the same
+ * conversions as ros2/vils_bridge/vils_bridge/convert.py and node.py (markers, detections, Autoware objects, traffic
+ * light groups and the signals' JSON), so a recording exported by `vils export` plays back into a ROS 2 stack as
+ * the bridge would have published the session live. A test holds the two against each other on one recording.
+ */
+import { createHash } from 'node:crypto';
+
+export const NPC_HEIGHT_M = 1.6;
+const COLOR_OK = [0.2, 0.55, 1.0, 0.9];
+const COLOR_COLLIDED = [1.0, 0.15, 0.1, 0.95];
+const COLOR_OFFROAD = [1.0, 0.6, 0.1, 0.95];
+const MARKER_LIFETIME_NS = 300_000_000;
+
+/** the fields of an npc_states frame these conversions read (docs/protocol/npc_states.schema.json) */
+export interface FrameNpc {
+  id: number; x: number; y: number; yaw: number; vx?: number; vy?: number; speed?: number; length: number; width: number;
+  collided?: boolean; offroad?: boolean;
+}
+export interface FrameSignal {
+  id?: string; numeric_id?: number; junction?: string; state?: unknown; code?: string; time_to_change_s?: unknown; source?: string;
+  left?: boolean; lanes?: string[];
+}
+export interface FrameEgo { ego_id: string; x: number; y: number; yaw: number; speed: number }
+export interface NpcStatesFrame {
+  timestamp: number; sim_time_s?: number; npcs?: FrameNpc[]; egos?: FrameEgo[]; signals?: FrameSignal[];
+}
+
+export interface Stamp { sec: number; nanosec: number }
+type Quaternion = { x: number; y: number; z: number; w: number };
+
+/** (sec, nanosec) of a wall-clock time in seconds, as convert.frame_stamp */
+export function stampOf(t: number): Stamp {
+  const sec = Math.floor(t);
+  return { sec, nanosec: Math.round((t - sec) * 1e9) % 1_000_000_000 };
+}
+
+export function yawQuaternion(yaw: number): Quaternion {
+  return { x: 0, y: 0, z: Math.sin(yaw / 2), w: Math.cos(yaw / 2) };
+}
+
+/** uuid5(NAMESPACE_URL, `vils:${session}:npc:${id}`): the NPC's stable Autoware object id, as convert.npc_uuid */
+export function npcUuid(id: number, session = ''): number[] {
+  const ns = Buffer.from('6ba7b8119dad11d180b400c04fd430c8', 'hex');
+  const h = createHash('sha1').update(ns).update(`vils:${session}:npc:${Math.trunc(id)}`).digest();
+  h[6] = (h[6] & 0x0f) | 0x50;
+  h[8] = (h[8] & 0x3f) | 0x80;
+  return [...h.subarray(0, 16)];
+}
+
+const header = (stamp: Stamp, frameId: string) => ({ stamp, frame_id: frameId });
+const pose = (x: number, y: number, z: number, yaw: number) => ({ position: { x, y, z }, orientation: yawQuaternion(yaw) });
+
+function color(n: FrameNpc): number[] {
+  return n.collided ? COLOR_COLLIDED : n.offroad ? COLOR_OFFROAD : COLOR_OK;
+}
+
+/** visualization_msgs/MarkerArray: one CUBE per NPC (Marker.CUBE, Marker.ADD from the definition) */
+export function markerArray(frame: NpcStatesFrame, frameId: string, c: { CUBE: number; ADD: number }) {
+  const stamp = stampOf(frame.timestamp);
+  return {
+    markers: (frame.npcs ?? []).map((n) => {
+      const [r, g, b, a] = color(n);
+      return {
+        header: header(stamp, frameId), ns: 'vils_npcs', id: Math.trunc(n.id), type: c.CUBE, action: c.ADD,
+        pose: pose(n.x, n.y, NPC_HEIGHT_M / 2, n.yaw), scale: { x: n.length, y: n.width, z: NPC_HEIGHT_M },
+        color: { r, g, b, a }, lifetime: { sec: 0, nanosec: MARKER_LIFETIME_NS },
+      };
+    }),
+  };
+}
+
+/** vision_msgs/Detection3DArray: one detection per NPC, class 'car' */
+export function detectionArray(frame: NpcStatesFrame, frameId: string) {
+  const h = header(stampOf(frame.timestamp), frameId);
+  return {
+    header: h,
+    detections: (frame.npcs ?? []).map((n) => {
+      const p = pose(n.x, n.y, NPC_HEIGHT_M / 2, n.yaw);
+      return {
+        header: h, id: String(Math.trunc(n.id)), bbox: { center: p, size: { x: n.length, y: n.width, z: NPC_HEIGHT_M } },
+        results: [{ hypothesis: { class_id: 'car', score: 1.0 }, pose: { pose: p, covariance: new Array<number>(36).fill(0) } }],
+      };
+    }),
+  };
+}
+
+const zeroCov = () => new Array<number>(36).fill(0);
+
+/** autoware_perception_msgs/PredictedObjects: one CAR per NPC, its velocity in its own frame */
+export function predictedObjects(frame: NpcStatesFrame, frameId: string, c: { CAR: number; BOUNDING_BOX: number }) {
+  return {
+    header: header(stampOf(frame.timestamp), frameId),
+    objects: (frame.npcs ?? []).map((n) => {
+      const vx = n.vx ?? 0;
+      const vy = n.vy ?? 0;
+      // the twist of a PredictedObject is in the object's own frame: longitudinal and lateral velocity
+      const lon = vx * Math.cos(n.yaw) + vy * Math.sin(n.yaw);
+      const lat = -vx * Math.sin(n.yaw) + vy * Math.cos(n.yaw);
+      return {
+        object_id: { uuid: npcUuid(n.id) }, existence_probability: 1.0,
+        classification: [{ label: c.CAR, probability: 1.0 }],
+        kinematics: {
+          initial_pose_with_covariance: { pose: pose(n.x, n.y, 0, n.yaw), covariance: zeroCov() },
+          initial_twist_with_covariance: { twist: { linear: { x: lon, y: lat, z: 0 }, angular: { x: 0, y: 0, z: 0 } }, covariance: zeroCov() },
+          initial_acceleration_with_covariance: { accel: { linear: { x: 0, y: 0, z: 0 }, angular: { x: 0, y: 0, z: 0 } }, covariance: zeroCov() },
+          predicted_paths: [],
+        },
+        shape: { type: c.BOUNDING_BOX, footprint: { points: [] }, dimensions: { x: n.length, y: n.width, z: NPC_HEIGHT_M } },
+      };
+    }),
+  };
+}
+
+/** tf2_msgs/TFMessage of one transform */
+export function transform(stamp: Stamp, parent: string, child: string, x: number, y: number, z: number, yaw: number) {
+  return { transforms: [{ header: header(stamp, parent), child_frame_id: child, transform: { translation: { x, y, z }, rotation: yawQuaternion(yaw) } }] };
+}
+
+/** sensor_msgs/NavSatFix of a fix (STATUS_FIX, GPS; altitude NaN when unknown, covariance unknown) */
+export function navSatFix(stamp: Stamp, frameId: string, lat: number, lon: number, alt: number | undefined) {
+  return {
+    header: header(stamp, frameId), status: { status: 0, service: 1 }, latitude: lat, longitude: lon,
+    altitude: alt ?? Number.NaN, position_covariance: new Array<number>(9).fill(0), position_covariance_type: 0,
+  };
+}
