@@ -60,6 +60,23 @@ def test_npc_fields():
     assert t['translation'] == (1.0, 2.0, 0.0) and t['rotation'][3] == pytest.approx(0.0, abs=1e-12)
 
 
+def test_hold_text_markers_only_for_held_npcs():
+    frame = {'timestamp': 1700000000.25, 'npcs': [
+        dict(FRAME['npcs'][0], hold='stop_sign'),
+        {'id': 8, 'x': -3.5, 'y': 12.0, 'yaw': 0.3, 'length': 4.0, 'width': 1.8},  # nothing holds it: no `hold`
+    ]}
+    (h,) = convert.npc_hold_markers(frame)
+    assert (h['ns'], h['id'], h['type'], h['text']) == ('vils_npc_holds', 7, 'TEXT_VIEW_FACING', 'stop_sign')
+    assert h['position'] == (10.0, -2.0, pytest.approx(convert.NPC_HEIGHT_M + 0.6)) and h['orientation'] == (0.0, 0.0, 0.0, 1.0)
+    assert h['scale'] == (0.0, 0.0, 1.0) and h['color'] == convert.COLOR_HOLD_TEXT and h['lifetime_s'] == 0.3
+    assert [m['text'] for m in convert.npc_hold_markers({'npcs': [dict(frame['npcs'][1], id=i, hold=v) for i, v in enumerate(
+        ['red', 'yellow', 'stop_sign', 'give_way', 'box', 'queue'])]})] == ['red', 'yellow', 'stop_sign', 'give_way', 'box', 'queue']
+    # none without a hold (absent, or an empty string), and the boxes stay one per NPC
+    assert convert.npc_hold_markers(FRAME) == [] and convert.npc_hold_markers({'npcs': [dict(frame['npcs'][1], hold='')]}) == []
+    assert convert.npc_hold_markers({'timestamp': 1.0}) == []
+    assert [m['id'] for m in convert.npc_markers(frame)] == [7, 8] and all(m['type'] == 'CUBE' for m in convert.npc_markers(frame))
+
+
 def test_newest_frame_slot_and_token():
     slot = NewestFrame()
     for i in range(5):

@@ -25,6 +25,7 @@ from conftest import ROOT, require_ros2
 
 TOPICS = {
     '/vils/npcs/markers': 'visualization_msgs/msg/MarkerArray',
+    '/vils/npcs/holds': 'visualization_msgs/msg/MarkerArray',
     '/vils/npcs/detections': 'vision_msgs/msg/Detection3DArray',
     '/vils/npcs/objects': 'autoware_perception_msgs/msg/PredictedObjects',
     '/perception/traffic_light_recognition/traffic_signals': 'autoware_perception_msgs/msg/TrafficLightGroupArray',
@@ -189,6 +190,33 @@ def test_a_second_node_receives_every_topic_and_each_message_holds(server, ros_e
     # stamps advance, one frame each
     stamps = sorted(by_stamp)
     assert all(b > a for a, b in zip(stamps, stamps[1:]))
+
+    # the holds: one array per frame (empty while nothing holds an NPC), a text marker above each held NPC's box.
+    # This scene (the demo track, 20 NPCs) holds some at its red lights and in queues behind them from its first
+    # frames, so texts must arrive
+    holds = [m for _, m in got['/vils/npcs/holds']]
+    texts = [mk.text for m in holds for mk in m.markers]
+    assert texts and set(texts) <= {'red', 'yellow', 'stop_sign', 'give_way', 'box', 'queue'}, texts[:20]
+    boxes = {round(stamp_s(m.markers[0].header.stamp), 6): {mk.id: mk for mk in m.markers} for _, m in got['/vils/npcs/markers'] if m.markers}
+    matched = 0
+    for m in holds:
+        ids = [mk.id for mk in m.markers]
+        assert len(set(ids)) == len(ids)
+        for mk in m.markers:
+            assert (mk.header.frame_id, mk.ns, mk.type, mk.action) == ('vils_map', 'vils_npc_holds', mk.TEXT_VIEW_FACING, mk.ADD)
+            assert mk.lifetime.sec == 0 and mk.lifetime.nanosec == 300_000_000
+            assert (mk.scale.x, mk.scale.y, mk.scale.z) == (0.0, 0.0, 1.0)
+            q = mk.pose.orientation
+            assert (q.x, q.y, q.z, q.w) == (0.0, 0.0, 0.0, 1.0)
+            frame_boxes = boxes.get(round(stamp_s(mk.header.stamp), 6))
+            if frame_boxes is None:  # that frame's boxes were not received (discovery: the first frames)
+                continue
+            box = frame_boxes.get(mk.id)  # the same frame's box of the same NPC, under which the text stands
+            assert box is not None, (mk.id, mk.text, sorted(frame_boxes))
+            assert (mk.pose.position.x, mk.pose.position.y) == (box.pose.position.x, box.pose.position.y)
+            assert mk.pose.position.z == pytest.approx(box.scale.z + 0.6)
+            matched += 1
+    assert matched >= len(texts) // 2, (matched, len(texts))
 
     # the signals: one group per signal group of the demo track, each element a real constant of the type
     from autoware_perception_msgs.msg import TrafficLightElement as E

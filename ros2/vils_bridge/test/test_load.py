@@ -27,7 +27,8 @@ from rclpy.executors import SingleThreadedExecutor
 rclpy.init()
 n = rclpy.create_node('vils_load_listener')
 got = [0]
-for topic, ty in [('/vils/npcs/markers', 'visualization_msgs.msg.MarkerArray'), ('/vils/npcs/detections', 'vision_msgs.msg.Detection3DArray'),
+for topic, ty in [('/vils/npcs/markers', 'visualization_msgs.msg.MarkerArray'), ('/vils/npcs/holds', 'visualization_msgs.msg.MarkerArray'),
+                  ('/vils/npcs/detections', 'vision_msgs.msg.Detection3DArray'),
                   ('/vils/npcs/objects', 'autoware_perception_msgs.msg.PredictedObjects'),
                   ('/perception/traffic_light_recognition/traffic_signals', 'autoware_perception_msgs.msg.TrafficLightGroupArray'),
                   ('/vils/signals', 'std_msgs.msg.String')]:

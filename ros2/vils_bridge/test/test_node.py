@@ -154,7 +154,7 @@ def load_node(monkeypatch, autoware, params=None):
     module('tf2_msgs'), module('tf2_msgs.msg', TFMessage=auto('TFMessage', ('transforms',)))
     module('vision_msgs'), module('vision_msgs.msg', Detection3D=auto('Detection3D', ('results',)),
                                   Detection3DArray=auto('Detection3DArray', ('detections',)), ObjectHypothesisWithPose=auto('ObjectHypothesisWithPose'))
-    module('visualization_msgs'), module('visualization_msgs.msg', Marker=auto('Marker', CUBE=1, ADD=0), MarkerArray=auto('MarkerArray', ('markers',)))
+    module('visualization_msgs'), module('visualization_msgs.msg', Marker=auto('Marker', CUBE=1, TEXT_VIEW_FACING=9, ADD=0), MarkerArray=auto('MarkerArray', ('markers',)))
     if autoware:
         module('autoware_perception_msgs')
         module('autoware_perception_msgs.msg', ObjectClassification=auto('ObjectClassification', CAR=1),
@@ -185,7 +185,7 @@ TOPIC = '/perception/traffic_light_recognition/traffic_signals'
 def test_publishes_traffic_light_groups_with_autoware(monkeypatch):
     node = load_node(monkeypatch, autoware=True)
     bridge = node.VilsBridge()
-    assert set(bridge.publishers) == {'/vils/npcs/markers', '/vils/npcs/detections', '/vils/npcs/objects', TOPIC, '/vils/signals', '/tf_static'}
+    assert set(bridge.publishers) == {'/vils/npcs/markers', '/vils/npcs/holds', '/vils/npcs/detections', '/vils/npcs/objects', TOPIC, '/vils/signals', '/tf_static'}
     (tf,) = bridge.publishers['/tf_static'].sent
     assert (tf.transforms[0].header.frame_id, tf.transforms[0].child_frame_id) == ('map', 'vils_map')
     bridge.publish_frame(FRAME)
@@ -212,7 +212,7 @@ def test_publishes_traffic_light_groups_with_autoware(monkeypatch):
 def test_runs_without_autoware_and_takes_its_parameters(monkeypatch):
     node = load_node(monkeypatch, autoware=False)
     bridge = node.VilsBridge()
-    assert set(bridge.publishers) == {'/vils/npcs/markers', '/vils/npcs/detections', '/vils/signals', '/tf_static'}
+    assert set(bridge.publishers) == {'/vils/npcs/markers', '/vils/npcs/holds', '/vils/npcs/detections', '/vils/signals', '/tf_static'}
     assert ('info', f'autoware_perception_msgs/TrafficLightGroupArray not importable: {TOPIC} not published') in bridge.logger.lines
     bridge.publish_frame(FRAME)
     assert len(bridge.publishers['/vils/signals'].sent) == 1 and len(bridge.publishers['/vils/npcs/markers'].sent) == 1
@@ -220,12 +220,31 @@ def test_runs_without_autoware_and_takes_its_parameters(monkeypatch):
     node = load_node(monkeypatch, autoware=True, params={'traffic_lights_topic': '/external/traffic_signals', 'signals_topic': '',
                                                          'traffic_light_group_ids': 'J1.A=1001,J1.B.left=1003'})
     bridge = node.VilsBridge()
-    assert set(bridge.publishers) == {'/vils/npcs/markers', '/vils/npcs/detections', '/vils/npcs/objects', '/external/traffic_signals', '/tf_static'}
+    assert set(bridge.publishers) == {'/vils/npcs/markers', '/vils/npcs/holds', '/vils/npcs/detections', '/vils/npcs/objects', '/external/traffic_signals', '/tf_static'}
     bridge.publish_frame(FRAME)
     (msg,) = bridge.publishers['/external/traffic_signals'].sent
     assert [g.traffic_light_group_id for g in msg.traffic_light_groups] == [1001, 1003]
     with pytest.raises(ValueError, match='traffic_light_group_ids'):
         load_node(monkeypatch, autoware=True, params={'traffic_light_group_ids': 'J1.A'}).VilsBridge()
+
+
+def test_publishes_each_held_npcs_hold_as_a_text_marker_every_frame(monkeypatch):
+    node = load_node(monkeypatch, autoware=False, params={'frame_id': 'vils_test'})
+    bridge = node.VilsBridge()
+    held = dict(FRAME, npcs=[dict(FRAME['npcs'][0], hold='give_way'), {'id': 9, 'x': 5.0, 'y': 6.0, 'yaw': 0.0, 'length': 4.0, 'width': 1.8}])
+    bridge.publish_frame(held)
+    bridge.publish_frame(FRAME)  # nothing held: an empty array, still published
+    (msg, empty) = bridge.publishers['/vils/npcs/holds'].sent
+    (m,) = msg.markers
+    assert (m.ns, m.id, m.type, m.action, m.text) == ('vils_npc_holds', 7, node.Marker.TEXT_VIEW_FACING, node.Marker.ADD, 'give_way')
+    assert (m.header.frame_id, m.header.stamp.sec, m.header.stamp.nanosec) == ('vils_test', 1700000000, 250000000)
+    assert (m.pose.position.x, m.pose.position.y, m.pose.position.z) == (1.0, 2.0, convert.NPC_HEIGHT_M + 0.6)
+    assert (m.pose.orientation.x, m.pose.orientation.y, m.pose.orientation.z, m.pose.orientation.w) == (0.0, 0.0, 0.0, 1.0)
+    assert (m.scale.x, m.scale.y, m.scale.z) == (0.0, 0.0, 1.0) and (m.color.r, m.color.g, m.color.b, m.color.a) == convert.COLOR_HOLD_TEXT
+    assert m.lifetime.nanosec == 300_000_000
+    assert empty.markers == []
+    # the boxes: still one per NPC, held or not
+    assert [len(a.markers) for a in bridge.publishers['/vils/npcs/markers'].sent] == [2, 1]
 
 
 def test_the_stand_in_constants_are_those_convert_documents():

@@ -4,7 +4,8 @@
   becomes an ``ego_state`` message.
 - NPCs out: an ``npc_states`` frame becomes the fields of visualization_msgs/Marker, vision_msgs/Detection3D
   and autoware_perception_msgs/PredictedObject (with velocities), in the VILS map frame (x east, y north,
-  metres about the map origin; yaw counter-clockwise from east).
+  metres about the map origin; yaw counter-clockwise from east), and each held NPC's ``hold`` (why it waits) a
+  text marker above it.
 - Signals out: a frame's ``signals`` become the fields of autoware_perception_msgs/TrafficLightGroupArray (one
   group per signal group) and a JSON side message with what that type has no field for (ids, time to change).
 - The transform from the car's map frame to the VILS frame.
@@ -92,6 +93,9 @@ NPC_HEIGHT_M = 1.6
 COLOR_OK = (0.2, 0.55, 1.0, 0.9)
 COLOR_COLLIDED = (1.0, 0.15, 0.1, 0.95)
 COLOR_OFFROAD = (1.0, 0.6, 0.1, 0.95)
+COLOR_HOLD_TEXT = (1.0, 1.0, 1.0, 0.95)  # the hold's text: light, readable over any box colour
+HOLD_TEXT_HEIGHT_M = 1.0  # a TEXT_VIEW_FACING marker's scale.z: the height of a capital letter
+HOLD_TEXT_ABOVE_M = 0.6  # the text's centre above the NPC's box
 
 
 def npc_color(npc):
@@ -117,6 +121,24 @@ def npc_markers(frame, lifetime_s=0.3):
             'ns': 'vils_npcs', 'id': int(n['id']), 'type': 'CUBE',
             'position': (float(n['x']), float(n['y']), NPC_HEIGHT_M / 2), 'orientation': yaw_to_quaternion(float(n['yaw'])),
             'scale': (float(n['length']), float(n['width']), NPC_HEIGHT_M), 'color': npc_color(n), 'lifetime_s': lifetime_s,
+        })
+    return out
+
+
+def npc_hold_markers(frame, lifetime_s=0.3):
+    """One TEXT_VIEW_FACING marker per NPC that something holds (its ``hold``: red, yellow, stop_sign, give_way,
+    box, queue; the frame leaves it out while nothing holds the NPC), the hold as its text, above the NPC's box:
+    dicts with the Marker fields (ns, id, pose, scale, color, lifetime, text). The NPCs' boxes (npc_markers) are
+    left as they are: one per NPC, in the order of the detections and objects."""
+    out = []
+    for n in frame.get('npcs', []):
+        hold = n.get('hold')
+        if not hold:
+            continue
+        out.append({
+            'ns': 'vils_npc_holds', 'id': int(n['id']), 'type': 'TEXT_VIEW_FACING', 'text': str(hold),
+            'position': (float(n['x']), float(n['y']), NPC_HEIGHT_M + HOLD_TEXT_ABOVE_M), 'orientation': (0.0, 0.0, 0.0, 1.0),
+            'scale': (0.0, 0.0, HOLD_TEXT_HEIGHT_M), 'color': COLOR_HOLD_TEXT, 'lifetime_s': lifetime_s,
         })
     return out
 

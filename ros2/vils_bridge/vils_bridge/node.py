@@ -2,7 +2,9 @@
 
 In:  sensor_msgs/NavSatFix on ``fix_topic``; heading (std_msgs/Float64, degrees clockwise from north) and speed
      (std_msgs/Float64, m/s) on ``heading_topic``/``speed_topic``, or derived from consecutive fixes when empty.
-Out: visualization_msgs/MarkerArray on /vils/npcs/markers, vision_msgs/Detection3DArray on /vils/npcs/detections,
+Out: visualization_msgs/MarkerArray on /vils/npcs/markers (a box per NPC) and on /vils/npcs/holds (a
+     TEXT_VIEW_FACING marker above each NPC something holds, its ``hold``: red, yellow, stop_sign, give_way, box,
+     queue; every frame, empty when nothing holds any), vision_msgs/Detection3DArray on /vils/npcs/detections,
      and autoware_perception_msgs/PredictedObjects on /vils/npcs/objects when that package is importable; all in
      ``frame_id``, whose transform from ``map_frame`` is published on /tf_static (tf2_msgs/TFMessage, latched as
      tf2_ros's StaticTransformBroadcaster does: the node needs tf2_msgs, not the whole of tf2_ros). The signal groups' states as
@@ -68,6 +70,7 @@ class VilsBridge(Node):
         if p['speed_topic']:
             self.create_subscription(Float64, p['speed_topic'], lambda m: setattr(self, 'speed', max(0.0, m.data)), 10)
         self.markers = self.create_publisher(MarkerArray, '/vils/npcs/markers', 10)
+        self.holds = self.create_publisher(MarkerArray, '/vils/npcs/holds', 10)
         self.detections = self.create_publisher(Detection3DArray, '/vils/npcs/detections', 10)
         self.objects = self.create_publisher(PredictedObjects, '/vils/npcs/objects', 10) if PredictedObjects else None
         if PredictedObjects is None:
@@ -142,6 +145,18 @@ class VilsBridge(Node):
             m.lifetime.nanosec = int(f['lifetime_s'] * 1e9)
             markers.markers.append(m)
         self.markers.publish(markers)
+        holds = MarkerArray()
+        for f in convert.npc_hold_markers(frame):
+            m = Marker()
+            m.header.frame_id, m.header.stamp.sec, m.header.stamp.nanosec = frame_id, sec, nsec
+            m.ns, m.id, m.type, m.action = f['ns'], f['id'], Marker.TEXT_VIEW_FACING, Marker.ADD
+            m.text = f['text']
+            _pose(m.pose, f['position'], f['orientation'])
+            m.scale.x, m.scale.y, m.scale.z = f['scale']
+            m.color.r, m.color.g, m.color.b, m.color.a = f['color']
+            m.lifetime.nanosec = int(f['lifetime_s'] * 1e9)
+            holds.markers.append(m)
+        self.holds.publish(holds)
         dets = Detection3DArray()
         dets.header.frame_id, dets.header.stamp.sec, dets.header.stamp.nanosec = frame_id, sec, nsec
         for f in convert.npc_detections(frame):
