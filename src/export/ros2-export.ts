@@ -1,10 +1,10 @@
 /**
  * `vils export`: a VILS recording (MCAP, JSON on VILS's own topics) made into an MCAP that `ros2 bag play` replays
  * into a ROS 2 stack: ROS 2 CDR messages with `ros2msg` schemas on the ROS 2 bridge's topics, as the bridge would
- * have published the session live (its markers, detections, Autoware objects, traffic lights and signals' JSON, from
- * every recorded npc_states frame), each ego's GNSS fix as it came in (sensor_msgs/NavSatFix), and tf: the
- * car's map frame to the VILS frame on /tf_static, the VILS frame to each ego on /tf. Every message keeps the time
- * it was recorded at (log time), so the bag plays at the session's pace; header stamps are the frames' own.
+ * have published the session live (its markers, hold texts, detections, Autoware objects, traffic lights and
+ * signals' JSON, from every recorded npc_states frame), each ego's GNSS fix as it came in (sensor_msgs/NavSatFix),
+ * and tf: the car's map frame to the VILS frame on /tf_static, the VILS frame to each ego on /tf. Every message keeps
+ * the time it was recorded at (log time), so the bag plays at the session's pace; header stamps are the frames' own.
  */
 import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -13,7 +13,7 @@ import { McapWriter, type IWritable } from '@mcap/core';
 import { decodeJson, readSession, sessionSegments } from '../record/reader.js';
 import { GeoFrame } from '../geo/frame.js';
 import { Ros2Definitions } from './ros2-definitions.js';
-import { detectionArray, markerArray, navSatFix, predictedObjects, stampOf, transform, type NpcStatesFrame } from './ros2-messages.js';
+import { detectionArray, holdMarkerArray, markerArray, navSatFix, predictedObjects, stampOf, transform, type NpcStatesFrame } from './ros2-messages.js';
 import { parseGroupIds, signalsJson, trafficLightGroups } from './ros2-signals.js';
 
 export interface Ros2ExportOptions {
@@ -153,6 +153,7 @@ export async function exportRos2(input: string, out: string, opts: Ros2ExportOpt
     const frame = decodeJson<NpcStatesFrame>(data);
     frames++;
     await write('/vils/npcs/markers', T.markers, logTime, markerArray(frame, frameId, { CUBE: marker.CUBE, ADD: marker.ADD }));
+    await write('/vils/npcs/holds', T.markers, logTime, holdMarkerArray(frame, frameId, { TEXT_VIEW_FACING: marker.TEXT_VIEW_FACING, ADD: marker.ADD }));
     await write('/vils/npcs/detections', T.detections, logTime, detectionArray(frame, frameId));
     await write('/vils/npcs/objects', T.objects, logTime, predictedObjects(frame, frameId, { CAR: classification.CAR, BOUNDING_BOX: shape.BOUNDING_BOX }));
     const lights = trafficLightGroups(frame, groupIds, element);

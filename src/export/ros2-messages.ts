@@ -1,8 +1,9 @@
 /**
  * What the ROS 2 bridge publishes for one npc_states frame, as plain message objects for the CDR writer: the same
- * conversions as ros2/vils_bridge/vils_bridge/convert.py and node.py (markers, detections, Autoware objects, traffic
- * light groups and the signals' JSON), so a recording exported by `vils export` plays back into a ROS 2 stack as
- * the bridge would have published the session live. A test holds the two against each other on one recording.
+ * conversions as ros2/vils_bridge/vils_bridge/convert.py and node.py (markers, the held NPCs' hold texts,
+ * detections, Autoware objects, traffic light groups and the signals' JSON), so a recording exported by `vils export`
+ * plays back into a ROS 2 stack as the bridge would have published the session live. A test holds the two against
+ * each other on one recording.
  */
 import { createHash } from 'node:crypto';
 
@@ -11,11 +12,17 @@ const COLOR_OK = [0.2, 0.55, 1.0, 0.9];
 const COLOR_COLLIDED = [1.0, 0.15, 0.1, 0.95];
 const COLOR_OFFROAD = [1.0, 0.6, 0.1, 0.95];
 const MARKER_LIFETIME_NS = 300_000_000;
+/** a hold's text marker (convert.COLOR_HOLD_TEXT, HOLD_TEXT_HEIGHT_M, HOLD_TEXT_ABOVE_M) */
+const COLOR_HOLD_TEXT = [1.0, 1.0, 1.0, 0.95];
+const HOLD_TEXT_HEIGHT_M = 1.0;
+const HOLD_TEXT_ABOVE_M = 0.6;
 
 /** the fields of an npc_states frame these conversions read (docs/protocol/npc_states.schema.json) */
 export interface FrameNpc {
   id: number; x: number; y: number; yaw: number; vx?: number; vy?: number; speed?: number; length: number; width: number;
   collided?: boolean; offroad?: boolean;
+  /** why it waits (red, yellow, stop_sign, give_way, box, queue); absent while nothing holds it */
+  hold?: string;
 }
 export interface FrameSignal {
   id?: string; numeric_id?: number; junction?: string; state?: unknown; code?: string; time_to_change_s?: unknown; source?: string;
@@ -67,6 +74,24 @@ export function markerArray(frame: NpcStatesFrame, frameId: string, c: { CUBE: n
         color: { r, g, b, a }, lifetime: { sec: 0, nanosec: MARKER_LIFETIME_NS },
       };
     }),
+  };
+}
+
+/**
+ * visualization_msgs/MarkerArray on /vils/npcs/holds: one TEXT_VIEW_FACING marker per NPC with a hold, its text the
+ * hold, above the NPC's box (Marker.TEXT_VIEW_FACING, Marker.ADD from the definition), as convert.npc_hold_markers;
+ * an empty array when nothing holds any
+ */
+export function holdMarkerArray(frame: NpcStatesFrame, frameId: string, c: { TEXT_VIEW_FACING: number; ADD: number }) {
+  const stamp = stampOf(frame.timestamp);
+  const [r, g, b, a] = COLOR_HOLD_TEXT;
+  return {
+    markers: (frame.npcs ?? []).filter((n) => n.hold).map((n) => ({
+      header: header(stamp, frameId), ns: 'vils_npc_holds', id: Math.trunc(n.id), type: c.TEXT_VIEW_FACING, action: c.ADD,
+      pose: { position: { x: n.x, y: n.y, z: NPC_HEIGHT_M + HOLD_TEXT_ABOVE_M }, orientation: { x: 0, y: 0, z: 0, w: 1 } },
+      scale: { x: 0, y: 0, z: HOLD_TEXT_HEIGHT_M }, color: { r, g, b, a }, lifetime: { sec: 0, nanosec: MARKER_LIFETIME_NS },
+      text: String(n.hold),
+    })),
   };
 }
 

@@ -5,14 +5,18 @@
  * conversions (vils_bridge.convert) make of the recorded frame (ros2/vils_bridge/test/check_export.py).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parse } from '@foxglove/rosmsg';
+import { MessageReader } from '@foxglove/rosmsg2-serialization';
+import { McapWriter } from '@mcap/core';
 import { describe, expect, it } from 'vitest';
 import { exportCommand } from '../../src/cli/export.js';
 import { Ros2Definitions } from '../../src/export/ros2-definitions.js';
 import { egoFixTopic, exportRos2 } from '../../src/export/ros2-export.js';
-import { npcUuid } from '../../src/export/ros2-messages.js';
+import { NPC_HEIGHT_M, npcUuid } from '../../src/export/ros2-messages.js';
+import { readRecording } from '../../src/record/reader.js';
 import { have } from '../helpers/prerequisites.js';
 import { startServer, TestClient } from '../helpers/server-fixture.js';
 import { PROJECT_ROOT } from '../helpers/shared.js';
@@ -35,7 +39,75 @@ async function recordSession(): Promise<string> {
   return join(dir, readdirSync(dir).find((f) => f.endsWith('-000.mcap'))!);
 }
 
+/**
+ * A recording of two npc_states frames (the /vils/npc_states channel as the server records it, JSON): in the
+ * first, NPC 7 waits at a red light and NPC 9 in the queue behind it while NPC 8 drives on; in the second nothing
+ * holds any. Held NPCs are written into a recording here rather than hoped for in a live one.
+ */
+async function heldRecording(): Promise<string> {
+  const path = join(mkdtempSync(join(tmpdir(), 'vils-export-held-')), 'held.mcap');
+  const chunks: Uint8Array[] = [];
+  let size = 0n;
+  const writer = new McapWriter({ writable: { write: async (b: Uint8Array) => { chunks.push(b.slice()); size += BigInt(b.byteLength); }, position: () => size } });
+  await writer.start({ profile: '', library: 'ros2-export.test' });
+  const channelId = await writer.registerChannel({ topic: '/vils/npc_states', messageEncoding: 'json', schemaId: 0, metadata: new Map() });
+  const npc = (id: number, x: number, y: number, hold?: string) => ({ id, x, y, yaw: 0.5, vx: 0, vy: 0, speed: 0, length: 4.5, width: 2.0, collided: false, offroad: false, ...(hold ? { hold } : {}) });
+  const signals = [{ id: 'J1.A', numeric_id: 1, junction: 'J1', state: 'red', code: 'r', time_to_change_s: 4.5, source: 'plan', left: false, lanes: ['R6'] }];
+  const frames = [
+    { type: 'npc_states', timestamp: 1700000000.25, sim_time_s: 1.0, npcs: [npc(7, 10, -2, 'red'), npc(8, 30, 5), npc(9, 3.5, -2, 'queue')], signals },
+    { type: 'npc_states', timestamp: 1700000000.35, sim_time_s: 1.1, npcs: [npc(7, 10, -2), npc(8, 31, 5)], signals },
+  ];
+  for (const [i, f] of frames.entries()) {
+    const t = BigInt(Math.round(f.timestamp * 1e3)) * 1_000_000n;
+    await writer.addMessage({ channelId, sequence: i, logTime: t, publishTime: t, data: new TextEncoder().encode(JSON.stringify(f)) });
+  }
+  await writer.end();
+  writeFileSync(path, Buffer.concat(chunks));
+  return path;
+}
+
+interface Xyz { x: number; y: number; z: number }
+interface DecodedMarker {
+  header: { stamp: { sec: number; nanosec: number }; frame_id: string }; ns: string; id: number; type: number; action: number;
+  pose: { position: Xyz; orientation: Xyz & { w: number } }; scale: Xyz; lifetime: { sec: number; nanosec: number }; text: string;
+}
+
+/** the MarkerArrays on one topic of an exported MCAP, decoded from their CDR with the ros2/interfaces definitions */
+async function exportedMarkers(path: string, topic: string): Promise<{ markers: DecodedMarker[] }[]> {
+  const reader = new MessageReader(parse(new Ros2Definitions().schema('visualization_msgs/msg/MarkerArray'), { ros2: true }));
+  const out: { markers: DecodedMarker[] }[] = [];
+  for await (const item of readRecording(path, { topics: new Set([topic]) })) {
+    if (item.type === 'message') out.push(reader.readMessage<{ markers: DecodedMarker[] }>(item.message.data));
+  }
+  return out;
+}
+
 describe('vils export (ROS 2)', () => {
+  it('writes each held NPC\'s hold as a text marker above its box on /vils/npcs/holds, an empty array when none is held', async () => {
+    const recording = await heldRecording();
+    const out = join(mkdtempSync(join(tmpdir(), 'vils-export-out-')), 'held-ros2.mcap');
+    const r = await exportRos2(recording, out);
+    expect(r.frames).toBe(2);
+    expect(r.topics['/vils/npcs/holds']).toBe(2);
+    const [held, none] = await exportedMarkers(out, '/vils/npcs/holds');
+    const TEXT_VIEW_FACING = new Ros2Definitions().get('visualization_msgs/Marker').constants.TEXT_VIEW_FACING;
+    expect(TEXT_VIEW_FACING).toBe(9);
+    expect(held.markers.map((m) => [m.ns, m.id, m.type, m.action, m.text])).toEqual([
+      ['vils_npc_holds', 7, TEXT_VIEW_FACING, 0, 'red'],
+      ['vils_npc_holds', 9, TEXT_VIEW_FACING, 0, 'queue'],
+    ]);
+    const [m] = held.markers;
+    expect(m.header).toEqual({ stamp: { sec: 1700000000, nanosec: 250000000 }, frame_id: 'vils_map' });
+    expect(m.pose).toEqual({ position: { x: 10, y: -2, z: NPC_HEIGHT_M + 0.6 }, orientation: { x: 0, y: 0, z: 0, w: 1 } });
+    expect(m.scale).toEqual({ x: 0, y: 0, z: 1 });
+    expect(m.lifetime).toEqual({ sec: 0, nanosec: 300_000_000 });
+    expect(none.markers).toEqual([]);
+    // the boxes stay one per NPC, held or not
+    const boxes = await exportedMarkers(out, '/vils/npcs/markers');
+    expect(boxes.map((b) => b.markers.map((x) => x.id))).toEqual([[7, 8, 9], [7, 8]]);
+  });
+
+
   it('writes schemas as rosbag2 does: the type, then each type it uses once, after a line of = and MSG:', () => {
     const s = new Ros2Definitions().schema('visualization_msgs/msg/MarkerArray');
     expect(s.startsWith('Marker[] markers\n')).toBe(true);
@@ -57,6 +129,17 @@ describe('vils export (ROS 2)', () => {
   });
 
   describe.skipIf(!have('ros2'))('read back by mcap-ros2-support (.venv-ros2)', () => {
+    it('exports held NPCs\' hold texts as vils_bridge.convert.npc_hold_markers makes them, field for field', async () => {
+      const recording = await heldRecording();
+      const out = join(mkdtempSync(join(tmpdir(), 'vils-export-out-')), 'held-ros2.mcap');
+      const r = await exportRos2(recording, out);
+      const check = spawnSync(ROS2_PYTHON, [join(PROJECT_ROOT, 'ros2', 'vils_bridge', 'test', 'check_export.py'), recording, out], { encoding: 'utf8', timeout: 120_000 });
+      if (check.status !== 0) console.error(check.stdout, check.stderr);
+      expect(check.status).toBe(0);
+      const summary = JSON.parse(check.stdout) as { frames: number; held: number; topics: Record<string, number> };
+      expect(summary).toMatchObject({ frames: 2, held: 2, topics: r.topics });
+    }, 180_000);
+
     it('decodes every message, with the real definitions\' fields, each as the bridge converts its frame', async () => {
       const recording = await recordSession();
       const out = join(mkdtempSync(join(tmpdir(), 'vils-export-out-')), 'session-ros2.mcap');
@@ -76,6 +159,7 @@ describe('vils export (ROS 2)', () => {
         '/tf_static': 'tf2_msgs/msg/TFMessage',
         '/vils/egos/car/fix': 'sensor_msgs/msg/NavSatFix',
         '/vils/npcs/detections': 'vision_msgs/msg/Detection3DArray',
+        '/vils/npcs/holds': 'visualization_msgs/msg/MarkerArray',
         '/vils/npcs/markers': 'visualization_msgs/msg/MarkerArray',
         '/vils/npcs/objects': 'autoware_perception_msgs/msg/PredictedObjects',
         '/vils/signals': 'std_msgs/msg/String',

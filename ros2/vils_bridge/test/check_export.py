@@ -5,7 +5,7 @@ from and against the bridge's own conversions (test/export/ros2-export.test.ts r
 
 - every message is decoded by mcap-ros2-support (a pure-Python ROS 2 CDR reader) from the schema in the file;
 - every schema's fields are those of the real rclpy classes (the wheels' and those rosidl built here);
-- each frame's markers, detections, Autoware objects, traffic lights and signals' JSON are what
+- each frame's markers, hold texts, detections, Autoware objects, traffic lights and signals' JSON are what
   vils_bridge.convert makes of the recorded npc_states frame; each ego's NavSatFix is its recorded ego_state.
 
 Prints a JSON summary; exits 1 with the first difference.
@@ -51,6 +51,7 @@ def schema_fields(schema_text, type_name):
 
 def main(recording, exported):
     sys.path.insert(0, os.path.dirname(__file__))
+    from visualization_msgs.msg import Marker  # the real class's constants (TEXT_VIEW_FACING 9, ADD 0)
     frames, fixes = [], {}
     with open(recording, 'rb') as f:
         for _, channel, message in make_reader(f).iter_messages(topics=['/vils/npc_states', '/vils/inputs/stream']):
@@ -78,7 +79,7 @@ def main(recording, exported):
         check(schema_fields(text, name) == cls.get_fields_and_field_types(), f'{topic}: the schema of {name} differs from the real class')
 
     # each frame as the bridge converts it
-    for topic in ('/vils/npcs/markers', '/vils/npcs/detections', '/vils/npcs/objects', '/perception/traffic_light_recognition/traffic_signals', '/vils/signals'):
+    for topic in ('/vils/npcs/markers', '/vils/npcs/holds', '/vils/npcs/detections', '/vils/npcs/objects', '/perception/traffic_light_recognition/traffic_signals', '/vils/signals'):
         check(len(decoded.get(topic, [])) == len(frames), f'{topic}: {len(decoded.get(topic, []))} messages for {len(frames)} frames')
     tl = convert.TRAFFIC_LIGHT_ELEMENT_1X
     for i, (log_time, frame) in enumerate(frames):
@@ -94,6 +95,17 @@ def main(recording, exported):
             check(all(math.isclose(a, b, rel_tol=0, abs_tol=1e-15) for a, b in zip((m.pose.orientation.x, m.pose.orientation.y, m.pose.orientation.z, m.pose.orientation.w), w['orientation'])), f'frame {i}: marker orientation')
             check((m.scale.x, m.scale.y, m.scale.z) == w['scale'] and (m.color.r, m.color.g, m.color.b, m.color.a) == tuple(F32(c) for c in w['color']), f'frame {i}: marker scale/colour')
             check((m.lifetime.sec, m.lifetime.nanosec) == (0, int(w['lifetime_s'] * 1e9)), f'frame {i}: marker lifetime')
+        holds = decoded['/vils/npcs/holds'][i]
+        check(holds[0] == log_time, 'holds not at the frame\'s log time')
+        want = convert.npc_hold_markers(frame)
+        got = holds[1].markers
+        check([(m.id, m.text) for m in got] == [(w['id'], w['text']) for w in want], f'frame {i}: hold ids/texts {[(m.id, m.text) for m in got]}')
+        for m, w in zip(got, want):
+            check((m.header.stamp.sec, m.header.stamp.nanosec, m.header.frame_id, m.ns, m.type, m.action) == (sec, nsec, 'vils_map', w['ns'], getattr(Marker, w['type']), Marker.ADD), f'frame {i}: hold header')
+            check((m.pose.position.x, m.pose.position.y, m.pose.position.z) == w['position'], f'frame {i}: hold position')
+            check((m.pose.orientation.x, m.pose.orientation.y, m.pose.orientation.z, m.pose.orientation.w) == w['orientation'], f'frame {i}: hold orientation')
+            check((m.scale.x, m.scale.y, m.scale.z) == w['scale'] and (m.color.r, m.color.g, m.color.b, m.color.a) == tuple(F32(c) for c in w['color']), f'frame {i}: hold scale/colour')
+            check((m.lifetime.sec, m.lifetime.nanosec) == (0, int(w['lifetime_s'] * 1e9)), f'frame {i}: hold lifetime')
         dets = decoded['/vils/npcs/detections'][i][1]
         for d, w in zip(dets.detections, convert.npc_detections(frame)):
             check(d.id == w['id'] and d.results[0].hypothesis.class_id == w['class_id'] and d.results[0].hypothesis.score == w['score'], f'frame {i}: detection')
@@ -131,8 +143,8 @@ def main(recording, exported):
     check((t.header.frame_id, t.child_frame_id) == ('map', 'vils_map'), '/tf_static frames')
     ego_frames = sum(1 for _, fr in frames if fr.get('egos'))
     check(len(decoded.get('/tf', [])) == ego_frames, f'/tf: {len(decoded.get("/tf", []))} for {ego_frames} frames with egos')
-    print(json.dumps({'frames': len(frames), 'topics': {k: len(v) for k, v in sorted(decoded.items())},
-                      'types': {k: v[0] for k, v in sorted(schemas.items())}}))
+    print(json.dumps({'frames': len(frames), 'held': sum(len(convert.npc_hold_markers(fr)) for _, fr in frames),
+                      'topics': {k: len(v) for k, v in sorted(decoded.items())}, 'types': {k: v[0] for k, v in sorted(schemas.items())}}))
 
 
 if __name__ == '__main__':
