@@ -16,7 +16,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parse as parseYaml, stringify } from 'yaml';
-import { EgoCommsLink, Simulation, attemptLines, listMetrics, loadScenario, renderAttemptHtml, renderAttemptSvg } from '../scenario/index.js';
+import { EgoCommsLink, Simulation, attemptLines, listMetrics, loadScenario, renderAttemptHtml, renderAttemptSvg, reportParams } from '../scenario/index.js';
 import { createSystemClock } from '../time/clock.js';
 import { Pacer } from '../time/pacer.js';
 import { openAssetPort, sessionStatusJson, waitForAssets, type TimeJson } from '../time/index.js';
@@ -56,7 +56,9 @@ export const runCommand: Command = {
       options: { out: { type: 'string' }, set: { type: 'string', multiple: true }, model: { type: 'string' }, json: { type: 'boolean' }, quiet: { type: 'boolean' } },
     });
     if (positionals.length !== 1) throw new UsageError('give one scenario file');
-    const scenario = await loadScenario(positionals[0], { overrides: parseSets(values.set) });
+    // every override that shapes the run: the report's Parameters (a file's own _overrides are part of the file)
+    const parameters = parseSets(values.set);
+    const scenario = await loadScenario(positionals[0], { overrides: parameters });
     const log = (s: string) => {
       if (!values.quiet && !values.json) console.error(s);
     };
@@ -120,10 +122,11 @@ export const runCommand: Command = {
       }
       const wallS = (performance.now() - t0) / 1000;
       const metrics = sim.allMetrics();
+      const notComputed = sim.metricReasons(metrics);
       const simS = sim.time();
       const summary = {
         scenario: scenario.file, name: scenario.name, mode: scenario.run.mode, sim_time_s: simS, wall_s: wallS, load_s: loadS, real_time_factor: simS / wallS,
-        npcs: scenario.npcs, ego_npc_contact_steps: sim.world.scene?.egoCollisionSteps ?? null, metrics,
+        parameters: parameters, npcs: scenario.npcs, ego_npc_contact_steps: sim.world.scene?.egoCollisionSteps ?? null, metrics, not_computed: notComputed,
         time: sessionStatusJson(sim.world.session),
         story: sim.storyResult(),
       };
@@ -136,14 +139,18 @@ export const runCommand: Command = {
           const result = story.result();
           writeFileSync(join(values.out, 'attempt.json'), JSON.stringify({ result, trace: story.trace.toJSON(), happenings: story.happenings }, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v), 1) + '\n');
           writeFileSync(join(values.out, 'attempt.svg'), renderAttemptSvg(result, story.trace, { title: scenario.name }));
-          writeFileSync(join(values.out, 'attempt.html'), renderAttemptHtml(result, story.trace, { caseName: scenario.name, seed: scenario.seed, date: new Date().toISOString() }));
+          writeFileSync(join(values.out, 'attempt.html'), renderAttemptHtml(result, story.trace, { caseName: scenario.name, seed: scenario.seed, date: new Date().toISOString(), params: reportParams(parameters), paramsSource: '--set' }));
         }
       }
       if (values.json) console.log(JSON.stringify(summary, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v)));
       else {
         const units = new Map(listMetrics().map((m) => [m.name, m.unit]));
         console.log(`${scenario.name}: ${simS.toFixed(1)} s simulated in ${wallS.toFixed(2)} s (×${(simS / wallS).toFixed(1)} real time)${summary.ego_npc_contact_steps !== null ? `, ego–NPC contacts ${summary.ego_npc_contact_steps}` : ''}`);
-        for (const [k, v] of Object.entries(metrics)) console.log(`  ${k.padEnd(22)} ${fmt(v)} ${units.get(k.split('.').pop()!) ?? ''}`);
+        if (Object.keys(parameters).length) console.log(`  parameters: ${Object.entries(parameters).map(([k, v]) => `${k} = ${String(v)}`).join(', ')} (--set)`);
+        for (const [k, v] of Object.entries(metrics)) {
+          const unit = units.get(k.split('.').pop()!) ?? '';
+          console.log(`  ${k.padEnd(22)} ${fmt(v)}${unit ? ` ${unit}` : ''}${notComputed[k] ? `  (not computed: ${notComputed[k]})` : ''}`);
+        }
         console.log(timeLine(summary.time));
         if (story) console.log(attemptLines(story.result()));
         if (values.out) console.log(`  results in ${values.out}/ (${sim.egos.map((e) => `${e.id}.csv`).join(', ')}, metrics.json, resolved.yaml${story ? ', attempt.json, attempt.svg, attempt.html' : ''})`);
