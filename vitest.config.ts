@@ -1,6 +1,7 @@
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
+import LongestFirst from './test/support/sequencer.js';
 
 // where the test files write why they skip (test/helpers/prerequisites.ts), for the summary at the end
 process.env.VILS_SKIP_LOG ??= join(tmpdir(), `vils-test-skips-${process.pid}.jsonl`);
@@ -19,5 +20,7 @@ export default defineConfig({
     // with 3). No test depends on how fast it is run.
     maxWorkers: availableParallelism() + 1,
     reporters: ['default', './test/support/slowest-files.ts', './test/support/summary-reporter.ts'],
+    // the longest files first, the browser files spaced out, whether or not vitest has timed them before
+    sequence: { sequencer: LongestFirst },
   },
 });

@@ -20,6 +20,12 @@ import { parseDoc, serverPort, type DocStep } from './blocks.js';
 /** The pages whose servers listen on port 8000: run one after the other in test/docs/readme.test.ts. */
 export const PAGES_WITH_SERVERS = ['README.md', 'docs/recording-and-replay.md', 'docs/scenarios.md', 'docs/security.md', 'docs/test-cases.md', 'docs/time-sync.md'];
 
+/**
+ * Pages without a server on port 8000 that run in test/docs/pages-2.test.ts, beside pages.test.ts (the two files
+ * run in parallel: one chain of two and a half minutes was the suite's longest).
+ */
+export const PAGES_SECOND = ['docs/performance.md', 'docs/ros2.md', 'docs/maps.md', 'docs/npcs.md'];
+
 /** README.md and every page under docs/. */
 export const PAGES = ['README.md', ...readdirSync(join(PROJECT_ROOT, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)];
 const RUN_GUARD_MS = 240_000;
