@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../helpers/shared.js';
 import { parseDoc } from './blocks.js';
 import { curlBodies, documentedKeys, handledKeys, helpKeys, layoutFolders, proseJson } from './claims.js';
-import { PAGES } from './harness.js';
+import { PAGES, PAGES_ON_VDS1_PORTS } from './harness.js';
 
 const read = (f: string) => readFileSync(join(PROJECT_ROOT, f), 'utf8');
 const parses = (s: string) => {
@@ -62,6 +62,16 @@ describe('the pages hold to the code', () => {
     expect(documented.filter((k) => !handled.includes(k)), 'keys docs/web-map.md lists that the page does not handle').toEqual([]);
     const help = helpKeys(read('src/web/index.html'));
     expect(handled.filter((k) => !help.includes(k)), 'keys missing from the help overlay').toEqual([]);
+  });
+
+  it('every page whose commands use the VDS1 default ports (7001, 7002) holds their lock while it runs (harness.ts)', () => {
+    const sample = ['configs/comms/sim_ego.yaml'].map(read).join('\n');
+    expect(sample).toMatch(/port: 7001/);
+    for (const page of PAGES) {
+      const blocks = parseDoc(page, read(page)).filter((s) => s.type === 'block' && s.lang === 'sh').map((s) => (s.type === 'block' ? s.body.replace(/#.*$/gm, '') : '')).join('\n');
+      const uses = /\b700[12]\b|demo_lap_comms|vils realtime|vds1_client/.test(blocks);
+      if (uses) expect(PAGES_ON_VDS1_PORTS, `${page} uses VDS1's default ports`).toContain(page);
+    }
   });
 
   it('development.md\'s layout names every folder of src/, and only folders that exist', () => {

@@ -14,6 +14,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { have } from '../helpers/prerequisites.js';
+import { machineLock } from '../helpers/machine-lock.js';
 import { PROJECT_ROOT, SHARED } from '../helpers/shared.js';
 import { parseDoc, serverPort, type DocStep } from './blocks.js';
 
@@ -25,6 +26,13 @@ export const PAGES_WITH_SERVERS = ['README.md', 'docs/recording-and-replay.md', 
  * run in parallel: one chain of two and a half minutes was the suite's longest).
  */
 export const PAGES_SECOND = ['docs/performance.md', 'docs/ros2.md', 'docs/maps.md', 'docs/npcs.md'];
+
+/**
+ * Pages whose commands use VDS1's default ports (CMD 7001, STATE 7002), in whichever file they run: each holds a
+ * machine-wide lock while its blocks run, so that two of them never run at once (pages.test.ts and readme.test.ts
+ * run in parallel, and `vils realtime` once met `vils serve --scenario demo_lap_comms` on 7001: EADDRINUSE).
+ */
+export const PAGES_ON_VDS1_PORTS = ['docs/co-simulation.md', 'docs/scenarios.md'];
 
 /** README.md and every page under docs/. */
 export const PAGES = ['README.md', ...readdirSync(join(PROJECT_ROOT, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)];
@@ -216,6 +224,13 @@ export function runPages(pages: string[]): void {
         for (const r of stopping) await stop(r.proc, r.label);
       };
       afterAll(() => stopRunning(), 3 * STOP_GUARD_MS);
+      if (PAGES_ON_VDS1_PORTS.includes(page)) {
+        let unlock = () => {};
+        beforeAll(async () => {
+          unlock = await machineLock('vils-docs-vds1-ports', 600_000);
+        }, 610_000);
+        afterAll(() => unlock());
+      }
 
       for (const step of steps) {
         if (step.type === 'stop') {
