@@ -16,10 +16,10 @@ COPY configs ./configs
 # the ROS 2 message definitions `vils export` writes its schemas from
 COPY ros2/interfaces ./ros2/interfaces
 COPY models/checkpoints ./models/checkpoints
-# onnxruntime-node's install script downloads its CUDA libraries from NuGet unless told to skip; the image runs on
-# the CPU. package.json's allowScripts denies that script on npm versions that read the field (npm 11 with the
-# allowScripts policy); node:22's npm 10 does not, so the installer's own switch says it here, for the build only.
-RUN ONNXRUNTIME_NODE_INSTALL=skip npm ci --include=dev && npm prune --omit=dev \
+# what keeps onnxruntime-node's install script from downloading its CUDA libraries, with node:22's npm 10 as with
+# npm 11 (see install/onnxruntime-cpu-only/index.js): the image runs on the CPU
+COPY install ./install
+RUN npm ci --include=dev && npm prune --omit=dev \
   && test -s models/gpudrive-policy.onnx \
   && mkdir -p recordings && chown node:node recordings
 # not root: the server needs to write nothing but its recordings

@@ -42,9 +42,10 @@ export const batchCommand: Command = {
           else if (p.last || p.done === p.total) console.error(line);
         },
       });
-      const summary = { campaign: campaign.file, name: campaign.name, out, executor: values.queue ? 'queue' : 'threads', parallel: values.queue ? null : parallel, runs: outcome.total, ran: outcome.ran, resumed: outcome.resumed, failed: outcome.failed, wall_s: outcome.wallS, runs_per_s: outcome.runsPerS, summary: outcome.summaryPath, plot: outcome.plotPath, cases: outcome.casesPath };
+      const summary = { campaign: campaign.file, name: campaign.name, out, executor: values.queue ? 'queue' : 'threads', parallel: values.queue ? null : parallel, runs: outcome.total, ran: outcome.ran, resumed: outcome.resumed, failed: outcome.failed, wall_s: outcome.wallS, runs_per_s: outcome.runsPerS, summary: outcome.summaryPath, plot: outcome.plotPath, cases: outcome.casesPath, identical_rows: outcome.notes };
       if (values.json) console.log(JSON.stringify(summary));
-      else console.log(`${campaign.name}: ${outcome.ran} runs in ${outcome.wallS.toFixed(1)} s (${outcome.runsPerS.toFixed(2)} runs/s)${outcome.resumed ? `, ${outcome.resumed} kept from before` : ''}, ${outcome.failed} failed; ${outcome.summaryPath}${outcome.plotPath ? `, ${outcome.plotPath}` : ''}${outcome.casesPath ? `, ${outcome.casesPath}` : ''}`);
+      else for (const n of outcome.notes) console.log(`identical rows: ${n}`);
+      if (!values.json) console.log(`${campaign.name}: ${outcome.ran} runs in ${outcome.wallS.toFixed(1)} s (${outcome.runsPerS.toFixed(2)} runs/s)${outcome.resumed ? `, ${outcome.resumed} kept from before` : ''}, ${outcome.failed} failed; ${outcome.summaryPath}${outcome.plotPath ? `, ${outcome.plotPath}` : ''}${outcome.casesPath ? `, ${outcome.casesPath}` : ''}`);
       return outcome.failed > 0 ? 1 : 0;
     } finally {
       await executor.close();

@@ -21,11 +21,21 @@ function standText(st: JunctionStand): string {
   return `${st.movement} ${st.seconds} s from ${st.from_s} s (NPC ${st.npc}, ${why})`;
 }
 
+/**
+ * The junction figures are taken where the rules place each NPC at a junction (its approach, its movement, its
+ * stop line), once per policy step: with the rules off (--no-rules) nothing places them, so they read 0 however
+ * much traffic crossed — said, never printed as a 0 that reads as measured.
+ */
+const RULE_FIGURES = ['red_light_violations', 'stop_sign_violations', 'junction_stand_max_s', 'junction_stands_over_10s', 'box_blocking_npc_s', 'throughput_veh_per_h_per_lane', 'throughput_veh_per_green_h_per_lane', 'movements_completed', 'held_by_junction'] as const;
+const NO_RULES_WHY = 'not measured with --no-rules: the junction figures are taken where the traffic rules place each NPC at a junction, and the rules are off';
+
 export interface DriveResult extends QualitySummary, Omit<JunctionSummary, 'junctions'> {
   /** junctions of the map by control (signal, all_way_stop, stop, yield, priority) */
   junction_controls: Record<string, number>;
   /** NPCs obeyed the traffic rules (--no-rules: they did not; the signals ran either way) */
   traffic_rules: boolean;
+  /** figures this run could not measure, and why (with --no-rules: the junction figures, which the rules take) */
+  not_measured: Record<string, string>;
   /** signals that run alone were vehicle-actuated (--actuated) */
   signals_actuated: boolean;
   /** right turns on red after a full stop (--no-right-on-red: they waited for green) */
@@ -63,7 +73,7 @@ export async function driveMap(opts: { mapPath: string; npcs: number; seconds: n
     const q = scene.quality.summary();
     const { junctions, ...j } = scene.control.metrics.summary();
     return {
-      map: map.label, npcs: opts.npcs, seconds: opts.seconds, seed: opts.seed, ...q, traffic_rules: rules, right_turn_on_red: rightOnRed, signals_actuated: opts.actuated === true, ...(opts.routeChoice ? { route_choice: opts.routeChoice } : {}), junction_controls: junctions, ...j,
+      map: map.label, npcs: opts.npcs, seconds: opts.seconds, seed: opts.seed, ...q, traffic_rules: rules, not_measured: rules ? {} : Object.fromEntries(RULE_FIGURES.map((k) => [k, NO_RULES_WHY])), right_turn_on_red: rightOnRed, signals_actuated: opts.actuated === true, ...(opts.routeChoice ? { route_choice: opts.routeChoice } : {}), junction_controls: junctions, ...j,
       stuck_over_60s: scene.quality.openTripCount(scene.steps, 60 / POLICY_DT),
       setup_seconds: setup,
       wall_seconds: wall,
@@ -103,7 +113,12 @@ export const driveCommand: Command = {
     console.log(`of the ${r.reached_goal + r.abandoned} trips that ended: goal ${pct(r.goal_rate)}, collision ${pct(r.trip_collision_rate)}, off-road ${pct(r.trip_offroad_rate)}`);
     console.log(`NPC-steps touching a vehicle ${pct(r.vehicle_contact_step_share)}, a road edge ${pct(r.road_edge_step_share)}; NPCs that ever did: ${pct(r.npcs_ever_collided)}, ${pct(r.npcs_ever_offroad)}`);
     const controls = Object.entries(r.junction_controls).map(([k, v]) => `${v} ${k.replace(/_/g, ' ')}`).join(', ') || 'none';
-    console.log(`junctions: ${controls}${r.traffic_rules ? '' : ' (rules off)'}${r.traffic_rules && !r.right_turn_on_red ? ' (no right turn on red)' : ''}${r.signals_actuated ? ' (signals actuated)' : ''}; red-light violations ${r.red_light_violations}, stop-sign violations ${r.stop_sign_violations}; longest stand inside a junction ${r.junction_stand_max_s} s (${r.junction_stands_over_10s} over 10 s), box blocking ${r.box_blocking_npc_s} NPC-s`);
+    if (!r.traffic_rules) {
+      console.log(`junctions: ${controls} (rules off); red-light and stop-sign violations, stands, box blocking and throughput ${NO_RULES_WHY}`);
+      console.log(`stuck ${r.stuck_npcs}, gridlocks broken up ${r.gridlock_recycles}, wrong-way steps ${r.wrong_way_steps}`);
+      return 0;
+    }
+    console.log(`junctions: ${controls}${!r.right_turn_on_red ? ' (no right turn on red)' : ''}${r.signals_actuated ? ' (signals actuated)' : ''}; red-light violations ${r.red_light_violations}, stop-sign violations ${r.stop_sign_violations}; longest stand inside a junction ${r.junction_stand_max_s} s (${r.junction_stands_over_10s} over 10 s), box blocking ${r.box_blocking_npc_s} NPC-s`);
     if (r.long_stands.length) console.log(`stood in a junction over 10 s: ${r.long_stands.map(standText).join('; ')}`);
     if (r.held_by_junction.length) console.log(`held at their lines longest: ${r.held_by_junction.map(heldText).join('; ')}`);
     console.log(`throughput ${r.throughput_veh_per_h_per_lane} vehicles/h per approach lane${r.throughput_veh_per_green_h_per_lane ? `, at signals ${r.throughput_veh_per_green_h_per_lane} per hour of green (busiest lane ${r.throughput_veh_per_green_h_max}; saturation ≈ 1,800)` : ''}; stuck ${r.stuck_npcs}, gridlocks broken up ${r.gridlock_recycles}, wrong-way steps ${r.wrong_way_steps}`);

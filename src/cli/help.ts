@@ -126,6 +126,8 @@ arguments and flags [default] (VDSim's --name=value form; --name value works too
   replay: `
 arguments and flags [default]:
   <file.mcap>                 any segment of a recorded session
+  <folder>                    its newest recording that holds frames (e.g. recordings/)
+                              exit: 0 no difference, 1 a difference, 3 cut short, 4 no frame (nothing compared)
   --model <file.onnx>         the model to replay with [the recorded one, else the default]
   --allow-model-mismatch      replay with a model whose sha256 differs from the recorded one [refused]
   --allow-partial             a recording cut short (no footer: its process was killed) exits 0 when it replays

@@ -3,10 +3,13 @@
  * the first difference reported), or with --play, the recording played back to clients as if live.
  *   vils replay <file.mcap> [--model <onnx>] [--allow-model-mismatch] [--allow-partial] [--all] [--json]
  * A recording cut short (its process killed: no footer) is replayed as far as it goes, said so, and exits 3
- * unless --allow-partial.
+ * unless --allow-partial. One with no frame (a server stopped before its first) checked nothing: said so, exit 4.
+ * A folder (`vils replay recordings/`) replays its newest recording that holds frames.
  *   vils replay <file.mcap> --play [--speed 1] [--loop] [--port 8000] [--host 0.0.0.0]
  */
+import { statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { newestRecording } from '../record/newest.js';
 import { describeDifference, replayRecording } from '../record/replay.js';
 import { createPlayback } from '../server/playback.js';
 import { UsageError, type Command } from './commands.js';
@@ -14,7 +17,7 @@ import { UsageError, type Command } from './commands.js';
 export const replayCommand: Command = {
   name: 'replay',
   summary: 'replay a recording exactly (every NPC state compared bit for bit), or --play it to clients as if live',
-  usage: 'vils replay <file.mcap> [--model <onnx>] [--allow-model-mismatch] [--allow-partial] [--all] [--json] | --play [--speed 1] [--loop] [--port 8000] [--host 0.0.0.0]',
+  usage: 'vils replay <file.mcap | folder> [--model <onnx>] [--allow-model-mismatch] [--allow-partial] [--all] [--json] | --play [--speed 1] [--loop] [--port 8000] [--host 0.0.0.0]',
   async run(argv) {
     const { values, positionals } = parseArgs({
       args: argv,
@@ -25,8 +28,8 @@ export const replayCommand: Command = {
         'log-level': { type: 'string' },
       },
     });
-    if (positionals.length !== 1) throw new UsageError('give one recording (a .mcap file; any segment of a session names it)');
-    const file = positionals[0];
+    if (positionals.length !== 1) throw new UsageError('give one recording (a .mcap file; any segment of a session names it), or a folder for its newest');
+    const file = await chosenRecording(positionals[0]);
     if (values.play) {
       const speed = Number(values.speed ?? 1);
       if (!(speed > 0 && speed <= 1000)) throw new UsageError(`--speed must be a number in (0, 1000], got ${values.speed}`);
@@ -73,6 +76,27 @@ export const replayCommand: Command = {
       console.error(`vils replay: ${p.file} is PARTIAL: it ends without its footer${p.trailingBytes ? ` and with ${p.trailingBytes} bytes of an unfinished record` : ''} (the recording process was killed or the file cut short); replayed what it holds, up to sim time ${r.simTimeS.toFixed(1)} s${values['allow-partial'] ? '' : ' — exit 3 (--allow-partial accepts it)'}`);
     }
     if (r.differences !== 0) return 1;
+    if (r.frames === 0) {
+      // "0 differences" of nothing compared would read as a pass
+      console.error(`vils replay: ${file} holds no frame (its server stopped, or could not start, before it published one): nothing was compared — exit 4`);
+      return 4;
+    }
     return r.partial.length > 0 && !values['allow-partial'] ? 3 : 0;
   },
 };
+
+/** The recording a path names: a file as is; a folder's newest recording with frames, saying which and what it passed over. */
+async function chosenRecording(path: string): Promise<string> {
+  let isDir = false;
+  try {
+    isDir = statSync(path).isDirectory();
+  } catch {
+    throw new UsageError(`${path}: no such file or folder`);
+  }
+  if (!isDir) return path;
+  const { file, empty } = await newestRecording(path);
+  for (const e of empty) console.error(`vils replay: passing over ${e}: it holds no frame`);
+  if (!file) throw new UsageError(`${path} holds no recording with frames${empty.length ? ` (${empty.length} without)` : ''}: start a server (it records into recordings/ by default) and let it run a moment`);
+  console.error(`vils replay: the newest recording with frames in ${path}: ${file}`);
+  return file;
+}

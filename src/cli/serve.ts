@@ -22,6 +22,9 @@ import { applyCpus, chooseCpus, formatCpuList, processCpus, parseCpuSetting, typ
 import { TimeSettingsError, parseTimeSettings, type TimeSettings } from '../time/settings.js';
 import type { Clock } from '../time/clock.js';
 import { stopWithParent } from './stop-with-parent.js';
+import { listenFailure, serveStartProblems } from './serve-preflight.js';
+import { defaultMapPath } from '../scene/setup.js';
+import { SceneRecorder } from '../server/recording.js';
 
 interface ServeFileConfig extends Partial<SessionConfig> {
   origin?: { lat: number; lon: number };
@@ -126,9 +129,21 @@ export async function startServe(argv: string[], overrides: ServeOverrides = {})
   }
   const port = Number(values.port ?? filePort ?? 8000);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be 0..65535, got ${values.port}`);
+  const bind = values.host ?? fileHost ?? '0.0.0.0';
   // --scenario: its road map, NPCs and scene settings, and its simulated egos (src/server/sim-egos.ts)
   const scenario = values.scenario ? await loadScenario(values.scenario) : null;
   if (scenario && !scenario.map.roadMapPath) throw new UsageError(`--scenario ${values.scenario}: its map ${scenario.map.file} has no road_map for the NPCs and the web map`);
+  // the port, the maps and the record folder before anything is loaded (and so before a recording is begun)
+  const defaultMap = scenario?.map.roadMapPath ?? values.map ?? map;
+  const problems = await serveStartProblems({
+    listens: [{ host: bind, port, what: '--port' }, ...(foxglovePort ? [{ host: bind, port: foxglovePort, what: '--foxglove-port' }] : [])],
+    maps: [
+      ...(defaultMap !== undefined ? [{ path: defaultMap, what: scenario ? `--scenario ${values.scenario}` : values.map !== undefined ? '--map' : `--config ${values.config}` }] : [{ path: defaultMapPath(), what: 'the default map' }]),
+      ...scenes.map((s) => ({ path: s.mapPath ?? defaultMapPath(), what: `scene ${s.name}` })),
+    ],
+    recordDir: recording.enabled ? recordingDir(recording) : null,
+  });
+  if (problems.length > 0) throw new ServeStartError(problems);
   const storyEgo = values['story-ego'];
   if (storyEgo !== undefined && !scenario?.story) throw new UsageError('--story-ego names the real car that plays a test case\'s ego: give a --scenario with a story: (docs/test-cases.md)');
   if (storyEgo !== undefined && !/^[A-Za-z0-9_.:@-]{1,64}$/.test(storyEgo)) throw new UsageError(`--story-ego must be an ego_id (1–64 letters, digits, _ . : @ -), got ${JSON.stringify(storyEgo)}`);
@@ -168,7 +183,7 @@ export async function startServe(argv: string[], overrides: ServeOverrides = {})
         sim = await attachSimEgos(server.host, served, { log: (msg) => server.app.log.info(msg), logger: server.app.log, onExit: () => exit(), thread, priority: egoPriority });
       } catch (err) {
         // (a command port in use, a thread that could not start): stop what was started, say why
-        await server.close().catch(() => {});
+        await abandon(server);
         throw err;
       }
       if (story && storyEgo === undefined) story.useSimEgos(sim.inProcess!.egos);
@@ -182,16 +197,16 @@ export async function startServe(argv: string[], overrides: ServeOverrides = {})
   try {
     keepToCpus(server, cpuSetting, sim?.thread ?? null);
   } catch (err) {
-    await server.close().catch(() => {});
+    await abandon(server);
     throw new UsageError((err as Error).message);
   }
-  const bind = values.host ?? fileHost ?? '0.0.0.0';
   let address: string;
   try {
     address = await server.app.listen({ port, host: bind });
   } catch (err) {
-    // say why and stop everything started (the loops, the recorder), so the process exits instead of hanging
-    await server.close().catch(() => {});
+    // (the port taken since it was checked) say why and stop everything started (the loops, the recorder), so the
+    // process exits instead of hanging, and leave no recording of a server that never served
+    await abandon(server);
     throw new Error(listenFailure(err as NodeJS.ErrnoException, bind, port));
   }
   const h = server.host;
@@ -254,13 +269,22 @@ function keepToCpus(server: VilsServer, setting: CpuSetting, thread: SimEgoThrea
   attach(() => void applyCpus(allowed));
 }
 
-/** Why the server could not listen, in words a user can act on. */
-export function listenFailure(err: NodeJS.ErrnoException, host: string, port: number): string {
-  const where = `${host}:${port}`;
-  if (err.code === 'EADDRINUSE') return `cannot listen on ${where}: the port is in use (EADDRINUSE) — another VILS or another program is serving there; stop it, or choose another port with --port`;
-  if (err.code === 'EACCES') return `cannot listen on ${where}: permission denied (EACCES) — ports below 1024 need privileges; choose --port 1024 or above`;
-  if (err.code === 'EADDRNOTAVAIL') return `cannot listen on ${where}: this machine has no address ${host} (EADDRNOTAVAIL) — check --host`;
-  return `cannot listen on ${where}: ${err.message}`;
+export { listenFailure };
+
+/** A start refused before anything was loaded: every problem, one a line (exit 1: not a misused flag). */
+export class ServeStartError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(problems.length === 1 ? `${problems[0]}` : `cannot start:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
+}
+
+/** A server that loaded but cannot serve: its recordings removed (they hold no session), then everything closed. */
+async function abandon(server: VilsServer): Promise<void> {
+  for (const h of server.hosts) {
+    const rec = h.attachments.get('recording');
+    if (rec instanceof SceneRecorder) await rec.discard().catch(() => {});
+  }
+  await server.close().catch(() => {});
 }
 
 /**

@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { MapFormatError } from './errors.js';
+import { missingMap } from './map-files.js';
 import { parseTrafficControl, type TrafficControlRecords } from './traffic-control.js';
 import type { Point2, RoadJson, SceneJson, SceneMetadataJson, SceneObjectJson } from './types.js';
 
@@ -163,6 +164,8 @@ export function loadMapFile(path: string): LoadedMap {
   try {
     data = JSON.parse(readFileSync(path, 'utf8'));
   } catch (err) {
+    // a path that is not there: where it was looked for and which maps there are, not a bare ENOENT
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new MapFormatError(missingMap(path) ?? `${basename(path)}: ${(err as Error).message}`);
     throw new MapFormatError(`${basename(path)}: ${(err as Error).message}`);
   }
   return parseMapJson(data, basename(path));

@@ -22,4 +22,4 @@ export * from './batch/local.js';
 export * from './batch/queue.js';
 export * from './story-host.js';
 export { parseStory, StoryRunner, StoryRefused, type AttemptResult, type StorySpec } from './story/index.js';
-export { renderAttemptSvg, renderAttemptHtml, campaignTable, AttemptTrace, attemptLines } from './story/report/index.js';
+export { renderAttemptSvg, renderAttemptHtml, reportParams, campaignTable, identicalRowNotes, AttemptTrace, attemptLines } from './story/report/index.js';

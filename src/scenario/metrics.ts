@@ -53,6 +53,11 @@ export interface MetricDefinition {
   unit: string;
   description: string;
   fn: (ctx: MetricContext & { running: RunningMetrics }, cache: Map<string, unknown>) => number;
+  /**
+   * Why the figure could not be computed in a run where fn gave NaN, in words a user can act on ('no lap
+   * completed in 30.0 s: …'); without it the reports say only that it was not computable.
+   */
+  whyNot?: (ctx: MetricContext & { running: RunningMetrics }) => string;
 }
 
 const REGISTRY = new Map<string, MetricDefinition>();
@@ -86,6 +91,30 @@ export function computeMetrics(names: readonly string[], ctx: MetricContext): Re
   return out;
 }
 
+/**
+ * Why each figure of `values` that is not a number could not be computed (the metric's whyNot, else a plain
+ * 'not computable in this run'): the reports print it beside the '–'.
+ */
+export function metricReasons(values: Readonly<Record<string, number>>, ctx: MetricContext): Record<string, string> {
+  const running = ctx.running ?? RunningMetrics.of(ctx.trace, ctx.line);
+  const out: Record<string, string> = {};
+  for (const [n, v] of Object.entries(values)) {
+    if (Number.isFinite(v)) continue;
+    out[n] = REGISTRY.get(n)?.whyNot?.({ ...ctx, running }) ?? 'not computable in this run';
+  }
+  return out;
+}
+
+const s1 = (x: number) => x.toFixed(1);
+const noLine = (c: Ctx) => (c.line ? null : 'the map has no driving line to measure it against');
+const noScene = 'no NPC world in this run (npcs: 0 and no road map)';
+const ran = (c: Ctx) => (Number.isFinite(c.running.lastT) ? c.running.lastT - c.running.firstT : 0);
+const noStep = () => 'no steering step in this run: the ISO 7401 figures need one (a maneuver of kind step_steer)';
+function noLap(c: Ctx): string {
+  const line = c.line ? `; its driving line is ${Math.round(c.line.length)} m long${c.line.closed ? '' : ' and not closed'}` : '';
+  return `no lap completed in ${s1(ran(c))} s: the vehicle drove ${Math.round(c.running.dist)} m and never came back within 8 m of its start, heading as it started, after more than 15 m away${line}`;
+}
+
 function cached<T>(cache: Map<string, unknown>, key: string, make: () => T): T {
   if (!cache.has(key)) cache.set(key, make());
   return cache.get(key) as T;
@@ -99,11 +128,11 @@ const iso = (pick: (m: StepSteerMetrics & { steer: number; vx: number }, ctx: Ct
 };
 
 const DEFS: MetricDefinition[] = [
-  { name: 'cte_rms', unit: 'm', description: 'RMS cross-track error to the driving line', fn: (c) => c.running.cte.rms },
-  { name: 'cte_max', unit: 'm', description: 'largest cross-track error to the driving line', fn: (c) => c.running.cte.maxAbs },
-  { name: 'heading_error_rms', unit: 'rad', description: 'RMS of yaw minus the heading of the nearest line segment', fn: (c) => c.running.headingError.rms },
-  { name: 'heading_error_max', unit: 'rad', description: 'largest |yaw − line heading|', fn: (c) => c.running.headingError.maxAbs },
-  { name: 'lap_time', unit: 's', description: 'time of the first lap (back within 8 m of the start, same heading, after > 15 m away)', fn: (c) => c.running.firstLap },
+  { name: 'cte_rms', unit: 'm', description: 'RMS cross-track error to the driving line', fn: (c) => c.running.cte.rms, whyNot: (c) => noLine(c) ?? 'no sample' },
+  { name: 'cte_max', unit: 'm', description: 'largest cross-track error to the driving line', fn: (c) => c.running.cte.maxAbs, whyNot: (c) => noLine(c) ?? 'no sample' },
+  { name: 'heading_error_rms', unit: 'rad', description: 'RMS of yaw minus the heading of the nearest line segment', fn: (c) => c.running.headingError.rms, whyNot: (c) => noLine(c) ?? 'no sample' },
+  { name: 'heading_error_max', unit: 'rad', description: 'largest |yaw − line heading|', fn: (c) => c.running.headingError.maxAbs, whyNot: (c) => noLine(c) ?? 'no sample' },
+  { name: 'lap_time', unit: 's', description: 'time of the first lap (back within 8 m of the start, same heading, after > 15 m away)', fn: (c) => c.running.firstLap, whyNot: noLap },
   { name: 'laps', unit: '', description: 'laps completed', fn: (c) => c.running.laps },
   { name: 'peak_ay', unit: 'm/s²', description: 'largest |lateral acceleration|', fn: (c) => c.running.ay.maxAbs },
   { name: 'max_fz', unit: 'N', description: 'largest wheel load', fn: (c) => Math.max(...c.running.fz.map((m) => m.maxAbs)) },
@@ -118,20 +147,21 @@ const DEFS: MetricDefinition[] = [
     name: 'rms_slip_moving', unit: 'rad',
     description: `RMS of the largest |slip angle| of the four wheels over the samples with |vx| > ${SLIP_MOVING_MIN_VX_MPS} m/s only (standstill left out; rms_slip is VDSim's figure with it); NaN if it never moved`,
     fn: (c) => c.running.slipMoving.rms,
+    whyNot: (c) => `the vehicle never moved faster than ${SLIP_MOVING_MIN_VX_MPS} m/s in ${s1(ran(c))} s`,
   },
-  { name: 'yaw_rate_ss', unit: 'rad/s', description: 'step steer: steady yaw rate (mean of the last 20 %)', fn: iso((m) => m.yawRateSs) },
-  { name: 'yaw_rate_peak', unit: 'rad/s', description: 'step steer: peak yaw rate', fn: iso((m) => m.yawRatePeak) },
-  { name: 'overshoot', unit: '', description: 'step steer: peak / steady yaw rate', fn: iso((m) => m.overshoot) },
-  { name: 'time_to_peak', unit: 's', description: 'step steer: time from the step to the yaw-rate peak', fn: iso((m) => m.timeToPeakS) },
-  { name: 'response_time', unit: 's', description: 'step steer: time to 90 % of the steady yaw rate', fn: iso((m) => m.responseTimeS) },
-  { name: 'settling_time', unit: 's', description: 'step steer: end of the last sample outside ±5 % of the steady yaw rate', fn: iso((m) => m.settlingTime5pctS) },
-  { name: 'ay_ss', unit: 'm/s²', description: 'step steer: steady lateral acceleration', fn: iso((m) => m.lateralAccelSs) },
+  { name: 'yaw_rate_ss', unit: 'rad/s', description: 'step steer: steady yaw rate (mean of the last 20 %)', fn: iso((m) => m.yawRateSs), whyNot: noStep },
+  { name: 'yaw_rate_peak', unit: 'rad/s', description: 'step steer: peak yaw rate', fn: iso((m) => m.yawRatePeak), whyNot: noStep },
+  { name: 'overshoot', unit: '', description: 'step steer: peak / steady yaw rate', fn: iso((m) => m.overshoot), whyNot: noStep },
+  { name: 'time_to_peak', unit: 's', description: 'step steer: time from the step to the yaw-rate peak', fn: iso((m) => m.timeToPeakS), whyNot: noStep },
+  { name: 'response_time', unit: 's', description: 'step steer: time to 90 % of the steady yaw rate', fn: iso((m) => m.responseTimeS), whyNot: noStep },
+  { name: 'settling_time', unit: 's', description: 'step steer: end of the last sample outside ±5 % of the steady yaw rate', fn: iso((m) => m.settlingTime5pctS), whyNot: noStep },
+  { name: 'ay_ss', unit: 'm/s²', description: 'step steer: steady lateral acceleration', fn: iso((m) => m.lateralAccelSs), whyNot: noStep },
   { name: 'peak_lat_g', unit: 'g', description: 'peak |a_y| in g', fn: (c) => c.running.ay.maxAbs / G },
-  { name: 'ay_per_steer', unit: '(m/s²)/rad', description: 'step steer: lateral acceleration gain a_y,ss / δ_ss', fn: iso((m) => m.lateralAccelSs / m.steer) },
-  { name: 'yaw_rate_gain', unit: '1/s', description: 'step steer: yaw-rate gain r_ss / δ_ss', fn: iso((m) => m.yawRateSs / m.steer) },
-  { name: 'understeer_k', unit: 'rad/(m/s²)', description: 'step steer: (δ − L·r/vx) / a_y at steady state', fn: iso((m, c) => (m.steer - (c.vehicle.wheelbase * m.yawRateSs) / Math.max(m.vx, 1e-3)) / m.lateralAccelSs) },
-  { name: 'npc_contacts', unit: '', description: 'ego–NPC contacts of this vehicle, per NPC step', fn: (c) => c.scene?.npcContacts ?? NaN },
-  { name: 'red_runs', unit: '', description: 'times this vehicle crossed a stop line on red', fn: (c) => c.scene?.redRuns ?? NaN },
-  { name: 'ego_steps', unit: '', description: 'NPC steps this vehicle took part in', fn: (c) => c.scene?.steps ?? NaN },
+  { name: 'ay_per_steer', unit: '(m/s²)/rad', description: 'step steer: lateral acceleration gain a_y,ss / δ_ss', fn: iso((m) => m.lateralAccelSs / m.steer), whyNot: noStep },
+  { name: 'yaw_rate_gain', unit: '1/s', description: 'step steer: yaw-rate gain r_ss / δ_ss', fn: iso((m) => m.yawRateSs / m.steer), whyNot: noStep },
+  { name: 'understeer_k', unit: 'rad/(m/s²)', description: 'step steer: (δ − L·r/vx) / a_y at steady state', fn: iso((m, c) => (m.steer - (c.vehicle.wheelbase * m.yawRateSs) / Math.max(m.vx, 1e-3)) / m.lateralAccelSs), whyNot: noStep },
+  { name: 'npc_contacts', unit: '', description: 'ego–NPC contacts of this vehicle, per NPC step', fn: (c) => c.scene?.npcContacts ?? NaN, whyNot: () => noScene },
+  { name: 'red_runs', unit: '', description: 'times this vehicle crossed a stop line on red', fn: (c) => c.scene?.redRuns ?? NaN, whyNot: () => noScene },
+  { name: 'ego_steps', unit: '', description: 'NPC steps this vehicle took part in', fn: (c) => c.scene?.steps ?? NaN, whyNot: () => noScene },
 ];
 for (const d of DEFS) registerMetric(d);

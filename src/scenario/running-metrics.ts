@@ -172,6 +172,9 @@ export class RunningMetrics implements TraceObserver {
   private left = false;
   laps = 0;
   firstLap = NaN;
+  /** the simulation times of the first and the latest row [s] (what a figure that needs time was given) */
+  firstT = NaN;
+  lastT = NaN;
   private readonly window: StepWindow;
 
   constructor(readonly line: DrivingLine | null, opts: { isoKeepRows?: number } = {}) {
@@ -205,6 +208,7 @@ export class RunningMetrics implements TraceObserver {
     this.left = false;
     this.laps = 0;
     this.firstLap = NaN;
+    this.firstT = this.lastT = NaN;
     this.window.clear();
   }
 
@@ -212,6 +216,8 @@ export class RunningMetrics implements TraceObserver {
     const t = d[o + C_T], x = d[o + C_X], y = d[o + C_Y], yaw = d[o + C_YAW], vx = d[o + C_VX];
     const first = this.n === 0;
     this.n++;
+    if (first) this.firstT = t;
+    this.lastT = t;
     const line = this.line;
     if (line && line.xs.length >= 2) {
       project(line, x, y, this.p, this.hint);

@@ -24,7 +24,7 @@ import { resolve } from 'node:path';
 import type { DriverCommand } from '../plant/types.js';
 import type { VehicleStateSnapshot } from '../plant/state.js';
 import { type Scenario, type ScenarioLoadOptions, loadScenario } from './config.js';
-import { RunningMetrics, computeMetrics } from './metrics.js';
+import { RunningMetrics, computeMetrics, metricReasons, type MetricContext } from './metrics.js';
 import { type SensorData, cgBundle, infraReading, mountedReading } from './sensors.js';
 import type { SimEgo } from './sim-ego.js';
 import type { AttemptResult } from './story/index.js';
@@ -158,14 +158,32 @@ export class Simulation {
 
   /** The registry's metrics (default: the scenario's list) of one ego's run so far. */
   metrics(names: readonly string[] = this.scenario.metrics, egoId?: string): Record<string, number> {
+    return computeMetrics(names, this.metricContext(egoId));
+  }
+
+  private metricContext(egoId?: string): MetricContext {
     const e = this.world.ego(egoId);
-    return computeMetrics(names, {
+    return {
       trace: e.trace,
       running: this.running.get(e.id),
       line: this.scenario.map.line,
       vehicle: e.spec.vehicle,
       scene: this.world.scene ? { npcContacts: e.npcContacts, steps: e.sceneSteps, redRuns: e.redRuns } : undefined,
+    };
+  }
+
+  /**
+   * Why each figure of allMetrics() that is not a number could not be computed in this run (keyed as allMetrics
+   * keys them): 'lap_time' → 'no lap completed in 30.0 s: …'.
+   */
+  metricReasons(values: Readonly<Record<string, number>> = this.allMetrics()): Record<string, string> {
+    const out: Record<string, string> = {};
+    this.world.egos.forEach((e, i) => {
+      const prefix = i === 0 ? '' : `${e.id}.`;
+      const mine = Object.fromEntries(Object.entries(values).filter(([k]) => (i === 0 ? !k.includes('.') : k.startsWith(prefix))).map(([k, v]) => [k.slice(prefix.length), v]));
+      for (const [k, why] of Object.entries(metricReasons(mine, this.metricContext(e.id)))) out[prefix + k] = why;
     });
+    return out;
   }
 
   /** One ego's running figures (every row of its trace so far, in fixed memory; see metrics.ts). */

@@ -277,6 +277,17 @@ export class AccessControl {
   }
 }
 
+/** The warning of a server open to all, in parts: a log line keeps them as fields (src/server/plugins/access.ts). */
+export function openWarningParts(addresses: readonly string[]): { warning: string; listening: string[]; risk: string; fix: string } {
+  return {
+    warning: 'NO ACCESS CONTROL',
+    listening: [...addresses],
+    risk: `listening on ${addresses.join(', ')} with no token configured, so anyone who can reach this port can move the egos, reset or pause the session and change its settings`,
+    fix: 'Set tokens (VILS_OPERATOR_TOKENS, VILS_DRIVER_TOKENS, VILS_VIEWER_TOKENS or vils serve --access <file>) or listen on 127.0.0.1 (--host 127.0.0.1).',
+  };
+}
+
 export function openWarning(addresses: readonly string[]): string {
-  return `NO ACCESS CONTROL: listening on ${addresses.join(', ')} with no token configured, so anyone who can reach this port can move the egos, reset or pause the session and change its settings. Set tokens (VILS_OPERATOR_TOKENS, VILS_DRIVER_TOKENS, VILS_VIEWER_TOKENS or vils serve --access <file>) or listen on 127.0.0.1 (--host 127.0.0.1).`;
+  const p = openWarningParts(addresses);
+  return `${p.warning}: ${p.risk}. ${p.fix}`;
 }

@@ -171,7 +171,7 @@ export async function createServer(opts: ServerOptions = {}): Promise<VilsServer
   });
 
   // before any route: the Host, Origin and token checks and the REST rate limits apply to every one
-  await installAccess(app, access, app.log);
+  await installAccess(app, access, app.log, opts.logFormat === 'pretty' ? 'pretty' : 'json');
   for (const h of hosts) h.attachments.set('access', { status: () => access.status(listeningOn(app)), close: async () => {} });
 
   await app.register(swagger, {

@@ -21,7 +21,7 @@
  * plan changes are scene calls (/vils/calls), so replay makes them again at the same step.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { exactNum, f64ToBase64, packNpcs, packSignals, type SignalGroupInfo } from '../record/exact.js';
 import { FOXGLOVE_SCHEMAS, SIGNALS_SCHEMA, egoTransforms, locationFixes, mapUpdate, sceneUpdate, signalsMessage, timeToNs } from '../record/foxglove-messages.js';
@@ -98,7 +98,8 @@ const VILS_SCHEMAS: Record<string, object> = {
   'vils.SceneEvent': obj({ type: str, ego_id: str, t: num }, 'A scene event'),
 };
 
-function channelSpecs(): ChannelSpec[] {
+/** The channels of a recording (exported for tests that write one by hand). */
+export function channelSpecs(): ChannelSpec[] {
   const vils = (topic: string, name: string, extra: Partial<ChannelSpec> = {}): ChannelSpec => ({
     topic, messageEncoding: 'json', schema: { name, encoding: 'jsonschema', data: JSON.stringify(VILS_SCHEMAS[name]) }, ...extra,
   });
@@ -310,5 +311,11 @@ export class SceneRecorder implements FrameSink, HostAttachment {
     this.closed = true;
     for (const d of this.detach) d();
     await this.writer.close();
+  }
+
+  /** Closes and deletes what was written: a server that could not start recorded no session (vils serve). */
+  async discard(): Promise<void> {
+    await this.close();
+    for (const f of this.writer.stats.files) rmSync(f, { force: true });
   }
 }

@@ -1,5 +1,6 @@
 /** window.__vils, the page's handle for the browser tests and the curious: map ⇄ screen, canvas pixels, the view, frame-time figures, what is loaded and shown. */
 import type { WebMap } from './app.js';
+import { signalSummary } from './signals.js';
 
 export function debugHandle(page: WebMap) {
   const { view, canvas, state } = page;
@@ -38,6 +39,13 @@ export function debugHandle(page: WebMap) {
     mode: () => page.spawn.mode,
     connection: () => page.connection.conn.kind,
     lastFrame: () => state.frame,
+    /** the frame the map last drew (its step and state), and the boxes [x, y, w, h] of the labels drawn over it */
+    drawn: () => ({ step: canvas.drawnFrame?.step ?? null, state: canvas.drawnFrame?.state ?? null, labels: canvas.labelsDrawn.map((b) => [...b]) }),
+    /**
+     * What the map and the status bar show of the signals at this moment: the summary of the frame the map last drew,
+     * and the status bar's line (they must always agree)
+     */
+    signalViews: () => ({ drawn: signalSummary(canvas.drawnFrame?.signals)?.text ?? null, bar: document.getElementById('st-signals')?.textContent ?? null, drawnStep: canvas.drawnFrame?.step ?? null }),
     /** the test-case panel: whether the scene serves one, polling, shown, the attempt, its state and status */
     story: () => page.story.debug(),
     /** the scripted actors in the latest drawing, with their screen positions */

@@ -110,11 +110,14 @@ function ring(ctx: CanvasRenderingContext2D, sx: number, sy: number, r: number, 
   ctx.setLineDash([]);
 }
 
-/** Draws the live layer; returns the scripted actors drawn. */
-export function drawOverlay(ctx: CanvasRenderingContext2D, view: View, state: SceneState, opts: OverlayOptions, now: number): DrawnActor[] {
+/** a label's box on the canvas: x, y, width, height [CSS px] */
+export type LabelBox = [number, number, number, number];
+
+/** Draws the live layer; returns the scripted actors drawn and the boxes of the labels placed. */
+export function drawOverlay(ctx: CanvasRenderingContext2D, view: View, state: SceneState, opts: OverlayOptions, now: number): { actors: DrawnActor[]; labels: LabelBox[] } {
   const f = state.frame;
   const actors: DrawnActor[] = [];
-  if (!f) return actors;
+  if (!f) return { actors, labels: [] };
   const labels: Label[] = [];
   const pos = new Map<number, { x: number; y: number }>();
   for (const n of f.npcs) pos.set(n.id, state.position(n, now));
@@ -203,16 +206,15 @@ export function drawOverlay(ctx: CanvasRenderingContext2D, view: View, state: Sc
   }
 
   for (const l of opts.labels ?? []) labels.push({ ...l, priority: 1.5 });
-  drawLabels(ctx, view, labels);
-  return actors;
+  return { actors, labels: drawLabels(ctx, view, labels) };
 }
 
 /** Labels above their vehicles, most important first, each only where it overlaps none already placed. */
-function drawLabels(ctx: CanvasRenderingContext2D, view: View, labels: Label[]): void {
+function drawLabels(ctx: CanvasRenderingContext2D, view: View, labels: Label[]): LabelBox[] {
   ctx.font = LABEL_FONT;
   ctx.textBaseline = 'middle';
   ctx.textAlign = 'center';
-  const placed: Array<[number, number, number, number]> = [];
+  const placed: LabelBox[] = [];
   labels.sort((a, b) => a.priority - b.priority);
   for (const l of labels) {
     const w = ctx.measureText(l.text).width + 8;
@@ -230,6 +232,7 @@ function drawLabels(ctx: CanvasRenderingContext2D, view: View, labels: Label[]):
     ctx.fillStyle = l.colour;
     ctx.fillText(l.text, x0 + w / 2, y0 + h / 2 + 0.5);
   }
+  return placed;
 }
 
 export type Hit = { kind: 'npc'; id: number } | { kind: 'ego'; id: string };

@@ -1,9 +1,10 @@
 /** The map canvas: its size, the animation-frame loop that draws roads, signals, vehicles and the spawn gesture when something changed, fit and follow, frame-time figures. */
 import type { WebMap } from './app.js';
 import { $ } from './dom.js';
-import { drawOverlay, findEgo, type DrawnActor } from './draw.js';
+import { drawOverlay, findEgo, type DrawnActor, type LabelBox } from './draw.js';
 import { MapLayer } from './map-layer.js';
 import { toast } from './toasts.js';
+import { updateFrameFigures } from './status-bar.js';
 import type { MapReply, NpcStatesFrame } from './types.js';
 
 const STATS_KEEP = 1200;
@@ -14,7 +15,7 @@ export class MapCanvas {
   dpr = 1;
   /** the roads, drawn into a cache (null until the map came) */
   layer: MapLayer | null = null;
-  /** following an ego: its id, or '' for "the first ego" */
+  /** following an ego: its id (null: not following) */
   follow: string | null = null;
   goals = true;
   trails = true;
@@ -25,8 +26,11 @@ export class MapCanvas {
   readonly drawTimes: number[] = [];
   /** the test case's scripted actors in the latest drawing */
   actorsDrawn: DrawnActor[] = [];
+  /** the labels of the latest drawing (the browser tests leave out the road they cover) */
+  labelsDrawn: LabelBox[] = [];
   private lastRaf = 0;
-  private drawnFrame: NpcStatesFrame | null = null;
+  /** the frame the latest drawing showed */
+  drawnFrame: NpcStatesFrame | null = null;
   private drawnView = -1;
   /** the view's version right after the latest fit (-1: never fitted) */
   private fitVersion = -1;
@@ -76,13 +80,13 @@ export class MapCanvas {
     this.lastRaf = ts;
     const t0 = performance.now();
     this.followEgo();
+    const f = page.state.frame;
     if (t0 - this.lastDom > 250) {
       this.lastDom = t0;
       page.updateDom(t0);
-    }
+    } else if (f !== this.drawnFrame) updateFrameFigures(page); // a new frame: the bar shows what the map is about to draw
     // draw only when something changed: a new frame, a running scene (moving between frames), the view,
     // the user's input, or a road layer still to be redrawn sharp after a zoom
-    const f = page.state.frame;
     const need = this.dirty || f?.state === 'running' || f !== this.drawnFrame || view.version !== this.drawnView || (this.layer !== null && !this.layer.isSharp(view, this.dpr));
     if (need) this.draw(t0);
   };
@@ -107,7 +111,9 @@ export class MapCanvas {
     // the signals' colours over the roads and under the vehicles; their labels placed with the vehicles'
     const signalLabels = page.signals.draw(ctx, view, f?.signals);
     const sel = page.selected;
-    this.actorsDrawn = drawOverlay(ctx, view, page.state, { goals: this.goals, trails: this.trails, selected: sel?.kind === 'npc' ? sel.id : null, labels: signalLabels }, t0);
+    const drawn = drawOverlay(ctx, view, page.state, { goals: this.goals, trails: this.trails, selected: sel?.kind === 'npc' ? sel.id : null, labels: signalLabels }, t0);
+    this.actorsDrawn = drawn.actors;
+    this.labelsDrawn = drawn.labels;
     page.spawn.draw(ctx, view);
     this.push(this.drawTimes, performance.now() - t0);
   }
@@ -136,21 +142,38 @@ export class MapCanvas {
   private followEgo(): void {
     if (this.follow === null) return;
     const state = this.page.state;
-    const e = findEgo(state, this.follow || null) ?? findEgo(state, null);
-    if (e) this.view.centreOn(e.x, e.y);
+    const e = findEgo(state, this.follow);
+    if (!e) {
+      // the ego followed is gone from the frames (forgotten after ego_forget_s without a fix, a reset, DELETE
+      // /api/egos): following ends, saying so, and the view is the user's again (it stayed lit, the view still)
+      const who = this.follow;
+      this.follow = null;
+      this.showFollow();
+      toast(`Follow ego ended: ego ${who} is no longer in the scene (forgotten).`);
+      return;
+    }
+    this.view.centreOn(e.x, e.y);
   }
 
   toggleFollow(): void {
     if (this.follow !== null) {
       this.follow = null;
+      this.showFollow();
       return;
     }
     const sel = this.page.selected?.kind === 'ego' ? this.page.selected.id : '';
-    if (!findEgo(this.page.state, sel || null)) {
+    const e = findEgo(this.page.state, sel || null);
+    if (!e) {
       toast('No ego to follow: no car is sending its position.', true);
       return;
     }
-    this.follow = sel;
+    this.follow = e.ego_id; // that ego, the selected one or else the first: following ends when it is gone
+    this.showFollow();
+  }
+
+  /** The Follow button lit or not at once (the status bar keeps it so at each frame too). */
+  private showFollow(): void {
+    $('btn-follow').setAttribute('aria-pressed', String(this.follow !== null));
   }
 
   fit(): void {

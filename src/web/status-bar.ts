@@ -15,21 +15,16 @@ export function shieldText(st: ServerStatus | null): string {
   return '–';
 }
 
-export function updateStatusBar(page: WebMap, now: number): void {
+/**
+ * The figures the status bar takes from the latest frame — step, time, timings, NPCs, egos, signals — written in
+ * the animation frame that draws that frame on the map (map-canvas.ts), so the two never show different frames:
+ * at the 4 Hz of the rest of the bar, the signal line lagged the map by up to a quarter of a second, more on a
+ * busy machine, and read "J1.A red 0.1 s" while the map had turned J1.A green.
+ */
+export function updateFrameFigures(page: WebMap): void {
   const f = page.state.frame;
-  const st = page.data.status;
-  const state = page.runState();
-  const stateEl = $('st-state');
-  setText(stateEl, state ?? '–');
-  stateEl.className = `state ${state ?? ''}`;
-  const run = $('btn-run');
-  run.className = state ?? '';
-  setText($('btn-run-label'), state === 'running' ? 'Pause' : 'Start');
   setText($('st-step'), f ? String(f.step) : '–');
   setText($('st-time'), f?.sim_time_s !== undefined ? `${f.sim_time_s.toFixed(1)} s` : '–');
-  const rate = page.state.publishRate(now);
-  const hz = st?.publish_hz ?? page.data.config?.publish_hz;
-  setText($('st-rate'), `${state === 'running' && rate !== null ? `${rate.toFixed(1)} Hz` : '–'}${hz ? ` (${hz})` : ''}`);
   const m = f?.metrics;
   setText($('st-timings'), m && m.total_time_ms > 0 ? `sim ${fmt(m.sim_time_ms)} · policy ${fmt(m.policy_time_ms)} · total ${fmt(m.total_time_ms)} ms` : '–');
   // a test case's scripted actors are listed among the NPCs of the frames, but the policy does not drive them
@@ -38,16 +33,30 @@ export function updateStatusBar(page: WebMap, now: number): void {
   const egos = f?.egos ?? [];
   const stale = egos.filter((e) => e.stale).length;
   setText($('st-egos'), f ? `${egos.length}${stale ? ` (${stale} stale)` : ''}` : '–');
+  updateSignals(page);
+  $('btn-follow').setAttribute('aria-pressed', String(page.canvas.follow !== null));
+}
+
+export function updateStatusBar(page: WebMap, now: number): void {
+  const st = page.data.status;
+  const state = page.runState();
+  const stateEl = $('st-state');
+  setText(stateEl, state ?? '–');
+  stateEl.className = `state ${state ?? ''}`;
+  const run = $('btn-run');
+  run.className = state ?? '';
+  setText($('btn-run-label'), state === 'running' ? 'Pause' : 'Start');
+  updateFrameFigures(page);
+  const rate = page.state.publishRate(now);
+  const hz = st?.publish_hz ?? page.data.config?.publish_hz;
+  setText($('st-rate'), `${state === 'running' && rate !== null ? `${rate.toFixed(1)} Hz` : '–'}${hz ? ` (${hz})` : ''}`);
   setText($('st-overruns'), st?.loop?.overruns !== undefined ? String(st.loop.overruns) : '–');
   setText($('st-clients'), st?.clients !== undefined ? String(st.clients) : '–');
   setText($('st-shield'), shieldText(st));
   updateTimeSync(st);
-  updateSignals(page);
   const ft = page.canvas.frameTimes.slice(-60);
   const mean = ft.length ? ft.reduce((a, b) => a + b, 0) / ft.length : 0;
   setText($('st-fps'), mean > 0 ? `${(1000 / mean).toFixed(0)} fps` : '–');
-  const follow = $('btn-follow');
-  follow.setAttribute('aria-pressed', String(page.canvas.follow !== null));
   $('btn-add').classList.toggle('active', page.spawn.mode !== 'idle');
 }
 

@@ -5,7 +5,7 @@
  * and tell what happened (clients, egos, an oversized frame as a warning without a stack trace).
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer as createTcpServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -148,16 +148,50 @@ describe('vils serve operations', () => {
   let blocker: Server;
   afterAll(() => blocker?.close());
 
-  it('a port in use: says why and exits non-zero (it used to print EADDRINUSE and hang)', async () => {
-    blocker = createTcpServer();
-    const port = await new Promise<number>((resolve) => blocker.listen(0, '127.0.0.1', () => resolve((blocker.address() as { port: number }).port)));
-    const run = launch(['serve', '--port', String(port), ...common, '--log-format', 'json'], { VILS_MODEL: testModel() });
+  const untilExit = async (run: Run) => {
     const timer = setTimeout(() => run.child.kill('SIGKILL'), 30_000);
     const code = await run.exit;
     clearTimeout(timer);
-    expect(code).toBe(1);
-    expect(run.err.join('\n')).toMatch(new RegExp(`vils serve: cannot listen on 127\\.0\\.0\\.1:${port}: the port is in use \\(EADDRINUSE\\)`));
+    return code;
+  };
+
+  it('a port in use: says why and exits 1 before loading anything, and writes no recording (it used to load for a minute and leave one)', async () => {
+    blocker = createTcpServer();
+    const port = await new Promise<number>((resolve) => blocker.listen(0, '127.0.0.1', () => resolve((blocker.address() as { port: number }).port)));
+    const records = join(mkdtempSync(join(tmpdir(), 'vils-rec-')), 'recordings');
+    // a model that is not there: a server that loaded anything would fail on it instead
+    const run = launch(['serve', '--port', String(port), '--host', '127.0.0.1', '--record-dir', records, '--log-format', 'json'], { VILS_MODEL: join(records, 'no-model.onnx') });
+    expect(await untilExit(run)).toBe(1);
+    expect(run.err.join('\n')).toMatch(new RegExp(`^vils serve: cannot listen on 127\\.0\\.0\\.1:${port}: the port is in use \\(EADDRINUSE\\)`));
+    expect(run.err.join('\n')).not.toMatch(/no-model|usage:/);
+    expect(run.out).toEqual([]); // no log line: nothing was started
+    expect(existsSync(records)).toBe(false);
   }, 40_000);
+
+  it('a missing map names where it looked and the maps there are; every problem of a start is said at once', async () => {
+    const records = join(mkdtempSync(join(tmpdir(), 'vils-rec-')), 'recordings');
+    const run = launch(['serve', '--port', String(await freePort()), '--host', '127.0.0.1', '--map', 'maps/nope.json', '--record-dir', records], { VILS_MODEL: join(records, 'no-model.onnx') });
+    expect(await untilExit(run)).toBe(1);
+    const err = run.err.join('\n');
+    expect(err).toContain(`--map: map maps/nope.json not found: looked for ${join(process.cwd(), 'maps', 'nope.json')}; the maps in maps: demo-track.json`);
+    expect(existsSync(records)).toBe(false);
+    // a file where the record folder would be made, a taken port and the missing map: all three, one a line
+    const file = join(mkdtempSync(join(tmpdir(), 'vils-rec-')), 'a-file');
+    writeFileSync(file, '');
+    const port = (blocker.address() as { port: number }).port;
+    const all = launch(['serve', '--port', String(port), '--host', '127.0.0.1', '--map', 'maps/nope.json', '--record-dir', join(file, 'recordings')], { VILS_MODEL: join(file, 'no-model.onnx') });
+    expect(await untilExit(all)).toBe(1);
+    const lines = all.err.join('\n');
+    expect(lines).toMatch(/^vils serve: cannot start:\n  - cannot listen on 127\.0\.0\.1:\d+: the port is in use[^\n]*\n  - --map: map maps\/nope\.json not found[^\n]*\n  - cannot record into [^\n]*a-file\/recordings: [^\n]*a-file is not a folder/);
+  }, 40_000);
+
+  it('a start refused after loading (a CPU list it may not use) leaves no recording either', async () => {
+    const records = join(mkdtempSync(join(tmpdir(), 'vils-rec-')), 'recordings');
+    const run = launch(['serve', '--port', String(await freePort()), '--host', '127.0.0.1', '--record-dir', records, '--cpus', '4095', '--log-format', 'json'], { VILS_MODEL: testModel() });
+    expect(await untilExit(run)).toBe(2);
+    expect(run.err.join('\n')).toMatch(/--cpus/);
+    expect(existsSync(records) ? readdirSync(records).filter((n) => n.endsWith('.mcap')) : []).toEqual([]);
+  }, 60_000);
 
   it('logs JSON when piped, and what happened: clients, egos, an oversized frame as a warning', async () => {
     const port = await freePort();

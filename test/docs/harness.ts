@@ -9,22 +9,39 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { accessSync, constants, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { createSocket } from 'node:dgram';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { have } from '../helpers/prerequisites.js';
+import { machineLock } from '../helpers/machine-lock.js';
 import { PROJECT_ROOT, SHARED } from '../helpers/shared.js';
 import { parseDoc, serverPort, type DocStep } from './blocks.js';
 
 /** The pages whose servers listen on port 8000: run one after the other in test/docs/readme.test.ts. */
 export const PAGES_WITH_SERVERS = ['README.md', 'docs/recording-and-replay.md', 'docs/ros2.md', 'docs/scenarios.md', 'docs/security.md', 'docs/test-cases.md', 'docs/time-sync.md'];
 
+/**
+ * Pages without a server on port 8000 that run in test/docs/pages-2.test.ts, beside pages.test.ts (the two files
+ * run in parallel: one chain of two and a half minutes was the suite's longest).
+ */
+export const PAGES_SECOND = ['docs/performance.md', 'docs/ros2.md', 'docs/maps.md', 'docs/npcs.md'];
+
+/**
+ * Pages whose commands use VDS1's default ports (CMD 7001, STATE 7002), in whichever file they run: each holds a
+ * machine-wide lock while its blocks run, so that two of them never run at once (pages.test.ts and readme.test.ts
+ * run in parallel, and `vils realtime` once met `vils serve --scenario demo_lap_comms` on 7001: EADDRINUSE).
+ */
+export const PAGES_ON_VDS1_PORTS = ['docs/co-simulation.md', 'docs/scenarios.md'];
+
 /** README.md and every page under docs/. */
 export const PAGES = ['README.md', ...readdirSync(join(PROJECT_ROOT, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)];
 const RUN_GUARD_MS = 240_000;
 const START_GUARD_MS = 120_000;
 const STOP_GUARD_MS = 30_000;
+/** how long a block waits for a port another checkout's tests hold (a hang guard) */
+const PORT_GUARD_MS = 300_000;
 
 let work = '';
 let clone = '';
@@ -128,16 +145,43 @@ async function stop(p: Proc, label: string): Promise<void> {
   }
 }
 
-/** Fails when something already answers HTTP on the port a server block is about to listen on. */
-async function expectPortFree(port: number, label: string): Promise<void> {
-  let answered = false;
-  try {
-    await fetch(`http://127.0.0.1:${port}/api/health`, { signal: AbortSignal.timeout(2000) });
-    answered = true;
-  } catch {
-    /* nothing there: good */
+/**
+ * Waits until nothing answers HTTP on the port a server block is about to listen on: a server this page left would
+ * answer for the new one (a stray `npm start` on 8000 once made a block fail with a message about something else),
+ * and on a machine shared with other checkouts their docs tests serve on 8000 too — their turn ends, this one waits
+ * (the guard says whose it was). A server of this page's own is stopped before (stopRunning).
+ */
+async function waitForPortFree(port: number, label: string): Promise<void> {
+  const deadline = Date.now() + PORT_GUARD_MS;
+  for (;;) {
+    let answered = false;
+    try {
+      await fetch(`http://127.0.0.1:${port}/api/health`, { signal: AbortSignal.timeout(2000) });
+      answered = true;
+    } catch {
+      /* nothing there: good */
+    }
+    if (!answered) return;
+    if (Date.now() > deadline) throw new Error(`${label}: port ${port} was still taken by a server this test did not start after ${PORT_GUARD_MS / 1000} s; stop it first`);
+    await sleep(1000);
   }
-  if (answered) throw new Error(`${label}: port ${port} is already taken by a server this test did not start; stop it first`);
+}
+
+/** Waits until this machine's UDP ports can be bound (VDS1's 7001 and 7002, which another checkout's tests may hold). */
+async function waitForUdpFree(ports: readonly number[], label: string): Promise<void> {
+  const free = (port: number) => new Promise<boolean>((resolve) => {
+    const sock = createSocket('udp4');
+    sock.once('error', () => resolve(false));
+    sock.bind(port, '127.0.0.1', () => sock.close(() => resolve(true)));
+  });
+  const deadline = Date.now() + PORT_GUARD_MS;
+  for (;;) {
+    const taken: number[] = [];
+    for (const p of ports) if (!(await free(p))) taken.push(p);
+    if (taken.length === 0) return;
+    if (Date.now() > deadline) throw new Error(`${label}: UDP ${taken.join(', ')} still taken by another process after ${PORT_GUARD_MS / 1000} s`);
+    await sleep(1000);
+  }
 }
 
 async function waitForHealth(p: Proc, port: number, label: string): Promise<void> {
@@ -210,6 +254,14 @@ export function runPages(pages: string[]): void {
         for (const r of stopping) await stop(r.proc, r.label);
       };
       afterAll(() => stopRunning(), 3 * STOP_GUARD_MS);
+      if (PAGES_ON_VDS1_PORTS.includes(page)) {
+        let unlock = () => {};
+        beforeAll(async () => {
+          unlock = await machineLock('vils-docs-vds1-ports', 600_000);
+          await waitForUdpFree([7001, 7002], page); // held by a checkout whose tests take no lock
+        }, 610_000 + PORT_GUARD_MS);
+        afterAll(() => unlock());
+      }
 
       for (const step of steps) {
         if (step.type === 'stop') {
@@ -281,17 +333,17 @@ export function runPages(pages: string[]): void {
             let script = step.body.trim();
             // `npm ci` is what .ci/run does first on its fresh clone; the copy is already installed
             if (script.startsWith('npm ci && ')) {
-              expect(CI_RUN).toMatch(/\bnpm ci\b/);
+              expect(CI_RUN).toMatch(/^(npm|npx -y npm@10) ci\b/m);
               script = script.slice('npm ci && '.length);
             }
             // a server already on the port would answer for this one (a stray `npm start` left on 8000 once made a
             // block fail with a message about something else)
-            if (mode.kind === 'server') await expectPortFree(serverPort(script), where(step));
+            if (mode.kind === 'server') await waitForPortFree(serverPort(script), where(step));
             const proc = startShell(script);
             running.push({ proc, label: where(step), server: mode.kind === 'server' });
             if (mode.kind === 'server') await waitForHealth(proc, serverPort(script), where(step));
             else await waitForText(proc, mode.ready, where(step));
-          }, START_GUARD_MS + STOP_GUARD_MS + 10_000);
+          }, START_GUARD_MS + STOP_GUARD_MS + PORT_GUARD_MS + 10_000);
           continue;
         }
         if (mode.kind === 'briefly') {

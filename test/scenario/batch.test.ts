@@ -39,12 +39,13 @@ describe('batch in worker threads', () => {
     const summary = readFileSync(join(out, 'summary.csv'), 'utf8').trim().split('\n');
     expect(summary[0]).toBe('run_id,status,maneuver.v,tire.mu_nominal,vehicle.mass,yaw_rate_ss,ay_ss,peak_ay,error');
     expect(summary).toHaveLength(6);
-    expect(summary[5]).toMatch(/^0005_iso7401,failed,,,-5,,,,.*key 'mass': must be > 0/);
+    expect(summary[5]).toMatch(/^0005_mass=-5,failed,,,-5,,,,.*key 'mass': must be > 0/);
     // a friction-limited car: more grip, more lateral acceleration
     const peak = (row: string) => Number(row.split(',')[7]);
     expect(peak(summary[2])).toBeGreaterThan(peak(summary[1]));
-    expect(readdirSync(join(out, 'runs')).sort()).toEqual(['0001_iso7401.csv', '0002_iso7401.csv', '0003_iso7401.csv', '0004_iso7401.csv']);
-    const resolved = await loadScenario(join(out, 'resolved', '0002_iso7401.yaml'));
+    // each run named by what it sweeps (issue 46), not by the base file
+    expect(readdirSync(join(out, 'runs')).sort()).toEqual(['0001_v=15_mu_nominal=0.5.csv', '0002_v=15_mu_nominal=1.csv', '0003_v=20_mu_nominal=0.5.csv', '0004_v=20_mu_nominal=1.csv']);
+    const resolved = await loadScenario(join(out, 'resolved', '0002_v=15_mu_nominal=1.yaml'));
     expect(resolved.egos[0].tires[0].muNominal).toBe(1.0);
     expect(resolved.egos[0].start.speed).toBe(15);
     expect(readFileSync(join(out, 'plot.svg'), 'utf8')).toMatch(/^<svg[^>]*>[\s\S]*tire\.mu_nominal = 0\.5[\s\S]*<\/svg>\s*$/);

@@ -300,7 +300,24 @@ describe('without tokens (a closed track LAN)', () => {
       const st = await call(`http://127.0.0.1:${port}`, 'GET', '/api/status');
       expect(st.body.access.auth).toBe('open');
       expect(st.body.access.warning).toMatch(/NO ACCESS CONTROL: listening on 0\.0\.0\.0:\d+ with no token configured/);
-      expect(logged.join('')).toMatch(/!{20}.*\\nNO ACCESS CONTROL/);
+      // piped (JSON lines, the default off a terminal): every line one JSON object, the warning's parts as fields
+      const lines = logged.join('').split('\n').filter((l) => l !== '');
+      for (const l of lines) expect(() => JSON.parse(l), l).not.toThrow();
+      const banner = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((o) => o.warning === 'no_access_control');
+      expect(banner).toMatchObject({ level: 40, addresses: [expect.stringMatching(/^0\.0\.0\.0:\d+$/)], risk: expect.stringMatching(/anyone who can reach this port/), fix: expect.stringMatching(/VILS_OPERATOR_TOKENS/) });
+      expect(banner!.msg).toMatch(/^NO ACCESS CONTROL: listening on 0\.0\.0\.0:\d+ with no token configured/);
+      expect(banner!.msg).not.toContain('\n');
+    } finally {
+      await exposed.close();
+    }
+  });
+
+  it('on a terminal (--log-format pretty) the warning stands out, framed by lines of "!"', async () => {
+    const logged: string[] = [];
+    const logStream = new Writable({ write(chunk, _enc, cb) { logged.push(String(chunk)); cb(); } });
+    const { server: exposed } = await startServer({ config: { npc_target: 0 }, logLevel: 'warn', logStream, logFormat: 'pretty', listenHost: '0.0.0.0' });
+    try {
+      expect(logged.join('')).toMatch(/\n!{100}\nNO ACCESS CONTROL: listening on 0\.0\.0\.0:\d+[^\n]*\n!{100}/);
     } finally {
       await exposed.close();
     }

@@ -10,6 +10,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { afterAll, beforeAll } from 'vitest';
 import type { ServerOptions, VilsServer } from '../../src/server/app.js';
 import { startServer } from '../helpers/server-fixture.js';
+import { machineLock } from '../helpers/machine-lock.js';
 import { PROJECT_ROOT } from '../helpers/shared.js';
 import { have } from '../helpers/prerequisites.js';
 import { findChromium } from '../support/prerequisites.mjs';
@@ -35,39 +36,12 @@ export function buildWebBundle(): string {
   return dir;
 }
 
-const LOCK = join(tmpdir(), 'vils-web-browser-tests.lock');
-
 /**
  * One browser test file at a time on this machine (vitest runs files in parallel): a Chromium drawing at
  * 60 fps next to a server at 50 Hz is load enough on 2 cores. A lock left by a dead process is taken over.
  */
-export async function browserLock(timeoutMs = 180_000): Promise<() => void> {
-  const t0 = Date.now();
-  for (;;) {
-    try {
-      mkdirSync(LOCK);
-      writeFileSync(join(LOCK, 'pid'), String(process.pid));
-      return () => rmSync(LOCK, { recursive: true, force: true });
-    } catch {
-      let owner = NaN;
-      try {
-        owner = Number(readFileSync(join(LOCK, 'pid'), 'utf8'));
-      } catch {
-        /* being created or removed */
-      }
-      let alive = true;
-      if (Number.isInteger(owner)) {
-        try {
-          process.kill(owner, 0);
-        } catch {
-          alive = false;
-        }
-      }
-      if (!alive) rmSync(LOCK, { recursive: true, force: true });
-      else if (Date.now() - t0 > timeoutMs) throw new Error(`another browser test (pid ${owner}) held ${LOCK} for ${timeoutMs / 1000} s`);
-      else await new Promise((r) => setTimeout(r, 200));
-    }
-  }
+export function browserLock(timeoutMs = 180_000): Promise<() => void> {
+  return machineLock('vils-web-browser-tests', timeoutMs);
 }
 
 export interface BrowserSession {

@@ -240,6 +240,8 @@ describe.skipIf(!CHROMIUM)('web map in Chromium (demo track)', () => {
   });
 
   it('shows egos distinct, greys stale ones, follows one; the page itself never sends and is never an ego', async () => {
+    // the stale car is kept until the test forgets it (DELETE below), however long the checks take
+    await api('PUT', '/api/config', { ego_forget_s: 3600 });
     const car = new TestClient(fx.url.replace(/^http/, 'ws') + '/ws/vils/stream');
     await car.opened();
     const lane: number[] = (await api('GET', '/api/map')).roads.lane[2].points;
@@ -257,11 +259,13 @@ describe.skipIf(!CHROMIUM)('web map in Chromium (demo track)', () => {
     try {
       await until(async () => (await text('#st-egos')) === '1', 'the ego shown');
       await fx.page.keyboard.press('f');
-      await sleep(400);
-      const v = await vils<{ cx: number; cy: number }>(fx.page, 'view()');
-      const ego = (await api('GET', '/api/egos')).egos[0];
-      expect(Math.hypot(v.cx - ego.x, v.cy - ego.y)).toBeLessThan(5);
-      expect(await fx.page.locator('#btn-follow').getAttribute('aria-pressed')).toBe('true');
+      // the view follows the car: centred on it (within the few metres it drives between a fix and the check)
+      await until(async () => {
+        const v = await vils<{ cx: number; cy: number }>(fx.page, 'view()');
+        const ego = (await api('GET', '/api/egos')).egos[0];
+        return Math.hypot(v.cx - ego.x, v.cy - ego.y) < 5;
+      }, 'the view centred on the followed ego');
+      expect(await fx.page.locator('#btn-follow').getAttribute('aria-pressed'), await toasts()).toBe('true');
       // a click on the car (the centre of the view that follows it): its inspector says where its heading comes from
       const c = await vils<{ cx: number; cy: number }>(fx.page, 'view()');
       const C = await vils<{ x: number; y: number }>(fx.page, `mapToPage(${c.cx}, ${c.cy})`);
@@ -281,6 +285,13 @@ describe.skipIf(!CHROMIUM)('web map in Chromium (demo track)', () => {
     expect(s.ws_messages).toBe(i);
     expect(s.egos.map((e: { ego_id: string }) => e.ego_id)).toEqual(['car-1']);
     expect(fx.log.foreign).toEqual([]);
+    // followed, then forgotten (as after ego_forget_s, or by DELETE): following ends, said so, the button unlit
+    await fx.page.keyboard.press('f');
+    await until(async () => (await fx.page.locator('#btn-follow').getAttribute('aria-pressed')) === 'true', 'following the stale ego');
+    expect(await fetch(`${fx.url}/api/egos/car-1`, { method: 'DELETE' }).then((r) => r.status)).toBe(200);
+    await until(async () => (await fx.page.locator('#btn-follow').getAttribute('aria-pressed')) === 'false', 'following ended with the ego');
+    await until(async () => /Follow ego ended: ego car-1 is no longer in the scene/.test(await toasts()), 'the end of following said');
+    await api('PUT', '/api/config', { ego_forget_s: 10 });
   });
 
   it('says so when the server is gone, and reconnects by itself when it is back', async () => {

@@ -25,9 +25,10 @@ import { SeededRandom } from '../../util/random.js';
 import { MAX_DURATION_S } from '../config.js';
 import { type RefOptions, resolveRef } from '../refs.js';
 import { expectKeys, numberAt } from '../yaml-util.js';
+import { runName } from './run-name.js';
 
 export interface RunJob {
-  /** 1-based position in the campaign, zero-padded, plus the scenario's stem: `0007_iso7401` */
+  /** 1-based position in the campaign, zero-padded, plus its swept values (`0007_v=20_mu_nominal=0.5`), else the scenario's stem (run-name.ts) */
   runId: string;
   index: number;
   /** the scenario file: relative to the project root when inside it (portable to other machines' checkouts) */
@@ -137,7 +138,7 @@ export function loadCampaign(path: string, opts: RefOptions = {}): Campaign {
     const stem = file.split('/').pop()!.replace(/\.ya?ml$/, '');
     const o: Record<string, unknown> = { ...common, ...overrides };
     if (seed !== null && !('seed' in overrides)) o.seed = seed + index;
-    jobs.push({ runId: `${String(index + 1).padStart(4, '0')}_${stem}`, index, scenario: portablePath(file), overrides: o, metrics: null });
+    jobs.push({ runId: runName(index + 1, stem, overrides), index, scenario: portablePath(file), overrides: o, metrics: null });
   };
   entries.forEach((e, i) => {
     const key = data.runs !== undefined ? `runs[${i}]` : data.sweep !== undefined ? 'sweep' : 'monte_carlo';

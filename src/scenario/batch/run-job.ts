@@ -9,7 +9,7 @@ import { PolicySession } from '../../policy/session.js';
 import { loadScenario } from '../config.js';
 import { Simulation } from '../simulation.js';
 import type { AttemptResult } from '../story/index.js';
-import type { TraceJson } from '../story/report/index.js';
+import type { EgoLimits, TraceJson } from '../story/report/index.js';
 import { type RunJob, localPath } from './campaign.js';
 
 export interface RunResult {
@@ -26,6 +26,8 @@ export interface RunResult {
   wallS: number;
   /** a test case's attempt (its `story:`): the verdict and the series its report plots; null without a story */
   attempt?: { result: AttemptResult; trace: TraceJson } | null;
+  /** each simulated ego's own limits (its vehicle's full brake, its autopilot's standstill gap): the reports explain rows that read the same by them */
+  limits?: EgoLimits[];
 }
 
 let policy: Promise<PolicySession> | null = null;
@@ -50,7 +52,12 @@ export async function runJob(job: RunJob): Promise<RunResult> {
     const story = sim.world.story;
     // as JSON carries it (Infinity as null), so a run's record is the same from a thread or a queue worker
     const attempt = story ? JSON.parse(JSON.stringify({ result: story.result(), trace: story.trace.toJSON() }, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v))) as RunResult['attempt'] : null;
-    return { ...base, status: 'ok', error: null, metrics: sim.allMetrics(names), csv, resolvedYaml: stringify(scenario.resolved), simTimeS: sim.time(), wallS: (performance.now() - t0) / 1000, attempt };
+    const limits = sim.egos.map((e): EgoLimits => ({
+      ego: e.id,
+      full_brake_mps2: e.spec.vehicle.maxBrakeTorque / (e.spec.vehicle.wheelRadiusNominal * e.spec.vehicle.mass),
+      min_gap_m: e.spec.driver.kind === 'autopilot' ? e.spec.driver.autopilot.minGapM : null,
+    }));
+    return { ...base, status: 'ok', error: null, metrics: sim.allMetrics(names), csv, resolvedYaml: stringify(scenario.resolved), simTimeS: sim.time(), wallS: (performance.now() - t0) / 1000, attempt, limits };
   } catch (err) {
     return { ...base, status: 'failed', error: (err as Error).message ?? String(err), metrics: {}, csv: {}, resolvedYaml: '', simTimeS: sim?.time() ?? 0, wallS: (performance.now() - t0) / 1000 };
   } finally {

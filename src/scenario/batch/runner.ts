@@ -12,7 +12,9 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } fr
 import { join } from 'node:path';
 import { renderChartDocument, type ChartSeries } from '../../plant/plot/svg-chart.js';
 import { renderAttemptSvg } from '../story/report/svg.js';
+import { renderAttemptHtml, reportParams } from '../story/report/html.js';
 import { campaignTable } from '../story/report/campaign.js';
+import { valueText } from '../story/report/format.js';
 import type { Campaign, RunJob } from './campaign.js';
 import type { RunResult } from './run-job.js';
 
@@ -46,6 +48,8 @@ export interface CampaignOutcome {
   plotPath: string | null;
   /** test cases: the table of their verdicts (cases.html, beside cases.md), null when no run had a story */
   casesPath: string | null;
+  /** groups of test-case rows that read the same whatever was swept, each with what made it so */
+  notes: string[];
   results: Array<Omit<RunResult, 'csv' | 'resolvedYaml'>>;
 }
 
@@ -76,7 +80,8 @@ export function summaryCsv(campaign: Campaign, results: readonly Recorded[]): st
     const res = r.attempt?.result;
     const storyCells = story.length ? [cell(res?.status ?? ''), ...criteria.flatMap((name) => {
       const c = res?.criteria.find((x) => x.name === name);
-      return [cell(c?.value ?? ''), cell(c?.verdict ?? '')];
+      // a criterion with no figure says so in words ('no contact', 'not measured'), never an empty cell
+      return [cell(c ? c.value ?? valueText(c) : ''), cell(c?.verdict ?? '')];
     })] : [];
     lines.push([r.runId, r.status, ...campaign.keys.map((k) => cell(r.overrides[k])), ...metricNames.map((m) => cell(r.metrics[m])), ...storyCells, cell(r.error)].join(','));
   }
@@ -147,7 +152,14 @@ export async function runCampaign(campaign: Campaign, out: string, executor: Exe
       writeFileSync(join(out, 'runs', first ? `${r.runId}.csv` : `${r.runId}.${ego}.csv`), text);
     }
     if (r.resolvedYaml) writeFileSync(join(out, 'resolved', `${r.runId}.yaml`), r.resolvedYaml);
-    if (r.attempt) writeFileSync(join(out, 'runs', `${r.runId}.attempt.svg`), renderAttemptSvg(r.attempt.result, r.attempt.trace, { title: `${campaign.name} ${r.runId}` }));
+    if (r.attempt) {
+      writeFileSync(join(out, 'runs', `${r.runId}.attempt.svg`), renderAttemptSvg(r.attempt.result, r.attempt.trace, { title: `${campaign.name} ${r.runId}` }));
+      // its report, the run's overrides under Parameters: the campaign's axes (and its common duration and seed)
+      writeFileSync(join(out, 'runs', `${r.runId}.attempt.html`), renderAttemptHtml(r.attempt.result, r.attempt.trace, {
+        caseName: `${campaign.name} ${r.runId}`, params: reportParams(r.overrides), paramsSource: `campaign ${campaign.name}`,
+        notes: [`scenario ${job.scenario}`],
+      }));
+    }
     const { csv: _c, resolvedYaml: _y, ...rec } = r;
     recorded.set(r.runId, rec);
     appendFileSync(resultsPath, JSON.stringify(rec, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v)) + '\n');
@@ -162,8 +174,10 @@ export async function runCampaign(campaign: Campaign, out: string, executor: Exe
   writeFileSync(summaryPath, summaryCsv(campaign, results));
   const cases = results.filter((r) => r.attempt);
   let casesPath: string | null = null;
+  let notes: string[] = [];
   if (cases.length) {
-    const table = campaignTable(cases.map((r) => ({ case: r.runId, params: Object.fromEntries(campaign.keys.map((k) => [k, r.overrides[k] as number | string])), result: r.attempt!.result })));
+    const table = campaignTable(cases.map((r) => ({ case: r.runId, params: Object.fromEntries(campaign.keys.map((k) => [k, r.overrides[k] as number | string])), result: r.attempt!.result, limits: r.limits })));
+    notes = table.notes;
     casesPath = join(out, 'cases.html');
     writeFileSync(casesPath, table.html);
     writeFileSync(join(out, 'cases.md'), table.markdown);
@@ -171,7 +185,7 @@ export async function runCampaign(campaign: Campaign, out: string, executor: Exe
   const svg = campaignPlot(campaign, results);
   const plotPath = svg ? join(out, 'plot.svg') : null;
   if (svg && plotPath) writeFileSync(plotPath, svg);
-  return { total: campaign.jobs.length, ran: done, resumed, failed, wallS, runsPerS: done / Math.max(wallS, 1e-9), summaryPath, plotPath, casesPath, results };
+  return { total: campaign.jobs.length, ran: done, resumed, failed, wallS, runsPerS: done / Math.max(wallS, 1e-9), summaryPath, plotPath, casesPath, notes, results };
 }
 
 /** A progress line: bar, counts, rate and ETA. */

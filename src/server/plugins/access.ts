@@ -7,7 +7,7 @@
  */
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AccessError, isLoopback, openWarning, type AccessControl, type Peer } from '../access.js';
+import { AccessError, isLoopback, openWarning, openWarningParts, type AccessControl, type Peer } from '../access.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -36,7 +36,14 @@ export function listeningOn(app: FastifyInstance): string[] {
   }
 }
 
-export async function installAccess(app: FastifyInstance, access: AccessControl, log: AccessLog): Promise<void> {
+/**
+ * `pretty`: the log is read on a terminal, where the open-server warning is framed by lines of "!" to stand out;
+ * `json`: it is read by programs (piped to a file, a collector), one JSON object per line, the warning's parts as
+ * fields and its message one line — a frame there was one string full of "\n".
+ */
+export type LogFormat = 'pretty' | 'json';
+
+export async function installAccess(app: FastifyInstance, access: AccessControl, log: AccessLog, format: LogFormat = 'json'): Promise<void> {
   const lastLogged = new Map<string, number>();
   const refuse = (req: FastifyRequest, reply: FastifyReply, code: number, message: string, who = req.ip) => {
     const key = `${who} ${code} ${req.method} ${req.url.split('?')[0]}`;
@@ -145,8 +152,10 @@ export async function installAccess(app: FastifyInstance, access: AccessControl,
   app.addHook('onListen', async () => {
     const addresses = listeningOn(app);
     if (access.open && addresses.some((a) => !isLoopback(a))) {
+      const { listening, risk, fix } = openWarningParts(addresses);
       const line = '!'.repeat(100);
-      log.warn({ addresses }, `\n${line}\n${openWarning(addresses)}\n${line}`);
+      if (format === 'pretty') log.warn({ addresses }, `\n${line}\n${openWarning(addresses)}\n${line}`);
+      else log.warn({ warning: 'no_access_control', addresses: listening, risk, fix }, openWarning(addresses));
     }
   });
 }

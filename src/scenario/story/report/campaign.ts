@@ -8,11 +8,14 @@
 import type { AttemptResult, Verdict } from '../world.js';
 import { STATUS_COLOR, VERDICT_COLOR, totals, totalsText, valueText, type CriterionResult } from './format.js';
 import { escapeXml } from './plot.js';
+import { identicalRowNotes, type EgoLimits } from './identical.js';
 
 export interface CampaignRow {
   case: string;
   params: Record<string, number | string>;
   result: AttemptResult;
+  /** the run's simulated egos' own limits (its resolved vehicles and drivers): what explains rows that read the same */
+  limits?: readonly EgoLimits[];
 }
 
 export interface CampaignTable {
@@ -20,6 +23,8 @@ export interface CampaignTable {
   csv: string;
   html: string;
   totals: ReturnType<typeof totals>;
+  /** rows that read the same whatever was swept, and why (identical.ts); under the tables */
+  notes: string[];
 }
 
 export function campaignTable(rows: readonly CampaignRow[]): CampaignTable {
@@ -32,6 +37,7 @@ export function campaignTable(rows: readonly CampaignRow[]): CampaignTable {
   const crit = (r: CampaignRow, name: string): CriterionResult | undefined => r.result.criteria.find((c) => c.name === name);
   const t = totals(rows.map((r) => r.result.status));
   const summary = totalsText(t);
+  const notes = identicalRowNotes(rows);
 
   // CSV: raw numbers (full precision) and unit-free values; criteria as <name> value, <name> verdict
   const csvHead = ['attempt', 'case', ...paramKeys, 'status', 'reason', ...critNames.flatMap((n) => [`${n} value`, `${n} verdict`])];
@@ -39,7 +45,8 @@ export function campaignTable(rows: readonly CampaignRow[]): CampaignTable {
     String(i + 1), csvCell(r.case), ...paramKeys.map((k) => csvCell(r.params[k])), r.result.status, csvCell(r.result.reason),
     ...critNames.flatMap((n) => {
       const c = crit(r, n);
-      return c ? [csvCell(c.value), c.verdict] : ['', ''];
+      // a criterion with no figure says so in words ('no contact', 'not measured'), never an empty cell
+      return c ? [csvCell(c.value ?? valueText(c)), c.verdict] : ['', ''];
     }),
   ].join(','));
   const csv = [csvHead.map(csvCell).join(','), ...csvRows].join('\n') + '\n';
@@ -60,6 +67,7 @@ export function campaignTable(rows: readonly CampaignRow[]): CampaignTable {
     '',
     `**Totals:** ${summary}`,
     '',
+    ...notes.flatMap((n) => [`**Identical rows:** ${md(n)}`, '']),
   ].join('\n');
 
   const e = escapeXml;
@@ -80,11 +88,11 @@ export function campaignTable(rows: readonly CampaignRow[]): CampaignTable {
     '<table class="campaign">',
     `<thead><tr>${th}</tr></thead>`,
     '<tbody>', ...trs, '</tbody>',
-    `<tfoot><tr><td colspan="${mdHead.length}"><b>Totals:</b> ${e(summary)}</td></tr></tfoot>`,
+    `<tfoot><tr><td colspan="${mdHead.length}"><b>Totals:</b> ${e(summary)}</td></tr>${notes.map((n) => `<tr><td colspan="${mdHead.length}"><b>Identical rows:</b> ${e(n)}</td></tr>`).join('')}</tfoot>`,
     '</table>',
     '',
   ].join('\n');
-  return { markdown, csv, html, totals: t };
+  return { markdown, csv, html, totals: t, notes };
 }
 
 function verdictWord(v: Verdict): string {

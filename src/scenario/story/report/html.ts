@@ -14,8 +14,10 @@ export interface ReportMeta {
   /** the case's name (its file, or its title) */
   caseName: string;
   seed?: number | string | null;
-  /** the attempt's parameters (a campaign's swept values) */
+  /** every override that shaped the run: `vils run --set`, a campaign's swept values */
   params?: Record<string, number | string>;
+  /** where they came from, said under the table ('--set', 'the campaign's axes') */
+  paramsSource?: string;
   /** when it ran, as the caller wants it written (an ISO date) */
   date?: string;
   /** free lines under the title (the scenario file, the system under test, …) */
@@ -36,6 +38,11 @@ th{background:#f0f0f0} td.num{text-align:right;font-variant-numeric:tabular-nums
 /** CSP: no network at all; the inline style and the inline SVG are the page */
 const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
 
+/** Overrides as the Parameters table shows them: numbers and words as given, anything else as JSON. */
+export function reportParams(o: Readonly<Record<string, unknown>>): Record<string, number | string> {
+  return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, typeof v === 'number' || typeof v === 'string' ? v : JSON.stringify(v)]));
+}
+
 export function renderAttemptHtml(result: AttemptResult, trace: AttemptTrace | TraceJson, meta: ReportMeta): string {
   const tj = trace instanceof AttemptTrace ? trace.toJSON() : trace;
   const e = escapeXml;
@@ -48,7 +55,9 @@ export function renderAttemptHtml(result: AttemptResult, trace: AttemptTrace | T
   if (result.ended_by) metaBits.push(`<b>ended</b> ${e(result.ended_by)}`);
 
   const params = Object.entries(meta.params ?? {});
-  const paramTable = params.length === 0 ? '<p class="meta">no parameters</p>' : table(['parameter', 'value'], params.map(([k, v]) => [e(k), cell(v)]));
+  const paramTable = params.length === 0
+    ? '<p class="meta">none: the case ran as its file says (no --set, no campaign axis)</p>'
+    : `${table(['parameter', 'value'], params.map(([k, v]) => [e(k), cell(v)]))}${meta.paramsSource ? `<p class="meta">from ${e(meta.paramsSource)}, over the case file's own values</p>` : ''}`;
 
   const events = result.events.length === 0 ? '<p class="meta">no events</p>' : table(
     ['event', 'started [s]', 'done [s]', 'executions'],

@@ -5,6 +5,7 @@
  */
 export { AttemptTrace, followedIds, type TraceJson, type TraceMin, type TraceOptions } from './trace.js';
 export { renderAttemptSvg, type SvgOptions } from './svg.js';
-export { renderAttemptHtml, type ReportMeta } from './html.js';
+export { renderAttemptHtml, reportParams, type ReportMeta } from './html.js';
 export { campaignTable, type CampaignRow, type CampaignTable } from './campaign.js';
 export { attemptLines } from './format.js';
+export { identicalRowNotes, type EgoLimits, type IdenticalRow } from './identical.js';
