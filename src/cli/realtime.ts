@@ -44,6 +44,7 @@ import type { FailsafeSteer } from '../plant/runners/real-time.js';
 import { createSystemClock } from '../time/clock.js';
 import { TimeSettingsError, openAssetPort, parseTimeSettings, type TimeJson, type TimeSettings } from '../time/index.js';
 import { ioPlugin } from '../server/io-plugin.js';
+import { installBodyPolicy } from '../server/plugins/body-policy.js';
 import { type Command, UsageError } from './commands.js';
 
 const USAGE = [
@@ -294,6 +295,8 @@ export async function parseRealtimeArgs(argv: string[]): Promise<ParsedRealtime>
 
 async function httpApp(server: RealtimeServer, host: string, port: number, allowTargets: SourceFilter): Promise<{ app: FastifyInstance; port: number }> {
   const app = Fastify({ logger: false });
+  // the same body policy as the scene server's (size, nesting, each route's schema), before any route
+  installBodyPolicy(app);
   await app.register(swagger, { openapi: { info: { title: 'vils realtime — JSON data port', description: "VDSim's GUI data port (spec §4): command in, state out, UDP JSON telemetry targets.", version: '1' } } });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   await app.register(ioPlugin, { ports: server.dataPort, allowTargets });

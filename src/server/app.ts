@@ -27,6 +27,8 @@ import { STATUS_CODES } from 'node:http';
 import pinoPretty from 'pino-pretty';
 import { AccessControl, type AccessSettings } from './access.js';
 import { installAccess, listeningOn, redactToken } from './plugins/access.js';
+import { installBodyPolicy } from './plugins/body-policy.js';
+import { HEADERS_TIMEOUT_MS, MAX_BODY_BYTES, REQUEST_TIMEOUT_MS } from './body-policy.js';
 import { watchLoops } from './watch.js';
 
 export interface SceneOptions {
@@ -96,9 +98,7 @@ function splitConfig(c: Partial<SessionConfig> = {}): { scene: Partial<SceneConf
   return { scene, serving };
 }
 
-/** how long a client may take to send a request's headers, and the whole request [ms] */
-export const HEADERS_TIMEOUT_MS = 5_000;
-export const REQUEST_TIMEOUT_MS = 30_000;
+export { HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from './body-policy.js';
 
 export async function createServer(opts: ServerOptions = {}): Promise<VilsServer> {
   const access = opts.access instanceof AccessControl ? opts.access : new AccessControl(opts.access);
@@ -113,13 +113,15 @@ export async function createServer(opts: ServerOptions = {}): Promise<VilsServer
     },
     // one line per request polled twice a second buries what happened: refusals and failures are logged instead
     logController: new LogController({ disableRequestLogging: true }),
-    bodyLimit: MAX_MESSAGE_BYTES,
+    bodyLimit: MAX_BODY_BYTES,
     // a request (a WebSocket upgrade too) must have sent its headers within 5 s and be whole within 30 s:
     // half-open upgrades were held 15 s and more, each an open socket (Node checks these once a second here)
     requestTimeout: REQUEST_TIMEOUT_MS,
     http: { headersTimeout: HEADERS_TIMEOUT_MS, connectionsCheckingInterval: 1000 },
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
+    // (validation: the body policy's strict compiler, installed below)
   });
+  // before any route: every body is bounded the same way (size, nesting, the route's schema), whoever registers it
+  installBodyPolicy(app);
   const version = packageVersion();
   const startedAt = Date.now();
   const specs: SceneOptions[] = [{ name: 'default', mapPath: opts.mapPath, origin: opts.origin, config: opts.config, time: opts.time, signals: opts.signals }, ...(opts.scenes ?? [])];

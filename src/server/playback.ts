@@ -24,6 +24,7 @@ import { mapBounds } from '../scene/scene.js';
 import type { SceneHost } from './host.js';
 import { buildNpcStatesFrame } from './wire.js';
 import { createSystemClock, type Clock } from '../time/clock.js';
+import { installBodyPolicy } from './plugins/body-policy.js';
 
 export interface PlaybackOptions {
   speed?: number;
@@ -65,6 +66,8 @@ export async function createPlayback(path: string, opts: PlaybackOptions = {}): 
   const { session, map } = await readHeader(files);
   const geo = new GeoFrame(session.origin);
   const app = Fastify({ logger: opts.logLevel === false ? false : { level: opts.logLevel ?? 'info' }, bodyLimit: MAX_MESSAGE_BYTES });
+  // the body policy of every VILS server (its routes take no body: any is refused, naming the limit)
+  installBodyPolicy(app);
   await app.register(websocket, { options: { maxPayload: MAX_MESSAGE_BYTES, handleProtocols } });
   const clients = new ClientRegistry(() => 4);
   let textFrame: PublishedFrame | null = null;
