@@ -30,6 +30,7 @@ import { installAccess, listeningOn, redactToken } from './plugins/access.js';
 import { installBodyPolicy } from './plugins/body-policy.js';
 import { HEADERS_TIMEOUT_MS, MAX_BODY_BYTES, REQUEST_TIMEOUT_MS } from './body-policy.js';
 import { watchLoops } from './watch.js';
+import { wsErrorHandler } from './ws-errors.js';
 
 export interface SceneOptions {
   /** URL-safe name; the first scene is served at the root whatever its name */
@@ -185,12 +186,9 @@ export async function createServer(opts: ServerOptions = {}): Promise<VilsServer
   await app.register(websocket, {
     options: { maxPayload: MAX_MESSAGE_BYTES, handleProtocols },
     // a client's broken frame or lost connection is the client's problem (the stream logs it as a warning);
-    // only a failure of the server's own code is an error
-    errorHandler: (err: Error & { code?: string }, socket, req) => {
-      if (err.code?.startsWith('WS_ERR_') || err.code === 'ECONNRESET' || err.code === 'EPIPE') req.log.debug({ code: err.code }, `WebSocket client error: ${err.message}`);
-      else req.log.error({ err }, 'WebSocket handler failed');
-      socket.terminate();
-    },
+    // only a failure of the server's own code is an error. A protocol error (a message over 64 KiB) is closed by
+    // ws with its code (1009), never cut short by a terminate (ws-errors.ts)
+    errorHandler: (err: Error & { code?: string }, socket, req) => wsErrorHandler(err, socket, req.log),
   });
   await app.register(metricsPlugin, { hosts });
 

@@ -25,6 +25,7 @@ import type { FrameSink, PublishedFrame } from '../runner.js';
 import { npcStatesSchema } from '../schemas.js';
 import { AccessError, type Admit } from '../access.js';
 import { HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from '../body-policy.js';
+import { afterWsError } from '../ws-errors.js';
 
 export const FOXGLOVE_PATH = '/foxglove';
 export const FOXGLOVE_SUBPROTOCOL = 'foxglove.websocket.v1';
@@ -177,7 +178,10 @@ export class FoxgloveChannels implements FrameSink {
       this.sockets.delete(socket);
       this.stats.clients = this.sockets.size;
     });
-    socket.on('error', () => socket.terminate());
+    // (a message over 64 KiB: ws closes it with 1009 itself; ws-errors.ts)
+    socket.on('error', (err: Error & { code?: string }) => {
+      if (afterWsError(err) === 'terminate') socket.terminate();
+    });
   }
 
   private send(topic: Topic, timeNs: bigint, json: string): void {
