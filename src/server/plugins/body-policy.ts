@@ -69,7 +69,8 @@ export function installBodyPolicy(app: FastifyInstance, opts: { limitBytes?: num
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     // (a plugin's "/" under a prefix is also registered with the trailing slash, from these same options, without
     // a second onRoute call — its HEAD route has one of its own: it is listed here so that a walk covers it)
-    const slashToo = route.prefix && (route as { routePath?: string }).routePath === '' && (route.prefixTrailingSlash ?? 'both') === 'both';
+    const placed = route as RouteOptions & { prefix?: string; routePath?: string };
+    const slashToo = !!placed.prefix && placed.routePath === '' && (route.prefixTrailingSlash ?? 'both') === 'both';
     for (const m of methods) {
       routes.push({ method: m, url: route.url });
       if (slashToo && m !== 'HEAD') routes.push({ method: m, url: `${route.url}/` });
