@@ -184,7 +184,11 @@ export async function createServer(opts: ServerOptions = {}): Promise<VilsServer
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   await app.register(websocket, {
-    options: { maxPayload: MAX_MESSAGE_BYTES, handleProtocols },
+    // one message per connection per turn of the event loop (ws defers each 'message' to setImmediate, and
+    // stops reading a connection with 16 KiB waiting): a flood is read between the runner's ticks, never in one
+    // long read that holds the tick past its period, and what the server cannot read waits in the client's TCP
+    // buffers, not in its memory (issue 44: the step under a flood with every core busy)
+    options: { maxPayload: MAX_MESSAGE_BYTES, handleProtocols, allowSynchronousEvents: false },
     // a client's broken frame or lost connection is the client's problem (the stream logs it as a warning);
     // only a failure of the server's own code is an error. A protocol error (a message over 64 KiB) is closed by
     // ws with its code (1009), never cut short by a terminate (ws-errors.ts)

@@ -42,9 +42,19 @@ class ManualClock implements Clock {
   }
 }
 
+interface CountingScene {
+  time: number;
+  steps: number;
+  resets: number;
+  readonly nextStepTime: number;
+  advanceTo(t: number): number;
+  reset(): void;
+  snapshot(t?: number): ReturnType<LiveScene['snapshot']>;
+}
+
 /** A scene that only counts its policy steps (0.1 s apart) and starts over on reset. */
-function countingScene() {
-  const s = {
+function countingScene(): CountingScene {
+  const s: CountingScene = {
     time: 0,
     steps: 0,
     resets: 0,

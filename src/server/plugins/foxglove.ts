@@ -290,7 +290,8 @@ export async function listenFoxglove(
     });
   });
   const wss = new WebSocketServer({
-    server: http, handleProtocols: (p) => handleProtocols(p), maxPayload: 64 * 1024,
+    // (one message per connection per turn of the event loop, as on the server's port: src/server/app.ts)
+    server: http, handleProtocols: (p) => handleProtocols(p), maxPayload: 64 * 1024, allowSynchronousEvents: false,
     ...(verify ? { verifyClient: (info: { req: IncomingMessage }, done: (ok: boolean, code?: number, reason?: string) => void) => {
       const refusal = verify(info.req);
       if (refusal) done(false, refusal[0], refusal[1]);
