@@ -9,9 +9,9 @@
  * scene at time 0.
  */
 import { describe, expect, it } from 'vitest';
-import type { LiveScene } from '../../src/scene/index.js';
 import { SceneRunner, type PublishedFrame } from '../../src/server/runner.js';
 import type { Clock } from '../../src/time/clock.js';
+import { countingScene } from '../helpers/counting-scene.js';
 
 /** Time moves when the test says; each reading moves it on by 1 µs, as a real clock does between two readings. */
 class ManualClock implements Clock {
@@ -40,42 +40,6 @@ class ManualClock implements Clock {
     if (to > this.t) this.t = to;
     await new Promise((r) => setImmediate(r));
   }
-}
-
-interface CountingScene {
-  time: number;
-  steps: number;
-  resets: number;
-  readonly nextStepTime: number;
-  advanceTo(t: number): number;
-  reset(): void;
-  snapshot(t?: number): ReturnType<LiveScene['snapshot']>;
-}
-
-/** A scene that only counts its policy steps (0.1 s apart) and starts over on reset. */
-function countingScene(): CountingScene {
-  const s: CountingScene = {
-    time: 0,
-    steps: 0,
-    resets: 0,
-    get nextStepTime() {
-      return s.steps / 10;
-    },
-    advanceTo(t: number) {
-      while (s.steps / 10 <= t + 1e-9) s.steps++;
-      s.time = Math.max(s.time, t);
-      return s.steps;
-    },
-    reset() {
-      s.time = 0;
-      s.steps = 0;
-      s.resets++;
-    },
-    snapshot(t = s.time) {
-      return { time: t, step: s.steps, npcs: [], egos: [], timings: null, signals: [] } as unknown as ReturnType<LiveScene['snapshot']>;
-    },
-  };
-  return s;
 }
 
 /** Runs 3 s of clock time at `hz` with resets at the given times; every frame with the clock time it went out at. */
