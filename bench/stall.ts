@@ -13,8 +13,11 @@
  *
  * Reports the longest gap between two frames (the stall: at 10 Hz a frame is due every 100 ms; goal ≤ 200 ms), its
  * p99 and where the longest fell (after which command), the slowest GET /api/status, the commands' latencies, and
- * the server's loop overruns, slips and catch-ups from its own counters.
+ * the server's loop overruns, slips and catch-ups from its own counters. The control: a process of its own that
+ * does nothing but time a 10 ms timer through the run — how long the machine held a process that had nothing to do
+ * (on a shared machine it can be a second: a gap no longer than the control's is the machine's, not the server's).
  */
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -91,6 +94,19 @@ try {
   const before = await status();
   const statusMs: number[] = [];
   const commands: Array<{ at: number; ms: number; cmd: string; status: number }> = [];
+  // the control: a process that only times a 10 ms timer, for as long as the fuzz runs
+  const control = spawn(process.execPath, ['-e', `let l=performance.now(),w=0,n=0;setInterval(()=>{const t=performance.now(),g=t-l-10;if(g>w)w=g;if(g>100)n++;l=t},10);setTimeout(()=>{console.log(JSON.stringify({max:w,over100:n}));process.exit(0)},${Math.round(seconds * 1000)})`], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const controlLag = new Promise<{ max: number; over100: number } | null>((resolve) => {
+    let out = '';
+    control.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+    control.once('exit', () => {
+      try {
+        resolve(JSON.parse(out) as { max: number; over100: number });
+      } catch {
+        resolve(null);
+      }
+    });
+  });
   fuzzing = true;
   const t0 = performance.now();
   const end = t0 + seconds * 1000;
@@ -117,6 +133,7 @@ try {
   }
   await poller;
   fuzzing = false;
+  const machine = await controlLag;
   const after = await status();
   ws.close();
   // gaps between consecutive frames (both arrived during the fuzz)
@@ -132,6 +149,7 @@ try {
     stall_ms: { longest: round(longest.ms), p99: round(summarise(gaps.map((g) => g.ms)).p99), p50: round(summarise(gaps.map((g) => g.ms)).p50), frames_over_200ms: gaps.filter((g) => g.ms > 200).length },
     longest_at: { after_command: lastBefore?.cmd ?? null, command_ms: lastBefore ? round(lastBefore.ms) : null, steps: [longest.from?.step, longest.to?.step], states: [longest.from?.state, longest.to?.state] },
     status_ms: { max: round(Math.max(...statusMs)), p99: round(summarise(statusMs).p99), n: statusMs.length },
+    control_lag_ms: machine ? { max: round(machine.max), over_100ms: machine.over100 } : null,
     commands: Object.fromEntries([...byKind].map(([k, v]) => [k, { n: v.length, max_ms: round(Math.max(...v)), p50_ms: round(summarise(v).p50) }])),
     refused: commands.filter((c) => c.status >= 400 && c.status < 500).length,
     server_errors: commands.filter((c) => c.status >= 500 || c.status === 0).length,
@@ -148,6 +166,7 @@ try {
     console.log(`longest gap between frames: ${result.stall_ms.longest} ms (p99 ${result.stall_ms.p99}, p50 ${result.stall_ms.p50}; ${result.stall_ms.frames_over_200ms} over 200 ms) in ${result.frames} frames; the longest after ${result.longest_at.after_command} (answered in ${result.longest_at.command_ms} ms), steps ${result.longest_at.steps.join(' → ')}`);
     console.log(`GET /api/status: slowest ${result.status_ms.max} ms (p99 ${result.status_ms.p99}); commands: ${Object.entries(result.commands).map(([k, v]) => `${k} ${v.n}× max ${v.max_ms} ms`).join(', ')}; ${result.refused} refused, ${result.server_errors} server errors`);
     console.log(`loop: ${result.loop.overruns} overruns, ${result.loop.slips} slips, ${result.loop.catch_ups} catch-ups in ${result.loop.ticks} ticks; goal: longest gap ≤ 200 ms: ${result.pass ? 'PASS' : 'FAIL'}`);
+    if (machine) console.log(`the control (an idle process timing a 10 ms timer): held up to ${result.control_lag_ms!.max} ms, ${machine.over100} times over 100 ms — the machine's own stalls`);
   }
   process.exitCode = result.pass ? 0 : 1;
 } finally {
