@@ -21,6 +21,9 @@
  * car ≥ 9.9 frames/s and live; issue16 also 0 overruns and ≤ 20 MB RSS growth), what the attackers sent and what
  * the server did with it. The attackers share the machine with the server (on 2 cores they take CPU from it):
  * the report gives the load average before each run and the server's CPU (a share of one core); `--pin` runs the server on CPU 1 and the attackers and the car on CPU 0 (taskset).
+ * `--burn N` (or `--burn cores`: one per CPU) runs N CPU burners (busy loops at normal priority, each a process of
+ * its own) through the baseline and the attack: the parse budget must keep the loop on time with the machine's
+ * cores taken by others (issue 44: the step ≥ 9.5 Hz under the parse attack with a burner on each core).
  * VILS_BENCH_NODE_ARGS adds node options to the server's command (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -365,9 +368,18 @@ async function stopServer(child: ChildProcess): Promise<void> {
 /** every attack: the loop and the car's frames; issue 16's floods also: no overrun and the RSS (400 connections' buffers are their own) */
 const GOALS = { loop_hz_min: 9.9, car_frames_hz_min: 9.9, issue16: { overruns_max: 0, rss_growth_mb_max: 20 } };
 
-async function runAttack(attack: Attack, seconds: number, baselineS: number, npcs: string | undefined, pin: boolean, accessFile: string | undefined) {
+/** `n` busy loops, each a process of its own at normal priority; stopped by the returned function. */
+function startBurners(n: number): () => void {
+  const burners = Array.from({ length: n }, () => spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }));
+  return () => {
+    for (const b of burners) b.kill('SIGKILL');
+  };
+}
+
+async function runAttack(attack: Attack, seconds: number, baselineS: number, npcs: string | undefined, pin: boolean, accessFile: string | undefined, burn: number) {
   const load_before = loadavg().map((x) => round(x, 2));
   const { child, base, warnings } = await startServer(pin, accessFile);
+  const stopBurners = startBurners(burn);
   try {
     const wsUrl = `${base.replace(/^http/, 'ws')}/ws/vils/stream`;
     type Status = {
@@ -461,16 +473,19 @@ async function runAttack(attack: Attack, seconds: number, baselineS: number, npc
     }));
     const pass = under.loop_hz >= GOALS.loop_hz_min && under.car_frames_hz >= GOALS.car_frames_hz_min && under.car_live_at_end && carClosed === null
       && (attack !== 'issue16' || (under.overruns <= GOALS.issue16.overruns_max && under.rss_growth_mb <= GOALS.issue16.rss_growth_mb_max));
-    return { attack, what, load_before, baseline, under, attackers, car: { fixes_sent: fixes, errors_received: carErrors, errors: Object.fromEntries(carErrorTexts), closed: carClosed }, pass, server_warnings: warnings.length };
+    return { attack, what, load_before, burners: burn, baseline, under, attackers, car: { fixes_sent: fixes, errors_received: carErrors, errors: Object.fromEntries(carErrorTexts), closed: carClosed }, pass, server_warnings: warnings.length };
   } finally {
+    stopBurners();
     await stopServer(child);
   }
 }
 
 async function main(): Promise<void> {
   const { values } = benchArgs(import.meta.url, {
-  options: { json: { type: 'boolean' }, seconds: { type: 'string' }, npcs: { type: 'string' }, baseline: { type: 'string' }, attack: { type: 'string' }, pin: { type: 'boolean' }, access: { type: 'string' } },
+  options: { json: { type: 'boolean' }, seconds: { type: 'string' }, npcs: { type: 'string' }, baseline: { type: 'string' }, attack: { type: 'string' }, pin: { type: 'boolean' }, access: { type: 'string' }, burn: { type: 'string' } },
   });
+  const burn = values.burn === undefined ? 0 : values.burn === 'cores' ? cpus().length : Number(values.burn);
+  if (!(Number.isInteger(burn) && burn >= 0 && burn <= 64)) throw new Error(`--burn: a number of CPU burners 0–64, or cores; got ${values.burn}`);
   const pin = values.pin ?? false;
   if (pin) execFileSync('taskset', ['-a', '-p', '-c', '0', String(process.pid)], { stdio: 'ignore' });
   const seconds = Number(values.seconds ?? 30);
@@ -479,13 +494,13 @@ async function main(): Promise<void> {
   for (const a of attacks) if (!(ATTACKS as readonly string[]).includes(a)) throw new Error(`--attack: unknown attack "${a}" (${ATTACKS.join(', ')})`);
   const runs = [];
   for (const attack of attacks as Attack[]) {
-    const run = await runAttack(attack, seconds, baselineS, values.npcs, pin, values.access);
+    const run = await runAttack(attack, seconds, baselineS, values.npcs, pin, values.access, burn);
     runs.push(run);
     if (!values.json) {
       const b = run.baseline;
       const u = run.under;
       console.log(`\n== ${attack}: ${run.what}`);
-      console.log(`load average before: ${run.load_before.join(' ')} (${cpus().length} CPUs)`);
+      console.log(`load average before: ${run.load_before.join(' ')} (${cpus().length} CPUs)${burn ? `; ${burn} CPU burner${burn > 1 ? 's' : ''} running throughout` : ''}`);
       console.log(`baseline ${b.seconds} s: loop ${b.loop_hz} Hz, ${b.overruns} overruns, the car ${b.car_frames_hz} frames/s, server CPU ${b.server_cpu_share} of a core`);
       for (const c of run.attackers) {
         console.log(`  ${c.kind} from ${c.addresses}: ${c.sent} messages (${c.sent_per_s}/s, ${(c.bytes / 1e6).toFixed(1)} MB) on ${c.connections} connections (at most ${c.maxOpen} open); closes ${JSON.stringify(c.closes)}; ${c.errorsReceived} error replies${Object.keys(c.notices).length ? ` (notices ${JSON.stringify(c.notices)})` : ''}${c.heldS ? `; held ${c.heldS.mean} s on average (${c.heldS.min}–${c.heldS.max}, ${c.heldS.n} closed)` : ''}`);
@@ -497,7 +512,7 @@ async function main(): Promise<void> {
   }
   const report = {
     server: `vils serve defaults${values.npcs !== undefined ? `, ${values.npcs} NPCs` : ''} (publish_hz 10, no token, ${values.access ? `the limits of ${values.access}` : 'default limits'}), one car at 10 Hz`,
-    machine: { cpus: cpus().length, pinned: pin ? 'the server on CPU 1, the attackers and the car on CPU 0' : false },
+    machine: { cpus: cpus().length, pinned: pin ? 'the server on CPU 1, the attackers and the car on CPU 0' : false, burners: burn },
     goals: GOALS,
     runs,
     pass: runs.every((r) => r.pass),

@@ -6,7 +6,8 @@ import { projectRoot } from '../src/util/project-root.js';
 
 /** Starts `vils serve --port 0 --host 127.0.0.1 <args>`; resolves with its base URL once it says it is ready. */
 export async function startServe(args: string[], env: NodeJS.ProcessEnv = process.env, timeoutMs = 30000, cpus?: string): Promise<{ child: ChildProcess; base: string }> {
-  const command = [process.execPath, join(projectRoot(), 'dist', 'src', 'cli', 'vils.js'), 'serve', '--port', '0', '--host', '127.0.0.1', ...args];
+  // VILS_BENCH_NODE_ARGS adds node options to the server's command (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof")
+  const command = [process.execPath, ...(process.env.VILS_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), join(projectRoot(), 'dist', 'src', 'cli', 'vils.js'), 'serve', '--port', '0', '--host', '127.0.0.1', ...args];
   // `cpus`: run it pinned to those CPUs (taskset -c)
   const child = cpus === undefined
     ? spawn(command[0], command.slice(1), { stdio: ['ignore', 'pipe', 'inherit'], env })

@@ -12,10 +12,14 @@
  * leak), the main thread's heap growth (the recorder's thread has its own heap, inside RSS only), the overruns, and
  * the curve (CSV and an SVG plot; both are written, `--out` names one, the other sits beside it).
  *
- * `--smaps`: where the RSS grew after the warm-up, by kind of memory mapping (/proc/<pid>/smaps).
+ * `--smaps`: where the RSS grew after the warm-up, by kind of memory mapping (/proc/<pid>/smaps), and the mappings
+ * that grew most. The recording writer's thread has a V8 heap of its own (inside RSS, outside the main thread's
+ * figures): its size is sampled too (/api/status recording.thread_heap_mb).
  * `--heap-snapshots`: the server runs with `--heapsnapshot-signal=SIGUSR2` and is sent the signal at the end
  * of the warm-up and at the end, writing two `.heapsnapshot` files into its working folder (printed) to compare
- * in Chrome DevTools (Memory → Comparison) when the heap grows.
+ * in Chrome DevTools (Memory → Comparison) when the heap grows. Writing a snapshot raises the server's RSS by about
+ * 100 MB for good (the memory it took stays with the process), so the RSS growth is then measured from the first
+ * sample after the warm-up's snapshot.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -85,8 +89,11 @@ async function serve(): Promise<{ child: ChildProcess; base: string }> {
 }
 let serverWarnings: string[] = [];
 
-interface Status { loop: { overruns: number; ticks: number; skippedTicks: number }; npcs: number; clients: number; dropped_frames: number; recording?: { bytes_written?: number; dropped?: number; segments?: number; pending_bytes?: number } }
-interface Sample { t_min: number; rss_mb: number; heap_used_mb: number; heap_total_mb: number; external_mb: number; overruns: number; ticks: number; npcs: number; clients: number; rec_mb: number; load1: number }
+interface Status {
+  loop: { overruns: number; ticks: number; skippedTicks: number }; npcs: number; clients: number; dropped_frames: number;
+  recording?: { bytes_written?: number; dropped?: number; segments?: number; pending_bytes?: number; thread_heap_mb?: { used: number; total: number; external: number } | null };
+}
+interface Sample { t_min: number; rss_mb: number; heap_used_mb: number; heap_total_mb: number; external_mb: number; rec_heap_mb: number; overruns: number; ticks: number; npcs: number; clients: number; rec_mb: number; load1: number }
 
 function rssMb(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -115,6 +122,12 @@ function smaps(p: number): Map<string, { sizeKb: number; rssKb: number; name: st
     } else if (cur && line.startsWith('Rss:')) cur.rssKb = Number(/(\d+)/.exec(line)![1]);
   }
   return out;
+}
+
+/** The mappings whose RSS grew most between two smaps readings [MB]. */
+function topGrowth(a: ReturnType<typeof smaps>, b: ReturnType<typeof smaps>, n = 8): Array<{ at: string; size_mb: number; grew_mb: number; name: string }> {
+  return [...b].map(([at, m]) => ({ at, size_mb: Math.round(m.sizeKb / 102.4) / 10, grew_mb: Math.round((m.rssKb - (a.get(at)?.rssKb ?? 0)) / 102.4) / 10, name: m.name }))
+    .sort((x, y) => y.grew_mb - x.grew_mb).slice(0, n).filter((x) => x.grew_mb > 0);
 }
 
 /** Where RSS grew between two smaps readings, by kind of mapping [MB]. */
@@ -205,7 +218,7 @@ async function sample(): Promise<Sample> {
   const [st, pm] = await Promise.all([status(), promMetrics(base)]);
   const s: Sample = {
     t_min: nowMin(), rss_mb: rssMb(pid), heap_used_mb: (pm.nodejs_heap_size_used_bytes ?? NaN) / 1048576, heap_total_mb: (pm.nodejs_heap_size_total_bytes ?? NaN) / 1048576,
-    external_mb: (pm.nodejs_external_memory_bytes ?? NaN) / 1048576, overruns: st.loop.overruns, ticks: st.loop.ticks, npcs: st.npcs, clients: st.clients,
+    external_mb: (pm.nodejs_external_memory_bytes ?? NaN) / 1048576, rec_heap_mb: st.recording?.thread_heap_mb?.total ?? NaN, overruns: st.loop.overruns, ticks: st.loop.ticks, npcs: st.npcs, clients: st.clients,
     rec_mb: (st.recording?.bytes_written ?? dirBytes(recDir)) / 1048576, load1: loadavg()[0],
   };
   samples.push(s);
@@ -235,6 +248,8 @@ async function heapSnapshot(label: string): Promise<void> {
 await sample();
 const endMin = minutes;
 let snapped = false;
+/** when the warm-up's heap snapshot was written [min] (the RSS it took is not growth) */
+let snapshotAt: number | null = null;
 let smapsAtWarm: ReturnType<typeof smaps> | null = null;
 while (nowMin() < endMin) {
   await sleep(Math.max(0, Math.min(everyS * 1000, (endMin - nowMin()) * 60000)));
@@ -243,6 +258,7 @@ while (nowMin() < endMin) {
   if (!snapped && s.t_min >= warmupMin) {
     snapped = true;
     await heapSnapshot('end of warm-up');
+    if (values['heap-snapshots']) snapshotAt = nowMin();
     if (values.smaps) smapsAtWarm = smaps(pid);
   }
   if (samples.length % Math.max(1, Math.round(60 / everyS)) === 0) {
@@ -250,7 +266,9 @@ while (nowMin() < endMin) {
   }
 }
 await heapSnapshot('end');
-const rssGrowthByMapping = values.smaps && smapsAtWarm ? smapsGrowth(smapsAtWarm, smaps(pid)) : undefined;
+const smapsAtEnd = values.smaps && smapsAtWarm ? smaps(pid) : null;
+const rssGrowthByMapping = smapsAtWarm && smapsAtEnd ? smapsGrowth(smapsAtWarm, smapsAtEnd) : undefined;
+const rssGrowthTop = smapsAtWarm && smapsAtEnd ? topGrowth(smapsAtWarm, smapsAtEnd) : undefined;
 stopping = true;
 for (const t of timers) clearInterval(t);
 for (const s of sockets) s.close();
@@ -261,11 +279,11 @@ child2.kill('SIGTERM');
 await Promise.race([exited, sleep(10000)]);
 if (child2.exitCode === null) child2.kill('SIGKILL');
 
-const post = samples.filter((s) => s.t_min >= warmupMin);
+const post = samples.filter((s) => s.t_min >= (snapshotAt ?? warmupMin));
 const atWarm = post[0];
 const last = samples[samples.length - 1];
 const fit = (k: keyof Sample) => linearFit(post.map((s) => s.t_min), post.map((s) => s[k]));
-const rssFit = fit('rss_mb'), heapFit = fit('heap_used_mb'), extFit = fit('external_mb');
+const rssFit = fit('rss_mb'), heapFit = fit('heap_used_mb'), extFit = fit('external_mb'), recHeapFit = fit('rec_heap_mb');
 // the second half of the post-warm-up samples alone: a staircase that levels off (heaps growing to their
 // working size) has a lower slope there than a steady leak, which keeps it
 const lastHalf = post.filter((s) => s.t_min >= (post[0].t_min + last.t_min) / 2);
@@ -275,7 +293,8 @@ const round = (v: number, d = 3) => Math.round(v * 10 ** d) / 10 ** d;
 const result = {
   benchmark: 'soak', minutes, warmup_min: warmupMin, clients: clientCount, egos: egoCount, npcs_asked: npcs, npcs: finalStatus.npcs, every_s: everyS,
   rss_mb: { start: round(samples[0].rss_mb, 1), warmup_end: round(atWarm.rss_mb, 1), end: round(last.rss_mb, 1), max: round(Math.max(...samples.map((s) => s.rss_mb)), 1) },
-  rss_slope_mb_per_min: round(rssFit.slope), rss_slope_second_half_mb_per_min: round(rssFitLate.slope), heap_used_slope_mb_per_min: round(heapFit.slope), external_slope_mb_per_min: round(extFit.slope),
+  rss_slope_mb_per_min: round(rssFit.slope), rss_slope_second_half_mb_per_min: round(rssFitLate.slope), heap_used_slope_mb_per_min: round(heapFit.slope), external_slope_mb_per_min: round(extFit.slope), recorder_thread_heap_slope_mb_per_min: round(recHeapFit.slope),
+  recorder_thread_heap_mb: { warmup_end: round(atWarm.rec_heap_mb, 1), end: round(last.rec_heap_mb, 1) },
   heap_used_mb: { warmup_end: round(atWarm.heap_used_mb, 1), end: round(last.heap_used_mb, 1) },
   overruns_after_warmup: last.overruns - atWarm.overruns, overruns_total: last.overruns, ticks_after_warmup: last.ticks - atWarm.ticks,
   recorded_mb: round(last.rec_mb, 1), frames_received: frames, clients_closed_early: closedEarly, dropped_frames: finalStatus.dropped_frames,
@@ -283,14 +302,16 @@ const result = {
   goals: { rss_slope_mb_per_min: 0.5, overruns_after_warmup: 0 },
   heap_snapshots: snapshotsAt.length ? snapshotsAt : undefined,
   rss_growth_by_mapping_mb: rssGrowthByMapping,
+  rss_growth_top_mappings: rssGrowthTop,
+  rss_measured_from_min: round(atWarm.t_min, 2),
   samples: samples.length,
 };
 
 if (values.out) {
   const stem = values.out.replace(/\.(svg|csv)$/i, '');
   mkdirSync(dirname(values.out) || '.', { recursive: true });
-  writeFileSync(`${stem}.csv`, ['t_min,rss_mb,heap_used_mb,heap_total_mb,external_mb,overruns,ticks,npcs,clients,recorded_mb,load1',
-    ...samples.map((s) => [s.t_min, s.rss_mb, s.heap_used_mb, s.heap_total_mb, s.external_mb, s.overruns, s.ticks, s.npcs, s.clients, s.rec_mb, s.load1].map((v) => round(v, 3)).join(','))].join('\n') + '\n');
+  writeFileSync(`${stem}.csv`, ['t_min,rss_mb,heap_used_mb,heap_total_mb,external_mb,recorder_heap_mb,overruns,ticks,npcs,clients,recorded_mb,load1',
+    ...samples.map((s) => [s.t_min, s.rss_mb, s.heap_used_mb, s.heap_total_mb, s.external_mb, s.rec_heap_mb, s.overruns, s.ticks, s.npcs, s.clients, s.rec_mb, s.load1].map((v) => round(v, 3)).join(','))].join('\n') + '\n');
   writeFileSync(`${stem}.svg`, plot(samples, warmupMin, rssFit, result));
   log(`curve: ${stem}.csv, ${stem}.svg`);
 }
@@ -304,7 +325,8 @@ else {
   console.log(`loop overruns after warm-up: ${result.overruns_after_warmup} in ${result.ticks_after_warmup} ticks (goal 0; ${result.overruns_total} in all); dropped frames ${result.dropped_frames}; clients closed early ${closedEarly}`);
   console.log(`load average (1 min): mean ${result.load_average.mean}, ${result.load_average.min}–${result.load_average.max}`);
   for (const s of snapshotsAt) console.log(`heap snapshot, ${s}`);
-  if (rssGrowthByMapping) console.log(`RSS growth after warm-up by mapping (MB): ${JSON.stringify(rssGrowthByMapping)}`);
+  console.log(`the recording writer's thread heap: ${result.recorder_thread_heap_mb.warmup_end} → ${result.recorder_thread_heap_mb.end} MB (${result.recorder_thread_heap_slope_mb_per_min} MB/min)`);
+  if (rssGrowthByMapping) console.log(`RSS growth after warm-up by mapping (MB): ${JSON.stringify(rssGrowthByMapping)}; the mappings that grew most: ${JSON.stringify(rssGrowthTop)}`);
 }
 process.exit(0);
 

@@ -44,6 +44,7 @@ import type { FailsafeSteer } from '../plant/runners/real-time.js';
 import { createSystemClock } from '../time/clock.js';
 import { TimeSettingsError, openAssetPort, parseTimeSettings, type TimeJson, type TimeSettings } from '../time/index.js';
 import { ioPlugin } from '../server/io-plugin.js';
+import { installBodyPolicy } from '../server/plugins/body-policy.js';
 import { type Command, UsageError } from './commands.js';
 
 const USAGE = [
@@ -108,6 +109,7 @@ function formatHealth(c: RealtimeCounters, prev: RealtimeCounters, dtS: number, 
   const rate = (a: number, b: number) => Math.round((a - b) / dtS);
   const drops = REJECT_REASONS.filter((r) => c.drops[r] > 0).map((r) => `${r} ${c.drops[r]}`);
   if (c.refusedSources > 0) drops.push(`not allowed ${c.refusedSources}`);
+  if (c.subscribersRefused > 0) drops.push(`subscribers refused ${c.subscribersRefused}`);
   const veh = c.vehicles.map((v) => `v${v.id} ${v.failsafe ? 'FAILSAFE' : 'ok'}${v.failsafeEntries ? ` (${v.failsafeEntries}×)` : ''}`);
   return [
     `[vils realtime] ${elapsedS.toFixed(0)} s`,
@@ -294,6 +296,8 @@ export async function parseRealtimeArgs(argv: string[]): Promise<ParsedRealtime>
 
 async function httpApp(server: RealtimeServer, host: string, port: number, allowTargets: SourceFilter): Promise<{ app: FastifyInstance; port: number }> {
   const app = Fastify({ logger: false });
+  // the same body policy as the scene server's (size, nesting, each route's schema), before any route
+  installBodyPolicy(app);
   await app.register(swagger, { openapi: { info: { title: 'vils realtime — JSON data port', description: "VDSim's GUI data port (spec §4): command in, state out, UDP JSON telemetry targets.", version: '1' } } });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   await app.register(ioPlugin, { ports: server.dataPort, allowTargets });
@@ -313,7 +317,11 @@ export async function startRealtime(argv: string[], io: RealtimeIo = { log: (l) 
     if (err instanceof TimeSettingsError) throw new UsageError(`${err.message} (the plant's step is 1/--rate)`);
     throw err;
   }
-  for (const w of server.warnings) io.err(`warning: ${w}`);
+  for (const w of server.warnings) {
+    // an allow-list of every address: a banner, not a line among others (and in /api/io's comms, and --json)
+    if (w === server.allowWarning) io.err(`${'!'.repeat(100)}\nWARNING: ${w}\n${'!'.repeat(100)}`);
+    else io.err(`warning: ${w}`);
+  }
   let http: { app: FastifyInstance; port: number } | undefined;
   let assets: Awaited<ReturnType<typeof openAssetPort>> = null;
   try {
@@ -362,7 +370,7 @@ export async function startRealtime(argv: string[], io: RealtimeIo = { log: (l) 
       const wallS = (performance.now() - t0) / 1000;
       const cpu = process.cpuUsage(cpu0);
       const c = server.counters();
-      const summary = { ...c, wall_s: wallS, cpu_s: (cpu.user + cpu.system) / 1e6, cpu_share: (cpu.user + cpu.system) / 1e6 / wallS, dt: p.config.dt, protocol: server.protocolVersion, mode: server.mode, time: server.timeStatus() };
+      const summary = { ...c, ...(server.allowWarning ? { allow_warning: server.allowWarning } : {}), wall_s: wallS, cpu_s: (cpu.user + cpu.system) / 1e6, cpu_share: (cpu.user + cpu.system) / 1e6 / wallS, dt: p.config.dt, protocol: server.protocolVersion, mode: server.mode, time: server.timeStatus() };
       if (p.json) io.log(JSON.stringify(summary));
       else io.err(`[vils realtime] stopped after ${wallS.toFixed(1)} s: ${c.ticks} ticks, ${c.overruns} overruns, ${c.accepted} cmds accepted, ${c.rx - c.accepted} dropped, ${c.txDatagrams} datagrams sent`);
       return 0;

@@ -16,6 +16,7 @@ import { loadScenario } from '../scenario/config.js';
 import { attachSimEgos, type SimEgoSession } from '../server/sim-egos.js';
 import { attachStory } from '../server/story-desk.js';
 import { ioPlugin } from '../server/io-plugin.js';
+import { allowAllWarning } from '../cosim/sources.js';
 import type { EgoPriority } from '../server/sim-ego-protocol.js';
 import type { SimEgoThread } from '../server/sim-ego-thread.js';
 import { applyCpus, chooseCpus, formatCpuList, processCpus, parseCpuSetting, type CpuSetting } from '../server/cpu-affinity.js';
@@ -187,6 +188,9 @@ export async function startServe(argv: string[], overrides: ServeOverrides = {})
         throw err;
       }
       if (story && storyEgo === undefined) story.useSimEgos(sim.inProcess!.egos);
+      // a comms file that takes commands from every address: a banner (and cmd_exposure.warning in /api/status)
+      const allowAll = allowAllWarning(scenario.run.comms?.allow ?? [], `${scenario.run.comms?.file ?? 'the comms file'}: allow`);
+      if (allowAll) server.app.log.warn(`\n${'!'.repeat(100)}\n${allowAll}\n${'!'.repeat(100)}`);
       await server.app.register(ioPlugin, { ports: sim.ports });
       server.app.log.info(`scenario ${scenario.name}: simulated egos ${sim.specs.map((e) => `${e.id} (${e.level}, ${e.driver.kind})`).join(', ')}${sim.cmdPorts.length ? `; VDS1 CMD on ${sim.cmdPorts.join(', ')}` : ''}; JSON data port /api/io; ` +
         (scenario.duration > 0 ? `duration ${scenario.duration} s, then ${scenario.atEnd} (at_end)` : 'duration 0: until stopped') + (sim.thread ? `; their plants and UDP I/O in a thread of their own (scheduling: ${sim.thread.priority})` : ''));

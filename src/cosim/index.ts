@@ -13,7 +13,7 @@
 export * from './vds1.js';
 export { crc32 } from './crc32.js';
 export { RealtimeServer, groundFor, DEFAULT_CMD_PORT, DEFAULT_STATE_IP, DEFAULT_STATE_PORT, SUBSCRIBER_TIMEOUT_S, DEFAULT_BIND_ADDRESS, DEFAULT_MAX_AUTO_SUBSCRIBERS, type RealtimeConfig, type RealtimeCounters, type RealtimeWorld } from './realtime.js';
-export { SourceFilter, SourceListError, isLoopbackAddress, parseIpv4 } from './sources.js';
+export { SourceFilter, SourceListError, allowAllWarning, isLoopbackAddress, parseIpv4 } from './sources.js';
 export { loadWorldFile, seedWorld, type WorldSpec, type FleetWorld, type VehicleSpec, type GroundSpec, type WorldLoadOptions } from './scene.js';
 export { loadCommsFile, parseComms, parseSource, type CommsSpec, type ChannelSpec, type TxChannelSpec, type RxChannelSpec, type Destination, type SourceRef } from './comms/config.js';
 export { CommsRouter, TX_BUFFER_BYTES } from './comms/router.js';

@@ -33,7 +33,7 @@ import { JsonDataPort } from './ports.js';
 import type { FleetWorld, GroundSpec } from './scene.js';
 import { TxRing, bindUdp, closeSocket, senderSocket } from './udp.js';
 import { MAX_STATE_BYTES, REJECT_REASONS, type RejectCounts, VDS1_VERSION, Vds1CmdReceiver, encodeState, rejectCounts } from './vds1.js';
-import { SourceFilter, SourceListError, isLoopbackAddress } from './sources.js';
+import { SourceFilter, SourceListError, allowAllWarning, isLoopbackAddress } from './sources.js';
 import { CosimVehicle } from './vehicle.js';
 
 export const DEFAULT_CMD_PORT = 7001;
@@ -113,6 +113,8 @@ export interface RealtimeCounters {
   txOversize: number;
   handlerErrors: number;
   subscribers: number;
+  /** legacy subscribers not added: the auto-subscriber cap was reached (their CMDs are still taken) */
+  subscribersRefused: number;
   /** datagrams from addresses outside allowSources, dropped before decoding */
   refusedSources: number;
   /** ticks the conductor held the plant (afap / lockstep) */
@@ -157,6 +159,8 @@ export class RealtimeServer {
   private subscribersRefused = 0;
   private sourcesRefused = 0;
   private readonly sources: SourceFilter;
+  /** the allow-list takes every address (0.0.0.0/0, ::/0): said at start and in the data port's comms */
+  readonly allowWarning: string | null;
   private readonly maxAutoSubscribers: number;
   /** where the command ports listen */
   private readonly bindAddress: string;
@@ -175,6 +179,9 @@ export class RealtimeServer {
     if (!isLoopbackAddress(bindAddress) && this.sources.entries.length === 0) {
       throw new SourceListError(`binding ${bindAddress} answers other machines: name the addresses whose commands are taken (allow-list, e.g. --allow=192.168.1.20,10.0.0.0/24)`);
     }
+    // an allow-list of every address is taken, never silently (the CLI prints it in a banner; the data port's comms says it)
+    this.allowWarning = allowAllWarning(this.sources.entries, cfg.world.comms?.allow?.length ? 'the allow-list' : '--allow');
+    if (this.allowWarning) this.warnings.push(this.allowWarning);
     this.maxAutoSubscribers = cfg.maxAutoSubscribers ?? DEFAULT_MAX_AUTO_SUBSCRIBERS;
     if (!(Number.isInteger(this.maxAutoSubscribers) && this.maxAutoSubscribers >= 0)) throw new SourceListError(`the auto-discovered subscriber cap must be an integer ≥ 0, got ${cfg.maxAutoSubscribers}`);
     this.clock = cfg.clock ?? systemClock;
@@ -411,6 +418,7 @@ export class RealtimeServer {
       txOversize: r ? r.tx.reduce((a, c) => a + c.oversize, 0) : 0,
       handlerErrors: this.handlerErrors,
       subscribers: this.subscribers.length,
+      subscribersRefused: this.subscribersRefused,
       refusedSources: this.sourcesRefused,
       heldTicks: this.heldTicks,
       vehicles: this.vehicles.map((v) => ({
@@ -441,6 +449,7 @@ export class RealtimeServer {
         bind: this.bindAddress,
         allow: this.sources.entries,
         sources_refused: this.sourcesRefused,
+        ...(this.allowWarning ? { warning: this.allowWarning } : {}),
       };
     }
     return {
@@ -453,6 +462,7 @@ export class RealtimeServer {
       bind: this.bindAddress,
       allow: this.sources.entries,
       sources_refused: this.sourcesRefused,
+      ...(this.allowWarning ? { warning: this.allowWarning } : {}),
     };
   }
 }

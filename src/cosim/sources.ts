@@ -33,15 +33,29 @@ interface Block {
   mask: number;
 }
 
+/** The entries that mean every address: IPv4's /0, and IPv6's (the sockets are IPv4, so it is the same). */
+const EVERY_ADDRESS = new Set(['::/0', '0::/0']);
+
+/**
+ * What to say, loudly, when an allow-list takes every address (0.0.0.0/0, ::/0): it is accepted — a closed test
+ * network is a real use — but VDS1 has no authentication, so it is never taken silently (issue 44).
+ */
+export function allowAllWarning(entries: readonly string[], what = '--allow'): string | null {
+  const all = entries.filter((e) => EVERY_ADDRESS.has(e.trim()) || /\/0$/.test(e.trim()));
+  if (all.length === 0) return null;
+  return `${what} ${all.join(', ')} takes VDS1 commands from EVERY address: VDS1 has no authentication, so any machine that can reach the command ports drives the vehicles; name the control stack's address or subnet instead (e.g. 192.168.1.20 or 10.0.0.0/24)`;
+}
+
 export class SourceFilter {
   private readonly blocks: Block[];
   /** the list as given, for status and messages */
   readonly entries: readonly string[];
 
-  /** entries: IPv4 addresses or a.b.c.d/n blocks; a bad entry throws SourceListError naming it */
+  /** entries: IPv4 addresses or a.b.c.d/n blocks (or ::/0, every address); a bad entry throws SourceListError naming it */
   constructor(entries: readonly string[] = []) {
     this.entries = [...entries];
     this.blocks = entries.map((e) => {
+      if (EVERY_ADDRESS.has(e.trim())) return { base: 0, mask: 0 };
       const [ip, bits = '32'] = e.trim().split('/');
       const base = parseIpv4(ip);
       const n = Number(bits);
@@ -51,9 +65,14 @@ export class SourceFilter {
     });
   }
 
+  /** Whether the list takes every address (a /0 block). */
+  get everything(): boolean {
+    return this.blocks.some((b) => b.mask === 0);
+  }
+
   /** Loopback, or inside one of the blocks. */
   allows(address: string): boolean {
-    if (isLoopbackAddress(address)) return true;
+    if (isLoopbackAddress(address) || this.everything) return true;
     const a = address.startsWith('::ffff:') ? address.slice(7) : address;
     const n = parseIpv4(a);
     if (n === null) return false;

@@ -6,7 +6,7 @@
  * runs on the server's loop. Protocol (postMessage), see writer.ts:
  *
  *   in:  {op:'init', ...}   {op:'batch', items:[{ch, t: bigint ns, data: string|Uint8Array}], bytes, sim: number|null}   {op:'close'}
- *   out: {op:'ready'} {op:'ack', bytes, fileBytes, chunks, writes} {op:'segment', file, index} {op:'deleted', file}
+ *   out: {op:'ready'} {op:'ack', bytes, fileBytes, chunks, writes, heap} {op:'segment', file, index} {op:'deleted', file}
  *        {op:'error', message} {op:'closed', files}
  *
  * Flushing (what a killed process loses): a chunk is closed, compressed and written when it passes chunkSize
@@ -25,6 +25,7 @@
  */
 import { closeSync, openSync, readdirSync, statSync, unlinkSync, writeSync, fsyncSync } from 'node:fs';
 import { join } from 'node:path';
+import { getHeapStatistics } from 'node:v8';
 import { parentPort } from 'node:worker_threads';
 import zstd from '@foxglove/wasm-zstd';
 import { FlushableMcapWriter } from './mcap-file-writer.mjs';
@@ -238,7 +239,13 @@ async function writeBatch(batch) {
     }
   }
   flushByTime(typeof batch.sim === 'number' ? batch.sim : null);
-  port.postMessage({ op: 'ack', bytes: batch.bytes, fileBytes: Number(file?.position() ?? 0n), chunks, writes: writeCalls });
+  port.postMessage({ op: 'ack', bytes: batch.bytes, fileBytes: Number(file?.position() ?? 0n), chunks, writes: writeCalls, heap: heapNow() });
+}
+
+/** This thread's own V8 heap and its WebAssembly memory (zstd), which the server's memory figures do not include [bytes]. */
+function heapNow() {
+  const h = getHeapStatistics();
+  return { used: h.used_heap_size, total: h.total_heap_size, external: h.external_memory };
 }
 
 /** @param {unknown} err */

@@ -78,6 +78,8 @@ export interface RecordingStats {
   files: string[];
   deleted: string[];
   error: string | null;
+  /** the writer thread's own V8 heap (used, total) and external memory (zstd's WebAssembly memory among it) [bytes] */
+  threadHeap: { used: number; total: number; external: number } | null;
 }
 
 interface Item {
@@ -112,7 +114,7 @@ export class RecordingWriter {
   private finishedBytes = 0;
   private readonly listeners: Array<(e: { type: 'segment' | 'deleted' | 'error'; detail: string }) => void> = [];
   readonly stats: RecordingStats = {
-    messages: 0, bytesIn: 0, fileBytes: 0, bytesWritten: 0, pendingBytes: 0, chunks: 0, writeCalls: 0, dropped: 0, lostEssential: false, files: [], deleted: [], error: null,
+    messages: 0, bytesIn: 0, fileBytes: 0, bytesWritten: 0, pendingBytes: 0, chunks: 0, writeCalls: 0, dropped: 0, lostEssential: false, files: [], deleted: [], error: null, threadHeap: null,
   };
   private readonly maxPending: number;
 
@@ -156,6 +158,7 @@ export class RecordingWriter {
             this.stats.bytesWritten = this.finishedBytes + this.stats.fileBytes;
             this.stats.chunks = m.chunks as number;
             this.stats.writeCalls = m.writes as number;
+            if (m.heap) this.stats.threadHeap = m.heap as RecordingStats['threadHeap'];
             break;
           case 'segment':
             if (this.stats.files.length > 0) this.finishedBytes = this.stats.bytesWritten;

@@ -16,7 +16,7 @@ import type { RemoteInfo, Socket } from 'node:dgram';
 import { CommsRouter } from '../cosim/comms/router.js';
 import type { CommsSpec } from '../cosim/comms/config.js';
 import { JsonDataPort } from '../cosim/ports.js';
-import { SourceFilter, SourceListError, isLoopbackAddress } from '../cosim/sources.js';
+import { SourceFilter, SourceListError, allowAllWarning, isLoopbackAddress } from '../cosim/sources.js';
 import { bindUdp, closeSocket, senderSocket } from '../cosim/udp.js';
 import { VDS1_VERSION, Vds1CmdReceiver } from '../cosim/vds1.js';
 import type { CosimVehicle } from '../cosim/vehicle.js';
@@ -29,6 +29,15 @@ export interface CommsLinkOptions {
   /** where the command ports listen, over the comms file's `bind` (default 127.0.0.1); beyond loopback the file's `allow` must name whose commands are taken */
   bindAddress?: string;
   running?: () => boolean;
+}
+
+/** Where the command ports listen and whom they take commands from (`warning`: the allow-list takes everyone). */
+export interface CmdExposure {
+  bind: string;
+  allow: string[];
+  refused_sources: number;
+  max_auto_subscribers: 0;
+  warning?: string;
 }
 
 /** The command ports listen here unless the comms file says `bind:` (answering other machines is a choice). */
@@ -50,6 +59,7 @@ export class EgoCommsLink {
   /** where the command ports listen */
   readonly bind: string;
   private readonly sources: SourceFilter;
+  private readonly commsFile: string | null;
 
   private constructor(readonly egos: readonly SimEgo[], comms: CommsSpec | null, private readonly opts: CommsLinkOptions) {
     const vehicles = egos.map((e) => e.vehicle);
@@ -59,6 +69,7 @@ export class EgoCommsLink {
     this.router = comms ? new CommsRouter(comms, vehicles, this.protocolVersion) : null;
     this.bind = opts.bindAddress ?? comms?.bind ?? DEFAULT_BIND_ADDRESS;
     this.sources = new SourceFilter(comms?.allow ?? []);
+    this.commsFile = comms?.file ?? null;
     if (this.router && this.router.rx.length > 0 && !isLoopbackAddress(this.bind) && this.sources.entries.length === 0) {
       throw new SourceListError(`${comms!.file}: binding ${this.bind} answers other machines: name the addresses whose commands are taken in ${comms!.prefix ? `${comms!.prefix}.` : ''}allow (e.g. allow: [192.168.1.20, 10.0.0.0/24]); VDS1 has no authentication`);
     }
@@ -93,9 +104,10 @@ export class EgoCommsLink {
     return link;
   }
 
-  /** Who may reach the command ports: the status's view (also in /api/io's comms). */
-  exposure(): { bind: string; allow: string[]; refused_sources: number; max_auto_subscribers: 0 } {
-    return { bind: this.bind, allow: [...this.sources.entries], refused_sources: this.refusedSources, max_auto_subscribers: 0 };
+  /** Who may reach the command ports: the status's view (also in /api/io's comms); an allow-list of everyone says so. */
+  exposure(): CmdExposure {
+    const warning = allowAllWarning(this.sources.entries, `${this.commsFile ?? 'the comms file'}: allow`);
+    return { bind: this.bind, allow: [...this.sources.entries], refused_sources: this.refusedSources, max_auto_subscribers: 0, ...(warning ? { warning } : {}) };
   }
 
   // (the sender's address is used for the allow-list only: STATE never goes back to it, see the header)

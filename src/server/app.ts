@@ -27,7 +27,10 @@ import { STATUS_CODES } from 'node:http';
 import pinoPretty from 'pino-pretty';
 import { AccessControl, type AccessSettings } from './access.js';
 import { installAccess, listeningOn, redactToken } from './plugins/access.js';
+import { installBodyPolicy } from './plugins/body-policy.js';
+import { HEADERS_TIMEOUT_MS, MAX_BODY_BYTES, REQUEST_TIMEOUT_MS } from './body-policy.js';
 import { watchLoops } from './watch.js';
+import { wsErrorHandler } from './ws-errors.js';
 
 export interface SceneOptions {
   /** URL-safe name; the first scene is served at the root whatever its name */
@@ -96,9 +99,7 @@ function splitConfig(c: Partial<SessionConfig> = {}): { scene: Partial<SceneConf
   return { scene, serving };
 }
 
-/** how long a client may take to send a request's headers, and the whole request [ms] */
-export const HEADERS_TIMEOUT_MS = 5_000;
-export const REQUEST_TIMEOUT_MS = 30_000;
+export { HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from './body-policy.js';
 
 export async function createServer(opts: ServerOptions = {}): Promise<VilsServer> {
   const access = opts.access instanceof AccessControl ? opts.access : new AccessControl(opts.access);
@@ -113,13 +114,15 @@ export async function createServer(opts: ServerOptions = {}): Promise<VilsServer
     },
     // one line per request polled twice a second buries what happened: refusals and failures are logged instead
     logController: new LogController({ disableRequestLogging: true }),
-    bodyLimit: MAX_MESSAGE_BYTES,
+    bodyLimit: MAX_BODY_BYTES,
     // a request (a WebSocket upgrade too) must have sent its headers within 5 s and be whole within 30 s:
     // half-open upgrades were held 15 s and more, each an open socket (Node checks these once a second here)
     requestTimeout: REQUEST_TIMEOUT_MS,
     http: { headersTimeout: HEADERS_TIMEOUT_MS, connectionsCheckingInterval: 1000 },
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
+    // (validation: the body policy's strict compiler, installed below)
   });
+  // before any route: every body is bounded the same way (size, nesting, the route's schema), whoever registers it
+  installBodyPolicy(app);
   const version = packageVersion();
   const startedAt = Date.now();
   const specs: SceneOptions[] = [{ name: 'default', mapPath: opts.mapPath, origin: opts.origin, config: opts.config, time: opts.time, signals: opts.signals }, ...(opts.scenes ?? [])];
@@ -181,14 +184,15 @@ export async function createServer(opts: ServerOptions = {}): Promise<VilsServer
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   await app.register(websocket, {
-    options: { maxPayload: MAX_MESSAGE_BYTES, handleProtocols },
+    // one message per connection per turn of the event loop (ws defers each 'message' to setImmediate, and
+    // stops reading a connection with 16 KiB waiting): a flood is read between the runner's ticks, never in one
+    // long read that holds the tick past its period, and what the server cannot read waits in the client's TCP
+    // buffers, not in its memory (issue 44: the step under a flood with every core busy)
+    options: { maxPayload: MAX_MESSAGE_BYTES, handleProtocols, allowSynchronousEvents: false },
     // a client's broken frame or lost connection is the client's problem (the stream logs it as a warning);
-    // only a failure of the server's own code is an error
-    errorHandler: (err: Error & { code?: string }, socket, req) => {
-      if (err.code?.startsWith('WS_ERR_') || err.code === 'ECONNRESET' || err.code === 'EPIPE') req.log.debug({ code: err.code }, `WebSocket client error: ${err.message}`);
-      else req.log.error({ err }, 'WebSocket handler failed');
-      socket.terminate();
-    },
+    // only a failure of the server's own code is an error. A protocol error (a message over 64 KiB) is closed by
+    // ws with its code (1009), never cut short by a terminate (ws-errors.ts)
+    errorHandler: (err: Error & { code?: string }, socket, req) => wsErrorHandler(err, socket, req.log),
   });
   await app.register(metricsPlugin, { hosts });
 

@@ -24,6 +24,8 @@ import { mapBounds } from '../scene/scene.js';
 import type { SceneHost } from './host.js';
 import { buildNpcStatesFrame } from './wire.js';
 import { createSystemClock, type Clock } from '../time/clock.js';
+import { installBodyPolicy } from './plugins/body-policy.js';
+import { wsErrorHandler } from './ws-errors.js';
 
 export interface PlaybackOptions {
   speed?: number;
@@ -65,7 +67,9 @@ export async function createPlayback(path: string, opts: PlaybackOptions = {}): 
   const { session, map } = await readHeader(files);
   const geo = new GeoFrame(session.origin);
   const app = Fastify({ logger: opts.logLevel === false ? false : { level: opts.logLevel ?? 'info' }, bodyLimit: MAX_MESSAGE_BYTES });
-  await app.register(websocket, { options: { maxPayload: MAX_MESSAGE_BYTES, handleProtocols } });
+  // the body policy of every VILS server (its routes take no body: any is refused, naming the limit)
+  installBodyPolicy(app);
+  await app.register(websocket, { options: { maxPayload: MAX_MESSAGE_BYTES, handleProtocols }, errorHandler: (err: Error & { code?: string }, socket, req) => wsErrorHandler(err, socket, req.log) });
   const clients = new ClientRegistry(() => 4);
   let textFrame: PublishedFrame | null = null;
   let text = '';

@@ -300,6 +300,8 @@ export class SceneRecorder implements FrameSink, HostAttachment {
       chunks: st.chunks,
       write_calls: st.writeCalls,
       dropped: st.dropped,
+      // the writer thread's own heap, which rss_mb includes and the main thread's heap figures do not
+      thread_heap_mb: st.threadHeap ? { used: mb(st.threadHeap.used), total: mb(st.threadHeap.total), external: mb(st.threadHeap.external) } : null,
       replayable: !st.lostEssential && st.error === null && this.unencoded === 0,
       unencoded_calls: this.unencoded,
       error: st.error,
@@ -319,3 +321,5 @@ export class SceneRecorder implements FrameSink, HostAttachment {
     for (const f of this.writer.stats.files) rmSync(f, { force: true });
   }
 }
+
+const mb = (bytes: number) => Math.round(bytes / 1e5) / 10;

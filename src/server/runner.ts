@@ -49,6 +49,8 @@ const IDLE_FRAME_PERIOD_S = 1;
  * them); further behind, simulation time slips instead (a debugger, a blocked process) and the stall is counted.
  */
 export const DEFAULT_MAX_CATCH_UP_S = 1;
+/** How far past a grid point (in periods) align() still takes that point as the next tick's. */
+const ALIGN_SLACK_PERIODS = 1e-3;
 /** A scene left further behind the tick's time than this was held by the time conductor [s]. */
 const HELD_EPS_S = 1e-5;
 
@@ -143,9 +145,12 @@ export class SceneRunner {
     return this.epochOffset + this.clock.now();
   }
 
-  /** The current simulation time: what an input arriving now is stamped with. */
+  /**
+   * The current simulation time: what an input arriving now is stamped with. (Between a reset and the tick that
+   * starts the scene again it is 0: the anchor is that tick, still ahead.)
+   */
   simNow(): number {
-    return this.runState === 'running' ? this.simAnchor + (this.clock.now() - this.wallAnchor) : this.simAnchor;
+    return this.runState === 'running' ? this.simAnchor + Math.max(0, this.clock.now() - this.wallAnchor) : this.simAnchor;
   }
 
   setPublishHz(hz: number): void {
@@ -197,7 +202,9 @@ export class SceneRunner {
     const period = 1 / (this.hz * this.ticksPerFrame);
     const now = this.clock.now();
     const sim = this.runState === 'running' ? this.simAnchor + (now - this.wallAnchor) : this.simAnchor;
-    this.tickIndex = Math.ceil(sim / period - 1e-6);
+    // a grid point the clock passed a moment ago (the microseconds since start() anchored) is still the next tick,
+    // due now: rounding it up would put the first tick a whole period away
+    this.tickIndex = Math.ceil(sim / period - ALIGN_SLACK_PERIODS);
     const next = this.tickIndex * period;
     this.pacer.setPeriod(period);
     this.pacer.start(now + (this.runState === 'running' ? next - sim : 0));
@@ -211,13 +218,25 @@ export class SceneRunner {
     this.lastIdleFrame = -Infinity;
   }
 
-  /** The scene back to time 0 (see LiveScene.reset) once the step under way is done; the run state stays. */
+  /**
+   * The scene back to time 0 (see LiveScene.reset) once the step under way is done; the run state stays. Running,
+   * the schedule goes on untouched: the scene starts again at time 0 on the next tick due, so a reset (or a storm of
+   * them) never holds the step for more than one period (issue 44). Restarting the schedule here instead put time 0
+   * on the grid's next point a period away — the clock had moved on by a few microseconds — and each reset pushed
+   * the next tick a whole period back: resets every < 100 ms kept the step at 0 for seconds.
+   */
   async reset(): Promise<void> {
     await this.ticking;
     this.scene.reset();
     this.endReached = false;
-    this.anchor(0);
-    this.align();
+    if (this.runState === 'running') {
+      this.simAnchor = 0;
+      this.wallAnchor = this.pacer.due;
+      this.tickIndex = 0;
+    } else {
+      this.anchor(0);
+      this.align();
+    }
   }
 
   private anchor(simTime: number): void {

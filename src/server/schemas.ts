@@ -284,11 +284,14 @@ export const PROTOCOL_SCHEMAS = {
 /** GET/PUT /api/config: made from the settings table (src/scene/config.ts, src/server/settings.ts). */
 export const configSchema = settingsJsonSchema(SESSION_SETTINGS);
 
+/** a position in map metres: any map VILS loads is far smaller than this (the scene checks the map's own bounds) */
+const mapMetres = { type: 'number', minimum: -1e7, maximum: 1e7 } as const;
+
 export const npcSpawnSchema = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    x: num, y: num,
+    x: mapMetres, y: mapMetres,
     lat: { type: 'number', minimum: -90, maximum: 90 },
     lon: { type: 'number', minimum: -180, maximum: 180 },
     heading: { type: 'number', minimum: -360, maximum: 720, description: 'degrees clockwise from true north (default: along the nearest lane)' },
@@ -300,7 +303,7 @@ export const npcSpawnSchema = {
       type: 'object',
       additionalProperties: false,
       description: 'default: a route along the lanes, with goals chained along it',
-      properties: { x: num, y: num, lat: { type: 'number', minimum: -90, maximum: 90 }, lon: { type: 'number', minimum: -180, maximum: 180 } },
+      properties: { x: mapMetres, y: mapMetres, lat: { type: 'number', minimum: -90, maximum: 90 }, lon: { type: 'number', minimum: -180, maximum: 180 } },
     },
     keep_driving: { type: 'boolean', default: true, description: 'at the goal (or the end of its route) drive on along the lanes; false: leave the map there' },
   },
@@ -534,7 +537,7 @@ export const storyArmSchema = {
   required: ['attempt'],
   additionalProperties: false,
   properties: {
-    attempt: { type: 'integer', minimum: 0, description: 'the current attempt number, as GET /api/story gives it (0 before the first): arming replaces that attempt with the next; another number is refused (409) and nothing changes' },
+    attempt: { type: 'integer', minimum: 0, maximum: 2147483647, description: 'the current attempt number, as GET /api/story gives it (0 before the first): arming replaces that attempt with the next; another number is refused (409) and nothing changes' },
   },
 } as const;
 

@@ -11,6 +11,7 @@
  */
 import type { IoCommand, TargetsPatch } from '../cosim/ports.js';
 import type { StopPoint, TrafficObject } from '../scenario/drivers.js';
+import type { CmdExposure } from '../scenario/comms-link.js';
 import type { EgoReport } from '../scene/egos.js';
 
 /**
@@ -90,7 +91,7 @@ export interface WorkerStats {
   readonly aheadMs: number;
   readonly running: boolean;
   readonly egos: readonly EgoRow[];
-  readonly exposure: { bind: string; allow: string[]; refused_sources: number; max_auto_subscribers: 0 };
+  readonly exposure: CmdExposure;
   readonly handlerErrors: number;
 }
 

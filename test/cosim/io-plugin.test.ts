@@ -1,4 +1,4 @@
-/** The JSON data port plugin on bare fastify instances (HTTP via inject), over a real fleet's ports. */
+/** The JSON data port plugin on bare fastify instances with the body policy (HTTP via inject), over a real fleet's ports. */
 import Fastify from 'fastify';
 import swagger from '@fastify/swagger';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,6 +6,7 @@ import { loadTemplates } from '../../src/cosim/comms/templates/registry.js';
 import { RealtimeServer } from '../../src/cosim/realtime.js';
 import { SourceFilter } from '../../src/cosim/sources.js';
 import { ioPlugin } from '../../src/server/io-plugin.js';
+import { installBodyPolicy } from '../../src/server/plugins/body-policy.js';
 import { freePort, vehicleSpec, world } from './helpers/udp.js';
 
 let server: RealtimeServer;
@@ -19,6 +20,7 @@ afterAll(async () => {
 
 async function app(prefix?: string) {
   const a = Fastify({ logger: false });
+  installBodyPolicy(a);
   await a.register(swagger, { openapi: { info: { title: 't', version: '1' } } });
   await a.register(ioPlugin, { ports: server.dataPort, prefix });
   await a.ready();
@@ -28,7 +30,7 @@ async function app(prefix?: string) {
 describe('JSON data port over HTTP (spec §4)', () => {
   it('POST /api/io routes {vehicle, throttle, brake, steer} to that vehicle and returns the state snapshot', async () => {
     const a = await app();
-    const r = await a.inject({ method: 'POST', url: '/api/io', payload: { vehicle: 5, throttle: 0.4, steer: -0.02, gear: 2 } });
+    const r = await a.inject({ method: 'POST', url: '/api/io', payload: { vehicle: 5, throttle: 0.4, steer: -0.02 } });
     expect(r.statusCode).toBe(200);
     const body = r.json() as Record<string, unknown>;
     expect(body).toMatchObject({ vehicle: 0, live_vid: 0, vehicles: [0, 5], source: 'cosim', comms: { protocol: 'VDS1', protocol_version: 5, mode: 'legacy' } });
@@ -40,12 +42,21 @@ describe('JSON data port over HTTP (spec §4)', () => {
     expect(server.vehicles[1].session.latchedCommand).toMatchObject({ throttle: 0.4, steer: -0.02, brake: 0.1 });
     await a.close();
   });
-  it('an unknown vehicle is answered as VDSim does (200, error + the vehicle list); bad types are 400', async () => {
+  it('a vehicle outside the fleet, an unknown key and bad types are a 400 naming them, and change nothing (VDSim answered 200 with the error inside, issue 44)', async () => {
     const a = await app();
-    const r = await a.inject({ method: 'POST', url: '/api/io', payload: { vehicle: 9, throttle: 1 } });
-    expect([r.statusCode, r.json()]).toEqual([200, { error: 'unknown vehicle 9', vehicles: [0, 5] }]);
-    expect((await a.inject({ method: 'POST', url: '/api/io', payload: { throttle: 'full' } })).statusCode).toBe(400);
-    expect((await a.inject({ method: 'POST', url: '/api/io', payload: { vehicle: -1 } })).statusCode).toBe(400);
+    const before = { ...server.vehicles[0].session.latchedCommand };
+    for (const [payload, why] of [
+      [{ vehicle: 9, throttle: 1 }, /^body\/vehicle must be one of 0, 5$/],
+      [{ vehicle: 4294967295, throttle: 1 }, /^body\/vehicle must be one of 0, 5$/],
+      [{ throttle: 1, gear: 2 }, /^body\/gear: unknown key/],
+      [{ throttle: 'full' }, /^body\/throttle must be number$/],
+      [{ vehicle: -1 }, /^body\/vehicle must be/],
+    ] as const) {
+      const r = await a.inject({ method: 'POST', url: '/api/io', payload });
+      expect(r.statusCode, JSON.stringify(payload)).toBe(400);
+      expect(r.json().message).toMatch(why);
+    }
+    expect(server.vehicles[0].session.latchedCommand).toEqual(before);
     expect((await a.inject({ method: 'GET', url: '/api/io' })).json()).toMatchObject({ running: false, vehicles: [0, 5] });
     await a.close();
   });
@@ -53,12 +64,23 @@ describe('JSON data port over HTTP (spec §4)', () => {
     const a = await app();
     const g = await a.inject({ method: 'GET', url: '/api/io/targets' });
     expect(g.json()).toEqual({ vehicles: [0, 5], live: 0, configs: { 0: { tx: { enabled: false, rate: 50, send_state: true, send_cmd: true }, targets: [] }, 5: { tx: { enabled: false, rate: 50, send_state: true, send_cmd: true }, targets: [] } } });
-    const p = await a.inject({ method: 'PUT', url: '/api/io/targets', payload: { vehicle: 5, enabled: true, rate: 500, targets: [{ ip: '127.0.0.1', port: 9100 }] } });
+    const p = await a.inject({ method: 'PUT', url: '/api/io/targets', payload: { vehicle: 5, enabled: true, rate: 200, targets: [{ ip: '127.0.0.1', port: 9100 }] } });
     expect(p.json()).toMatchObject({ ok: true, configs: { 5: { tx: { enabled: true, rate: 200 }, targets: [{ ip: '127.0.0.1', port: 9100 }] } } });
-    const q = await a.inject({ method: 'POST', url: '/api/io/targets', payload: { vehicle: 5, rate: 0.1, send_cmd: false } });
+    const q = await a.inject({ method: 'POST', url: '/api/io/targets', payload: { vehicle: 5, rate: 1, send_cmd: false } });
     expect(q.json()).toMatchObject({ ok: true, configs: { 5: { tx: { rate: 1, send_cmd: false } } } });
-    expect((await a.inject({ method: 'PUT', url: '/api/io/targets', payload: { vehicle: 8 } })).json()).toEqual({ error: 'unknown vehicle 8', vehicles: [0, 5] });
-    expect((await a.inject({ method: 'PUT', url: '/api/io/targets', payload: { enabled: 'yes' } })).statusCode).toBe(400);
+    // a rate outside [1, 200] Hz is refused (VDSim clamped it), as are a vehicle outside the fleet and bad types
+    for (const [payload, why] of [
+      [{ vehicle: 5, rate: 500 }, /^body\/rate must be <= 200$/],
+      [{ vehicle: 5, rate: 0.1 }, /^body\/rate must be >= 1$/],
+      [{ vehicle: 8 }, /^body\/vehicle must be one of 0, 5$/],
+      [{ enabled: 'yes' }, /^body\/enabled must be boolean$/],
+      [{ vehicle: 5, targets: [{ ip: '127.0.0.1', port: 9100, extra: 1 }] }, /^body\/targets\/0\/extra: unknown key/],
+    ] as const) {
+      const r = await a.inject({ method: 'PUT', url: '/api/io/targets', payload });
+      expect(r.statusCode, JSON.stringify(payload)).toBe(400);
+      expect(r.json().message).toMatch(why);
+    }
+    expect(server.dataPort.targets().configs[5].tx).toMatchObject({ rate: 1, send_cmd: false });
     server.dataPort.setTargets({ vehicle: 5, enabled: false, targets: [] });
     await a.close();
   });
@@ -93,6 +115,7 @@ describe('JSON data port over HTTP (spec §4)', () => {
     await a.close();
     // with an allow-list, a listed machine is a target
     const b = Fastify({ logger: false });
+    installBodyPolicy(b);
     await b.register(ioPlugin, { ports: server.dataPort, allowTargets: new SourceFilter(['192.168.7.0/24']) });
     const ok = await b.inject({ method: 'PUT', url: '/api/io/targets', payload: { vehicle: 5, targets: [{ ip: '192.168.7.20', port: 9100 }] } });
     expect(ok.json()).toMatchObject({ ok: true, configs: { 5: { targets: [{ ip: '192.168.7.20', port: 9100 }] } } });
@@ -108,5 +131,9 @@ describe('JSON data port over HTTP (spec §4)', () => {
     expect(Object.keys(doc.paths['/v2/api/io/targets']).sort()).toEqual(['get', 'post', 'put']);
     expect((await a.inject({ method: 'GET', url: '/v2/api/io' })).statusCode).toBe(200);
     await a.close();
+  });
+  it('refuses to register on an app without the body policy (its routes could not be bounded)', async () => {
+    const bare = Fastify({ logger: false });
+    await expect(bare.register(ioPlugin, { ports: server.dataPort }).ready()).rejects.toThrow(/install the body policy/);
   });
 });

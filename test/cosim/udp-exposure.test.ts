@@ -8,9 +8,11 @@ import { createSocket } from 'node:dgram';
 import { networkInterfaces } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/cli/commands.js';
-import { parseRealtimeArgs } from '../../src/cli/realtime.js';
+import { parseRealtimeArgs, startRealtime } from '../../src/cli/realtime.js';
 import { RealtimeServer, type RealtimeConfig } from '../../src/cosim/realtime.js';
-import { SourceFilter, SourceListError, isLoopbackAddress } from '../../src/cosim/sources.js';
+import { SourceFilter, SourceListError, allowAllWarning, isLoopbackAddress } from '../../src/cosim/sources.js';
+import { PROJECT_ROOT } from '../helpers/shared.js';
+import { join } from 'node:path';
 import { specCmd } from './helpers/spec-vectors.js';
 import { UdpPeer, freePort, vehicleSpec, world } from './helpers/udp.js';
 
@@ -50,6 +52,17 @@ describe('source allow-list', () => {
     for (const bad of ['host.example', '10.0.0.0/33', '300.1.1.1', '10.0.0/8', '']) expect(() => new SourceFilter([bad]), bad).toThrow(SourceListError);
     expect(isLoopbackAddress('192.0.2.2')).toBe(false);
   });
+  it('every address (0.0.0.0/0, ::/0) is taken, and never silently: the warning says so (issue 44)', () => {
+    for (const all of ['0.0.0.0/0', '::/0', '10.1.2.3/0']) {
+      const f = new SourceFilter(['192.168.1.20', all]);
+      expect(f.everything, all).toBe(true);
+      expect(['8.8.8.8', '203.0.113.9', '::ffff:8.8.8.8'].every((a) => f.allows(a)), all).toBe(true);
+      expect(allowAllWarning(f.entries), all).toMatch(new RegExp(`^--allow ${all.replace(/[./:]/g, '\\$&')} takes VDS1 commands from EVERY address: VDS1 has no authentication`));
+    }
+    expect(new SourceFilter(['10.0.0.0/8', '192.168.1.0/10']).everything).toBe(false);
+    expect(allowAllWarning(['10.0.0.0/8', '192.168.1.0/10'])).toBeNull();
+    expect(() => new SourceFilter(['::1/128'])).toThrow(SourceListError); // IPv6 blocks other than everything: not supported
+  });
 });
 
 describe('vils realtime exposure', () => {
@@ -70,6 +83,7 @@ describe('vils realtime exposure', () => {
     for (const [i, p] of peers.entries()) await p.send(specCmd({ seq: i + 1 }, { steer: 0, throttle: 0.1, brake: 0 }), s.cmdPorts[0]);
     await peers[0].waitFor(() => s.counters().accepted === 6, 20_000, 'six CMDs accepted');
     expect(s.counters().subscribers).toBe(1 + 4); // the configured state address, and 4 discovered
+    expect(s.counters().subscribersRefused).toBe(2);
     expect(s.commsInfo()).toMatchObject({ subscribers_refused: 2 });
     const none = await start({ maxAutoSubscribers: 0 });
     const p = await peer();
@@ -127,5 +141,27 @@ describe('vils realtime exposure', () => {
     // a pedal a little over 1 is VDSim's to clamp, not a bad value
     await p.send(specCmd({ seq: seq++ }, { steer: 0, throttle: 1.2, brake: 0 }), s.cmdPorts[0]);
     await p.waitFor(() => s.counters().accepted === 2, 20_000, 'the over-1 pedal taken');
+  });
+});
+
+describe('vils realtime tells what it refused and whom it takes commands from (issue 44)', () => {
+  it('--json reports the refused subscribers; --allow=0.0.0.0/0 is a banner at start, in the data port and in the summary', async () => {
+    const args = [join(PROJECT_ROOT, 'configs', 'vehicles', 'sedan.yaml'), join(PROJECT_ROOT, 'configs', 'tires', 'default_pacejka.yaml'), '--cmd-port=0', `--state-port=${await freePort()}`, '--http-port=0', '--quiet', '--json'];
+    const out: string[] = [];
+    const err: string[] = [];
+    const h = await startRealtime([...args, '--allow=0.0.0.0/0', '--auto-subscribers=1'], { log: (l) => out.push(l), err: (l) => err.push(l) });
+    open.push({ close: () => h.stop() });
+    const banner = err.find((l) => l.includes('EVERY address'));
+    expect(banner).toMatch(/^!{100}\nWARNING: --allow 0\.0\.0\.0\/0 takes VDS1 commands from EVERY address: VDS1 has no authentication[^\n]*\n!{100}$/);
+    const io = (await h.http!.inject({ method: 'GET', url: '/api/io' })).json() as { comms: Record<string, unknown> };
+    expect(io.comms).toMatchObject({ allow: ['0.0.0.0/0'], warning: expect.stringMatching(/EVERY address/) });
+    // three senders, one subscriber allowed: two refused
+    const peers = await Promise.all(Array.from({ length: 3 }, () => peer()));
+    for (const [i, p] of peers.entries()) await p.send(specCmd({ seq: i + 1 }, { steer: 0, throttle: 0.1, brake: 0 }), h.cmdPorts[0]);
+    await peers[0].waitFor(() => h.server.counters().accepted === 3, 20_000, 'three CMDs accepted');
+    await h.stop();
+    expect(await h.done).toBe(0);
+    const summary = JSON.parse(out.at(-1)!) as Record<string, unknown>;
+    expect(summary).toMatchObject({ subscribers: 2, subscribersRefused: 2, allow_warning: expect.stringMatching(/EVERY address/) });
   });
 });

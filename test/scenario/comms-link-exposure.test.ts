@@ -122,6 +122,12 @@ describe('the scenario comms link (vils serve --scenario, vils run rt_comms)', (
     await send(allowed.link.cmdPorts[0], 1);
     await waitFor(() => allowed.ego.vehicle.cmdsAccepted === 1, 'the command taken');
     expect(allowed.link.exposure()).toMatchObject({ bind: ext, allow: [ext], refused_sources: 0, max_auto_subscribers: 0 });
+    expect(allowed.link.exposure().warning).toBeUndefined();
+  });
+
+  it('an allow of every address is taken but said: the exposure (GET /api/status cmd_exposure) carries the warning (issue 44)', async () => {
+    const { link: l } = await link((await files(await freePort(), 9, { bind: '0.0.0.0', allow: ['0.0.0.0/0'] })).scenario);
+    expect(l.exposure()).toMatchObject({ bind: '0.0.0.0', allow: ['0.0.0.0/0'], warning: expect.stringMatching(/comms-\d+\.yaml: allow 0\.0\.0\.0\/0 takes VDS1 commands from EVERY address/) });
   });
 });
 

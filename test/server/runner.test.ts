@@ -9,6 +9,7 @@ import { SceneRunner, type PublishedFrame } from '../../src/server/runner.js';
 import { VirtualClock } from '../../src/time/clock.js';
 import { PROJECT_ROOT } from '../helpers/shared.js';
 import { TestClient, startServer, testModel } from '../helpers/server-fixture.js';
+import { countingScene } from '../helpers/counting-scene.js';
 
 let policy: PolicySession;
 beforeAll(async () => {
@@ -191,35 +192,6 @@ describe('several scenes in one process', () => {
 });
 
 describe('after a stall the scene is where real time puts it', () => {
-  /** a scene that only counts its 0.1 s steps */
-  interface CountingScene {
-    time: number;
-    steps: number[];
-    readonly nextStepTime: number;
-    advanceTo(t: number): number;
-    reset(): void;
-    snapshot(t?: number): ReturnType<LiveScene['snapshot']>;
-  }
-  function countingScene(): CountingScene {
-    const s: CountingScene = {
-      time: 0,
-      steps: [],
-      get nextStepTime() {
-        return s.steps.length / 10;
-      },
-      advanceTo(t: number) {
-        while (s.nextStepTime <= t + 1e-9) s.steps.push(s.nextStepTime);
-        s.time = t;
-        return s.steps.length;
-      },
-      reset() {},
-      snapshot(t = s.time) {
-        return { time: t, step: s.steps.length, npcs: [], egos: [], timings: null, signals: [] } as unknown as ReturnType<LiveScene['snapshot']>;
-      },
-    };
-    return s;
-  }
-
   async function stallFor(stallS: number, maxCatchUpS: number) {
     const clock = new VirtualClock(50);
     const scene = countingScene();

@@ -274,11 +274,11 @@ describe('vils serve --scenario demo_lap_comms: the simulated ego driven over VD
     await until('yaw to turn right by 0.25 rad', async () => wrap((await io()).yaw - yaw0) < -0.25, 20_000);
     expect((await post(`${url}/api/io`, { throttle: 0, brake: 1, steer: 0 })).status).toBe(200);
     await until('vx < 0.3 m/s from the data port', async () => (await io()).vx < 0.3, 20_000);
-    // the stream shows the same car, and an unknown vehicle is answered as VDSim does
+    // the stream shows the same car, and a vehicle outside the fleet is refused by the route's schema (issue 44)
     const c = await streamClient();
     const f = await c.next((m) => simEgo(m) !== undefined, 10_000);
     const cur = await io();
     expect(Math.hypot(simEgo(f)!.x - cur.x, simEgo(f)!.y - cur.y)).toBeLessThan(2);
-    expect((await post(`${url}/api/io`, { vehicle: 7, throttle: 1 })).body).toEqual({ error: 'unknown vehicle 7', vehicles: [0] });
+    expect((await post(`${url}/api/io`, { vehicle: 7, throttle: 1 })).body).toMatchObject({ statusCode: 400, message: 'body/vehicle must be one of 0' });
   });
 });

@@ -14,7 +14,7 @@
  * parses them (per connection, per client, the server-wide parse budget): over them they are dropped, counted,
  * and a flood is closed with 1008.
  */
-import type { IncomingMessage } from 'node:http';
+import { createServer, type IncomingMessage } from 'node:http';
 import wsProtocol from '@foxglove/ws-protocol';
 import type { FastifyInstance } from 'fastify';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -24,9 +24,13 @@ import { FOXGLOVE_SCHEMAS, SIGNALS_SCHEMA, egoTransforms, locationFixes, mapUpda
 import type { FrameSink, PublishedFrame } from '../runner.js';
 import { npcStatesSchema } from '../schemas.js';
 import { AccessError, type Admit } from '../access.js';
+import { HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from '../body-policy.js';
+import { afterWsError } from '../ws-errors.js';
 
 export const FOXGLOVE_PATH = '/foxglove';
 export const FOXGLOVE_SUBPROTOCOL = 'foxglove.websocket.v1';
+/** what a plain HTTP request to a Foxglove port of its own is told (426) */
+export const FOXGLOVE_PORT_ONLY = `this port serves only the Foxglove WebSocket protocol (an upgrade, subprotocol ${FOXGLOVE_SUBPROTOCOL}): it has no HTTP routes and reads no request body`;
 
 /** What the Foxglove channels need from a scene (a SceneHost, or a playback). */
 export interface FoxgloveSource {
@@ -174,7 +178,10 @@ export class FoxgloveChannels implements FrameSink {
       this.sockets.delete(socket);
       this.stats.clients = this.sockets.size;
     });
-    socket.on('error', () => socket.terminate());
+    // (a message over 64 KiB: ws closes it with 1009 itself; ws-errors.ts)
+    socket.on('error', (err: Error & { code?: string }) => {
+      if (afterWsError(err) === 'terminate') socket.terminate();
+    });
   }
 
   private send(topic: Topic, timeNs: bigint, json: string): void {
@@ -267,17 +274,29 @@ export async function listenFoxglove(
   /** the access check of a connection: null to accept, else [HTTP status, reason] */
   verify?: (req: IncomingMessage) => [number, string] | null,
 ): Promise<{ port: number; close(): Promise<void> }> {
+  // the port's HTTP side: upgrades only; any other request is answered 426 naming that, its body never read (the
+  // body policy of every VILS server, src/server/body-policy.ts: this port has no route that takes one), and a
+  // request must send its headers within 5 s and be whole within 30 s, as on the server's own port
+  const http = createServer({ headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS }, (req, res) => {
+    const text = JSON.stringify({ statusCode: 426, error: 'Upgrade Required', message: FOXGLOVE_PORT_ONLY });
+    req.resume(); // (what it sent is let through and dropped, so the answer is not cut off by a reset)
+    res.writeHead(426, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), connection: 'close' }).end(text);
+  });
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(port, host, () => {
+      http.off('error', reject);
+      resolve();
+    });
+  });
   const wss = new WebSocketServer({
-    port, host, handleProtocols: (p) => handleProtocols(p), maxPayload: 64 * 1024,
+    // (one message per connection per turn of the event loop, as on the server's port: src/server/app.ts)
+    server: http, handleProtocols: (p) => handleProtocols(p), maxPayload: 64 * 1024, allowSynchronousEvents: false,
     ...(verify ? { verifyClient: (info: { req: IncomingMessage }, done: (ok: boolean, code?: number, reason?: string) => void) => {
       const refusal = verify(info.req);
       if (refusal) done(false, refusal[0], refusal[1]);
       else done(true);
     } } : {}),
-  });
-  await new Promise<void>((resolve, reject) => {
-    wss.once('listening', resolve);
-    wss.once('error', reject);
   });
   let n = 0;
   wss.on('connection', (socket: WebSocket, req: IncomingMessage) => {
@@ -289,12 +308,15 @@ export async function listenFoxglove(
     }
     target.channels.handle(socket, `${req.socket.remoteAddress ?? '?'}#${++n}`);
   });
-  const address = wss.address();
+  const address = http.address();
   return {
     port: typeof address === 'object' && address ? address.port : port,
     close: () => new Promise<void>((resolve) => {
       for (const c of wss.clients) c.terminate();
-      wss.close(() => resolve());
+      wss.close(() => {
+        http.closeAllConnections();
+        http.close(() => resolve());
+      });
     }),
   };
 }

@@ -5,7 +5,6 @@
 import type { FastifyInstance } from 'fastify';
 import { InputError } from '../../scene/index.js';
 import type { SceneHost, SessionConfig } from '../host.js';
-import { bodyDepthRefusal } from '../json-depth.js';
 import { configSchema, egoViewSchema, errorReplySchema, npcSpawnSchema, npcViewSchema } from '../schemas.js';
 import { egoEntry, mapPoint, npcDetail } from '../wire.js';
 import { signalsPlugin } from './signals.js';
@@ -26,14 +25,8 @@ export async function restPlugin(app: FastifyInstance, opts: { host: SceneHost }
   const { host } = opts;
   const { scene, runner, geo, inputs } = host;
 
-  // JSON bodies nested too deeply are refused before they are parsed (400 naming the limit): nothing downstream
-  // — validation, the scene, the recorder — has to walk 10,000 levels, and the refusal is recorded like any other
-  const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
-    const refusal = bodyDepthRefusal(body as string);
-    if (refusal) return done(Object.assign(new Error(refusal), { statusCode: 400, code: 'VILS_BODY_TOO_DEEP' }), undefined);
-    return parseJson(req, body as string, done);
-  });
+  // (bodies too large, too deep or not matching a route's schema are refused by the app's body policy,
+  // plugins/body-policy.ts, before any handler; the refusals go through the hooks below and are recorded)
 
   // every command (not the reads) as received, with its reply, for the recording
   const arrivals = new WeakMap<object, { wall: number; sim: number; reply: string }>();
@@ -61,7 +54,7 @@ export async function restPlugin(app: FastifyInstance, opts: { host: SceneHost }
     schema: {
       tags: ['simulation'],
       description: 'A new scenario: NPCs respawned from the seed with npc_count auto NPCs; egos forgotten. Started unless start is false (then paused).',
-      body: { type: ['object', 'null'], additionalProperties: false, properties: { npc_count: { type: 'integer', minimum: 0, maximum: 63 }, seed: { type: 'integer', minimum: 0 }, start: { type: 'boolean' } } },
+      body: { type: ['object', 'null'], additionalProperties: false, properties: { npc_count: { type: 'integer', minimum: 0, maximum: 63 }, seed: { type: 'integer', minimum: 0, maximum: 4294967295 }, start: { type: 'boolean' } } },
       response: { 200: obj, ...errors },
     },
   }, async (req) => {

@@ -16,13 +16,14 @@
 import type { FastifyInstance, FastifyReply, FastifySchemaValidationError } from 'fastify';
 import type { SceneHost } from '../host.js';
 import { errorReplySchema, storyArmSchema, storyViewSchema } from '../schemas.js';
+import { pickSchemaError } from '../body-policy.js';
 
 const tags = ['test cases'];
 const replies = { 200: storyViewSchema, 400: errorReplySchema, 404: errorReplySchema };
 
 /** A malformed arm body in words, naming the field, and what to send instead. */
 function armBodyProblem(errors: readonly FastifySchemaValidationError[], current: number): string {
-  const e = errors[0];
+  const e = pickSchemaError(errors);
   const params = (e?.params ?? {}) as { missingProperty?: string; additionalProperty?: string };
   let what: string;
   if (e?.keyword === 'required') what = `body.${params.missingProperty ?? 'attempt'} is missing`;
@@ -50,8 +51,9 @@ export async function storyPlugin(app: FastifyInstance, opts: { host: SceneHost 
     },
   }, async (req, reply) => {
     const desk = host.story;
+    // the body first, as on every route (the body policy: refused before anything else is asked)
+    if (req.validationError) return reply.code(400).send({ statusCode: 400, error: 'Bad Request', message: armBodyProblem(req.validationError.validation, desk?.story.attempt ?? 0) });
     if (!desk) return none(reply);
-    if (req.validationError) return reply.code(400).send({ statusCode: 400, error: 'Bad Request', message: armBodyProblem(req.validationError.validation, desk.story.attempt) });
     return desk.arm(req.body.attempt);
   });
 
