@@ -20,6 +20,9 @@ import { COMMAND_HELP } from './help.js';
 import { runCommand } from './run.js';
 import { batchCommand } from './batch.js';
 import { workerCommand } from './worker.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { projectRoot } from '../util/project-root.js';
 
 const startCommand: Command = {
   name: 'start',
@@ -41,17 +44,27 @@ function help(): string {
   return [
     'vils — Vehicle-In-the-Loop Simulation server',
     '',
-    'usage: vils <command> [options]      (vils <command> --help for its options)',
+    'usage: vils <command> [options]      (vils <command> --help for its options; vils --version)',
     '',
     'commands:',
     ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
   ].join('\n');
 }
 
+/** `vils <version>` and the Node.js it runs on: what a bug report needs first. */
+function version(): string {
+  const pkg = JSON.parse(readFileSync(join(projectRoot(), 'package.json'), 'utf8')) as { version: string };
+  return `vils ${pkg.version} (node ${process.versions.node})`;
+}
+
 export async function runCli(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     console.log(help());
+    return 0;
+  }
+  if (name === '--version' || name === '-V' || name === 'version') {
+    console.log(version());
     return 0;
   }
   const cmd = COMMANDS.find((c) => c.name === name);

@@ -5,7 +5,7 @@
  * (\r) only on a terminal; `vils eval --checkpoint` writes nothing into models/.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -38,6 +38,12 @@ describe('--help', () => {
   }, 60_000);
   afterAll(() => tx?.remove());
   const vils = (...args: string[]) => execFileSync(process.execPath, [join(tx.dir, 'src', 'cli', 'vils.js'), ...args], { encoding: 'utf8' });
+
+  it('vils --version names the package version and the Node.js it runs on', () => {
+    const pkg = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string };
+    expect(vils('--version').trim()).toBe(`vils ${pkg.version} (node ${process.versions.node})`);
+    expect(vils('-V').trim()).toBe(vils('--version').trim());
+  });
 
   it('every subcommand explains each flag of its usage line, with its default', async () => {
     const names = [...vils('--help').matchAll(/^ {2}([a-z][a-z0-9-]*) {2,}/gm)].map((m) => m[1]);

@@ -68,6 +68,22 @@ function makeClone(): void {
   delete env.NODE_OPTIONS;
 }
 
+/**
+ * The copy's first `npx vils`, run to its end before any block: npm links the project into its npx cache
+ * (~/.npm/_npx, one folder per project path) and runs its `prepare` there — a whole build, as on a user's first
+ * `npx vils` after `npm ci`. Left to the first block, a block that keeps running (a server) was stopped by its
+ * Ctrl-C in the middle of that build, and the half-made cache folder failed every later `npx` of the copy (ENOENT
+ * on its package.json).
+ */
+const NPX_GUARD_MS = 300_000;
+async function firstNpx(): Promise<void> {
+  const proc = startShell('npx vils --version');
+  const timer = setTimeout(() => process.kill(-proc.child.pid!, 'SIGKILL'), NPX_GUARD_MS);
+  const { code, signal } = await proc.exit;
+  clearTimeout(timer);
+  if (code !== 0) throw new Error(`the copy's first npx vils --version ended with ${code ?? signal}:\n${proc.out}`);
+}
+
 interface Proc {
   child: ChildProcess;
   out: string;
@@ -238,6 +254,7 @@ export function checkPages(): void {
 /** Runs the command blocks of `pages`, in order, on a copy of the repository made for this file. */
 export function runPages(pages: string[]): void {
   beforeAll(makeClone, 120_000);
+  beforeAll(firstNpx, NPX_GUARD_MS + 10_000);
   afterAll(() => {
     if (work) rmSync(work, { recursive: true, force: true });
   });

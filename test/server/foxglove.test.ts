@@ -142,7 +142,9 @@ describe('Foxglove WebSocket', () => {
       expect(Math.max(...frames.map((f) => f.npcs.length))).toBe(63);
       expect(s.messages.get('/vils/map')).toHaveLength(1);
     }
-    expect(a.messages.get('/vils/scene')!.length).toBe(a.messages.get('/vils/npc_states')!.length);
+    // a scene with every frame: the two channels' messages of one frame are two WebSocket messages, so the close can
+    // fall between them (one frame more on either channel, never more)
+    expect(Math.abs(a.messages.get('/vils/scene')!.length - a.messages.get('/vils/npc_states')!.length)).toBeLessThanOrEqual(1);
     expect((server.host.attachments.get('foxglove')!.status() as { dropped: number }).dropped).toBe(0);
   });
 
