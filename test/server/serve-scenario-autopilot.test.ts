@@ -17,6 +17,7 @@ import { type DrivingLine, project } from '../../src/scenario/line.js';
 import { transpile, type Transpiled } from '../cosim/helpers/transpile.js';
 import { readSpecState, specCmd } from '../cosim/helpers/spec-vectors.js';
 import { UdpPeer, freePort } from '../cosim/helpers/udp.js';
+import { PacedClock } from '../helpers/paced-clock.js';
 import { TestClient, testModel } from '../helpers/server-fixture.js';
 import { PROJECT_ROOT } from '../helpers/shared.js';
 
@@ -37,7 +38,11 @@ describe('vils serve --scenario demo_lap: the built-in autopilot', () => {
   beforeAll(async () => {
     const file = join(CONFIGS, 'scenarios', 'demo_lap.yaml');
     line = (await loadScenario(file)).map.line!;
-    serve = await startServe(['--scenario', file, '--port', '0', '--host', '127.0.0.1', '--no-record', '--model', testModel(), '--log-level', 'silent']);
+    // on a paced clock (test/helpers/paced-clock.ts): the plant steps in-process with the scene and no tick is ever
+    // late, so what the autopilot does is the code's, not the machine's (on the system clock the plant runs in a
+    // thread of its own that a loaded machine keeps behind: serve-scenario.test.ts covers that path)
+    const clock = new PacedClock();
+    serve = await startServe(['--scenario', file, '--port', '0', '--host', '127.0.0.1', '--no-record', '--model', testModel(), '--log-level', 'silent'], { clock, epochNow: () => 1.7e9 + clock.now() });
     url = serve.address;
   }, 60_000);
 
