@@ -17,11 +17,9 @@ const RUN = have('shared');
 
 describe.skipIf(!RUN)('NGII converter on the real K-City release (UTM 52N, CP949 without a hint)', () => {
 
-  it('converts in under 5 s with the expected counts, every A2 link in the lane graph, and vertices within 1 cm', async () => {
-    const t0 = performance.now();
+  // (how fast it converts is the machine's: `vils convert-map` prints its time, and a test never asserts it)
+  it('converts with the expected counts, every A2 link in the lane graph, and vertices within 1 cm', async () => {
     const { map, summary } = await convertNgii(KCITY);
-    const seconds = (performance.now() - t0) / 1000;
-    expect(seconds).toBeLessThan(5);
     // 688 edges written; the few that lanes drive straight across (a grade-separated crossing) cut open there
     expect(map.map.counts).toEqual({ lane: 809, road_line: 1574, road_edge: 692, speed_bump: 6 });
     expect(map.map.road_edges_cut_at_lane_crossings).toBe(12);
