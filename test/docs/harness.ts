@@ -206,13 +206,26 @@ async function waitForHealth(p: Proc, port: number, label: string): Promise<void
     if (p.child.exitCode !== null) throw new Error(`${label}: exited with ${p.child.exitCode} before it served:\n${tail(p.out)}`);
     try {
       const res = await fetch(`http://127.0.0.1:${port}/api/health`);
-      if (res.ok) return;
+      if (res.ok && (await hasRunAWhile(port))) return;
     } catch {
       /* not yet */
     }
     await sleep(250);
   }
   throw new Error(`${label}: no /api/health on port ${port} within ${START_GUARD_MS / 1000} s:\n${tail(p.out)}`);
+}
+
+/**
+ * A served scene that runs has stepped a second (and recorded it) before the next block, as a reader who watches it
+ * for a moment: Ctrl-C right after the health check on a loaded machine left a recording with no frame, and the
+ * next block found none to export. Paused, or a status it may not read (tokens): ready as it is.
+ */
+async function hasRunAWhile(port: number): Promise<boolean> {
+  const res = await fetch(`http://127.0.0.1:${port}/api/status`);
+  if (!res.ok) return true;
+  const st = (await res.json()) as { state?: string; step?: number; recording?: { enabled?: boolean; frames?: number } };
+  if (st.state !== 'running') return true;
+  return (st.recording?.enabled ? st.recording.frames ?? 0 : st.step ?? 0) >= 10;
 }
 
 async function waitForText(p: Proc, text: string, label: string): Promise<void> {
