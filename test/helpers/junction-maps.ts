@@ -107,3 +107,28 @@ export function zipMap(): LoadedMap {
   ];
   return laneMap('zip', lanes);
 }
+
+/**
+ * Two lanes of one approach where a turn from one crosses the other's way on (K-City's J35): A and B run east 3.5 m
+ * apart (A on the left at y = +1.75, B at y = −1.75) to x = −10; A runs straight on as A_THRU, B turns left on a
+ * quarter circle (B_LEFT) across A_THRU into NORTH. Each lane has its signal head (`signals`), both of one group.
+ */
+export function sideBySideCrossMap(opts: { signals?: boolean } = {}): LoadedMap {
+  const h = 1.75, e = 10, r = 14;
+  // B_LEFT: from (−10, −1.75) heading east, a quarter circle to the left of radius r, centre (−10, −1.75 + r)
+  const arc: Pt[] = Array.from({ length: 17 }, (_, i) => {
+    const a = -Math.PI / 2 + (i / 16) * (Math.PI / 2);
+    return { x: -e + r * Math.cos(a), y: -h + r + r * Math.sin(a) };
+  });
+  const end = arc[arc.length - 1];
+  const lanes: Array<{ id: string; pts: Pt[]; next: string[] }> = [
+    { id: 'A', pts: line(-150, h, -e, h), next: ['A_THRU'] },
+    { id: 'A_THRU', pts: line(-e, h, e, h), next: ['A_OUT'] },
+    { id: 'A_OUT', pts: line(e, h, 150, h), next: [] },
+    { id: 'B', pts: line(-150, -h, -e, -h), next: ['B_LEFT'] },
+    { id: 'B_LEFT', pts: arc, next: ['NORTH'] },
+    { id: 'NORTH', pts: line(end.x, end.y, end.x, 150), next: [] },
+  ];
+  const head = (id: string, y: number, lane: string) => ({ id, x: -e - 1, y, head: 'vehicle_horizontal_3_colour', kind: 'vehicle', left_arrow: false, lanes: [lane] });
+  return laneMap('side-by-side-cross', lanes, { signals: opts.signals ? [head('H1', h, 'A'), head('H2', -h, 'B')] : [] });
+}

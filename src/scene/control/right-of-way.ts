@@ -70,8 +70,11 @@ export class RightOfWay {
       // two lanes merging where neither gives way (FMTC's J20: two lanes of one road into one): the vehicle ahead
       // goes first, as in a zip merge; without it both went in side by side and stood nose to nose at the merge
       const zip = !signal && !allWay && kind === ConflictKind.Merge && cj.yields[m * n + c] === 0 && cj.yields[c * n + m] === 0;
-      // movements of one approach run side by side, but for such a merge
-      if (kind === ConflictKind.None || (cj.movements[c].approach === mine.approach && !zip)) continue;
+      // movements of one approach run side by side, but for such a merge and for one that crosses the other's lane
+      // inside the junction (K-City's J35: a left turn from the second lane across the straight on from the first;
+      // skipped, the two went in side by side on one green and touched where they cross)
+      const sameApproach = cj.movements[c].approach === mine.approach;
+      if (kind === ConflictKind.None || (sameApproach && !zip && kind !== ConflictKind.Cross)) continue;
       const cg = base + c;
       const zsM = cj.zoneStart[m * n + c], zeM = cj.zoneEnd[m * n + c];
       const zsC = cj.zoneStart[c * n + m], zeC = cj.zoneEnd[c * n + m];
@@ -95,7 +98,9 @@ export class RightOfWay {
       if (occupantsOnly) continue;
       // who has priority over this movement now
       let priority: boolean;
-      if (signal) {
+      // (one approach shares its signal: the junction's own order says who gives way, to one that goes)
+      if (sameApproach) priority = cj.yields[m * n + c] === 1 && (!signal || code[cg] === GREEN || code[cg] === YELLOW || code[cg] === GREEN_YIELD);
+      else if (signal) {
         const cc = code[cg];
         const going = cc === GREEN || cc === YELLOW || cc === GREEN_YIELD;
         // a right turn on red gives way to every movement that goes; a permissive green to those going with priority
@@ -124,8 +129,9 @@ export class RightOfWay {
         if (!priority && !(zip && this.ahead(world, w, zsC, toZone, s)) && !this.committed(world, w)) continue;
         const vw = world.speed(w);
         // held at a line of its own (a red light, a stop sign, giving way), standing in a queue, or standing for a
-        // while for whatever reason: not coming (a driver goes when the car with priority waits on)
-        if (vw < QUEUED_MPS && ((world.kind[w] === AgentKind.Controlled && (memory.heldMg[w] >= 0 || this.queued(world, w))) || memory.time - memory.stillSince[w] > STILL_S)) continue;
+        // while for whatever reason: not coming (a driver goes when the car with priority waits on); but one beside
+        // it at the same line, free to go, is about to (the two stood there together at the red)
+        if (vw < QUEUED_MPS && ((world.kind[w] === AgentKind.Controlled && (memory.heldMg[w] >= 0 || this.queued(world, w))) || (!(sameApproach && kind === ConflictKind.Cross) && memory.time - memory.stillSince[w] > STILL_S))) continue;
         const hw = 0.5 * world.length[w];
         const dist = apD[w] - hw + zsC;
         if (dist > LOOKAHEAD_M) continue;
