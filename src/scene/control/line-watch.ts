@@ -98,6 +98,8 @@ export class StopLineWatch {
   /** grid: cell → lines, CSR */
   private readonly cellStart: Int32Array;
   private readonly cellLines: Int32Array;
+  /** the lines near one point (linesAround), reused every call */
+  private readonly around: Int32Array;
   private readonly gx0: number;
   private readonly gy0: number;
   private readonly gw: number;
@@ -221,6 +223,7 @@ export class StopLineWatch {
     for (let c = 0; c < cells; c++) count[c + 1] += count[c];
     this.cellStart = count;
     this.cellLines = new Int32Array(n);
+    this.around = new Int32Array(n);
     const fill = new Int32Array(cells);
     for (let i = 0; i < n; i++) {
       const c = cellOf(i);
@@ -316,29 +319,33 @@ export class StopLineWatch {
   /** Lines whose segment the front crossed forwards between (ax, ay) and (bx, by). */
   private crossings(s: number, world: World): void {
     const ax = this.fx[s], ay = this.fy[s], bx = this.nfx[s], by = this.nfy[s], c = this.hc[s], sn = this.hs[s];
-    const cx = Math.floor((bx - this.gx0) / CELL_M), cy = Math.floor((by - this.gy0) / CELL_M);
-    for (let dy = -1; dy <= 1; dy++) {
-      const yy = cy + dy;
-      if (yy < 0 || yy >= this.gh) continue;
-      for (let dx = -1; dx <= 1; dx++) {
-        const xx = cx + dx;
-        if (xx < 0 || xx >= this.gw) continue;
+    const n = this.linesAround(bx, by);
+    for (let k = 0; k < n; k++) {
+      const i = this.around[k];
+      const lc = this.lcos[i], ls = this.lsin[i];
+      if (c * lc + sn * ls < ALONG_COS) continue;
+      const da = (ax - this.lx[i]) * lc + (ay - this.ly[i]) * ls;
+      const db = (bx - this.lx[i]) * lc + (by - this.ly[i]) * ls;
+      if (!(da < 0 && db >= 0)) continue;
+      // where the front crossed, across the lane
+      const w = da / (da - db);
+      const qx = ax + (bx - ax) * w, qy = ay + (by - ay) * w;
+      if (Math.abs(-(qx - this.lx[i]) * ls + (qy - this.ly[i]) * lc) > LINE_HALF_WIDTH_M) continue;
+      this.crossed(s, i, world);
+    }
+  }
+
+  /** The lines of the grid cell around (x, y) and its eight neighbours, into `around`; how many. */
+  private linesAround(x: number, y: number): number {
+    const cx = Math.floor((x - this.gx0) / CELL_M), cy = Math.floor((y - this.gy0) / CELL_M);
+    let n = 0;
+    for (let yy = Math.max(0, cy - 1); yy <= Math.min(this.gh - 1, cy + 1); yy++) {
+      for (let xx = Math.max(0, cx - 1); xx <= Math.min(this.gw - 1, cx + 1); xx++) {
         const cell = yy * this.gw + xx;
-        for (let k = this.cellStart[cell]; k < this.cellStart[cell + 1]; k++) {
-          const i = this.cellLines[k];
-          const lc = this.lcos[i], ls = this.lsin[i];
-          if (c * lc + sn * ls < ALONG_COS) continue;
-          const da = (ax - this.lx[i]) * lc + (ay - this.ly[i]) * ls;
-          const db = (bx - this.lx[i]) * lc + (by - this.ly[i]) * ls;
-          if (!(da < 0 && db >= 0)) continue;
-          // where the front crossed, across the lane
-          const w = da / (da - db);
-          const qx = ax + (bx - ax) * w, qy = ay + (by - ay) * w;
-          if (Math.abs(-(qx - this.lx[i]) * ls + (qy - this.ly[i]) * lc) > LINE_HALF_WIDTH_M) continue;
-          this.crossed(s, i, world);
-        }
+        for (let k = this.cellStart[cell]; k < this.cellStart[cell + 1]; k++) this.around[n++] = this.cellLines[k];
       }
     }
+    return n;
   }
 
   private crossed(s: number, line: number, world: World): void {
@@ -467,26 +474,17 @@ export class StopLineWatch {
   /** A full stop with the front at most STOP_WITHIN_M before a line it is heading to: remembered for that line. */
   private noteStop(s: number): void {
     const fx = this.nfx[s], fy = this.nfy[s], c = this.hc[s], sn = this.hs[s];
-    const cell = this.cell(fx, fy);
-    const cx = cell % this.gw, cy = (cell - cx) / this.gw;
-    for (let dy = -1; dy <= 1; dy++) {
-      const yy = cy + dy;
-      if (yy < 0 || yy >= this.gh) continue;
-      for (let dx = -1; dx <= 1; dx++) {
-        const xx = cx + dx;
-        if (xx < 0 || xx >= this.gw) continue;
-        const cc = yy * this.gw + xx;
-        for (let k = this.cellStart[cc]; k < this.cellStart[cc + 1]; k++) {
-          const i = this.cellLines[k];
-          const lc = this.lcos[i], ls = this.lsin[i];
-          if (c * lc + sn * ls < ALONG_COS) continue;
-          const d = (fx - this.lx[i]) * lc + (fy - this.ly[i]) * ls;
-          if (d > 0 || d < -STOP_WITHIN_M) continue;
-          if (Math.abs(-(fx - this.lx[i]) * ls + (fy - this.ly[i]) * lc) > LINE_HALF_WIDTH_M) continue;
-          this.stoppedAt[s] = i;
-          return;
-        }
-      }
+    // (a front over a cell outside the grid is farther than STOP_WITHIN_M from every line: CELL_M is 25 m)
+    const n = this.linesAround(fx, fy);
+    for (let k = 0; k < n; k++) {
+      const i = this.around[k];
+      const lc = this.lcos[i], ls = this.lsin[i];
+      if (c * lc + sn * ls < ALONG_COS) continue;
+      const d = (fx - this.lx[i]) * lc + (fy - this.ly[i]) * ls;
+      if (d > 0 || d < -STOP_WITHIN_M) continue;
+      if (Math.abs(-(fx - this.lx[i]) * ls + (fy - this.ly[i]) * lc) > LINE_HALF_WIDTH_M) continue;
+      this.stoppedAt[s] = i;
+      return;
     }
   }
 }
