@@ -43,6 +43,20 @@ except ImportError:  # pragma: no cover - depends on the installation
 NO_FIX = -1  # sensor_msgs/NavSatStatus.STATUS_NO_FIX (the same in every distribution)
 
 
+def _marker(f, kind, frame_id, sec, nsec):
+    """One Marker from a convert.npc_markers / npc_hold_markers entry (a text marker carries its text)."""
+    m = Marker()
+    m.header.frame_id, m.header.stamp.sec, m.header.stamp.nanosec = frame_id, sec, nsec
+    m.ns, m.id, m.type, m.action = f['ns'], f['id'], kind, Marker.ADD
+    if 'text' in f:
+        m.text = f['text']
+    _pose(m.pose, f['position'], f['orientation'])
+    m.scale.x, m.scale.y, m.scale.z = f['scale']
+    m.color.r, m.color.g, m.color.b, m.color.a = f['color']
+    m.lifetime.nanosec = int(f['lifetime_s'] * 1e9)
+    return m
+
+
 def _pose(msg_pose, position, orientation):
     msg_pose.position.x, msg_pose.position.y, msg_pose.position.z = position
     msg_pose.orientation.x, msg_pose.orientation.y, msg_pose.orientation.z, msg_pose.orientation.w = orientation
@@ -135,27 +149,10 @@ class VilsBridge(Node):
         sec, nsec = convert.frame_stamp(frame)
         frame_id = self.p['frame_id']
         markers = MarkerArray()
-        for f in convert.npc_markers(frame):
-            m = Marker()
-            m.header.frame_id, m.header.stamp.sec, m.header.stamp.nanosec = frame_id, sec, nsec
-            m.ns, m.id, m.type, m.action = f['ns'], f['id'], Marker.CUBE, Marker.ADD
-            _pose(m.pose, f['position'], f['orientation'])
-            m.scale.x, m.scale.y, m.scale.z = f['scale']
-            m.color.r, m.color.g, m.color.b, m.color.a = f['color']
-            m.lifetime.nanosec = int(f['lifetime_s'] * 1e9)
-            markers.markers.append(m)
+        markers.markers = [_marker(f, Marker.CUBE, frame_id, sec, nsec) for f in convert.npc_markers(frame)]
         self.markers.publish(markers)
         holds = MarkerArray()
-        for f in convert.npc_hold_markers(frame):
-            m = Marker()
-            m.header.frame_id, m.header.stamp.sec, m.header.stamp.nanosec = frame_id, sec, nsec
-            m.ns, m.id, m.type, m.action = f['ns'], f['id'], Marker.TEXT_VIEW_FACING, Marker.ADD
-            m.text = f['text']
-            _pose(m.pose, f['position'], f['orientation'])
-            m.scale.x, m.scale.y, m.scale.z = f['scale']
-            m.color.r, m.color.g, m.color.b, m.color.a = f['color']
-            m.lifetime.nanosec = int(f['lifetime_s'] * 1e9)
-            holds.markers.append(m)
+        holds.markers = [_marker(f, Marker.TEXT_VIEW_FACING, frame_id, sec, nsec) for f in convert.npc_hold_markers(frame)]
         self.holds.publish(holds)
         dets = Detection3DArray()
         dets.header.frame_id, dets.header.stamp.sec, dets.header.stamp.nanosec = frame_id, sec, nsec
