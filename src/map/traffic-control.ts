@@ -45,10 +45,30 @@ export interface SignRecord {
   value_kmh?: number;
 }
 
+/**
+ * A painted pedestrian crossing (NGII B3_SURFACEMARK Kind 5321). People walk it along its axis, from kerb `a` to
+ * kerb `b` or back; vehicles on the lanes it names cross it.
+ */
+export interface CrosswalkRecord {
+  id: string;
+  /** outline in the map frame, a ring without its closing repeat */
+  polygon: Array<{ x: number; y: number }>;
+  /** the walking axis, kerb to kerb (the polygon's long centre line across the road) */
+  a: { x: number; y: number };
+  b: { x: number; y: number };
+  /** |b − a| [m], and the crossing's width along the road [m] */
+  length: number;
+  width: number;
+  /** lanes whose centre lines cross it */
+  lanes: string[];
+}
+
 export interface TrafficControlRecords {
   signals: SignalHeadRecord[];
   stop_lines: StopLineRecord[];
   signs: SignRecord[];
+  /** absent in maps made before crosswalks were carried: read as none */
+  crosswalks?: CrosswalkRecord[];
 }
 
 export const SIGN_KINDS: readonly SignKind[] = ['stop', 'yield', 'speed_limit', 'min_speed', 'slow'];

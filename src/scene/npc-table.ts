@@ -6,6 +6,7 @@
 import { wrapPi } from '../geo/frame.js';
 import { POLICY_DT, type NpcView, type TrafficEngine } from '../traffic/engine.js';
 import { AgentKind } from '../traffic/world.js';
+import type { ObjectKind } from '../traffic/object-kind.js';
 import { hypot } from '../util/hypot.js';
 import type { NpcPopulation } from './population.js';
 
@@ -30,6 +31,8 @@ export interface NpcState {
   hold: NpcHold;
   /** a test case's scripted actor (its story id; id = ACTOR_ID_BASE + its number), absent for the policy's NPCs */
   actor?: string;
+  /** what it is; absent means a vehicle */
+  kind?: ObjectKind;
 }
 
 export type NpcHold = 'none' | 'red' | 'yellow' | 'stop_sign' | 'give_way' | 'box' | 'queue';
