@@ -325,11 +325,15 @@ export class LiveScene {
       cars = [];
       for (const e of egos) {
         if (e.actorNumber === undefined) cars.push(e);
-        else npcs.push({
-          id: ACTOR_ID_BASE + e.actorNumber, x: e.x, y: e.y, yaw: e.yaw, vx: e.speed * Math.cos(e.yaw), vy: e.speed * Math.sin(e.yaw), speed: e.speed,
-          length: e.length, width: e.width, goalX: e.x, goalY: e.y, collided: e.collided || e.contact === true, offroad: false, auto: false, hold: 'none', actor: e.egoId,
-          ...(e.kind !== undefined ? { kind: e.kind } : {}),
-        });
+        else {
+          const row: NpcState = {
+            id: ACTOR_ID_BASE + e.actorNumber, x: e.x, y: e.y, yaw: e.yaw, vx: e.speed * Math.cos(e.yaw), vy: e.speed * Math.sin(e.yaw), speed: e.speed,
+            length: e.length, width: e.width, goalX: e.x, goalY: e.y, collided: e.collided || e.contact === true, offroad: false, auto: false, hold: 'none', actor: e.egoId,
+          };
+          // a person (a test case's pedestrian or cyclist) is listed as one; absent: a vehicle
+          if (e.kind !== undefined) row.kind = e.kind;
+          npcs.push(row);
+        }
       }
     }
     return { time: t, step: this.steps, npcs, egos: cars, timings: this.timings, signals: this.control.signals(t) };
