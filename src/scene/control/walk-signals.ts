@@ -4,8 +4,9 @@
  *
  * - walk starts when a vehicle group of its junction that does not conflict with it is green (the phase parallel to
  *   it runs), every conflicting group (a protected green across it) has been red for the plan's all-red time, the
- *   plan's phase allows it (a phase's `walks`, when given), and the conflicting groups stay red long enough for the
- *   entry time and the clearance: SignalController.redFor ≥ all-red + WALK_ENTRY_S + length ÷ WALK_SPEED_MPS;
+ *   plan's phase allows it (a phase's `walks`, when given), and the conflicting groups stay red long enough for a
+ *   steady walk and the clearance: SignalController.redFor ≥ all-red + WALK_MIN_S + length ÷ WALK_SPEED_MPS (the
+ *   manual's entry time, WALK_ENTRY_S = 7 s, where the phase leaves it: the steady walk lasts as long as it can);
  * - flashing starts when what is left before a conflicting group can turn green, less the all-red, is the clearance
  *   (length ÷ WALK_SPEED_MPS: the pedestrian green = entry time + length ÷ walking speed of the Korean manual, see
  *   walk-layout.ts), and lasts the clearance;
@@ -21,7 +22,15 @@
  * 'walk'. It is updated in TrafficControl.beforeStep, after the vehicle signals; nothing is allocated per step.
  */
 import type { SignalController, SignalGroupState } from './controller.js';
-import { WALK_ENTRY_S, type WalkLayout } from './walk-layout.js';
+import { PLAN_LIMITS } from './plan-spec.js';
+import type { WalkLayout } from './walk-layout.js';
+
+/**
+ * The shortest steady walk shown [s]: the vehicle phases are not lengthened for people, so where a phase leaves less
+ * than the manual's entry time (WALK_ENTRY_S) before the clearance, the walk is shorter — but never shorter than the
+ * shortest vehicle green a plan may have (PLAN_LIMITS.minGreenS), and the clearance is always whole.
+ */
+export const WALK_MIN_S = PLAN_LIMITS.minGreenS;
 
 export const CROSSWALK_NONE = 0;
 export const CROSSWALK_DONT_WALK = 1;
@@ -102,7 +111,7 @@ export class WalkSignals {
             const code = ctl.code(p);
             if (code === 'G' || code === 'g') { parallelGreen = true; break; }
           }
-          if (parallelGreen && clearedAllRed && allowed && left >= WALK_ENTRY_S + g.clearanceS - 1e-9) next = CROSSWALK_WALK;
+          if (parallelGreen && clearedAllRed && allowed && left >= WALK_MIN_S + g.clearanceS - 1e-9) next = CROSSWALK_WALK;
         } else if (cur === CROSSWALK_WALK) {
           if (!allowed || left <= g.clearanceS + 1e-9) next = CROSSWALK_FLASHING;
         } else if (t - this.since[w] >= g.clearanceS - 1e-9) next = CROSSWALK_DONT_WALK;
