@@ -222,6 +222,17 @@ describe.skipIf(!RUN)('no walk while a protected green runs across it: every sig
     }, 120_000);
   }
 
+  it('the junction report (vils convert-map) counts them: K-City 40 of 53 signalised, 6 never free; FMTC 6 of 19, all free', async () => {
+    const { junctionReport, junctionReportLines } = await import('../../src/scene/control/junction-report.js');
+    const k = junctionReport(sites.kcity.map).walks, f = junctionReport(sites.fmtc.map).walks;
+    expect([k.crosswalks, k.signalised, f.crosswalks, f.signalised]).toEqual([53, 40, 19, 6]);
+    expect(k.never_free).toEqual(['J65.walk.3', 'J65.walk.4', 'J65.walk.5', 'J65.walk.6', 'J69.walk.2', 'J69.walk.3']);
+    expect(f.never_free).toEqual([]);
+    expect(k.groups.find((g) => g.id === 'J66.walk.1')!.conflicts).toEqual(expect.arrayContaining(['J66.B', 'J66.D']));
+    console.log(`K-City walks: ${k.with_heads} of ${k.signalised} with mapped pedestrian heads, ${k.lanes_crossed} lanes crossed; FMTC: ${f.with_heads} of ${f.signalised}, ${f.lanes_crossed}`);
+    expect(junctionReportLines(junctionReport(sites.fmtc.map)).join('\n')).toMatch(/crosswalks: 19, 6 at signalised junctions \(one walk group each, crossing \d+ lanes; \d+ shown by mapped pedestrian heads\), 13 unsignalised/);
+  });
+
   it('the check can fail: with the walk groups\' conflicts dropped, FMTC shows walks across protected greens', () => {
     const s = sites.fmtc;
     const broken: WalkLayout = { ...s.walks, groups: s.walks.groups.map((g) => ({ ...g, conflicts: [] })) };
