@@ -88,8 +88,8 @@ describe('NGII converter on synthetic shapefiles with every quirk', () => {
     expect(summary.layers.C3_VEHICLEPROTECTIONSAFETY?.skipped).toEqual({ 'Type 6 median opening (not a barrier)': 1 });
     expect(summary.unknownCodes).toEqual({ 'B2 Type 777 → 5 ROAD_LINE_UNKNOWN': 1 });
     expect(summary.duplicateVerticesDropped).toBe(1);
-    expect(summary.missing).toEqual(['C1_TRAFFICLIGHT', 'B1_SAFETYSIGN']); // optional: no signal heads or signs
-    expect(map.traffic_control).toEqual({ signals: [], stop_lines: [{ id: 'B2', geometry: expect.any(Array), lanes: ['L1'] }], signs: [] });
+    expect(summary.missing).toEqual(['C1_TRAFFICLIGHT', 'B1_SAFETYSIGN', 'B3_SURFACEMARK']); // optional: no signal heads, signs or crosswalks
+    expect(map.traffic_control).toEqual({ signals: [], crosswalks: [], stop_lines: [{ id: 'B2', geometry: expect.any(Array), lanes: ['L1'] }], signs: [] });
 
     const lanes = map.map.lane_graph.lanes as Array<Record<string, any>>;
     const l1 = lanes.find((l) => l.id === 'L1')!;
@@ -180,7 +180,7 @@ describe('NGII converter on synthetic shapefiles with every quirk', () => {
     const { rmSync } = await import('node:fs');
     for (const ext of ['shp', 'shx', 'dbf', 'prj']) rmSync(join(dir, `C4_SPEEDBUMP.${ext}`));
     const { map, summary } = await convertNgii(dir);
-    expect(summary.missing).toEqual(['C4_SPEEDBUMP', 'C1_TRAFFICLIGHT', 'B1_SAFETYSIGN']);
+    expect(summary.missing).toEqual(['C4_SPEEDBUMP', 'C1_TRAFFICLIGHT', 'B1_SAFETYSIGN', 'B3_SURFACEMARK']);
     expect(summary.warnings.join(' ')).toMatch(/C4_SPEEDBUMP is missing/);
     expect(map.map.counts.speed_bump).toBeUndefined();
     await expect(convertNgii(mkdtempSync(join(tmpdir(), 'ngii-e-')))).rejects.toThrow(/no NGII layer with geometry found/);
@@ -291,7 +291,7 @@ describe('NGII traffic control on synthetic shapefiles: signal heads, stop lines
     expect(c1.codes['Type 2 vehicle_horizontal_4_colour_a (차량횡형-사색등A)']).toBe(1);
     expect(summary.unknownCodes).toEqual({ 'C1 Type 42 → signal head kind other': 1 });
     expect(summary.warnings.some((w) => /C1_TRAFFICLIGHT: 1 records name a LinkID that is not a lane/.test(w))).toBe(true);
-    expect(summary.missing).toEqual(['C3_VEHICLEPROTECTIONSAFETY', 'C4_SPEEDBUMP']);
+    expect(summary.missing).toEqual(['C3_VEHICLEPROTECTIONSAFETY', 'C4_SPEEDBUMP', 'B3_SURFACEMARK']);
     // nothing of this reaches roads
     expect(map.map.counts).toEqual({ lane: 8, road_line: 4, road_edge: expect.any(Number) });
     expect(map.roads.some((r) => /^(H|G)\d$/.test(r.source_id))).toBe(false);
@@ -355,5 +355,46 @@ describe('NGII traffic control on synthetic shapefiles: signal heads, stop lines
     expect(loaded.trafficControl.signals).toHaveLength(6);
     expect(loaded.trafficControl.stop_lines).toHaveLength(3);
     expect(loaded.mapMetadata!.lane_graph!.lanes.filter((l) => l.level === 1).map((l) => l.id)).toEqual(['U1', 'BR']);
+  });
+});
+
+describe('NGII crosswalks on synthetic shapefiles (B3_SURFACEMARK)', () => {
+  it('Kind 5321 → crosswalks with the axis across the lanes; 534 counted, arrows skipped, a duplicate ID skipped, no lane → the long side with a warning', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ngii-cw-'));
+    writeTrafficSite(dir, 'point');
+    const P = (e: number, n: number): Coord => [E0 + e, N0 + n, 30];
+    const ring = (e0: number, n0: number, e1: number, n1: number) => [P(e0, n0), P(e1, n0), P(e1, n1), P(e0, n1), P(e0, n0)];
+    writeLayer(dir, {
+      name: 'B3_SURFACEMARK', shapeType: 15, prj: PRJ_UTM52N,
+      fields: [{ name: 'ID', type: 'C', length: 12 }, { name: 'Type', type: 'C', length: 1 }, { name: 'Kind', type: 'C', length: 5 }, { name: 'LinkID', type: 'C', length: 12 }],
+      records: [
+        { points: ring(90, 1.75, 93, -8.75), attributes: { ID: 'CW1', Type: '5', Kind: '5321', LinkID: 'L1' } }, // across L1–L3: 10.5 m
+        { points: ring(40, 21.1, 46, 24.1), attributes: { ID: 'CW2', Type: '5', Kind: '5321', LinkID: 'L6' } }, // 6 m along L6, 3 m across it
+        { points: ring(500, 500, 510, 503), attributes: { ID: 'CW3', Type: '5', Kind: '5321', LinkID: null } }, // no lane
+        { points: ring(90, 1.75, 93, -8.75), attributes: { ID: 'CW1', Type: '5', Kind: '5321', LinkID: 'L1' } }, // duplicate ID
+        { points: ring(94, 1.75, 95, -8.75), attributes: { ID: 'BX', Type: '5', Kind: '534', LinkID: 'L1' } },
+        { points: ring(80, -1, 82, 1), attributes: { ID: 'AR', Type: '1', Kind: '5371', LinkID: 'L1' } },
+      ],
+    });
+    const { map, summary } = await convertNgii(dir, { origin: { lat: 37.23, lon: 126.77 } });
+    const cws = map.traffic_control.crosswalks!;
+    expect(cws.map((c) => c.id)).toEqual(['CW1', 'CW2', 'CW3']);
+    const [c1, c2, c3] = cws;
+    expect(c1.length).toBeCloseTo(10.5, 3);
+    expect(c1.width).toBeCloseTo(3, 3);
+    expect(Math.abs(c1.b.x - c1.a.x)).toBeLessThan(1e-3); // walks north–south, across the east-going lanes
+    expect(c1.lanes).toEqual(['L1', 'L2', 'L3']);
+    expect(c1.polygon).toHaveLength(4); // the closing repeat dropped
+    expect(c2.length).toBeCloseTo(3, 3); // across L6, though the outline is longer along it
+    expect(c2.width).toBeCloseTo(6, 3);
+    expect(c2.lanes).toEqual(['L6']);
+    expect(c3.lanes).toEqual([]);
+    expect(c3.length).toBeCloseTo(10, 3);
+    expect(summary.crosswalks).toEqual({ total: 3, axisFromLanes: 2, axisFromLongSide: 1, withLanes: 2, laneCrossings: 4, bicycleCrossings: 1 });
+    expect(summary.layers.B3_SURFACEMARK!.skipped).toEqual({ 'crossing with a duplicate ID': 1, 'Kind 534 bicycle crossing (not carried)': 1, 'not a crossing (arrows and other marks)': 1 });
+    expect(summary.warnings).toContain('B3_SURFACEMARK: 1 of 3 crosswalks have no lane through them: walking axis along the outline\'s long side');
+    expect(map.roads.every((r) => r.type !== 'crosswalk')).toBe(true);
+    expect(parseTrafficControl(JSON.parse(JSON.stringify(map.traffic_control)))).toEqual(map.traffic_control);
+    expect(parseMapJson(JSON.parse(JSON.stringify(map)), 'syn').trafficControl.crosswalks).toEqual(cws);
   });
 });
