@@ -26,6 +26,7 @@ import { NpcPopulation, type SpawnRequest } from './population.js';
 import { QualityMetrics } from './quality.js';
 import { npcsTouching, sceneVehicles, type StepVehicle } from './scene-vehicles.js';
 import { TrafficControl, type SignalGroupState, type SignalPlanOverride, type SignalStopPoint } from './control/index.js';
+import { ScenePeople } from './people/index.js';
 
 export { mapBounds, type MapBounds } from './map-bounds.js';
 export type { NpcHold, NpcState } from './npc-table.js';
@@ -62,6 +63,8 @@ export class LiveScene {
   readonly quality: QualityMetrics;
   /** junctions, signals and the rules NPCs obey there */
   readonly control: TrafficControl;
+  /** ambient people at the map's crosswalks, the NPCs' giving way to them and the people figures */
+  readonly people: ScenePeople;
   private readonly engine: TrafficEngine;
   /** the NPCs' observations, written by the engine and read by the policy's one call per step */
   private readonly policyInput: PolicyInput;
@@ -118,6 +121,8 @@ export class LiveScene {
     this.controlOptions = { signalPlans: opts.signalPlans, signalAll: opts.signalAll, ...(opts.signalsActuated ? { signalsActuated: true } : {}) };
     this.control = new TrafficControl(map, this.engine, { rules: this.config.traffic_rules, plans: opts.signalPlans, signalAll: opts.signalAll, actuated: opts.signalsActuated, expectedNpcs: this.config.npc_target });
     this.control.rules.rightOnRed = this.config.right_turn_on_red;
+    this.people = new ScenePeople(map.trafficControl.crosswalks ?? [], this.engine, this.config.pedestrians);
+    this.people.reset(this.config.seed);
     const emit = (e: SceneEvent) => {
       for (const l of this.listeners) l(e);
     };
@@ -190,6 +195,7 @@ export class LiveScene {
     this.engine.shieldEnabled = this.config.shield;
     this.control.enabled = this.config.traffic_rules;
     this.control.rules.rightOnRed = this.config.right_turn_on_red;
+    this.people.target = this.config.pedestrians;
   }
 
   // ---- egos ----
@@ -243,6 +249,7 @@ export class LiveScene {
     this.population.reseed(this.config.seed);
     this.quality.reset();
     this.control.reset();
+    this.people.reset(this.config.seed);
     this.engine.resetIds();
     this.time = 0;
     this.steps = 0;
@@ -286,11 +293,13 @@ export class LiveScene {
       const egoId = this.engine.externalKeyOf(run.slot);
       if (egoId !== undefined && run.kind === 'red') this.emitEvent({ type: 'ego_ran_red', egoId, t: run.t, junction: run.junction, group: run.group });
     }
+    this.people.beforeStep(at, POLICY_DT, this.control.enabled);
     stepPolicy(this.engine, this.policy, this.policyInput);
     const t = this.engine.timings;
     this.npcsChanged();
     this.steps++;
     const after = this.steps * POLICY_DT;
+    this.people.afterStep();
     const npcs = this.engine.npcs();
     const contactsBefore = this.egos.collisionSteps;
     this.egos.afterStep(this.engine, after, (egoId) => npcsTouching(this.egos.list(this.time), egoId, npcs));
@@ -318,6 +327,7 @@ export class LiveScene {
     const base = (this.steps - 1) * POLICY_DT;
     const alpha = this.steps === 0 ? 0 : Math.min(1, Math.max(0, (t - base) / POLICY_DT));
     const npcs = this.npcRows().states(alpha);
+    this.people.appendStates(alpha, npcs);
     const egos = this.egos.list(t);
     // a test case's actors are traffic to whoever watches: among the NPCs, after them
     let cars = egos;
