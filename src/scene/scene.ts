@@ -34,6 +34,8 @@ export type { NpcHold, NpcState } from './npc-table.js';
 export interface SceneTimings extends StepTimings {
   /** the traffic rules before the step: signals, every NPC's stop line, the junction figures */
   rules_ms: number;
+  /** the people at crosswalks: their step, the NPCs' giving way to them, their figures (0 without crosswalks) */
+  people_ms: number;
   /** the whole scene step: egos, rules, engine, population, metrics */
   scene_ms: number;
 }
@@ -293,13 +295,17 @@ export class LiveScene {
       const egoId = this.engine.externalKeyOf(run.slot);
       if (egoId !== undefined && run.kind === 'red') this.emitEvent({ type: 'ego_ran_red', egoId, t: run.t, junction: run.junction, group: run.group });
     }
+    const tp0 = performance.now();
     this.people.beforeStep(at, POLICY_DT, this.control.enabled);
+    let peopleMs = performance.now() - tp0;
     stepPolicy(this.engine, this.policy, this.policyInput);
     const t = this.engine.timings;
     this.npcsChanged();
     this.steps++;
     const after = this.steps * POLICY_DT;
+    const tp1 = performance.now();
     this.people.afterStep();
+    peopleMs += performance.now() - tp1;
     const npcs = this.engine.npcs();
     const contactsBefore = this.egos.collisionSteps;
     this.egos.afterStep(this.engine, after, (egoId) => npcsTouching(this.egos.list(this.time), egoId, npcs));
@@ -319,7 +325,7 @@ export class LiveScene {
     this.population.fill(this.steps, vehicles, live.map((e) => ({ x: e.x, y: e.y, yaw: e.yaw, length: e.length, width: e.width })));
     this.stepViews = npcs;
     this.npcTableState = 1;
-    this.timings = { ...t, rules_ms: rulesMs, scene_ms: performance.now() - t0 };
+    this.timings = { ...t, rules_ms: rulesMs, people_ms: peopleMs, scene_ms: performance.now() - t0 };
   }
 
   /** The scene as of simulation time t (default: its time): NPCs along their committed motion, egos moved to t. */

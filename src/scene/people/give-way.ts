@@ -36,7 +36,7 @@ export const Occupied = { None: 0, Waiting: 1, Crossing: 2 } as const;
 export function occupiedFor(walkers: Walkers, c: number, uLane: number, halfWidth: number): number {
   const reach = halfWidth + CONFLICT_PAD_M + 0.5 * PERSON_WIDTH_M;
   let out: number = Occupied.None;
-  for (let i = 0; i < walkers.capacity; i++) {
+  for (let i = 0; i < walkers.span; i++) {
     if (walkers.cw[i] !== c) continue;
     const ph = walkers.phase[i];
     if (ph === Phase.Crossing) {

@@ -80,7 +80,7 @@ export class ScenePeople {
   appendStates(alpha: number, out: NpcState[]): void {
     const w = this.walkers;
     const geo = this.geo;
-    for (let i = 0; i < w.capacity; i++) {
+    for (let i = 0; i < w.span; i++) {
       if (w.phase[i] === Phase.Away) continue;
       const c = w.cw[i];
       const yaw = w.yaw(i);

@@ -55,7 +55,7 @@ export class PeopleWatch {
 
   observe(world: World, walkers: Walkers, walk: WalkStateSource): void {
     if (this.geo.count === 0) return;
-    for (let i = 0; i < walkers.capacity; i++) {
+    for (let i = 0; i < walkers.span; i++) {
       const ph = walkers.phase[i];
       if (walkers.id[i] !== this.seenId[i]) {
         this.seenId[i] = walkers.id[i];
@@ -123,7 +123,7 @@ export class PeopleWatch {
 
   private personInPath(c: number, uFront: number, halfWidth: number, walkers: Walkers): boolean {
     const reach = halfWidth + CONFLICT_PAD_M + 0.5 * PERSON_WIDTH_M;
-    for (let i = 0; i < walkers.capacity; i++) {
+    for (let i = 0; i < walkers.span; i++) {
       if (walkers.cw[i] !== c || walkers.phase[i] !== Phase.Crossing) continue;
       const dir = walkers.dir[i];
       // not yet past the far edge of the vehicle's conflict zone, and already on the stripes

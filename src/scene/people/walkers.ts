@@ -50,6 +50,8 @@ export class Walkers {
   /** people look for vehicles before they start and while they cross */
   lookForVehicles = true;
   capacity = 0;
+  /** slots at and above this are all away (the loops over people stop here) */
+  span = 0;
   readonly phase: Uint8Array;
   readonly cw: Int32Array;
   /** +1 from kerb a to b, −1 back */
@@ -96,6 +98,7 @@ export class Walkers {
     this.phase.fill(Phase.Away);
     this.ready.fill(0);
     this.speed.fill(0);
+    this.span = 0;
     if (this.geo.count === 0) return;
     for (let i = 0; i < this.capacity; i++) this.at[i] = this.rng.next() * FIRST_ARRIVALS_S;
   }
@@ -103,7 +106,7 @@ export class Walkers {
   /** people on the map now (waiting or crossing) */
   get present(): number {
     let n = 0;
-    for (let i = 0; i < this.capacity; i++) if (this.phase[i] !== Phase.Away) n++;
+    for (let i = 0; i < this.span; i++) if (this.phase[i] !== Phase.Away) n++;
     return n;
   }
 
@@ -133,7 +136,10 @@ export class Walkers {
   step(t: number, dt: number, walk: WalkStateSource, world: World): void {
     const geo = this.geo;
     if (geo.count === 0) return;
-    for (let i = 0; i < this.capacity; i++) {
+    const span = Math.max(this.span, Math.min(this.target, this.capacity));
+    let last = -1;
+    for (let i = 0; i < span; i++) {
+      if (this.phase[i] !== Phase.Away) last = i;
       this.prevU[i] = this.u[i];
       this.speed[i] = 0;
       const ph = this.phase[i];
@@ -163,6 +169,8 @@ export class Walkers {
       const end = this.dir[i] > 0 ? geo.length[c] + KERB_M : -KERB_M;
       if (this.dir[i] * (next - end) >= 0) this.leave(i, t);
     }
+    // arrivals below the target can come any step: the span keeps them; above it, only the people still out
+    this.span = Math.max(last + 1, Math.min(this.target, this.capacity));
   }
 
   /**
@@ -173,9 +181,11 @@ export class Walkers {
   place(c: number, dir: 1 | -1, u: number, walkSpeed: number, t: number, lat = 0): number {
     if (!(c >= 0 && c < this.geo.count)) throw new RangeError(`no crosswalk ${c} (the map has ${this.geo.count})`);
     if (!(walkSpeed > 0 && walkSpeed <= 10)) throw new RangeError(`walking speed ${walkSpeed} m/s is not one`);
-    let i = this.capacity - 1;
-    while (i >= 0 && this.phase[i] !== Phase.Away) i--;
-    if (i < 0) return -1;
+    // the first free slot at or above the target (those below it are the ambient people's)
+    let i = Math.min(this.target, this.capacity);
+    while (i < this.capacity && this.phase[i] !== Phase.Away) i++;
+    if (i === this.capacity) return -1;
+    this.span = Math.max(this.span, i + 1);
     this.cw[i] = c;
     this.dir[i] = dir;
     this.u[i] = this.prevU[i] = u;
