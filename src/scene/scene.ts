@@ -25,7 +25,7 @@ import { NpcTable, type NpcState } from './npc-table.js';
 import { NpcPopulation, type SpawnRequest } from './population.js';
 import { QualityMetrics } from './quality.js';
 import { npcsTouching, sceneVehicles, type StepVehicle } from './scene-vehicles.js';
-import { TrafficControl, type SignalGroupState, type SignalPlanOverride, type SignalStopPoint } from './control/index.js';
+import { CROSSWALK_STATE_NAMES, TrafficControl, type SignalGroupState, type SignalPlanOverride, type SignalStopPoint } from './control/index.js';
 import { ScenePeople } from './people/index.js';
 
 export { mapBounds, type MapBounds } from './map-bounds.js';
@@ -124,6 +124,8 @@ export class LiveScene {
     this.control = new TrafficControl(map, this.engine, { rules: this.config.traffic_rules, plans: opts.signalPlans, signalAll: opts.signalAll, actuated: opts.signalsActuated, expectedNpcs: this.config.npc_target });
     this.control.rules.rightOnRed = this.config.right_turn_on_red;
     this.people = new ScenePeople(map.trafficControl.crosswalks ?? [], this.engine, this.config.pedestrians);
+    // the people read each crosswalk's walk signal as the traffic control left it for the step (none: unsignalised)
+    this.people.walk = { walkState: (c) => CROSSWALK_STATE_NAMES[this.control.crosswalkStates()[c]] ?? 'none' };
     this.people.reset(this.config.seed);
     const emit = (e: SceneEvent) => {
       for (const l of this.listeners) l(e);
