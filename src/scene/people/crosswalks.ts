@@ -9,6 +9,9 @@ import type { LaneNetwork } from '../../traffic/lanes.js';
 
 /** lanes are sampled this finely to find where they run through a crosswalk [m] */
 const SAMPLE_M = 0.25;
+/** people wait at least this far back from the end of the stripes, and further (up to WAIT_MAX_M, in WAIT_STEP_M)
+ * until no lane centre line is within WAIT_CLEAR_M (half a lane, half a person and a margin) [m] */
+const WAIT_MIN_M = 0.4, WAIT_MAX_M = 4, WAIT_STEP_M = 0.4, WAIT_CLEAR_M = 2.5;
 
 export class CrosswalkGeometry {
   readonly count: number;
@@ -21,6 +24,9 @@ export class CrosswalkGeometry {
   /** kerb to kerb [m] and half the crossing's width along the road [m] */
   readonly length: Float64Array;
   readonly halfWidth: Float64Array;
+  /** where people wait: this far back from kerb a (u = −waitA) and from kerb b (u = length + waitB) [m] */
+  readonly waitA: Float64Array;
+  readonly waitB: Float64Array;
   /** per lane: its crossings are rows crossFirst[lane] … crossFirst[lane + 1] − 1 */
   readonly crossFirst: Int32Array;
   /** per crossing row: the crosswalk, the lane's s entering and leaving it [m], and the axis coordinate it crosses at [m] */
@@ -36,6 +42,7 @@ export class CrosswalkGeometry {
     this.ax = new Float64Array(n); this.ay = new Float64Array(n);
     this.ux = new Float64Array(n); this.uy = new Float64Array(n);
     this.length = new Float64Array(n); this.halfWidth = new Float64Array(n);
+    this.waitA = new Float64Array(n); this.waitB = new Float64Array(n);
     records.forEach((r, c) => {
       const dx = r.b.x - r.a.x, dy = r.b.y - r.a.y;
       const len = Math.hypot(dx, dy);
@@ -44,6 +51,8 @@ export class CrosswalkGeometry {
       this.ux[c] = dx / len; this.uy[c] = dy / len;
       this.length[c] = len;
       this.halfWidth[c] = 0.5 * r.width;
+      this.waitA[c] = waitBack(lanes, r.a.x, r.a.y, -dx / len, -dy / len);
+      this.waitB[c] = waitBack(lanes, r.b.x, r.b.y, dx / len, dy / len);
     });
     const rows: Array<{ lane: number; cw: number; sIn: number; sOut: number; u: number }> = [];
     const L = lanes.lanes;
@@ -106,4 +115,12 @@ export class CrosswalkGeometry {
     const ew = Math.max(Math.abs(this.w(c, x, y)) - this.halfWidth[c], 0);
     return Math.sqrt(eu * eu + ew * ew);
   }
+}
+
+/** How far back from a kerb end (x, y), going (ux, uy) away from the crossing, a person waits clear of the lanes [m]. */
+function waitBack(lanes: LaneNetwork, x: number, y: number, ux: number, uy: number): number {
+  for (let back = WAIT_MIN_M; back <= WAIT_MAX_M + 1e-9; back += WAIT_STEP_M) {
+    if (!lanes.locate(x + back * ux, y + back * uy, undefined, WAIT_CLEAR_M)) return back;
+  }
+  return WAIT_MIN_M;
 }

@@ -1,16 +1,22 @@
 /**
  * The people figures, from geometry and whatever the give-way rule decided (as the line watch counts red runs
- * whether the rules run or not): people struck by an NPC (the person's box at real size overlapping the NPC's
- * rotated box; once per person), NPCs whose front entered a crosswalk while a person on it had not yet passed
- * their path (once per entry), and people who started to cross while their signal showed don't-walk or flashing.
+ * whether the rules run or not): people struck by an NPC (the person's box at real size overlapping the rotated
+ * box of an NPC moving at STRIKE_MPS or more; once per person), NPCs whose front entered a crosswalk while a person on it
+ * was in their path (in the conflict zone of give-way.ts, or walking into it within PATH_SOON_S; once per entry),
+ * and people who started to cross while their signal showed don't-walk or flashing.
  * Observed once per policy step, after the engine's step; no allocation per step.
  */
 import { obbOverlap } from '../../traffic/obb.js';
 import { AgentKind, type World } from '../../traffic/world.js';
 import type { CrosswalkGeometry } from './crosswalks.js';
-import { CONFLICT_PAD_M } from './give-way.js';
+import { conflictReach } from './give-way.js';
 import type { WalkStateSource } from './walk-state.js';
 import { Phase, PERSON_DEPTH_M, PERSON_WIDTH_M, type Walkers } from './walkers.js';
+
+/** a vehicle slower than this does not strike anyone (people walk past standing vehicles) [m/s] */
+export const STRIKE_MPS = 0.3;
+/** a person on the crosswalk walking into an NPC's conflict zone within this is in its path [s] */
+export const PATH_SOON_S = 1;
 
 export interface PeopleCounts {
   /** people who started to cross */
@@ -19,7 +25,7 @@ export interface PeopleCounts {
   people_struck: number;
   /** … an ego's box (each person once) */
   people_struck_by_ego: number;
-  /** NPC fronts that entered a crosswalk while a person on it had not yet passed their path */
+  /** NPC fronts that entered a crosswalk while a person on it was in their path (or walking into it within PATH_SOON_S) */
   npc_crosswalk_entries_with_person: number;
   /** people who started to cross on don't-walk or flashing */
   people_started_on_dont_walk: number;
@@ -84,6 +90,8 @@ export class PeopleWatch {
       if (!world.present[s]) continue;
       const k = world.kind[s];
       if (k !== AgentKind.Controlled && k !== AgentKind.External) continue;
+      // a person brushing past a standing vehicle is not struck by it
+      if (world.speed(s) < STRIKE_MPS) continue;
       const dx = world.x[s] - px, dy = world.y[s] - py;
       const r = 0.5 * (world.length[s] + world.width[s]) + 1;
       if (dx * dx + dy * dy > r * r) continue;
@@ -94,7 +102,7 @@ export class PeopleWatch {
     return 0;
   }
 
-  /** NPC fronts newly on a crosswalk, counted when a person on it has not yet passed their path. */
+  /** NPC fronts newly on a crosswalk, counted when a person on it is in their path. */
   private entries(world: World, walkers: Walkers): void {
     const geo = this.geo;
     for (let s = 0; s < world.count; s++) {
@@ -121,15 +129,18 @@ export class PeopleWatch {
     }
   }
 
+  /** A person on crosswalk c in the NPC's conflict zone, or walking into it within PATH_SOON_S? */
   private personInPath(c: number, uFront: number, halfWidth: number, walkers: Walkers): boolean {
-    const reach = halfWidth + CONFLICT_PAD_M + 0.5 * PERSON_WIDTH_M;
+    const reach = conflictReach(halfWidth);
     for (let i = 0; i < walkers.span; i++) {
       if (walkers.cw[i] !== c || walkers.phase[i] !== Phase.Crossing) continue;
+      const u = walkers.u[i];
+      if (u < 0 || u > this.geo.length[c]) continue;
       const dir = walkers.dir[i];
-      // not yet past the far edge of the vehicle's conflict zone, and already on the stripes
-      if (dir * (walkers.u[i] - (uFront + dir * reach)) < 0 && walkers.u[i] >= 0 && walkers.u[i] <= this.geo.length[c]) return true;
+      if (dir * (u - (uFront + dir * reach)) >= 0) continue;
+      const toZone = Math.max(0, dir * (uFront - dir * reach - u));
+      if (toZone <= walkers.walkSpeed[i] * PATH_SOON_S) return true;
     }
     return false;
   }
 }
-

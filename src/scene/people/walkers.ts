@@ -8,7 +8,7 @@
  * on the crosswalk or too close to stop before it (gap acceptance: its front, along its heading, reaches the
  * crosswalk within the distance it needs to stop at GAP_DECEL after REACTION_S). Never on 'flashing' or
  * 'dont_walk' (unless obeySignals is switched off, which tests use to make the don't-walk figure count).
- * Crossing, a person stands rather than walk into a vehicle's body.
+ * Crossing, a person stands rather than walk into a moving vehicle's body (a standing one they walk past).
  */
 import { obbOverlap } from '../../traffic/obb.js';
 import { PERSON_ID_BASE } from '../../traffic/object-kind.js';
@@ -24,8 +24,6 @@ export const PERSON_DEPTH_M = 0.3;
 
 export const Phase = { Away: 0, Waiting: 1, Crossing: 2 } as const;
 
-/** people wait this far back from the kerb end of the axis [m] */
-const KERB_M = 0.4;
 /** a person assumes a vehicle brakes at this for them, after this reaction [m/s², s] */
 const GAP_DECEL = 3;
 const REACTION_S = 1;
@@ -41,6 +39,8 @@ const AWAY_MIN_S = 2, AWAY_SPREAD_S = 8;
 const FIRST_ARRIVALS_S = 10;
 /** while crossing, a person keeps this clear of vehicle bodies [m] */
 const BODY_CLEAR_M = 0.3;
+/** vehicleThreat: a vehicle's body on the crosswalk, or one coming too close to stop */
+const THREAT_ON = 1, THREAT_COMING = 2;
 
 export class Walkers {
   /** how many people the scene keeps (slots below it come and go; those above it leave when they finish) */
@@ -151,8 +151,10 @@ export class Walkers {
       if (ph === Phase.Waiting) {
         const code = walkCode(walk.walkState(c));
         const allowed = !this.obeySignals || code === WalkCode.Walk || code === WalkCode.None;
-        this.ready[i] = allowed ? 1 : 0;
-        if (allowed && !(this.lookForVehicles && this.vehicleThreat(c, world))) {
+        const threat = allowed && this.lookForVehicles ? this.vehicleThreat(c, world) : 0;
+        // about to step on (vehicles that can stop for it do): let go, and not kept back by a vehicle standing on the crosswalk
+        this.ready[i] = allowed && threat !== THREAT_ON ? 1 : 0;
+        if (allowed && threat === 0) {
           this.phase[i] = Phase.Crossing;
           this.ready[i] = 0;
           this.startCode[i] = code;
@@ -166,7 +168,7 @@ export class Walkers {
       if (this.lookForVehicles && this.bodyAhead(i, next, world)) continue;
       this.u[i] = next;
       this.speed[i] = this.walkSpeed[i];
-      const end = this.dir[i] > 0 ? geo.length[c] + KERB_M : -KERB_M;
+      const end = this.dir[i] > 0 ? geo.length[c] + geo.waitB[c] : -geo.waitA[c];
       if (this.dir[i] * (next - end) >= 0) this.leave(i, t);
     }
     // arrivals below the target can come any step: the span keeps them; above it, only the people still out
@@ -207,7 +209,7 @@ export class Walkers {
     const room = Math.max(geo.halfWidth[c] - 0.5 * PERSON_WIDTH_M - 0.2, 0);
     this.cw[i] = c;
     this.dir[i] = dir;
-    this.u[i] = this.prevU[i] = dir > 0 ? -KERB_M : geo.length[c] + KERB_M;
+    this.u[i] = this.prevU[i] = dir > 0 ? -geo.waitA[c] : geo.length[c] + geo.waitB[c];
     this.lat[i] = (2 * this.rng.next() - 1) * room;
     this.walkSpeed[i] = drawWalkingSpeed(this.rng);
     this.id[i] = PERSON_ID_BASE + this.nextId++;
@@ -223,10 +225,10 @@ export class Walkers {
   }
 
   /**
-   * A vehicle on crosswalk c, or one whose front, along its heading, reaches it within the distance it needs to
-   * stop (reaction, then GAP_DECEL)?
+   * A vehicle on crosswalk c (THREAT_ON), or one whose front, along its heading, reaches it within the distance it needs to
+   * stop (reaction, then GAP_DECEL: THREAT_COMING)? 0: none.
    */
-  private vehicleThreat(c: number, world: World): boolean {
+  private vehicleThreat(c: number, world: World): number {
     const geo = this.geo;
     for (let s = 0; s < world.count; s++) {
       if (!world.present[s]) continue;
@@ -235,16 +237,16 @@ export class Walkers {
       const half = 0.5 * world.length[s];
       const x = world.x[s], y = world.y[s];
       // the body on the crosswalk (its centre within half its length of the stripes)
-      if (geo.distance(c, x, y) <= half) return true;
+      if (geo.distance(c, x, y) <= half) return THREAT_ON;
       const v = world.speed(s);
       if (v < CREEP_MPS) continue;
       const reach = (v * v) / (2 * GAP_DECEL) + v * REACTION_S + GAP_SPARE_M;
       const cs = Math.cos(world.yaw[s]), sn = Math.sin(world.yaw[s]);
       const fx = x + half * cs, fy = y + half * sn;
       if (geo.distance(c, fx, fy) > reach + 0.5 * world.width[s]) continue;
-      if (this.rayHits(c, fx, fy, cs, sn, reach, 0.5 * world.width[s])) return true;
+      if (this.rayHits(c, fx, fy, cs, sn, reach, 0.5 * world.width[s])) return THREAT_COMING;
     }
-    return false;
+    return 0;
   }
 
   /** Does the ray from (x, y) along (cs, sn), `reach` long, pass within `pad` of crosswalk c's rectangle? (slabs) */
@@ -272,7 +274,7 @@ export class Walkers {
     return this.t0 <= this.t1;
   }
 
-  /** Would person i at axis coordinate `next` come within BODY_CLEAR_M of a vehicle's body? */
+  /** Would person i at axis coordinate `next` come within BODY_CLEAR_M of a moving vehicle's body? */
   private bodyAhead(i: number, next: number, world: World): boolean {
     const c = this.cw[i];
     const geo = this.geo;
@@ -283,6 +285,8 @@ export class Walkers {
       if (!world.present[s]) continue;
       const k = world.kind[s];
       if (k !== AgentKind.Controlled && k !== AgentKind.External) continue;
+      // a standing vehicle they walk past (one held for them would otherwise wait for them for ever)
+      if (world.speed(s) < CREEP_MPS) continue;
       const dx = world.x[s] - px, dy = world.y[s] - py;
       const r = 0.5 * (world.length[s] + world.width[s]) + 1;
       if (dx * dx + dy * dy > r * r) continue;
