@@ -29,11 +29,13 @@ export class CrosswalkGeometry {
   readonly waitB: Float64Array;
   /** per lane: its crossings are rows crossFirst[lane] … crossFirst[lane + 1] − 1 */
   readonly crossFirst: Int32Array;
-  /** per crossing row: the crosswalk, the lane's s entering and leaving it [m], and the axis coordinate it crosses at [m] */
+  /** per crossing row: the crosswalk, the lane's s entering and leaving it [m], and the range of axis coordinates its
+   * centre line covers on the stripes (an oblique or turning lane covers more than a point) [m] */
   readonly crossCw: Int32Array;
   readonly crossSIn: Float64Array;
   readonly crossSOut: Float64Array;
-  readonly crossU: Float64Array;
+  readonly crossULo: Float64Array;
+  readonly crossUHi: Float64Array;
 
   constructor(records: readonly CrosswalkRecord[], lanes: LaneNetwork) {
     const n = records.length;
@@ -54,7 +56,7 @@ export class CrosswalkGeometry {
       this.waitA[c] = waitBack(lanes, r.a.x, r.a.y, -dx / len, -dy / len);
       this.waitB[c] = waitBack(lanes, r.b.x, r.b.y, dx / len, dy / len);
     });
-    const rows: Array<{ lane: number; cw: number; sIn: number; sOut: number; u: number }> = [];
+    const rows: Array<{ lane: number; cw: number; sIn: number; sOut: number; uLo: number; uHi: number }> = [];
     const L = lanes.lanes;
     for (let lane = 0; lane < L.length; lane++) {
       const ln = L[lane];
@@ -66,7 +68,7 @@ export class CrosswalkGeometry {
       for (let c = 0; c < n; c++) {
         const reach = this.length[c] + this.halfWidth[c];
         if (this.ax[c] < minX - reach || this.ax[c] > maxX + reach || this.ay[c] < minY - reach || this.ay[c] > maxY + reach) continue;
-        let sIn = NaN, sOut = NaN, uIn = 0, uOut = 0;
+        let sIn = NaN, sOut = NaN, uLo = Infinity, uHi = -Infinity;
         const p = { x: 0, y: 0 };
         const steps = Math.max(1, Math.ceil(ln.length / SAMPLE_M));
         for (let k = 0; k <= steps; k++) {
@@ -75,11 +77,13 @@ export class CrosswalkGeometry {
           const u = this.u(c, p.x, p.y);
           const inside = u >= 0 && u <= this.length[c] && Math.abs(this.w(c, p.x, p.y)) <= this.halfWidth[c];
           if (inside) {
-            if (Number.isNaN(sIn)) { sIn = s; uIn = u; }
-            sOut = s; uOut = u;
+            if (Number.isNaN(sIn)) sIn = s;
+            sOut = s;
+            uLo = Math.min(uLo, u);
+            uHi = Math.max(uHi, u);
           } else if (!Number.isNaN(sIn)) break;
         }
-        if (!Number.isNaN(sIn)) rows.push({ lane, cw: c, sIn, sOut, u: 0.5 * (uIn + uOut) });
+        if (!Number.isNaN(sIn)) rows.push({ lane, cw: c, sIn, sOut, uLo, uHi });
       }
     }
     this.crossFirst = new Int32Array(L.length + 1);
@@ -88,13 +92,15 @@ export class CrosswalkGeometry {
     this.crossCw = new Int32Array(rows.length);
     this.crossSIn = new Float64Array(rows.length);
     this.crossSOut = new Float64Array(rows.length);
-    this.crossU = new Float64Array(rows.length);
+    this.crossULo = new Float64Array(rows.length);
+    this.crossUHi = new Float64Array(rows.length);
     // rows were made lane by lane in order: row k is already at its place
     rows.forEach((r, k) => {
       this.crossCw[k] = r.cw;
       this.crossSIn[k] = r.sIn;
       this.crossSOut[k] = r.sOut;
-      this.crossU[k] = r.u;
+      this.crossULo[k] = r.uLo;
+      this.crossUHi[k] = r.uHi;
     });
   }
 

@@ -4,8 +4,8 @@
  * red included, as their planned lanes run through the crosswalk). A rule layer over the junction rules: after
  * they wrote each NPC's stop (src/scene/control/rules.ts), it adds a stop before the first crosswalk on the NPC's
  * planned lanes that is occupied in its path, when that is nearer than the rule's own line, with the hold reason
- * 'crosswalk'. Occupied in its path (occupiedFor): a person in the lane's conflict zone (the vehicle's width and
- * CONFLICT_PAD_M either side, where the lane crosses the walking axis) or walking into it before the vehicle would
+ * 'crosswalk'. Occupied in its path (occupiedFor): a person in the lane's conflict zone (where the lane's centre line
+ * runs on the stripes, along the walking axis, and half the vehicle's width and CONFLICT_PAD_M either side) or walking into it before the vehicle would
  * have cleared the crosswalk (PERSON_GAP_S to spare), or one waiting at its kerb whom the pedestrian signal lets go
  * and who would be there as soon. A vehicle that could only obey by braking harder than COMMIT_DECEL
  * (for a waiting person) or HARD_DECEL (for one on the crosswalk) is not held, unless it was already stopping
@@ -36,8 +36,8 @@ export function conflictReach(vehicleHalfWidth: number): number {
 }
 
 /**
- * How crosswalk c is occupied for a vehicle whose path crosses its axis at uLane (its conflict zone `reach` either
- * side) and which would be clear of the crosswalk in `clearS` seconds: a person on it who is in that zone, or who
+ * How crosswalk c is occupied for a vehicle whose path covers axis coordinates uLo … uHi on it (its conflict zone:
+ * that, `reach` either side) and which would be clear of the crosswalk in `clearS` seconds: a person on it who is in that zone, or who
  * walks into it before clearS + PERSON_GAP_S (Occupied.Crossing); else one waiting at its kerb whom the signal lets
  * go and who would walk into it by then (Occupied.Waiting). People who have passed the zone, or are far enough
  * away that the vehicle clears it first, do not hold it (the reading of the law traffic simulators and the US
@@ -45,7 +45,7 @@ export function conflictReach(vehicleHalfWidth: number): number {
  * vehicle's half of the road as to be in danger), so a long crosswalk walked end to end does not stop a lane for
  * the whole crossing.
  */
-export function occupiedFor(walkers: Walkers, c: number, uLane: number, reach: number, clearS: number): number {
+export function occupiedFor(walkers: Walkers, c: number, uLo: number, uHi: number, reach: number, clearS: number): number {
   let out: number = Occupied.None;
   const horizon = clearS + PERSON_GAP_S;
   for (let i = 0; i < walkers.span; i++) {
@@ -54,10 +54,9 @@ export function occupiedFor(walkers: Walkers, c: number, uLane: number, reach: n
     if (ph === Phase.Away || (ph === Phase.Waiting && !walkers.ready[i])) continue;
     const dir = walkers.dir[i];
     const u = walkers.u[i];
-    // past the zone's far edge: out of the way
-    if (dir * (u - (uLane + dir * reach)) >= 0) continue;
-    // to its near edge (0: in it)
-    const toZone = Math.max(0, dir * (uLane - dir * reach - u));
+    // past the zone's far edge: out of the way; else the walk to its near edge (0: in it)
+    if (dir > 0 ? u > uHi + reach : u < uLo - reach) continue;
+    const toZone = Math.max(0, dir > 0 ? uLo - reach - u : u - (uHi + reach));
     if (toZone > walkers.walkSpeed[i] * horizon) continue;
     if (ph === Phase.Crossing) return Occupied.Crossing;
     out = Occupied.Waiting;
@@ -92,7 +91,7 @@ export class CrosswalkGiveWay {
     const stops = engine.stops;
     const lanes = engine.lanes.lanes;
     const { planLanes, planCount, planS } = engine;
-    const { crossFirst, crossCw, crossSIn, crossSOut, crossU } = geo;
+    const { crossFirst, crossCw, crossSIn, crossSOut, crossULo, crossUHi } = geo;
     for (let s = 0; s < world.count; s++) {
       if (!world.present[s] || world.kind[s] !== AgentKind.Controlled) continue;
       if (this.heldId[s] !== world.id[s]) {
@@ -127,7 +126,7 @@ export class CrosswalkGiveWay {
           // clear of the crosswalk: its whole length past the far side of the stripes, speeding up at GO_ACCEL
           const dClear = Math.max(dFront, 0) + (crossSOut[r] - crossSIn[r]) + 2 * half;
           const clearS = (Math.sqrt(v * v + 2 * GO_ACCEL * dClear) - v) / GO_ACCEL;
-          const occ = occupiedFor(this.walkers, c, crossU[r], reach, clearS);
+          const occ = occupiedFor(this.walkers, c, crossULo[r], crossUHi[r], reach, clearS);
           if (occ === Occupied.None) continue;
           const need = (v * v) / (2 * Math.max(dFront - LINE_BACK_M - STOP_MARGIN_M, 0.05));
           if (need > (occ === Occupied.Crossing ? HARD_DECEL : COMMIT_DECEL) && this.heldCw[s] !== c) continue;

@@ -124,21 +124,28 @@ export class PeopleWatch {
           break;
         }
       }
-      if (on >= 0 && on !== this.frontCw[s] && this.personInPath(on, geo.u(on, fx, fy), 0.5 * world.width[s], walkers)) this.counts.npc_crosswalk_entries_with_person++;
+      if (on >= 0 && on !== this.frontCw[s]) {
+        // the body's extent along the walking axis (its four corners projected)
+        const along = Math.abs(cs * geo.ux[on] + sn * geo.uy[on]);
+        const across = Math.sqrt(Math.max(0, 1 - along * along));
+        const extent = half * along + 0.5 * world.width[s] * across;
+        const uc = geo.u(on, world.x[s], world.y[s]);
+        if (this.personInPath(on, uc - extent, uc + extent, walkers)) this.counts.npc_crosswalk_entries_with_person++;
+      }
       this.frontCw[s] = on;
     }
   }
 
-  /** A person on crosswalk c in the NPC's conflict zone, or walking into it within PATH_SOON_S? */
-  private personInPath(c: number, uFront: number, halfWidth: number, walkers: Walkers): boolean {
-    const reach = conflictReach(halfWidth);
+  /** A person on crosswalk c in the conflict zone of a body covering uLo … uHi, or walking into it within PATH_SOON_S? */
+  private personInPath(c: number, uLo: number, uHi: number, walkers: Walkers): boolean {
+    const reach = conflictReach(0);
     for (let i = 0; i < walkers.span; i++) {
       if (walkers.cw[i] !== c || walkers.phase[i] !== Phase.Crossing) continue;
       const u = walkers.u[i];
       if (u < 0 || u > this.geo.length[c]) continue;
       const dir = walkers.dir[i];
-      if (dir * (u - (uFront + dir * reach)) >= 0) continue;
-      const toZone = Math.max(0, dir * (uFront - dir * reach - u));
+      if (dir > 0 ? u > uHi + reach : u < uLo - reach) continue;
+      const toZone = Math.max(0, dir > 0 ? uLo - reach - u : u - (uHi + reach));
       if (toZone <= walkers.walkSpeed[i] * PATH_SOON_S) return true;
     }
     return false;
