@@ -67,6 +67,8 @@ export function occupiedFor(walkers: Walkers, c: number, uLo: number, uHi: numbe
 export class CrosswalkGiveWay {
   /** the rule runs (tests switch it off to see the figures count) */
   enabled = true;
+  /** NPC-steps held before a crosswalk for people (the rule's stop was the nearest) */
+  heldSteps = 0;
   /** per slot: the crosswalk it is stopping for (−1 none), and the NPC id that holds the slot */
   private readonly heldCw: Int32Array;
   private readonly heldId: Int32Array;
@@ -78,6 +80,7 @@ export class CrosswalkGiveWay {
   }
 
   reset(): void {
+    this.heldSteps = 0;
     this.heldCw.fill(-1);
     this.heldId.fill(-1);
   }
@@ -145,7 +148,10 @@ export class CrosswalkGiveWay {
         d += lanes[lane].length;
       }
       this.heldCw[s] = bestCw;
-      if (bestCw >= 0 && bestLine < stops.line[s]) stops.set(s, bestLine, COMFORT_DECEL, HoldReason.Crosswalk, -1);
+      if (bestCw >= 0 && bestLine < stops.line[s]) {
+        stops.set(s, bestLine, COMFORT_DECEL, HoldReason.Crosswalk, -1);
+        this.heldSteps++;
+      }
     }
   }
 }

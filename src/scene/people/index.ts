@@ -4,7 +4,7 @@
  * them: nothing is drawn, stepped or held, so such a scene runs exactly as it did before people existed.
  */
 import type { CrosswalkRecord } from '../../map/traffic-control.js';
-import type { TrafficEngine } from '../../traffic/engine.js';
+import { POLICY_DT, type TrafficEngine } from '../../traffic/engine.js';
 import type { NpcState } from '../npc-table.js';
 import { CrosswalkGeometry } from './crosswalks.js';
 import { CrosswalkGiveWay } from './give-way.js';
@@ -27,6 +27,8 @@ export interface PeopleSummary extends PeopleCounts {
   pedestrians: number;
   /** crosswalks of the map */
   crosswalks: number;
+  /** NPC-seconds held before a crosswalk for people (the give-way rule's stop the nearest) */
+  npc_s_held_for_people: number;
 }
 
 export class ScenePeople {
@@ -96,6 +98,6 @@ export class ScenePeople {
   }
 
   summary(): PeopleSummary {
-    return { pedestrians: this.target, crosswalks: this.geo.count, ...this.watch.counts };
+    return { pedestrians: this.target, crosswalks: this.geo.count, npc_s_held_for_people: Math.round(this.giveWay.heldSteps * POLICY_DT * 10) / 10, ...this.watch.counts };
   }
 }
