@@ -69,7 +69,8 @@ export class ScenePeople {
   beforeStep(t: number, dt: number, rules: boolean): void {
     if (this.geo.count === 0) return;
     this.walkers.step(t, dt, this.walk, this.engine.world);
-    if (rules) this.giveWay.apply();
+    // nobody out: no NPC has anyone to give way to
+    if (rules && this.walkers.span > 0) this.giveWay.apply();
   }
 
   /** After the engine's step: the figures. */
