@@ -17,7 +17,7 @@ import { HoldReason, STOP_MARGIN_M } from '../../traffic/stops.js';
 import { AgentKind } from '../../traffic/world.js';
 import { COMFORT_DECEL, COMMIT_DECEL, DECIDE_M, GO_ACCEL, HARD_DECEL } from '../control/rule-params.js';
 import type { CrosswalkGeometry } from './crosswalks.js';
-import { Phase, PERSON_WIDTH_M, type Walkers } from './walkers.js';
+import { GAP, Phase, PERSON_WIDTH_M, type Walkers } from './walkers.js';
 
 /** the conflict zone reaches this far either side of the vehicle's body along the walking axis [m] */
 export const CONFLICT_PAD_M = 1;
@@ -151,6 +151,40 @@ export class CrosswalkGiveWay {
       if (bestCw >= 0 && bestLine < stops.line[s]) {
         stops.set(s, bestLine, COMFORT_DECEL, HoldReason.Crosswalk, -1);
         this.heldSteps++;
+      }
+    }
+  }
+
+  /**
+   * Marks in walkers.coming every crosswalk an NPC's planned lanes run onto within the distance it needs to stop
+   * (a person's gap acceptance: reaction, then braking at GAP.decel): the people there wait for it.
+   */
+  markComing(): void {
+    const coming = this.walkers.coming;
+    coming.fill(0);
+    const geo = this.geo;
+    if (geo.count === 0) return;
+    const engine = this.engine;
+    const world = engine.world;
+    const lanes = engine.lanes.lanes;
+    const { planLanes, planCount, planS } = engine;
+    const { crossFirst, crossCw, crossSIn, crossSOut } = geo;
+    for (let s = 0; s < world.count; s++) {
+      if (!world.present[s] || world.kind[s] !== AgentKind.Controlled) continue;
+      const n = planCount[s];
+      const v = world.speed(s);
+      if (n === 0 || v < 0.3) continue;
+      const half = 0.5 * world.length[s];
+      const reach = (v * v) / (2 * GAP.decel) + v * GAP.reactionS + GAP.spareM;
+      let d = -planS[s];
+      for (let k = 0; k < n && d - half < reach; k++) {
+        const lane = planLanes[s * MAX_PLAN + k];
+        for (let r = crossFirst[lane]; r < crossFirst[lane + 1]; r++) {
+          const dFront = d + crossSIn[r] - half;
+          // on it already (its body not yet off the far side), or coming within reach
+          if (dFront <= reach && d + crossSOut[r] + half > 0) coming[crossCw[r]] = 1;
+        }
+        d += lanes[lane].length;
       }
     }
   }

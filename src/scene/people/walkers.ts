@@ -39,6 +39,8 @@ const AWAY_MIN_S = 2, AWAY_SPREAD_S = 8;
 const FIRST_ARRIVALS_S = 10;
 /** while crossing, a person keeps this clear of vehicle bodies [m] */
 const BODY_CLEAR_M = 0.3;
+/** a person assumes a vehicle brakes at this for them, after this reaction, and keeps this to spare (exported for markComing) */
+export const GAP = { decel: GAP_DECEL, reactionS: REACTION_S, spareM: GAP_SPARE_M } as const;
 /** vehicleThreat: a vehicle's body on the crosswalk, or one coming too close to stop */
 const THREAT_ON = 1, THREAT_COMING = 2;
 
@@ -69,6 +71,9 @@ export class Walkers {
   readonly at: Float64Array;
   /** waiting: the signal lets it go (walk, or unsignalised) — it is about to step onto the crosswalk */
   readonly ready: Uint8Array;
+  /** per crosswalk: an NPC whose planned lanes run onto it is too close to stop before it (written by the scene
+   * before each step, see give-way.ts markComing; a turning NPC's heading alone does not show where it goes) */
+  readonly coming: Uint8Array;
   /** the walk state its crosswalk showed when it started (WalkCode) */
   readonly startCode: Uint8Array;
   private rng = new SeededRandom(1);
@@ -88,6 +93,7 @@ export class Walkers {
     this.at = new Float64Array(capacity);
     this.ready = new Uint8Array(capacity);
     this.startCode = new Uint8Array(capacity);
+    this.coming = new Uint8Array(geo.count);
   }
 
   /** Everyone away, arriving over the first FIRST_ARRIVALS_S; ids from PERSON_ID_BASE again. */
@@ -230,6 +236,7 @@ export class Walkers {
    */
   private vehicleThreat(c: number, world: World): number {
     const geo = this.geo;
+    let out = this.coming[c] ? THREAT_COMING : 0;
     for (let s = 0; s < world.count; s++) {
       if (!world.present[s]) continue;
       const k = world.kind[s];
@@ -244,9 +251,9 @@ export class Walkers {
       const cs = Math.cos(world.yaw[s]), sn = Math.sin(world.yaw[s]);
       const fx = x + half * cs, fy = y + half * sn;
       if (geo.distance(c, fx, fy) > reach + 0.5 * world.width[s]) continue;
-      if (this.rayHits(c, fx, fy, cs, sn, reach, 0.5 * world.width[s])) return THREAT_COMING;
+      if (this.rayHits(c, fx, fy, cs, sn, reach, 0.5 * world.width[s])) out = THREAT_COMING;
     }
-    return 0;
+    return out;
   }
 
   /** Does the ray from (x, y) along (cs, sn), `reach` long, pass within `pad` of crosswalk c's rectangle? (slabs) */
