@@ -68,7 +68,7 @@ export class ScenePeople {
    */
   beforeStep(t: number, dt: number, rules: boolean): void {
     if (this.geo.count === 0) return;
-    this.giveWay.markComing();
+    if (this.walkers.span > 0) this.giveWay.markComing();
     this.walkers.step(t, dt, this.walk, this.engine.world);
     // nobody out: no NPC has anyone to give way to
     if (rules && this.walkers.span > 0) this.giveWay.apply();
