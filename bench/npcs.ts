@@ -67,7 +67,7 @@ await Promise.all(Array.from({ length: jobs }, async () => {
 }));
 
 /** The figures and their goals (issue "Intersections done right", item 5; the earlier ones stay). */
-const SUMS = new Set(['wrong_way_steps', 'red_light_violations', 'right_turns_on_red_without_stop', 'red_light_violations_ungoverned', 'line_crossings', 'stop_sign_violations', 'vehicle_contact_steps', 'junction_stands_over_10s', 'gridlock_recycles', 'stuck_npcs', 'ego_red_light_runs']);
+const SUMS = new Set(['wrong_way_steps', 'red_light_violations', 'right_turns_on_red_without_stop', 'red_light_violations_ungoverned', 'line_crossings', 'stop_sign_violations', 'vehicle_contact_steps', 'junction_stands_over_10s', 'gridlock_recycles', 'stuck_npcs', 'ego_red_light_runs', 'people_crossings', 'people_struck', 'npc_crosswalk_entries_with_person', 'people_started_on_dont_walk', 'npc_s_held_for_people']);
 const ROWS: Array<[string, string, (v: number) => string, (v: number, npcs: number) => boolean]> = [
   ['line_crossings', 'stop lines crossed (sum over seeds)', (v) => String(v), () => true],
   ['red_light_violations', 'red-light violations (sum over seeds)', (v) => String(v), (v) => v === 0],
@@ -78,6 +78,11 @@ const ROWS: Array<[string, string, (v: number) => string, (v: number, npcs: numb
   ['junction_stand_max_s', 'longest stand inside a junction (s)', (v) => v.toFixed(1), (v, npcs) => npcs > 30 || v <= 10],
   ['junction_stands_over_10s', 'stands inside a junction > 10 s (sum; goal at 30)', (v) => String(v), (v, npcs) => npcs > 30 || v === 0],
   ['box_blocking_npc_s', 'box blocking (NPC-s)', (v) => v.toFixed(1), () => true],
+  ['people_crossings', 'people who started to cross (sum)', (v) => String(v), () => true],
+  ['people_struck', 'people struck by an NPC (sum over seeds)', (v) => String(v), (v) => v === 0],
+  ['npc_crosswalk_entries_with_person', 'NPCs onto an occupied crosswalk (sum)', (v) => String(v), (v) => v === 0],
+  ['people_started_on_dont_walk', "people who started on don't-walk (sum)", (v) => String(v), (v) => v === 0],
+  ['npc_s_held_for_people', 'NPC-s held for people (sum)', (v) => v.toFixed(1), () => true],
   ['gridlock_recycles', 'gridlocks broken up (sum over seeds)', (v) => String(v), (v) => v === 0],
   ['stuck_npcs', 'NPCs stuck (sum over seeds)', (v) => String(v), (v) => v === 0],
   ['throughput_veh_per_h_per_lane', 'throughput, vehicles/h per approach lane', (v) => v.toFixed(0), () => true],

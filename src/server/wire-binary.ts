@@ -24,7 +24,7 @@
  *     4  i32  x, y [mm]; 12 i32 lat, lon [1e-7 deg]; 20 i32 heading [millidegrees]
  *     24 i32  speed, vx, vy [mm/s]
  *     36 i16  yaw [mrad]; 38 u16 length, width [mm]; 42 u8 flags (1 collided, 2 off-road, 4 a test case's scripted actor);
- *     43 u8 hold (HOLD_CODES: 0 none, 1 red, 2 yellow, 3 stop_sign, 4 give_way, 5 box, 6 queue)
+ *     43 u8 hold (HOLD_CODES: 0 none, 1 red, 2 yellow, 3 stop_sign, 4 give_way, 5 box, 6 queue, 7 crosswalk)
  *   ego (29 bytes + its id)
  *     0  u16  byte length L of ego_id, then L bytes of UTF-8
  *     +0 i32  x, y [mm]; +8 i16 yaw [mrad]; +10 i32 speed [mm/s]; +14 u16 length, width [mm]
@@ -34,7 +34,7 @@ import type { NpcHold } from '../scene/index.js';
 import type { NpcStatesFrame, RunState } from './wire.js';
 
 /** why an NPC is held back, by its code in byte 43 of its record (0: nothing holds it) */
-export const HOLD_CODES: readonly NpcHold[] = ['none', 'red', 'yellow', 'stop_sign', 'give_way', 'box', 'queue'];
+export const HOLD_CODES: readonly NpcHold[] = ['none', 'red', 'yellow', 'stop_sign', 'give_way', 'box', 'queue', 'crosswalk'];
 
 export const BINARY_MAGIC = [0x56, 0x4e, 0x53] as const; // "VNS"
 export const BINARY_VERSION = 1;

@@ -1,0 +1,92 @@
+/**
+ * The people core without a policy (src/scene/people): walking speeds follow the cited distribution, the crosswalk
+ * geometry finds where a lane runs through a crosswalk, and the walkers start only when their signal lets them and
+ * no vehicle stands on the crosswalk — never on don't-walk or flashing.
+ */
+import { describe, expect, it } from 'vitest';
+import { LaneNetwork } from '../../src/traffic/lanes.js';
+import { AgentKind, World } from '../../src/traffic/world.js';
+import { CrosswalkGeometry, drawWalkingSpeed, Phase, Walkers, type WalkState } from '../../src/scene/people/index.js';
+import { SeededRandom } from '../../src/util/random.js';
+import { rightTurnMap } from '../helpers/junction-maps.js';
+import { buildRoadEntities } from '../../src/map/road-entities.js';
+
+const CROSSWALK = {
+  id: 'CW1', a: { x: -6, y: -16 }, b: { x: 2.5, y: -16 }, length: 8.5, width: 3, lanes: ['SOUTH'],
+  polygon: [{ x: -6, y: -17.5 }, { x: 2.5, y: -17.5 }, { x: 2.5, y: -14.5 }, { x: -6, y: -14.5 }],
+};
+
+function lanes(): LaneNetwork {
+  const map = rightTurnMap();
+  return new LaneNetwork(buildRoadEntities(map.scene.roads, { x: 0, y: 0 }, { gpudriveCaps: false }), map.mapMetadata?.lane_graph);
+}
+
+describe('people core', () => {
+  it('walking speeds: mean about 1.46 m/s (Knoblauch et al. 1996, one in five 65 or older), within 0.6 … 2.2 m/s', () => {
+    const rng = new SeededRandom(3);
+    const v = Array.from({ length: 20000 }, () => drawWalkingSpeed(rng)).sort((a, b) => a - b);
+    const mean = v.reduce((a, b) => a + b, 0) / v.length;
+    expect(mean).toBeGreaterThan(1.41);
+    expect(mean).toBeLessThan(1.51);
+    expect(v[0]).toBeGreaterThanOrEqual(0.6);
+    expect(v[v.length - 1]).toBeLessThanOrEqual(2.2);
+    // the 15th percentile lies between the two groups' (0.97 and 1.25 m/s)
+    expect(v[Math.floor(0.15 * v.length)]).toBeGreaterThan(0.97);
+    expect(v[Math.floor(0.15 * v.length)]).toBeLessThan(1.25);
+  });
+
+  it('geometry: the SOUTH lane runs through the crosswalk where its centre line (x = −1.75) crosses the axis', () => {
+    const net = lanes();
+    const geo = new CrosswalkGeometry([CROSSWALK], net);
+    const south = net.laneById('SOUTH');
+    const rows = [];
+    for (let r = geo.crossFirst[south]; r < geo.crossFirst[south + 1]; r++) rows.push(r);
+    expect(rows).toHaveLength(1);
+    const r = rows[0];
+    expect(geo.crossCw[r]).toBe(0);
+    expect(geo.crossULo[r]).toBeCloseTo(4.25, 1);
+    expect(geo.crossUHi[r]).toBeCloseTo(4.25, 1);
+    // SOUTH starts at y = −8: the stripes' north edge (y = −14.5) 6.5 m along it, the south edge 9.5 m
+    expect(geo.crossSIn[r]).toBeCloseTo(6.5, 0);
+    expect(geo.crossSOut[r]).toBeCloseTo(9.5, 0);
+    // the lanes that do not reach it have none
+    const eb = net.laneById('EB');
+    expect(geo.crossFirst[eb + 1] - geo.crossFirst[eb]).toBe(0);
+    expect(() => new CrosswalkGeometry([{ ...CROSSWALK, b: CROSSWALK.a }], net)).toThrow(/CW1/);
+  });
+
+  it('walkers never start on dont_walk or flashing, do on walk and unsignalised, and not while a vehicle stands on the crosswalk', () => {
+    const geo = new CrosswalkGeometry([CROSSWALK], lanes());
+    const world = new World(4);
+    const starts = (state: WalkState, vehicleOn: boolean) => {
+      const w = new Walkers(geo, 8);
+      w.target = 8;
+      w.reset(1);
+      world.count = 0;
+      if (vehicleOn) {
+        world.count = 1;
+        world.present[0] = 1;
+        world.kind[0] = AgentKind.Controlled;
+        world.x[0] = -1.75; world.y[0] = -16; world.yaw[0] = -Math.PI / 2;
+        world.length[0] = 4.5; world.width[0] = 1.9;
+      }
+      let started = 0, waited = 0;
+      const before = new Uint8Array(8);
+      for (let k = 0; k < 600; k++) {
+        w.step(k * 0.1, 0.1, { walkState: () => state }, world);
+        for (let i = 0; i < 8; i++) {
+          if (before[i] === Phase.Waiting && w.phase[i] === Phase.Crossing) started++;
+          if (w.phase[i] === Phase.Waiting) waited++;
+          before[i] = w.phase[i];
+        }
+      }
+      return { started, waited };
+    };
+    expect(starts('dont_walk', false).started).toBe(0);
+    expect(starts('dont_walk', false).waited).toBeGreaterThan(0);
+    expect(starts('flashing', false).started).toBe(0);
+    expect(starts('walk', false).started).toBeGreaterThan(10);
+    expect(starts('none', false).started).toBeGreaterThan(10);
+    expect(starts('none', true).started).toBe(0);
+  });
+});
