@@ -79,6 +79,7 @@ const npcSchema = {
     heading: { ...num, description: 'extension: degrees clockwise from true north' },
     collided: { type: 'boolean', description: 'extension: touched a vehicle in this step' },
     offroad: { type: 'boolean', description: 'extension: touched a road edge in this step' },
+    kind: { enum: ['vehicle', 'pedestrian', 'cyclist'], description: 'extension: what it is (every entry from the server says it; a client reading frames made before it takes an entry without it as a vehicle). Pedestrians and cyclists are people: length and width are their footprint (a pedestrian about 0.5 m across, a cyclist about 1.8 × 0.6 m)' },
     actor: { type: 'string', description: "extension: a test case's scripted actor (its story id; its id is 1000000 + its number); absent for the policy's NPCs" },
     hold: { enum: ['red', 'yellow', 'stop_sign', 'give_way', 'box', 'queue'], description: 'extension: why it is held back: a traffic rule at a junction (red, yellow, stop_sign, give_way, box: no room past the junction) or a vehicle ahead that waits (queue); absent when nothing holds it' },
   },

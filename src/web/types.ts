@@ -6,6 +6,9 @@
 
 export type RunState = 'running' | 'paused' | 'stopped';
 
+/** What a moving object is (npc_states npcs[].kind); an entry without it (older servers, recordings) is a vehicle. */
+export type ObjectKind = 'vehicle' | 'pedestrian' | 'cyclist';
+
 export interface NpcFrameEntry {
   id: number;
   x: number;
@@ -19,6 +22,7 @@ export interface NpcFrameEntry {
   width: number;
   collided?: boolean;
   offroad?: boolean;
+  kind?: ObjectKind;
   /** a test case's scripted actor: its story id (id 1000000 + n); absent for the policy's NPCs */
   actor?: string;
 }
