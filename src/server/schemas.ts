@@ -512,6 +512,20 @@ const mapTrafficControlSchema = {
         properties: { id: str, x: num, y: num, kind: { enum: ['stop', 'yield', 'speed_limit', 'min_speed', 'slow'] } },
       },
     },
+    crosswalks: {
+      type: 'array',
+      description: 'the map\'s crosswalks (empty for maps made before they were carried); a walk signal group in npc_states.signals names the ones it governs',
+      items: {
+        type: 'object',
+        required: ['id', 'polygon', 'axis', 'lanes'],
+        properties: {
+          id: str,
+          polygon: flatPoints('outline, flat [x0, y0, x1, y1, …], a ring without its closing repeat'),
+          axis: flatPoints('the walking axis kerb to kerb, flat [ax, ay, bx, by]'),
+          lanes: idList('ids of the lanes whose centre lines cross it'),
+        },
+      },
+    },
   },
 } as const;
 

@@ -65,6 +65,10 @@ export interface SignalState {
   source?: 'plan' | 'live' | 'transition';
   left?: boolean;
   lanes?: string[];
+  /** a walk signal group: the ids of the crosswalks (GET /api/map traffic_control.crosswalks) it governs */
+  crosswalks?: string[];
+  /** a walk group's state in pedestrian terms, when the server gives it (else read from `state`: crosswalks.ts) */
+  walk?: string;
 }
 
 export interface NpcStatesFrame {
@@ -214,4 +218,15 @@ export interface MapTrafficControl {
   /** painted lines, and (derived: true) where vehicles stop that no paint marks */
   stop_lines: Array<{ id: string; points: number[]; derived?: boolean }>;
   signs: Array<{ id: string; x: number; y: number; kind: string }>;
+  /** absent from servers before crosswalks were carried */
+  crosswalks?: MapCrosswalk[];
+}
+
+export interface MapCrosswalk {
+  id: string;
+  /** outline, flat [x0, y0, x1, y1, …] */
+  polygon: number[];
+  /** walking axis kerb to kerb, [ax, ay, bx, by] */
+  axis?: number[];
+  lanes?: string[];
 }
