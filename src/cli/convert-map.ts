@@ -17,7 +17,7 @@ function parseOrigin(s: string): { lat: number; lon: number } {
 
 export const convertMapCommand: Command = {
   name: 'convert-map',
-  summary: 'convert NGII HD-map shapefiles (A1, A2, B2, C3, C4; C1, B1 into traffic_control) to VILS road JSON',
+  summary: 'convert NGII HD-map shapefiles (A1, A2, B2, C3, C4; C1, B1, B3 crosswalks into traffic_control) to VILS road JSON',
   usage: 'vils convert-map <dir> --out maps/<name>.json [--origin lat,lon] [--json]',
   async run(argv) {
     const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { out: { type: 'string' }, origin: { type: 'string' }, json: { type: 'boolean' } } });
@@ -33,7 +33,7 @@ export const convertMapCommand: Command = {
     if (tty) process.stderr.write('\r\x1b[K');
     writeOutputFile(values.out, `${JSON.stringify(map)}\n`);
     const seconds = (performance.now() - t0) / 1000;
-    const tc = { signals: map.traffic_control.signals.length, stop_lines: map.traffic_control.stop_lines.length, signs: map.traffic_control.signs.length };
+    const tc = { signals: map.traffic_control.signals.length, stop_lines: map.traffic_control.stop_lines.length, signs: map.traffic_control.signs.length, crosswalks: map.traffic_control.crosswalks?.length ?? 0 };
     // what a scene will run on it: junctions, groups, paths joined, lines derived
     const junctions = junctionReport(parseMapJson(JSON.parse(JSON.stringify(map)), values.out));
     if (values.json) {
@@ -51,7 +51,9 @@ export const convertMapCommand: Command = {
       if (lanes.length) console.log(`    lanes: ${lanes.join('; ')}`);
     }
     const sl = summary.stopLines;
-    console.log(`  traffic_control: ${tc.signals} signal heads, ${tc.stop_lines} stop lines, ${tc.signs} signs`);
+    console.log(`  traffic_control: ${tc.signals} signal heads, ${tc.stop_lines} stop lines, ${tc.signs} signs, ${tc.crosswalks} crosswalks`);
+    const cw = summary.crosswalks;
+    if (cw.total || cw.bicycleCrossings) console.log(`    crosswalks (B3 Kind 5321): ${cw.withLanes} of ${cw.total} cross lanes (${cw.laneCrossings} lane crossings in all); walking axis across the lanes for ${cw.axisFromLanes}, along the long side for ${cw.axisFromLongSide} (no lane through them); ${cw.bicycleCrossings} bicycle crossings (Kind 534) counted, not carried`);
     if (sl.total) console.log(`    stop lines (B2 Kind 530) attached to lanes: ${sl.byReference} by R_LinkID/L_LinkID (${sl.referenceAndGeometry} of them with more by geometry), ${sl.byGeometry} by geometry only, ${sl.unattached} not at all; ${sl.referencesNotAcross} references to lanes not across the line ignored`);
     for (const line of junctionReportLines(junctions)) console.log(line);
     if (summary.duplicateVerticesDropped) console.log(`  duplicate consecutive vertices dropped: ${summary.duplicateVerticesDropped}`);

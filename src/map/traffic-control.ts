@@ -3,6 +3,8 @@
  * lanes it applies to (lane-graph ids). They live beside `roads` under `traffic_control` and never become road
  * entities: the policy's observation is GPUDrive's and stays exactly as it is. Junctions are not stored; they are
  * derived from the lanes (junctions.ts). Validation happens here, at the edge, with the path of the field at fault.
+ * Crosswalks (painted pedestrian crossings, NGII B3 Kind 5321: src/map/ngii/crosswalks.ts) are records here too,
+ * never road entities; their walk signals are derived by the scene (src/scene/control/walk-signals.ts).
  */
 import { MapFormatError } from './scene-json.js';
 
@@ -53,7 +55,7 @@ export interface CrosswalkRecord {
   id: string;
   /** outline in the map frame, a ring without its closing repeat */
   polygon: Array<{ x: number; y: number }>;
-  /** the walking axis, kerb to kerb (the polygon's long centre line across the road) */
+  /** the walking axis, kerb to kerb: the centre line of the outline's rectangle ACROSS the lanes it crosses (src/map/crosswalks.ts) */
   a: { x: number; y: number };
   b: { x: number; y: number };
   /** |b − a| [m], and the crossing's width along the road [m] */
@@ -75,8 +77,16 @@ export const SIGN_KINDS: readonly SignKind[] = ['stop', 'yield', 'speed_limit', 
 export const SIGNAL_HEAD_KINDS: readonly SignalHeadKind[] = ['vehicle', 'bus', 'pedestrian', 'bicycle', 'lane_control', 'warning', 'other'];
 
 export function emptyTrafficControl(): TrafficControlRecords {
-  return { signals: [], stop_lines: [], signs: [] };
+  return { signals: [], stop_lines: [], signs: [], crosswalks: [] };
 }
+
+/** A map's crosswalks (none when it has no `crosswalks` list). */
+export function crosswalksOf(records: TrafficControlRecords): readonly CrosswalkRecord[] {
+  return records.crosswalks ?? [];
+}
+
+/** A crosswalk's stated length may differ from |b − a| by at most this [m] (the converter rounds to 1 mm). */
+export const CROSSWALK_LENGTH_TOLERANCE_M = 0.01;
 
 /** Heads that control vehicles on the lanes they name (a pedestrian or bicycle head controls the crossing, not the lanes). */
 export function controlsVehicles(h: SignalHeadRecord): boolean {
@@ -151,12 +161,29 @@ export function parseTrafficControl(data: unknown, label = 'map'): TrafficContro
     }
     return out;
   });
-  for (const [name, items] of [['signals', signals], ['stop_lines', stopLines], ['signs', signs]] as const) {
+  const crosswalks = list(data, 'crosswalks', where, (v, w): CrosswalkRecord => {
+    if (!isObj(v)) throw new MapFormatError(`${w}: expected an object`);
+    const pt = (p: unknown, at: string) => {
+      if (!isObj(p)) throw new MapFormatError(`${at}: expected {x, y}`);
+      return { x: num(p.x, `${at}.x`), y: num(p.y, `${at}.y`) };
+    };
+    const id = str(v.id, `${w}.id`);
+    if (!Array.isArray(v.polygon) || v.polygon.length < 3) throw new MapFormatError(`${w}.polygon: expected at least 3 points`);
+    const polygon = v.polygon.map((p, i) => pt(p, `${w}.polygon[${i}]`));
+    const a = pt(v.a, `${w}.a`), b = pt(v.b, `${w}.b`);
+    const length = num(v.length, `${w}.length`), width = num(v.width, `${w}.width`);
+    if (!(length > 0)) throw new MapFormatError(`${w}.length: ${length} is not a crossing length (> 0 m)`);
+    if (!(width > 0)) throw new MapFormatError(`${w}.width: ${width} is not a crossing width (> 0 m)`);
+    const ab = Math.hypot(b.x - a.x, b.y - a.y);
+    if (Math.abs(ab - length) > CROSSWALK_LENGTH_TOLERANCE_M) throw new MapFormatError(`${w}.length: ${length} m, but a→b is ${Math.round(ab * 1000) / 1000} m apart (the walking axis runs kerb to kerb)`);
+    return { id, polygon, a, b, length, width, lanes: v.lanes === undefined ? [] : lanes(v.lanes, `${w}.lanes`) };
+  });
+  for (const [name, items] of [['signals', signals], ['stop_lines', stopLines], ['signs', signs], ['crosswalks', crosswalks]] as const) {
     const seen = new Set<string>();
     for (const it of items) {
       if (seen.has(it.id)) throw new MapFormatError(`${where}.${name}: id ${it.id} appears twice`);
       seen.add(it.id);
     }
   }
-  return { signals, stop_lines: stopLines, signs };
+  return { signals, stop_lines: stopLines, signs, crosswalks };
 }

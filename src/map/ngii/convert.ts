@@ -9,6 +9,8 @@
  *   C1_TRAFFICLIGHT             → traffic_control.signals      (never roads; see traffic-control.ts)
  *   B2 Kind 530 (stop lines)    → traffic_control.stop_lines   (as well as road_line)
  *   B1_SAFETYSIGN               → traffic_control.signs        (regulatory signs only)
+ *   B3_SURFACEMARK Kind 5321    → traffic_control.crosswalks   (never roads; see crosswalks.ts: Kind 534, the bicycle
+ *                                                               crossing beside it, is counted, not carried)
  *
  * Coordinates go layer CRS → UTM 52N → local metres about the origin (given, or the map's centre).
  */
@@ -22,17 +24,18 @@ import { dedupe, minAreaRectangle, polylineLength, type Pt } from './geometry.js
 import { layerPath, readLayer, type LayerRead } from './read-layer.js';
 import { cutEdgesAtLaneCrossings, deriveRoadEdges } from '../drivable.js';
 import type { TrafficControlRecords } from '../traffic-control.js';
+import { convertCrosswalks, emptyCrosswalkTally, type CrosswalkTally } from './crosswalks.js';
 import { LINK_NOT_A_LANE, StopLineMatcher, convertSignalHeads, convertSigns, emptyStopLineAttachment, stopLineRecord, type LaneShape, type StopLineAttachment } from './traffic-control.js';
 
-export const LAYERS = ['A1_NODE', 'A2_LINK', 'B2_SURFACELINEMARK', 'C3_VEHICLEPROTECTIONSAFETY', 'C4_SPEEDBUMP', 'C1_TRAFFICLIGHT', 'B1_SAFETYSIGN'] as const;
+export const LAYERS = ['A1_NODE', 'A2_LINK', 'B2_SURFACELINEMARK', 'C3_VEHICLEPROTECTIONSAFETY', 'C4_SPEEDBUMP', 'C1_TRAFFICLIGHT', 'B1_SAFETYSIGN', 'B3_SURFACEMARK'] as const;
 type LayerName = (typeof LAYERS)[number];
-/** The layers the map's extent (and so its default origin) comes from: signals and signs stand beside the roads. */
+/** The layers the map's extent (and so its default origin) comes from: signals, signs and surface marks lie on or beside the roads. */
 const EXTENT_LAYERS: readonly LayerName[] = ['A1_NODE', 'A2_LINK', 'B2_SURFACELINEMARK', 'C3_VEHICLEPROTECTIONSAFETY', 'C4_SPEEDBUMP'];
 
 const MISSING: Record<LayerName, string> = {
   A1_NODE: 'nodes', A2_LINK: 'lanes', B2_SURFACELINEMARK: 'painted lines or stop lines',
   C3_VEHICLEPROTECTIONSAFETY: 'kerbs or barriers from the data (a boundary is derived from the lanes instead)',
-  C4_SPEEDBUMP: 'speed bumps', C1_TRAFFICLIGHT: 'signal heads', B1_SAFETYSIGN: 'traffic signs',
+  C4_SPEEDBUMP: 'speed bumps', C1_TRAFFICLIGHT: 'signal heads', B1_SAFETYSIGN: 'traffic signs', B3_SURFACEMARK: 'crosswalks',
 };
 
 export interface ConvertOptions {
@@ -59,6 +62,8 @@ export interface ConversionSummary {
   duplicateVerticesDropped: number;
   /** B2 Kind 530 → traffic_control.stop_lines: how they got their lanes */
   stopLines: StopLineAttachment;
+  /** B3 Kind 5321 → traffic_control.crosswalks: how their axes were found, how many lanes cross them */
+  crosswalks: CrosswalkTally;
 }
 
 interface RoadOut {
@@ -79,7 +84,7 @@ const inc = (o: Record<string, number>, k: string, n = 1) => {
 export async function convertNgii(dir: string, opts: ConvertOptions = {}) {
   if (!statSync(dir).isDirectory()) throw new Error(`${dir} is not a folder`);
   const files = readdirSync(dir);
-  const summary: ConversionSummary = { layers: {}, missing: [], warnings: [], unknownCodes: {}, duplicateVerticesDropped: 0, stopLines: emptyStopLineAttachment() };
+  const summary: ConversionSummary = { layers: {}, missing: [], warnings: [], unknownCodes: {}, duplicateVerticesDropped: 0, stopLines: emptyStopLineAttachment(), crosswalks: emptyCrosswalkTally() };
   const reads: Partial<Record<LayerName, LayerRead>> = {};
   for (const name of LAYERS) {
     const path = layerPath(dir, name, files);
@@ -127,7 +132,7 @@ export async function convertNgii(dir: string, opts: ConvertOptions = {}) {
   const lanes: Array<Record<string, unknown>> = [];
   const nodes: Array<{ id: string; x: number; y: number; type: string }> = [];
   const laneShapes: LaneShape[] = [];
-  const traffic: TrafficControlRecords = { signals: [], stop_lines: [], signs: [] };
+  const traffic: TrafficControlRecords = { signals: [], stop_lines: [], signs: [], crosswalks: [] };
   const addRoad = (type: string, pts: Pt[], elementId: number, sourceId: string) => {
     roads.push({ type, geometry: pts.map(([x, y]) => ({ x: r3(x), y: r3(y) })), map_element_id: elementId, id: roads.length, source_id: sourceId });
     return roads.length - 1;
@@ -300,6 +305,11 @@ export async function convertNgii(dir: string, opts: ConvertOptions = {}) {
   }
   if (projected.has('B1_SAFETYSIGN')) {
     traffic.signs = convertSigns(localFeatures('B1_SAFETYSIGN'), rightOf, layerSummary('B1_SAFETYSIGN'));
+  }
+  if (projected.has('B3_SURFACEMARK')) {
+    traffic.crosswalks = convertCrosswalks(localFeatures('B3_SURFACEMARK'), laneShapes, layerSummary('B3_SURFACEMARK'), summary.crosswalks);
+    const cw = summary.crosswalks;
+    if (cw.axisFromLongSide) summary.warnings.push(`B3_SURFACEMARK: ${cw.axisFromLongSide} of ${cw.total} crosswalks have no lane through them: walking axis along the outline's long side`);
   }
   for (const name of ['C1_TRAFFICLIGHT', 'B1_SAFETYSIGN'] as const) {
     const missingLink = summary.layers[name]?.lanes?.[LINK_NOT_A_LANE];

@@ -24,7 +24,7 @@ describe.skipIf(!RUN)('NGII converter on the real K-City release (UTM 52N, CP949
     expect(map.map.counts).toEqual({ lane: 809, road_line: 1574, road_edge: 692, speed_bump: 6 });
     expect(map.map.road_edges_cut_at_lane_crossings).toBe(12);
     expect(Object.fromEntries(Object.entries(summary.layers).map(([k, v]) => [k, v!.read]))).toEqual({
-      A1_NODE: 712, A2_LINK: 809, B2_SURFACELINEMARK: 1574, C3_VEHICLEPROTECTIONSAFETY: 690, C4_SPEEDBUMP: 6, C1_TRAFFICLIGHT: 81, B1_SAFETYSIGN: 198,
+      A1_NODE: 712, A2_LINK: 809, B2_SURFACELINEMARK: 1574, C3_VEHICLEPROTECTIONSAFETY: 690, C4_SPEEDBUMP: 6, C1_TRAFFICLIGHT: 81, B1_SAFETYSIGN: 198, B3_SURFACEMARK: 301,
     });
     expect(summary.layers.C3_VEHICLEPROTECTIONSAFETY?.skipped).toEqual({ 'Type 6 median opening (not a barrier)': 2 });
     expect(summary.layers.A2_LINK?.encoding).toMatch(/^euc-kr/);

@@ -88,8 +88,8 @@ describe('NGII converter on synthetic shapefiles with every quirk', () => {
     expect(summary.layers.C3_VEHICLEPROTECTIONSAFETY?.skipped).toEqual({ 'Type 6 median opening (not a barrier)': 1 });
     expect(summary.unknownCodes).toEqual({ 'B2 Type 777 → 5 ROAD_LINE_UNKNOWN': 1 });
     expect(summary.duplicateVerticesDropped).toBe(1);
-    expect(summary.missing).toEqual(['C1_TRAFFICLIGHT', 'B1_SAFETYSIGN']); // optional: no signal heads or signs
-    expect(map.traffic_control).toEqual({ signals: [], stop_lines: [{ id: 'B2', geometry: expect.any(Array), lanes: ['L1'] }], signs: [] });
+    expect(summary.missing).toEqual(['C1_TRAFFICLIGHT', 'B1_SAFETYSIGN', 'B3_SURFACEMARK']); // optional: no signal heads, signs or crosswalks
+    expect(map.traffic_control).toEqual({ signals: [], crosswalks: [], stop_lines: [{ id: 'B2', geometry: expect.any(Array), lanes: ['L1'] }], signs: [] });
 
     const lanes = map.map.lane_graph.lanes as Array<Record<string, any>>;
     const l1 = lanes.find((l) => l.id === 'L1')!;
@@ -180,7 +180,7 @@ describe('NGII converter on synthetic shapefiles with every quirk', () => {
     const { rmSync } = await import('node:fs');
     for (const ext of ['shp', 'shx', 'dbf', 'prj']) rmSync(join(dir, `C4_SPEEDBUMP.${ext}`));
     const { map, summary } = await convertNgii(dir);
-    expect(summary.missing).toEqual(['C4_SPEEDBUMP', 'C1_TRAFFICLIGHT', 'B1_SAFETYSIGN']);
+    expect(summary.missing).toEqual(['C4_SPEEDBUMP', 'C1_TRAFFICLIGHT', 'B1_SAFETYSIGN', 'B3_SURFACEMARK']);
     expect(summary.warnings.join(' ')).toMatch(/C4_SPEEDBUMP is missing/);
     expect(map.map.counts.speed_bump).toBeUndefined();
     await expect(convertNgii(mkdtempSync(join(tmpdir(), 'ngii-e-')))).rejects.toThrow(/no NGII layer with geometry found/);
@@ -291,7 +291,7 @@ describe('NGII traffic control on synthetic shapefiles: signal heads, stop lines
     expect(c1.codes['Type 2 vehicle_horizontal_4_colour_a (차량횡형-사색등A)']).toBe(1);
     expect(summary.unknownCodes).toEqual({ 'C1 Type 42 → signal head kind other': 1 });
     expect(summary.warnings.some((w) => /C1_TRAFFICLIGHT: 1 records name a LinkID that is not a lane/.test(w))).toBe(true);
-    expect(summary.missing).toEqual(['C3_VEHICLEPROTECTIONSAFETY', 'C4_SPEEDBUMP']);
+    expect(summary.missing).toEqual(['C3_VEHICLEPROTECTIONSAFETY', 'C4_SPEEDBUMP', 'B3_SURFACEMARK']);
     // nothing of this reaches roads
     expect(map.map.counts).toEqual({ lane: 8, road_line: 4, road_edge: expect.any(Number) });
     expect(map.roads.some((r) => /^(H|G)\d$/.test(r.source_id))).toBe(false);
