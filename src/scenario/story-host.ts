@@ -227,6 +227,8 @@ export class StoryHost {
     for (const p of this.poses) {
       if (this.asNpc.has(p.id) || !this.inScene.has(p.id)) continue;
       const r: EgoReport = { egoId: p.id, x: p.x, y: p.y, yaw: p.yaw, speed: p.speed, length: p.length, width: p.width, simulated: true, actor: true };
+      // a person is listed as one (NpcState.kind) at its target's size; a vehicle's report stays as it was
+      if (p.kind !== 'vehicle') r.kind = p.kind;
       this.reported.set(p.id, r);
       this.sink.updateEgo(r, tS);
     }

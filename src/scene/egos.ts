@@ -18,6 +18,7 @@
  */
 import type { ClockSource } from '../time/fix-clock.js';
 import type { TrafficEngine } from '../traffic/engine.js';
+import type { ObjectKind } from '../traffic/object-kind.js';
 import type { LaneNetwork } from '../traffic/lanes.js';
 import type { SceneConfig } from './config.js';
 import { InputError } from './errors.js';
@@ -75,6 +76,8 @@ export interface EgoReport {
   actor?: boolean;
   /** a test case found it touching the vehicle under test at this time: flagged (collided) in the frames until its next report */
   contact?: boolean;
+  /** a scripted actor that is a person (absent: a vehicle), listed with this kind among the NPCs */
+  kind?: ObjectKind;
 }
 
 /**
@@ -133,6 +136,8 @@ export interface EgoState {
   actorNumber?: number;
   /** EgoReport.contact of its latest report (present only when true) */
   contact?: boolean;
+  /** EgoReport.kind of a scripted actor that is a person (absent: a vehicle) */
+  kind?: ObjectKind;
 }
 
 interface Ego extends EgoState {
@@ -221,6 +226,7 @@ export class EgoRegistry {
     }
     if (r.actor) ego.actorNumber = prev?.actorNumber ?? this.actors++;
     if (r.contact) ego.contact = true;
+    if (r.kind !== undefined && r.kind !== 'vehicle') ego.kind = r.kind;
     this.egos.set(r.egoId, ego);
     if (!prev) this.emit({ type: 'ego_connected', egoId: r.egoId, t });
     return true;
@@ -327,6 +333,7 @@ export class EgoRegistry {
       }
       if (e.actorNumber !== undefined) s.actorNumber = e.actorNumber;
       if (e.contact) s.contact = true;
+      if (e.kind !== undefined) s.kind = e.kind;
       out.push(s);
     }
     return out;

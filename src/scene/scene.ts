@@ -328,6 +328,7 @@ export class LiveScene {
         else npcs.push({
           id: ACTOR_ID_BASE + e.actorNumber, x: e.x, y: e.y, yaw: e.yaw, vx: e.speed * Math.cos(e.yaw), vy: e.speed * Math.sin(e.yaw), speed: e.speed,
           length: e.length, width: e.width, goalX: e.x, goalY: e.y, collided: e.collided || e.contact === true, offroad: false, auto: false, hold: 'none', actor: e.egoId,
+          ...(e.kind !== undefined ? { kind: e.kind } : {}),
         });
       }
     }

@@ -7,7 +7,7 @@
  * - continue: the script goes on as it was (running speed, lane change and time-gap actions run to their end);
  * - stop: each brakes to a standstill in its lane at a moderate rate (a lane change under way still lands);
  * - leave: each drives on along the road at its lane's speed limit (its present speed where the map gives none),
- *   easing to it, and to the next lane's as it moves on.
+ *   easing to it, and to the next lane's as it moves on; a person (pedestrian, cyclist) goes on at its own pace.
  */
 import type { LaneNetwork } from '../../traffic/lanes.js';
 import type { ScriptedActor } from './motion.js';
@@ -47,6 +47,8 @@ export class AfterEndMotion {
 
   private leave(a: ScriptedActor, i: number, t: number): void {
     this.laneSet[i] = a.lane;
+    // a lane's speed limit is a car's: a person walks (or rides) on as it was
+    if (a.kind !== 'vehicle') return;
     const limit = a.lane >= 0 ? this.net.lanes[a.lane].speedLimit : NaN;
     if (Number.isFinite(limit)) a.startProfile(t, limit, AFTER_END_LEAVE_MPS2, null, 'linear');
   }

@@ -6,10 +6,15 @@
  * Its yaw is the lane's direction plus the angle of the lateral rate over the speed. One actor owns one
  * longitudinal and one lateral action at a time (OpenSCENARIO's control domains): the runner ends the one
  * running when another starts.
+ *
+ * A person crossing the road (start.cross) moves the same way, but across its lane: it stays at one s and its
+ * offset grows (or shrinks) by the distance its speed covers, its body turned at right angles to the lane, until
+ * it reaches the end of its path and stands.
  */
 import type { LaneNetwork, LanePosition } from '../../traffic/lanes.js';
 import { along, lanePoseInto, nextLane, projectOnLane, type Along, type LaneProjection, type PoseOut } from './geometry.js';
 import { shapeIntegral, shapeSlope, shapeValue } from './shapes.js';
+import type { ObjectKind } from '../../traffic/object-kind.js';
 import type { Shape } from './spec.js';
 import type { ActorPose, StoryVehicle } from './world.js';
 
@@ -23,6 +28,8 @@ const GAP_TAU = 0.5;
 const GAP_MIN_M = 2;
 /** a lane change or take-over needs the actor within this of its new lane's centre line [m] */
 export const MAX_LANE_OFFSET_M = 8;
+
+const HALF_PI = Math.PI / 2;
 
 /** advance's result bits */
 export const LON_DONE = 1, LAT_DONE = 2, END_OF_ROAD = 4;
@@ -42,6 +49,10 @@ export class ScriptedActor implements StoryVehicle {
   route: Int32Array | null = null;
   endOfRoad = false;
   lon: 'none' | 'profile' | 'gap' = 'none';
+  /** crossing the lane: +1 walking to its left, −1 to its right (0: moving along it) */
+  across = 0;
+  /** … the offset where its path ends */
+  acrossEnd = 0;
   lat: 'none' | 'change' = 'none';
   /** keep_time_gap's other vehicle (its id; the runner hands its view to advance) */
   gapTo = '';
@@ -71,12 +82,15 @@ export class ScriptedActor implements StoryVehicle {
     readonly width: number,
     public controller: 'script' | 'policy',
     private readonly net: LaneNetwork,
+    readonly kind: ObjectKind = 'vehicle',
   ) {}
 
-  placeAt(lane: number, s: number, offset: number, speed: number): void {
+  placeAt(lane: number, s: number, offset: number, speed: number, across = 0, acrossEnd = 0): void {
     this.lane = lane;
     this.s = s;
     this.offset = offset;
+    this.across = across;
+    this.acrossEnd = acrossEnd;
     this.speed = speed;
     this.accel = 0;
     this.lon = 'none';
@@ -222,6 +236,21 @@ export class ScriptedActor implements StoryVehicle {
         this.latRate = ((this.cD1 - this.cD0) / this.cT) * shapeSlope(this.cShape, u);
       }
     }
+    if (this.across !== 0) {
+      // across the lane: the distance covered moves it sideways, up to the end of its path
+      this.offset += this.across * ds;
+      if (this.across * (this.offset - this.acrossEnd) >= 0) {
+        this.offset = this.acrossEnd;
+        this.speed = 0;
+        this.accel = 0;
+        if (this.lon !== 'none') bits |= LON_DONE;
+        this.lon = 'none';
+        if (!this.endOfRoad) bits |= END_OF_ROAD;
+        this.endOfRoad = true;
+      }
+      this.updatePose();
+      return bits;
+    }
     this.s += ds;
     for (let hops = 0; hops < 64 && this.s > this.net.lanes[this.lane].length; hops++) {
       const nx = nextLane(this.net, this.lane, this.preferredNext());
@@ -261,7 +290,7 @@ export class ScriptedActor implements StoryVehicle {
     const c = Math.cos(this.pose.yaw), sn = Math.sin(this.pose.yaw);
     this.x = this.pose.x - this.offset * sn;
     this.y = this.pose.y + this.offset * c;
-    this.yaw = this.pose.yaw + Math.atan2(this.latRate, Math.max(this.speed, YAW_SPEED_FLOOR));
+    this.yaw = this.across !== 0 ? this.pose.yaw + this.across * HALF_PI : this.pose.yaw + Math.atan2(this.latRate, Math.max(this.speed, YAW_SPEED_FLOOR));
   }
 
   writeTo(out: ActorPose): void {
@@ -274,5 +303,6 @@ export class ScriptedActor implements StoryVehicle {
     out.s = this.s;
     out.offset = this.offset;
     out.controller = this.controller;
+    out.kind = this.kind;
   }
 }

@@ -10,11 +10,13 @@ import { readAction } from './parse-actions.js';
 import { readCondition } from './parse-conditions.js';
 import { readCriterion } from './parse-criteria.js';
 import { StoryFields } from './parse-fields.js';
-import { AFTER_END, DEFAULT_QUALITY_LIMITS, REMOVE_BEYOND_M, type ActorSpec, type ActorStart, type AfterEnd, type EventSpec, type Priority, type StorySpec } from './spec.js';
+import { OBJECT_KINDS, type ObjectKind } from '../../traffic/object-kind.js';
+import { AFTER_END, DEFAULT_QUALITY_LIMITS, REMOVE_BEYOND_M, type ActorSpec, type ActorStart, type AfterEnd, type EventSpec, type ImpactSpec, type Priority, type StorySpec } from './spec.js';
+import { DEFAULT_TARGET, MAX_PERSON_SPEED_MPS, TARGET_SIZES, VRU_TARGETS, type VruTarget } from './targets.js';
 
 const STORY_KEYS = ['start', 'actors', 'events', 'criteria', 'end', 'start_timeout_s', 'after_end', 'remove_beyond_m', 'quality'];
 const QUALITY_KEYS = ['max_fix_gap_s', 'max_frame_gap_s', 'max_actor_error_m'];
-const ACTOR_KEYS = ['id', 'start', 'size', 'controller'];
+const ACTOR_KEYS = ['id', 'kind', 'target', 'start', 'size', 'controller'];
 const EVENT_KEYS = ['id', 'trigger', 'actions', 'priority', 'repeat'];
 const PRIORITIES: readonly Priority[] = ['parallel', 'override', 'skip'];
 
@@ -40,6 +42,7 @@ function readStory(f: StoryFields, doc: unknown): StorySpec {
     eventIds.add(id);
   });
   const events = eventDocs.map((e, i) => readEvent(f, e, `story.events[${i}]`, actorIds, eventIds));
+  checkPeopleActions(f, actors, events, eventDocs);
   const names = new Map<string, number>();
   const criteria = f.list(s.criteria, 'story.criteria', true).map((c, i) => readCriterion(f, c, `story.criteria[${i}]`, names));
   const end = s.end === undefined || s.end === null ? null : readCondition(f, s.end, 'story.end', eventIds);
@@ -60,26 +63,85 @@ function readStory(f: StoryFields, doc: unknown): StorySpec {
 }
 
 function readActor(f: StoryFields, v: unknown, key: string): ActorSpec {
-  const a = f.map(v, key, 'an actor {id, start, size, controller}');
+  const a = f.map(v, key, 'an actor {id, kind, target, start, size, controller}');
   f.keys(a, ACTOR_KEYS, key);
   const id = f.id(a.id, `${key}.id`, 'an actor id');
+  const kind = a.kind ?? 'vehicle';
+  if (!OBJECT_KINDS.includes(kind as ObjectKind)) f.fail(`${key}.kind`, `expected one of ${OBJECT_KINDS.join(', ')}, got ${JSON.stringify(kind)}`);
+  const target = readTarget(f, a.target, kind as ObjectKind, `${key}.target`);
   const size = a.size === undefined || a.size === null ? {} : f.map(a.size, `${key}.size`, 'a map {length, width} in metres');
   f.keys(size, ['length', 'width'], `${key}.size`);
   const controller = a.controller ?? 'script';
   if (controller !== 'script' && controller !== 'policy') f.fail(`${key}.controller`, `expected script or policy, got ${JSON.stringify(controller)}`);
+  if (controller === 'policy' && kind !== 'vehicle') f.fail(`${key}.controller`, `a ${kind as string} is moved by its script: the NPC policy drives vehicles only`);
+  const start = readStart(f, a.start, `${key}.start`);
+  if (kind === 'vehicle' && start.kind === 'cross') f.fail(`${key}.start.cross`, 'a vehicle does not cross the road on foot: give kind: pedestrian or cyclist');
+  const person = kind === 'vehicle' ? null : (kind as 'pedestrian' | 'cyclist');
+  if (person) personSpeed(f, start.speed, person, `${key}.start`, a.start as Record<string, unknown>);
+  const body = target ? TARGET_SIZES[target] : null;
+  // people: from 0.2 m (a child's body) to the target sizes and a little more; vehicles as before
+  const minLen = person ? 0.2 : 0.5, minWid = person ? 0.2 : 0.3;
   return {
     id,
-    start: readStart(f, a.start, `${key}.start`),
-    length: f.num(size, 'length', `${key}.size`, 'a length in metres within [0.5, 30]', 0.5, 30, 4.5),
-    width: f.num(size, 'width', `${key}.size`, 'a width in metres within [0.3, 5]', 0.3, 5, 2.0),
+    kind: kind as ObjectKind,
+    target,
+    start,
+    length: f.num(size, 'length', `${key}.size`, `a length in metres within [${minLen}, ${person ? 3 : 30}]`, minLen, person ? 3 : 30, body?.length ?? 4.5),
+    width: f.num(size, 'width', `${key}.size`, `a width in metres within [${minWid}, ${person ? 1.5 : 5}]`, minWid, person ? 1.5 : 5, body?.width ?? 2.0),
     controller,
     key,
   };
 }
 
+/** The Euro NCAP target of a person (its default for the kind when absent); none for a vehicle. */
+function readTarget(f: StoryFields, v: unknown, kind: ObjectKind, key: string): VruTarget | null {
+  if (kind === 'vehicle') {
+    if (v !== undefined && v !== null) f.fail(key, `a target (${VRU_TARGETS.join(', ')}) is a person: give kind: pedestrian or cyclist`);
+    return null;
+  }
+  const t = v ?? DEFAULT_TARGET[kind];
+  if (!VRU_TARGETS.includes(t as VruTarget)) f.fail(key, `expected one of ${VRU_TARGETS.join(', ')}, got ${JSON.stringify(t)}`);
+  if (TARGET_SIZES[t as VruTarget].kind !== kind) f.fail(key, `${t as string} is a ${TARGET_SIZES[t as VruTarget].kind} target, not a ${kind}'s`);
+  return t as VruTarget;
+}
+
+/** A person's scripted speed [m/s] no faster than a person of its kind moves (MAX_PERSON_SPEED_MPS). */
+function personSpeed(f: StoryFields, speed: number, kind: 'pedestrian' | 'cyclist', key: string, m: Record<string, unknown>, base = 'speed'): void {
+  const max = MAX_PERSON_SPEED_MPS[kind];
+  if (speed <= max + 1e-9) return;
+  const field = m[`${base}_kmh`] !== undefined ? `${base}_kmh` : `${base}_mps`;
+  f.fail(`${key}.${field}`, `a ${kind} at ${(speed * 3.6).toFixed(1)} km/h: expected at most ${(max * 3.6).toFixed(0)} km/h`);
+}
+
+/** The impact point of a start: `impact: {of, percent, side}` (side near or far; a crossing's comes from its `from`). */
+function readImpact(f: StoryFields, v: unknown, key: string, side: 'near' | 'far' | null): ImpactSpec {
+  const m = f.map(v, key, 'an impact point {of, percent, side} (percent of the vehicle\'s width from its near or far side)');
+  f.keys(m, side ? ['of', 'percent'] : ['of', 'percent', 'side'], key);
+  const s = side ?? m.side ?? 'near';
+  if (s !== 'near' && s !== 'far') f.fail(`${key}.side`, `expected near (from the right) or far (from the left), got ${JSON.stringify(s)}`);
+  return { of: f.id(m.of, `${key}.of`, 'a vehicle id (the vehicle under test)'), share: f.num(m, 'percent', key, 'a share of the vehicle\'s width in percent within [0, 100]', 0, 100) / 100, side: s };
+}
+
 function readStart(f: StoryFields, v: unknown, key: string): ActorStart {
-  const m = f.map(v, key, 'a start {lane, s_m} or {ahead_of, gap_m, lane} or {x, y}');
+  const m = f.map(v, key, 'a start {lane, s_m}, {ahead_of, gap_m, lane}, {x, y} or {cross, impact}');
   const offset = f.num(m, 'offset_m', key, 'a lateral offset in metres (left positive) within [-5, 5]', -5, 5, 0);
+  if (m.cross !== undefined) {
+    f.keys(m, ['cross', 'impact', 'speed_kmh', 'speed_mps'], key);
+    const c = f.map(m.cross, `${key}.cross`, 'a crossing {lane, s_m, from, distance_m, beyond_m}');
+    f.keys(c, ['lane', 's_m', 'from', 'distance_m', 'beyond_m'], `${key}.cross`);
+    const from = c.from;
+    if (from !== 'near' && from !== 'far') f.fail(`${key}.cross.from`, `expected near (from the right, walking left) or far (from the left, walking right), got ${JSON.stringify(from)}`);
+    if (m.impact === undefined) f.fail(`${key}.impact`, "missing: expected the impact point {of, percent} where the crossing meets the vehicle's front");
+    return {
+      kind: 'cross',
+      lane: f.id(String(c.lane), `${key}.cross.lane`, 'a lane id'),
+      s: f.num(c, 's_m', `${key}.cross`, 'a distance along the lane in metres ≥ 0', 0, 1e6),
+      distance: f.num(c, 'distance_m', `${key}.cross`, 'the distance from its start to the impact point in metres within (0, 50]', 0, 50, undefined, true),
+      beyond: f.num(c, 'beyond_m', `${key}.cross`, 'how far it walks on past the impact point in metres within [0, 50]', 0, 50, 8),
+      impact: readImpact(f, m.impact, `${key}.impact`, from),
+      speed: f.speed(m, 'speed', key, 0),
+    };
+  }
   if (m.ahead_of !== undefined) {
     f.keys(m, ['ahead_of', 'gap_m', 'lane', 'offset_m', 'speed_kmh', 'speed_mps'], key);
     const lane = m.lane ?? 'same';
@@ -94,15 +156,37 @@ function readStart(f: StoryFields, v: unknown, key: string): ActorStart {
     };
   }
   if (m.lane !== undefined) {
-    f.keys(m, ['lane', 's_m', 'offset_m', 'speed_kmh', 'speed_mps'], key);
-    return { kind: 'lane', lane: f.id(String(m.lane), `${key}.lane`, 'a lane id'), s: f.num(m, 's_m', key, 'a distance along the lane in metres ≥ 0', 0, 1e6, 0), offset, speed: f.speed(m, 'speed', key, 0) };
+    f.keys(m, ['lane', 's_m', 'offset_m', 'impact', 'speed_kmh', 'speed_mps'], key);
+    if (m.impact !== undefined && m.offset_m !== undefined) f.fail(`${key}.offset_m`, 'give offset_m or impact, not both (the impact point sets the offset)');
+    const lane = { kind: 'lane' as const, lane: f.id(String(m.lane), `${key}.lane`, 'a lane id'), s: f.num(m, 's_m', key, 'a distance along the lane in metres ≥ 0', 0, 1e6, 0), offset, speed: f.speed(m, 'speed', key, 0) };
+    return m.impact === undefined ? lane : { ...lane, impact: readImpact(f, m.impact, `${key}.impact`, null) };
   }
   if (m.x !== undefined || m.y !== undefined) {
     f.keys(m, ['x', 'y', 'yaw_deg', 'offset_m', 'speed_kmh', 'speed_mps'], key);
     const yaw = m.yaw_deg === undefined || m.yaw_deg === null ? null : (f.num(m, 'yaw_deg', key, 'a yaw in degrees within [-360, 360] (ENU: 0 = east, 90 = north)', -360, 360) * Math.PI) / 180;
     return { kind: 'xy', x: f.num(m, 'x', key, 'x in metres (map frame)', -1e7, 1e7), y: f.num(m, 'y', key, 'y in metres (map frame)', -1e7, 1e7), yaw, offset, speed: f.speed(m, 'speed', key, 0) };
   }
-  f.fail(key, 'expected {lane, s_m, speed_kmh}, {ahead_of, gap_m, lane, speed_kmh} or {x, y, yaw_deg, speed_kmh}');
+  f.fail(key, 'expected {lane, s_m, speed_kmh}, {ahead_of, gap_m, lane, speed_kmh}, {x, y, yaw_deg, speed_kmh} or {cross: {lane, s_m, from, distance_m}, impact: {of, percent}, speed_kmh}');
+}
+
+/**
+ * What a person cannot be scripted to do: a speed beyond a person's, a lane change or a time gap while crossing
+ * the road (its path is across the lanes), a hand-over to the NPC policy (which drives vehicles).
+ */
+function checkPeopleActions(f: StoryFields, actors: readonly ActorSpec[], events: readonly EventSpec[], docs: readonly unknown[]): void {
+  const byId = new Map(actors.map((a) => [a.id, a]));
+  events.forEach((e, i) => e.actions.forEach((a, j) => {
+    if (a.kind === 'set_signal') return;
+    const actor = byId.get(a.actor);
+    if (!actor || actor.kind === 'vehicle') return;
+    const person = actor.kind;
+    if (a.kind === 'speed') {
+      const doc = (docs[i] as { actions: Array<{ speed: Record<string, unknown> }> }).actions[j].speed;
+      personSpeed(f, a.target, person, `${a.key}.speed`, doc, 'target');
+    }
+    if (a.kind === 'hand_to_policy') f.fail(`${a.key}.hand_to_policy`, `${actor.id} is a ${person}: the NPC policy drives vehicles only`);
+    if (actor.start.kind === 'cross' && (a.kind === 'lane_change' || a.kind === 'keep_time_gap')) f.fail(`${a.key}.${a.kind}`, `${actor.id} crosses the road (start.cross): its path runs across the lanes, so it has no ${a.kind === 'lane_change' ? 'lane to change' : 'lane to keep a time gap along'}`);
+  }));
 }
 
 function readEvent(f: StoryFields, v: unknown, key: string, actors: ReadonlySet<string>, events: ReadonlySet<string>): EventSpec {

@@ -14,6 +14,18 @@ export interface Placement {
   s: number;
   offset: number;
   speed: number;
+  /** a person crossing the lane: +1 walking to its left, −1 to its right (0: moving along the lane) */
+  across?: number;
+  /** … and the offset it stops at */
+  acrossEnd?: number;
+}
+
+/**
+ * The impact point's offset left of the lane's centre line [m]: `share` of the vehicle's width from its near side
+ * (the right: −w/2 + share·w) or its far side (the left: w/2 − share·w), the vehicle on the centre line.
+ */
+export function impactOffset(share: number, side: 'near' | 'far', width: number): number {
+  return side === 'near' ? -width / 2 + share * width : width / 2 - share * width;
 }
 
 /** a point given by x, y (or a vehicle to place relative to) must be this close to a lane [m] */
@@ -42,12 +54,20 @@ export function pastLaneEnd(net: LaneNetwork, lane: number, s: number): string |
 export function placeActor(a: ActorSpec, net: LaneNetwork, prev: readonly number[][], view: (id: string) => StoryVehicle | null): Placement | string {
   const st = a.start;
   const proj: LaneProjection = { s: 0, offset: 0 };
-  if (st.kind === 'lane') {
+  if (st.kind === 'lane' || st.kind === 'cross') {
     const lane = laneIndex(net, st.lane);
     if (typeof lane === 'string') return lane;
     const past = pastLaneEnd(net, lane, st.s);
     if (past) return past;
-    return { lane, s: st.s, offset: st.offset, speed: st.speed };
+    if (st.kind === 'lane' && !st.impact) return { lane, s: st.s, offset: st.offset, speed: st.speed };
+    const impact = st.impact!;
+    const ego = view(impact.of);
+    if (!ego) return `unknown vehicle '${impact.of}' whose front the impact point is on`;
+    const at = impactOffset(impact.share, impact.side, ego.width);
+    if (st.kind === 'lane') return { lane, s: st.s, offset: at, speed: st.speed };
+    // from the near side (the right) it walks to the left, from the far side to the right
+    const dir = impact.side === 'near' ? 1 : -1;
+    return { lane, s: st.s, offset: at - dir * st.distance, speed: st.speed, across: dir, acrossEnd: at + dir * st.beyond };
   }
   if (st.kind === 'xy') {
     const p = net.locate(st.x, st.y, st.yaw ?? undefined, SNAP_M);

@@ -84,7 +84,7 @@ export class StoryRunner implements StoryContext {
 
   constructor(readonly spec: StorySpec, private readonly net: LaneNetwork) {
     this.prev = predecessors(net);
-    this.actors = spec.actors.map((a) => new ScriptedActor(a.id, a.length, a.width, a.controller, net));
+    this.actors = spec.actors.map((a) => new ScriptedActor(a.id, a.length, a.width, a.controller, net, a.kind));
     spec.actors.forEach((a, i) => this.actorIndex.set(a.id, i));
     this.references = new StoryReferences(spec, net);
     this.lonRun = this.actors.map(() => null);
@@ -126,7 +126,7 @@ export class StoryRunner implements StoryContext {
 
   /** An output array for place and step: one pose per actor, in the story's order. */
   newPoses(): ActorPose[] {
-    return this.actors.map((a) => ({ id: a.id, x: 0, y: 0, yaw: 0, speed: 0, accel: 0, length: a.length, width: a.width, lane: '', s: 0, offset: 0, controller: a.controller }));
+    return this.actors.map((a) => ({ id: a.id, x: 0, y: 0, yaw: 0, speed: 0, accel: 0, length: a.length, width: a.width, lane: '', s: 0, offset: 0, controller: a.controller, kind: a.kind }));
   }
 
   /** Starts the story at world.t with the actors at their start poses (written into `out`). Throws StoryRefused when validate finds problems. */
@@ -198,7 +198,7 @@ export class StoryRunner implements StoryContext {
           this.latRun[i] = null;
           if (!this.ended) this.finishAction(lat, t1);
         }
-        if (bits & END_OF_ROAD && !this.ended) this.happen('actor_end_of_road', a.id, `${a.id} reached the end of lane ${laneName(this.net, a.lane)} and stopped`, t1);
+        if (bits & END_OF_ROAD && !this.ended) this.happen('actor_end_of_road', a.id, a.across !== 0 ? `${a.id} reached the end of its path across lane ${laneName(this.net, a.lane)} and stands` : `${a.id} reached the end of lane ${laneName(this.net, a.lane)} and stopped`, t1);
       }
       a.writeTo(out[i]);
     }

@@ -6,6 +6,8 @@
  * ConditionGroups, `all` = one ConditionGroup), `end` is the Storyboard's StopTrigger. Units are in the key
  * names (`_s`, `_m`, `_kmh`, `_mps2`); here everything is SI (m, s, m/s, m/s², rad). Parsed in parse.ts.
  */
+import type { ObjectKind } from '../../traffic/object-kind.js';
+import type { VruTarget } from './targets.js';
 
 /** How a value moves from start to target (OpenSCENARIO DynamicsShape): f(0) = 0, f(1) = 1. */
 export type Shape = 'linear' | 'cubic' | 'sinusoidal' | 'step';
@@ -17,10 +19,31 @@ export type PointSpec = { kind: 'xy'; x: number; y: number } | { kind: 'lane'; l
 /** Where the vehicle under test must stop before: a place, or another vehicle (its nearest end). */
 export type StopPoint = PointSpec | { kind: 'vehicle'; id: string };
 
+/**
+ * An impact point across the vehicle under test's front (Euro NCAP's "25 %", "50 %", "75 %"): `share` of `of`'s
+ * width from its near side (the right, in right-hand traffic) or its far side (the left). The vehicle is taken to
+ * drive on the lane's centre line (the driving line): the point is that far across the lane from it.
+ */
+export interface ImpactSpec {
+  of: string;
+  /** 0..1 */
+  share: number;
+  side: 'near' | 'far';
+}
+
 /** Where an actor starts. */
 export type ActorStart =
-  /** on a lane, s metres from its start, offset metres left of its centre (OpenSCENARIO LanePosition) */
-  | { kind: 'lane'; lane: string; s: number; offset: number; speed: number }
+  /**
+   * on a lane, s metres from its start, offset metres left of its centre (OpenSCENARIO LanePosition); with
+   * `impact`, the offset is the impact point's (a person walking along the lane ahead: CPLA, CBLA)
+   */
+  | { kind: 'lane'; lane: string; s: number; offset: number; speed: number; impact?: ImpactSpec }
+  /**
+   * across a lane (a person crossing the road: CPNA, CPFA, CPNC, CBNA, CBFA): a straight path at right angles to
+   * the lane at s, through the impact point; the person starts `distance` metres from it on the `impact.side` side
+   * (near: from the right, walking left; far: from the left, walking right) and stops `beyond` metres past it
+   */
+  | { kind: 'cross'; lane: string; s: number; distance: number; beyond: number; impact: ImpactSpec; speed: number }
   /** at a point, snapped onto the nearest lane within 3 m running along yaw (any direction when yaw is null) */
   | { kind: 'xy'; x: number; y: number; yaw: number | null; offset: number; speed: number }
   /**
@@ -32,6 +55,10 @@ export type ActorStart =
 
 export interface ActorSpec {
   id: string;
+  /** what it is (a vehicle unless the case says otherwise): people have the sizes of their target (targets.ts) */
+  kind: ObjectKind;
+  /** the Euro NCAP target a person is (null: a vehicle) */
+  target: VruTarget | null;
   start: ActorStart;
   length: number;
   width: number;

@@ -72,7 +72,7 @@ export function validateStory(spec: StorySpec, net: LaneNetwork, refs: StoryRefe
       placements.push(null);
       return;
     }
-    actors[i].placeAt(p.lane, p.s, p.offset, p.speed);
+    actors[i].placeAt(p.lane, p.s, p.offset, p.speed, p.across ?? 0, p.acrossEnd ?? 0);
     placements.push(p);
   });
   // lane changes to a side no lane along the actor's way has

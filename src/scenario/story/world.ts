@@ -3,6 +3,7 @@
  * a StoryWorld snapshot at simulation time t; the story never looks at a clock or the scene itself, so the same
  * snapshots give the same actor motion, events and verdict.
  */
+import type { ObjectKind } from '../../traffic/object-kind.js';
 
 /** One vehicle as the host sees it at t. Map frame (ENU metres), reference point = the box centre. */
 export interface StoryVehicle {
@@ -39,6 +40,8 @@ export interface ActorPose extends StoryVehicle {
   offset: number;
   /** script: put it at this pose; policy: the host's NPC policy drives it (the pose mirrors the world's) */
   controller: 'script' | 'policy';
+  /** what it is: a vehicle, or a person at its target's size (the frames list it with this kind) */
+  kind: ObjectKind;
 }
 
 /** Something the host must do (the story itself never touches the scene). */
