@@ -98,7 +98,9 @@ export const signalEntrySchema = {
     time_to_change_s: { type: ['number', 'null'], description: 'seconds until the plan changes it (0.1 s steps; at a vehicle-actuated junction the earliest it can: greens at their shortest, or as long as arriving vehicles extend them), or the yellow left while a live input clears; null while set live' },
     source: { enum: ['plan', 'live', 'transition'], description: 'what drives it: the fixed-time plan, a live input, or the clearance (yellow, all-red) between the two' },
     left: { type: 'boolean', description: 'a protected left-turn group' },
-    lanes: { ...strList, description: 'ids of the lanes its movements start on' },
+    lanes: { ...strList, description: 'ids of the lanes its movements start on (none for a walk group)' },
+    walk: { enum: ['walk', 'flashing', 'dont_walk'], description: 'extension: a walk group (<junction>.walk.<n>, a crosswalk at a signalised junction) and what it shows people; its code is G (walk), y (flashing: do not start crossing) or r. Absent for vehicle groups' },
+    crosswalks: { ...strList, description: 'extension: a walk group\'s crosswalk ids (the map\'s traffic_control.crosswalks)' },
   },
 } as const;
 

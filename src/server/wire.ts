@@ -252,15 +252,24 @@ export interface SignalEntry {
   source: SignalGroupState['source'];
   left: boolean;
   lanes: readonly string[];
+  /** a walk group: what it shows people (absent for vehicle groups) */
+  walk?: SignalGroupState['walk'];
+  /** a walk group's crosswalk ids (the map's traffic_control.crosswalks) */
+  crosswalks?: readonly string[];
 }
 
 const r1 = (v: number) => Math.round(v * 10) / 10;
 
 export function signalEntry(g: SignalGroupState): SignalEntry {
-  return {
+  const e: SignalEntry = {
     id: g.id, numeric_id: g.numeric_id, junction: g.junction, state: g.state, code: g.code,
     time_to_change_s: g.time_to_change_s === null ? null : r1(g.time_to_change_s), source: g.source, left: g.left, lanes: g.lanes,
   };
+  if (g.walk !== undefined) {
+    e.walk = g.walk;
+    e.crosswalks = g.crosswalks ?? [];
+  }
+  return e;
 }
 
 export type RunState = 'running' | 'paused' | 'stopped';

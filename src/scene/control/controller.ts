@@ -17,6 +17,7 @@ import { actuatedTarget, actuatedTimeToChange, type SignalDetection } from './ac
 export { SignalDetection } from './actuated.js';
 import type { ControlledJunction, SignalGroup, TrafficLayout } from './layout.js';
 import { GROUP_STATE_CODES, groupsConflict, PLAN_LIMITS, stateConflicts, validatePlan, type GroupStateCode, type SignalPlan } from './plan.js';
+import type { WalkLayout } from './walk-layout.js';
 
 export type SignalColour = 'green' | 'green_yield' | 'yellow' | 'red' | 'off';
 
@@ -33,6 +34,10 @@ export interface SignalGroupState {
   source: 'plan' | 'live' | 'transition';
   left: boolean;
   lanes: readonly string[];
+  /** a walk group (walk-signals.ts): what it shows people — absent for vehicle groups */
+  walk?: 'walk' | 'flashing' | 'dont_walk';
+  /** a walk group's crosswalk (the map's traffic_control.crosswalks id) */
+  crosswalks?: readonly string[];
 }
 
 export interface LiveSignalInput {
@@ -78,19 +83,69 @@ export class SignalController {
   /** counts changes of any shown state (and resets): what is shown is the same while it is */
   version = 0;
 
-  constructor(readonly layout: TrafficLayout, plans: ReadonlyMap<string, SignalPlan>) {
-    for (const cj of layout.junctions) {
-      if (cj.control !== 'signal') continue;
+  constructor(readonly layout: TrafficLayout, plans: ReadonlyMap<string, SignalPlan>, readonly walks?: WalkLayout) {
+    layout.junctions.forEach((cj, j) => {
+      if (cj.control !== 'signal') return;
       const plan = plans.get(cj.junction.id);
       if (!plan) throw new Error(`no signal plan for ${cj.junction.id}`);
-      const errs = validatePlan(plan, cj, layout.groups);
+      const errs = validatePlan(plan, cj, layout.groups, this.walksAt(j));
       if (errs.length) throw new InputError(`signal plan of ${cj.junction.id}: ${errs.join('; ')}`);
       const run: JunctionRun = { cj, plan, shown: [], since: new Float64Array(cj.groups.length), live: null, returning: false, act: null, extUntil: -Infinity };
       run.shown = [...this.planStates(run, 0)];
       this.runs.push(run);
       this.byJunction.set(cj.junction.id, run);
       cj.groups.forEach((g, k) => (this.groupAt[g] = { run, k }));
+    });
+  }
+
+  /** The walk groups of junction j (layout index), for the plan checks. */
+  private walksAt(j: number) {
+    return this.walks ? this.walks.byJunction[j].map((w) => this.walks!.groups[w]) : undefined;
+  }
+
+  /**
+   * At least how long group `group` (global index) stays without green from now [s] (walk-signals.ts times the
+   * pedestrian clearance by it): 0 while it is green or yellow or the junction is changing over; from a fixed plan,
+   * exactly when its next green starts; actuated, the earliest (greens at their shortest); under a live input that
+   * holds it red, until the input runs out.
+   */
+  redFor(group: number): number {
+    const at = this.groupAt[group];
+    if (!at) return Infinity;
+    const { run, k } = at;
+    const cur = run.shown[k];
+    if (cur !== 'r' && cur !== 'o') return 0;
+    if (run.live) return run.live.states[k] === 'r' || run.live.states[k] === 'o' ? Math.max(0, run.live.until - this.time) : 0;
+    if (run.returning) return 0;
+    return this.runTimeToChange(run, k, this.time) ?? Infinity;
+  }
+
+  /** What drives a junction's states now (as SignalGroupState.source). */
+  sourceOf(junction: string): 'plan' | 'live' | 'transition' {
+    const run = this.byJunction.get(junction);
+    if (!run) return 'plan';
+    return run.live ? (run.shown.join('') === run.live.states ? 'live' : 'transition') : run.returning ? 'transition' : 'plan';
+  }
+
+  /** How long group `group` has shown its present state [s]. */
+  shownFor(group: number): number {
+    const at = this.groupAt[group];
+    return at ? this.time - at.run.since[at.k] : 0;
+  }
+
+  /** The phase of its plan a junction is in (by id), or −1 while a live input or a change-over drives it. */
+  phaseIndex(junction: string): number {
+    const run = this.byJunction.get(junction);
+    if (!run || run.live || run.returning) return -1;
+    if (run.act) return run.act.phase;
+    const p = run.plan;
+    let tc = (this.time - p.offset_s) % p.cycle_s;
+    if (tc < 0) tc += p.cycle_s;
+    for (let i = 0; i < p.phases.length; i++) {
+      if (tc < p.phases[i].duration_s - 1e-9) return i;
+      tc -= p.phases[i].duration_s;
     }
+    return p.phases.length - 1;
   }
 
   get groups(): readonly SignalGroup[] {
@@ -300,7 +355,7 @@ export class SignalController {
   setPlan(plan: SignalPlan): void {
     const run = this.byJunction.get(plan.junction);
     if (!run) throw new InputError(`unknown junction "${plan.junction}"`);
-    const errs = validatePlan(plan, run.cj, this.layout.groups);
+    const errs = validatePlan(plan, run.cj, this.layout.groups, this.walksAt(this.layout.junctions.indexOf(run.cj)));
     if (errs.length) throw new InputError(`signal plan refused: ${errs.join('; ')}`);
     run.plan = plan;
     // a new plan starts through the clearances, as after a live input

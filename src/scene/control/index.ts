@@ -1,7 +1,8 @@
 /**
  * src/scene/control — traffic control at junctions: the map's signal heads, stop lines and signs bound to the
  * junctions derived from its lanes (layout), fixed-time signal plans (plan), signal states on simulation time with
- * live input from the roadside (controller), the rules NPCs obey (rules) and the junction figures (metrics).
+ * live input from the roadside (controller), the rules NPCs obey (rules), the junction figures (metrics), and the
+ * walk signals of the crosswalks at signalised junctions (walk-layout, walk-signals).
  */
 export * from './layout.js';
 export * from './plan.js';
@@ -10,3 +11,5 @@ export * from './controller.js';
 export * from './rules.js';
 export * from './metrics.js';
 export * from './traffic-control.js';
+export * from './walk-layout.js';
+export * from './walk-signals.js';

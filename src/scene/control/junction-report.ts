@@ -1,14 +1,17 @@
 /**
  * What a map's traffic control becomes when a scene runs it, as `vils convert-map` reports it: the junctions by
  * control, the signal groups, the intersection paths that crossed and merged with nothing and joined their
- * siblings' junction (so a signal governs them: a free right turn under its approach's group), and the lines
- * vehicles stop at that no paint marks (a group's, a stop or yield sign's approach). What nobody can see on the
- * map should at least be said once.
+ * siblings' junction (so a signal governs them: a free right turn under its approach's group), the lines
+ * vehicles stop at that no paint marks (a group's, a stop or yield sign's approach), and the crosswalks' walk
+ * groups. What nobody can see on the map should at least be said once.
  */
 import type { LoadedMap } from '../../map/scene-json.js';
 import { buildRoadEntities } from '../../map/road-entities.js';
 import { LaneNetwork } from '../../traffic/lanes.js';
 import { buildTrafficLayout } from './layout.js';
+import { crosswalksOf } from '../../map/traffic-control.js';
+import { defaultPlan } from './default-plan.js';
+import { buildWalkLayout } from './walk-layout.js';
 
 export interface JunctionReport {
   junctions: Record<string, number>;
@@ -19,6 +22,22 @@ export interface JunctionReport {
   derived_stop_lines: Array<{ id: string; junction: string; kind: string }>;
   /** records that bound to no junction */
   unbound: { heads: string[]; stop_lines: string[]; signs: string[] };
+  /** crosswalks and their walk groups (walk-layout.ts) */
+  walks: WalkReport;
+}
+
+export interface WalkReport {
+  crosswalks: number;
+  /** crosswalks at signalised junctions: one walk group each */
+  signalised: number;
+  /** lanes crossed, summed over the signalised crosswalks */
+  lanes_crossed: number;
+  /** walk groups shown by mapped pedestrian heads (the others are derived alone) */
+  with_heads: number;
+  /** walk groups with their crosswalk and the vehicle groups whose protected green crosses it */
+  groups: Array<{ id: string; crosswalk: string; conflicts: string[]; heads: string[] }>;
+  /** walk groups no phase of the junction's default plan leaves free of those greens: they never walk */
+  never_free: string[];
 }
 
 export function junctionReport(map: LoadedMap): JunctionReport {
@@ -34,7 +53,27 @@ export function junctionReport(map: LoadedMap): JunctionReport {
       joined.push({ junction: cj.junction.id, lane: lanes.lanes[m.pieces[0].lane].id, turn: m.turn, group: g >= 0 ? layout.groups[g].id : null });
     }
   }
+  const crosswalks = crosswalksOf(map.trafficControl ?? { signals: [], stop_lines: [], signs: [] });
+  const wl = buildWalkLayout(layout, lanes.lanes, crosswalks, map.trafficControl?.signals ?? []);
+  const neverFree: string[] = [];
+  layout.junctions.forEach((cj, j) => {
+    if (!wl.byJunction[j].length) return;
+    const plan = defaultPlan(cj, layout, lanes.lanes);
+    for (const w of wl.byJunction[j]) {
+      const ks = wl.groups[w].conflicts.map((c) => cj.groups.indexOf(c.group));
+      const free = plan.phases.some((p) => /[Gg]/.test(p.states) && ks.every((k) => p.states[k] === 'r' || p.states[k] === 'o'));
+      if (!free) neverFree.push(wl.groups[w].id);
+    }
+  });
+  const walks: WalkReport = {
+    crosswalks: crosswalks.length, signalised: wl.groups.length,
+    lanes_crossed: wl.groups.reduce((a, g) => a + crosswalks[g.crosswalk].lanes.length, 0),
+    with_heads: wl.groups.filter((g) => g.heads.length > 0).length,
+    groups: wl.groups.map((g) => ({ id: g.id, crosswalk: g.crosswalkId, conflicts: g.conflicts.map((c) => layout.groups[c.group].id), heads: [...g.heads] })),
+    never_free: neverFree,
+  };
   return {
+    walks,
     junctions, signal_groups: layout.groups.length, joined,
     derived_stop_lines: layout.derivedStopLines.map((l) => ({ id: l.id, junction: l.junction, kind: l.kind })),
     unbound: { heads: [...layout.unbound.heads], stop_lines: [...layout.unbound.stopLines], signs: [...layout.unbound.signs] },
@@ -49,6 +88,11 @@ export function junctionReportLines(r: JunctionReport): string[] {
   }
   if (r.derived_stop_lines.length) {
     out.push(`    stop lines the map does not paint, derived where the lanes enter the junction (${r.derived_stop_lines.length}): ${r.derived_stop_lines.map((l) => `${l.id} (${l.kind})`).join(', ')}`);
+  }
+  const w = r.walks;
+  if (w.crosswalks) {
+    out.push(`    crosswalks: ${w.crosswalks}, ${w.signalised} at signalised junctions (one walk group each, crossing ${w.lanes_crossed} lanes; ${w.with_heads} shown by mapped pedestrian heads), ${w.crosswalks - w.signalised} unsignalised`);
+    if (w.never_free.length) out.push(`    walk groups no phase of the default plan leaves free of a protected green across them (they never walk) (${w.never_free.length}): ${w.never_free.join(', ')}`);
   }
   const u = r.unbound;
   if (u.heads.length || u.stop_lines.length || u.signs.length) out.push(`    bound to no junction: ${u.heads.length} signal heads, ${u.stop_lines.length} stop lines, ${u.signs.length} signs`);

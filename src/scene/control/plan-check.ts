@@ -1,14 +1,17 @@
 /**
  * The checks any signal plan must pass before it runs — from a scenario, the API or a live input — each problem
  * named by junction, phase and group: phases that fit the cycle, no conflicting greens at once, a yellow after
- * every green, an all-red before a conflicting green, greens long enough, a sound actuated timing.
+ * every green, an all-red before a conflicting green, greens long enough, a sound actuated timing, and no walk
+ * granted across a protected green (walk-check.ts).
  */
 import type { ControlledJunction, SignalGroup } from './layout.js';
 import { groupsConflict, stateConflicts } from './movement-states.js';
 import { GROUP_STATE_CODES, PLAN_LIMITS, type SignalPlan } from './plan-spec.js';
+import { validateWalks } from './walk-check.js';
+import type { WalkGroup } from './walk-layout.js';
 
-/** Checks a plan for a junction; returns every problem found (empty: valid). */
-export function validatePlan(plan: SignalPlan, cj: ControlledJunction, groups: readonly SignalGroup[]): string[] {
+/** Checks a plan for a junction (and its walk groups, when given); returns every problem found (empty: valid). */
+export function validatePlan(plan: SignalPlan, cj: ControlledJunction, groups: readonly SignalGroup[], walks?: readonly WalkGroup[]): string[] {
   const errs: string[] = [];
   const k = cj.groups.length;
   const L = PLAN_LIMITS;
@@ -30,6 +33,7 @@ export function validatePlan(plan: SignalPlan, cj: ControlledJunction, groups: r
     for (const c of stateConflicts(cj, groups, p.states)) errs.push(`${name} phase ${i + 1}: ${c}`);
   });
   if (plan.actuated) errs.push(...validateActuation(plan, name));
+  errs.push(...validateWalks(plan, cj, groups, walks ?? []));
   if (errs.length) return errs;
   // clearance: a green ends in a yellow of minYellow–maxYellow s, then red; a group turns green only after
   // every group it conflicts with has been red for a whole phase

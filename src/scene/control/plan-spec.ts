@@ -14,6 +14,12 @@ export interface SignalPhase {
   duration_s: number;
   /** one character per group of the junction, in the junction's group order */
   states: string;
+  /**
+   * optional: one character per walk group of the junction (walk-layout.ts order): `W` people may walk in this
+   * phase, `r` they may not. Absent: a walk runs wherever no protected green crosses it (walk-signals.ts). A `W`
+   * while a vehicle group whose protected green crosses the crosswalk is green or yellow is refused (walk-check.ts).
+   */
+  walks?: string;
 }
 
 export interface SignalPlan {

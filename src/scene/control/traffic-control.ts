@@ -13,6 +13,9 @@ import { StopLineWatch } from './line-watch.js';
 import { JunctionMetrics } from './metrics.js';
 import { actuatePlan, defaultPlan, laneFlows, PLAN_LIMITS, validatePlan, type SignalPhase, type SignalPlan } from './plan.js';
 import { TrafficRules } from './rules.js';
+import { crosswalksOf } from '../../map/traffic-control.js';
+import { buildWalkLayout, type WalkLayout } from './walk-layout.js';
+import { WalkSignals } from './walk-signals.js';
 
 /** A movement closed by its signal, as SignalStops gives it (map frame). */
 export interface SignalStopPoint {
@@ -31,7 +34,7 @@ export interface SignalPlanOverride {
   /** the cycle starts at this simulation time (a green wave shifts neighbours) [s] */
   offset_s?: number;
   /** the whole program: phases in order, each with its states by group id (or one char per group) */
-  phases?: Array<{ duration_s: number; states: string | Record<string, string> }>;
+  phases?: Array<{ duration_s: number; states: string | Record<string, string>; walks?: string }>;
   /** or the default program with these green times, one per green phase in order [s] */
   green_s?: number[];
   yellow_s?: number;
@@ -59,11 +62,16 @@ export class TrafficControl {
   /** red-light and stop-sign violations from geometry, whether the rules run or not */
   readonly watch: StopLineWatch;
   readonly metrics: JunctionMetrics;
+  /** walk groups of the crosswalks at signalised junctions, and their states (walk-signals.ts) */
+  readonly walkLayout: WalkLayout;
+  readonly walks: WalkSignals;
   enabled: boolean;
 
   constructor(map: LoadedMap, private readonly engine: TrafficEngine, opts: TrafficControlOptions = {}) {
     const lanes = engine.lanes;
     this.layout = buildTrafficLayout(lanes.lanes, map.trafficControl, (id) => lanes.laneById(id), { signalAll: opts.signalAll });
+    const crosswalks = crosswalksOf(map.trafficControl);
+    this.walkLayout = buildWalkLayout(this.layout, lanes.lanes, crosswalks, map.trafficControl.signals);
     let plans = new Map<string, SignalPlan>();
     const flows = laneFlows(lanes.lanes, opts.expectedNpcs);
     for (const cj of this.layout.junctions) if (cj.control === 'signal') plans.set(cj.junction.id, defaultPlan(cj, this.layout, lanes.lanes, flows, opts.expectedNpcs !== undefined));
@@ -78,7 +86,8 @@ export class TrafficControl {
       if (!base) throw new InputError(`signal plan for ${o.junction}: no signalised junction of that id (signalised: ${[...plans.keys()].join(', ') || 'none'})`);
       plans.set(o.junction, this.applyOverride(base, o, 'scenario'));
     }
-    this.controller = new SignalController(this.layout, plans);
+    this.controller = new SignalController(this.layout, plans, this.walkLayout);
+    this.walks = new WalkSignals(this.walkLayout, this.controller, crosswalks.length);
     this.rules = new TrafficRules(this.layout, this.controller, lanes, engine);
     this.watch = new StopLineWatch(this.layout, lanes, engine.world.capacity);
     this.metrics = new JunctionMetrics(this.rules, this.watch);
@@ -106,7 +115,7 @@ export class TrafficControl {
           }
           states = chars.join('');
         } else throw new InputError(`signal plan for ${o.junction}, phase ${i + 1}: states must be a string or a map by group id`);
-        return { duration_s: Number(p.duration_s), states };
+        return p.walks === undefined ? { duration_s: Number(p.duration_s), states } : { duration_s: Number(p.duration_s), states, walks: p.walks };
       });
     } else if (o.green_s) {
       const greens = phases.filter((p) => /[Gg]/.test(p.states));
@@ -126,7 +135,8 @@ export class TrafficControl {
     if (o.actuated === true && !plan.actuated) {
       if (phases.every((p) => !/[Gg]/.test(p.states) || p.duration_s >= PLAN_LIMITS.minGreenS)) plan = actuatePlan(plan, regreened ? plan.cycle_s : PLAN_LIMITS.maxCycleS2);
     }
-    const errs = validatePlan(plan, cj, groups);
+    const j = this.layout.junctions.indexOf(cj);
+    const errs = validatePlan(plan, cj, groups, this.walkLayout.byJunction[j].map((w) => this.walkLayout.groups[w]));
     if (errs.length) throw new InputError(`signal plan for ${o.junction} refused: ${errs.join('; ')}`);
     return plan;
   }
@@ -141,6 +151,7 @@ export class TrafficControl {
       this.engine.stops.clear();
       this.controller.update(t);
     }
+    this.walks.update(t);
     this.watch.observe(this.engine.world, t, this.codeOf);
     if (this.enabled) this.metrics.observe(this.engine.world, t);
   }
@@ -171,12 +182,24 @@ export class TrafficControl {
   private stopsVersion = -1;
   private stops: readonly SignalStopPoint[] = [];
 
+  /** Every signal group's state: the vehicle groups, then the walk groups (marked `walk`, with their crosswalk). */
   signals(t?: number): SignalGroupState[] {
-    return this.controller.states(t);
+    const vehicles = this.controller.states(t);
+    return this.walkLayout.groups.length ? vehicles.concat(this.walks.states()) : vehicles;
+  }
+
+  /**
+   * The people side's per-step query: each crosswalk's state, indexed like the map's traffic_control.crosswalks —
+   * CROSSWALK_NONE (unsignalised), CROSSWALK_DONT_WALK, CROSSWALK_FLASHING, CROSSWALK_WALK (walk-signals.ts). The
+   * same Uint8Array every call, updated in beforeStep; read it, do not keep a copy across steps.
+   */
+  crosswalkStates(): Uint8Array {
+    return this.walks.crosswalkStates;
   }
 
   reset(): void {
     this.controller.reset();
+    this.walks.reset();
     this.rules.reset();
     this.watch.reset();
     this.metrics.reset();

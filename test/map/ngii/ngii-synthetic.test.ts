@@ -357,3 +357,44 @@ describe('NGII traffic control on synthetic shapefiles: signal heads, stop lines
     expect(loaded.mapMetadata!.lane_graph!.lanes.filter((l) => l.level === 1).map((l) => l.id)).toEqual(['U1', 'BR']);
   });
 });
+
+describe('NGII crosswalks on synthetic shapefiles (B3_SURFACEMARK)', () => {
+  it('Kind 5321 → crosswalks with the axis across the lanes; 534 counted, arrows skipped, a duplicate ID skipped, no lane → the long side with a warning', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ngii-cw-'));
+    writeTrafficSite(dir, 'point');
+    const P = (e: number, n: number): Coord => [E0 + e, N0 + n, 30];
+    const ring = (e0: number, n0: number, e1: number, n1: number) => [P(e0, n0), P(e1, n0), P(e1, n1), P(e0, n1), P(e0, n0)];
+    writeLayer(dir, {
+      name: 'B3_SURFACEMARK', shapeType: 15, prj: PRJ_UTM52N,
+      fields: [{ name: 'ID', type: 'C', length: 12 }, { name: 'Type', type: 'C', length: 1 }, { name: 'Kind', type: 'C', length: 5 }, { name: 'LinkID', type: 'C', length: 12 }],
+      records: [
+        { points: ring(90, 1.75, 93, -8.75), attributes: { ID: 'CW1', Type: '5', Kind: '5321', LinkID: 'L1' } }, // across L1–L3: 10.5 m
+        { points: ring(40, 21.1, 46, 24.1), attributes: { ID: 'CW2', Type: '5', Kind: '5321', LinkID: 'L6' } }, // 6 m along L6, 3 m across it
+        { points: ring(500, 500, 510, 503), attributes: { ID: 'CW3', Type: '5', Kind: '5321', LinkID: null } }, // no lane
+        { points: ring(90, 1.75, 93, -8.75), attributes: { ID: 'CW1', Type: '5', Kind: '5321', LinkID: 'L1' } }, // duplicate ID
+        { points: ring(94, 1.75, 95, -8.75), attributes: { ID: 'BX', Type: '5', Kind: '534', LinkID: 'L1' } },
+        { points: ring(80, -1, 82, 1), attributes: { ID: 'AR', Type: '1', Kind: '5371', LinkID: 'L1' } },
+      ],
+    });
+    const { map, summary } = await convertNgii(dir, { origin: { lat: 37.23, lon: 126.77 } });
+    const cws = map.traffic_control.crosswalks!;
+    expect(cws.map((c) => c.id)).toEqual(['CW1', 'CW2', 'CW3']);
+    const [c1, c2, c3] = cws;
+    expect(c1.length).toBeCloseTo(10.5, 3);
+    expect(c1.width).toBeCloseTo(3, 3);
+    expect(Math.abs(c1.b.x - c1.a.x)).toBeLessThan(1e-3); // walks north–south, across the east-going lanes
+    expect(c1.lanes).toEqual(['L1', 'L2', 'L3']);
+    expect(c1.polygon).toHaveLength(4); // the closing repeat dropped
+    expect(c2.length).toBeCloseTo(3, 3); // across L6, though the outline is longer along it
+    expect(c2.width).toBeCloseTo(6, 3);
+    expect(c2.lanes).toEqual(['L6']);
+    expect(c3.lanes).toEqual([]);
+    expect(c3.length).toBeCloseTo(10, 3);
+    expect(summary.crosswalks).toEqual({ total: 3, axisFromLanes: 2, axisFromLongSide: 1, withLanes: 2, laneCrossings: 4, bicycleCrossings: 1 });
+    expect(summary.layers.B3_SURFACEMARK!.skipped).toEqual({ 'crossing with a duplicate ID': 1, 'Kind 534 bicycle crossing (not carried)': 1, 'not a crossing (arrows and other marks)': 1 });
+    expect(summary.warnings).toContain('B3_SURFACEMARK: 1 of 3 crosswalks have no lane through them: walking axis along the outline\'s long side');
+    expect(map.roads.every((r) => r.type !== 'crosswalk')).toBe(true);
+    expect(parseTrafficControl(JSON.parse(JSON.stringify(map.traffic_control)))).toEqual(map.traffic_control);
+    expect(parseMapJson(JSON.parse(JSON.stringify(map)), 'syn').trafficControl.crosswalks).toEqual(cws);
+  });
+});

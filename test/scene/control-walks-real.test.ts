@@ -1,0 +1,250 @@
+/**
+ * Issue 43 item 6 (first part): over every signalised junction of K-City and FMTC (converted from ../shared), no
+ * walk is ever shown while a protected green runs across its crosswalk — under the default fixed-time plans, the
+ * coordinated ones, vehicle-actuated ones with random detections, and random live inputs, stepped over several
+ * cycles. The oracle is the test's own: a movement's path (its lane polylines from 15 m before its entry to 15 m
+ * past its exit) cut against the crosswalk outline edge by edge, for every movement whose group shows G or y and
+ * that is straight or turns under an arrow. Broken on purpose (the walk groups' conflicts dropped), it finds them.
+ */
+import fc from 'fast-check';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { buildRoadEntities } from '../../src/map/road-entities.js';
+import { convertNgii } from '../../src/map/ngii/convert.js';
+import { parseMapJson, type LoadedMap } from '../../src/map/scene-json.js';
+import type { CrosswalkRecord } from '../../src/map/traffic-control.js';
+import { SignalController, SignalDetection } from '../../src/scene/control/controller.js';
+import { coordinatePlans } from '../../src/scene/control/coordination.js';
+import { buildTrafficLayout, type ControlledJunction, type TrafficLayout } from '../../src/scene/control/layout.js';
+import { actuatePlan, defaultPlan, laneFlows, validatePlan, type SignalPlan } from '../../src/scene/control/plan.js';
+import { buildWalkLayout, EXIT_REACH_M, type WalkLayout } from '../../src/scene/control/walk-layout.js';
+import { CROSSWALK_DONT_WALK, CROSSWALK_WALK, WalkSignals } from '../../src/scene/control/walk-signals.js';
+import { InputError } from '../../src/scene/errors.js';
+import { LaneNetwork } from '../../src/traffic/lanes.js';
+type Lane = LaneNetwork['lanes'][number];
+import { sharedPath } from '../helpers/shared.js';
+import { have } from '../helpers/prerequisites.js';
+
+const RUN = have('shared');
+type P = { x: number; y: number };
+
+/** The lane's polyline between s0 and s1 (its vertices inside, the ends interpolated). */
+function cut(L: Lane, s0: number, s1: number): P[] {
+  const at = (s: number): P => {
+    let i = 1;
+    while (i < L.cum.length - 1 && L.cum[i] < s) i++;
+    const seg = L.cum[i] - L.cum[i - 1] || 1, t = Math.min(1, Math.max(0, (s - L.cum[i - 1]) / seg));
+    return { x: L.xs[i - 1] + t * (L.xs[i] - L.xs[i - 1]), y: L.ys[i - 1] + t * (L.ys[i] - L.ys[i - 1]) };
+  };
+  const out = [at(s0)];
+  for (let i = 0; i < L.cum.length; i++) if (L.cum[i] > s0 && L.cum[i] < s1) out.push({ x: L.xs[i], y: L.ys[i] });
+  out.push(at(s1));
+  return out;
+}
+
+const cross = (o: P, a: P, b: P) => (a.x - o.x) * (b.y - o.y) - (a.y - o.y) * (b.x - o.x);
+function segmentsMeet(a: P, b: P, c: P, d: P): boolean {
+  const d1 = cross(c, d, a), d2 = cross(c, d, b), d3 = cross(a, b, c), d4 = cross(a, b, d);
+  return ((d1 > 0) !== (d2 > 0)) && ((d3 > 0) !== (d4 > 0));
+}
+function inside(p: P, poly: readonly P[]): boolean {
+  let w = false;
+  for (let i = 0, j = poly.length - 1; i < poly.length; j = i++) {
+    if ((poly[i].y > p.y) !== (poly[j].y > p.y) && p.x < ((poly[j].x - poly[i].x) * (p.y - poly[i].y)) / (poly[j].y - poly[i].y) + poly[i].x) w = !w;
+  }
+  return w;
+}
+function pathMeets(path: readonly P[], poly: readonly P[]): boolean {
+  if (path.some((p) => inside(p, poly))) return true;
+  for (let i = 1; i < path.length; i++) for (let k = 0; k < poly.length; k++) if (segmentsMeet(path[i - 1], path[i], poly[k], poly[(k + 1) % poly.length])) return true;
+  return false;
+}
+
+/** Per signalised junction: for each crosswalk index, the movements whose path meets it (the oracle's own geometry). */
+function oracle(layout: TrafficLayout, lanes: readonly Lane[], crosswalks: readonly CrosswalkRecord[]): Map<ControlledJunction, Map<number, number[]>> {
+  const out = new Map<ControlledJunction, Map<number, number[]>>();
+  for (const cj of layout.junctions) {
+    if (cj.control !== 'signal') continue;
+    const per = new Map<number, number[]>();
+    for (const m of cj.movements) {
+      const path: P[] = [...cut(lanes[m.entry.lane], Math.max(0, m.entry.s - EXIT_REACH_M), m.entry.s)];
+      for (const p of m.pieces) path.push(...cut(lanes[p.lane], p.s0, p.s1));
+      path.push(...cut(lanes[m.exit.lane], m.exit.s, Math.min(lanes[m.exit.lane].length, m.exit.s + EXIT_REACH_M)));
+      crosswalks.forEach((c, i) => {
+        if (pathMeets(path, c.polygon)) per.set(i, [...(per.get(i) ?? []), m.index]);
+      });
+    }
+    out.set(cj, per);
+  }
+  return out;
+}
+
+interface Site { map: LoadedMap; net: LaneNetwork; layout: TrafficLayout; walks: WalkLayout; crosswalks: CrosswalkRecord[]; crossing: ReturnType<typeof oracle> }
+
+/** Walks or flashings shown while a protected green (G or y of a straight movement, or of a turn under an arrow) meets the crosswalk. */
+function violations(s: Site, ctl: SignalController, ws: WalkSignals, t: number, out: string[]): void {
+  for (const [cj, per] of s.crossing) {
+    for (const [c, moves] of per) {
+      if (ws.crosswalkStates[c] === CROSSWALK_DONT_WALK || ws.crosswalkStates[c] === 0) continue;
+      for (const mi of moves) {
+        const g = cj.groupOfMovement[mi];
+        if (g < 0) continue;
+        const m = cj.movements[mi];
+        const protectedTurn = m.turn === 'straight' || s.layout.groups[g].left;
+        const code = ctl.code(g);
+        if (protectedTurn && (code === 'G' || code === 'y')) out.push(`t=${t.toFixed(1)} ${s.crosswalks[c].id} shows ${ws.crosswalkStates[c] === CROSSWALK_WALK ? 'walk' : 'flashing'} while ${s.layout.groups[g].id} is ${code} (${m.turn})`);
+      }
+    }
+  }
+}
+
+describe.skipIf(!RUN)('no walk while a protected green runs across it: every signalised junction of K-City and FMTC', () => {
+  const sites: Record<string, Site> = {};
+  beforeAll(async () => {
+    for (const name of ['kcity', 'fmtc']) {
+      const map = parseMapJson(JSON.parse(JSON.stringify((await convertNgii(sharedPath('data', 'ngii', name))).map)), name);
+      const net = new LaneNetwork(buildRoadEntities(map.scene.roads, { x: 0, y: 0 }, { gpudriveCaps: false }), map.mapMetadata?.lane_graph);
+      const layout = buildTrafficLayout(net.lanes, map.trafficControl, (id) => net.laneById(id));
+      const crosswalks = map.trafficControl.crosswalks ?? [];
+      const walks = buildWalkLayout(layout, net.lanes, crosswalks, map.trafficControl.signals);
+      sites[name] = { map, net, layout, walks, crosswalks, crossing: oracle(layout, net.lanes, crosswalks) };
+    }
+  }, 120_000);
+
+  /** fixed: the default plans without flows (default greens); webster and coordinated: timed for 20 NPCs' flows, as a scene times them */
+  const plansOf = (s: Site, kind: 'fixed' | 'webster' | 'coordinated' | 'actuated') => {
+    let plans = new Map<string, SignalPlan>();
+    const flows = laneFlows(s.net.lanes, 20);
+    for (const cj of s.layout.junctions) if (cj.control === 'signal') plans.set(cj.junction.id, kind === 'fixed' ? defaultPlan(cj, s.layout, s.net.lanes) : defaultPlan(cj, s.layout, s.net.lanes, flows, true));
+    if (kind === 'coordinated') plans = coordinatePlans(s.layout, s.net.lanes, plans, flows);
+    if (kind === 'actuated') plans = new Map([...plans].map(([id, p]) => [id, p.phases.length > 1 ? actuatePlan(p) : p]));
+    return plans;
+  };
+
+  it('the walk groups: K-City 40 of its 53 crosswalks (7 signalised junctions), FMTC 6 of 19 (J3); the oracle agrees on who crosses', () => {
+    const k = sites.kcity, f = sites.fmtc;
+    expect(k.walks.groups).toHaveLength(40);
+    expect(f.walks.groups).toHaveLength(6);
+    expect(f.walks.groups.every((g) => g.id.startsWith('J3.walk.'))).toBe(true);
+    for (const s of [k, f]) {
+      for (const g of s.walks.groups) {
+        const cj = s.layout.junctions[g.junction];
+        const moves = s.crossing.get(cj)!.get(g.crosswalk) ?? [];
+        const protectedGroups = [...new Set(moves.filter((mi) => cj.movements[mi].turn === 'straight' || s.layout.groups[cj.groupOfMovement[mi]]?.left).map((mi) => cj.groupOfMovement[mi]).filter((x) => x >= 0))].sort();
+        expect(g.conflicts.map((c) => c.group).sort(), g.id).toEqual(protectedGroups);
+      }
+    }
+  });
+
+  for (const name of ['kcity', 'fmtc']) {
+    for (const kind of ['fixed', 'webster', 'coordinated', 'actuated'] as const) {
+      it(`${name}, ${kind} plans over three of the longest cycles: no walk across a protected green; walks shown where the phases leave the time`, () => {
+        const s = sites[name];
+        const plans = plansOf(s, kind);
+        for (const cj of s.layout.junctions) if (cj.control === 'signal') expect(validatePlan(plans.get(cj.junction.id)!, cj, s.layout.groups), cj.junction.id).toEqual([]);
+        const ctl = new SignalController(s.layout, plans, s.walks);
+        const ws = new WalkSignals(s.walks, ctl, s.crosswalks.length);
+        const det = new SignalDetection(s.layout.groups.length);
+        let seed = 7;
+        const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+        const errs: string[] = [];
+        const walked = new Set<number>();
+        const longest = Math.max(...[...plans.values()].map((p) => p.cycle_s));
+        for (let k = 0; k <= Math.ceil(30 * longest); k++) {
+          const t = k / 10;
+          if (kind === 'actuated' && k % 20 === 0) {
+            det.clear();
+            for (let g = 0; g < s.layout.groups.length; g++) {
+              det.call[g] = rnd() < 0.6 ? 1 : 0;
+              if (rnd() < 0.3) det.arrive[g] = rnd() * 4;
+            }
+          }
+          ctl.update(t, kind === 'actuated' ? det : undefined);
+          ws.update(t);
+          violations(s, ctl, ws, t, errs);
+          for (let w = 0; w < s.walks.groups.length; w++) if (ws.groupStates[w] === CROSSWALK_WALK) walked.add(w);
+        }
+        console.log(`${name} ${kind}: ${walked.size} of ${s.walks.groups.length} walk groups walked within three cycles`);
+        expect(errs.slice(0, 5)).toEqual([]);
+        // with default greens every walk group with a phase free of its conflicts walks (K-City: 6 have none — the
+        // crossings of a road both of whose approaches run in every phase but the left arrows'); Webster's shorter
+        // greens for 20 NPCs leave fewer the time (reported, not asserted)
+        if (kind === 'fixed') expect(walked.size).toBe(name === 'kcity' ? 34 : 6);
+      }, 120_000);
+    }
+
+    it(`${name}: random live inputs (valid or not) on fixed or actuated plans never show a walk across a protected green`, () => {
+      const s = sites[name];
+      const signalised = s.layout.junctions.filter((c) => c.control === 'signal');
+      const ids = signalised.map((c) => c.junction.id);
+      const fixed = plansOf(s, 'fixed'), actuated = plansOf(s, 'actuated');
+      fc.assert(fc.property(
+        fc.array(fc.record({
+          dt: fc.integer({ min: 1, max: 300 }),
+          junction: fc.integer({ min: 0, max: ids.length - 1 }),
+          kind: fc.constantFrom('states', 'phase', 'release'),
+          phase: fc.integer({ min: 0, max: 12 }),
+          codes: fc.array(fc.constantFrom('G', 'g', 'y', 'r', 'o'), { minLength: 1, maxLength: 12 }),
+          timeout: fc.integer({ min: 1, max: 40 }),
+          bits: fc.array(fc.integer({ min: 0, max: 7 }), { minLength: 1, maxLength: 16 }),
+        }), { minLength: 1, maxLength: 12 }),
+        fc.boolean(),
+        (inputs, act) => {
+          const ctl = new SignalController(s.layout, act ? actuated : fixed, s.walks);
+          const ws = new WalkSignals(s.walks, ctl, s.crosswalks.length);
+          const det = new SignalDetection(s.layout.groups.length);
+          const errs: string[] = [];
+          let k = 0;
+          for (const inp of inputs) {
+            const cj = signalised[inp.junction];
+            try {
+              if (inp.kind === 'release') ctl.clearLive(ids[inp.junction]);
+              else if (inp.kind === 'phase') ctl.setLive({ junction: ids[inp.junction], phase: inp.phase, timeout_s: inp.timeout });
+              else ctl.setLive({ junction: ids[inp.junction], states: Object.fromEntries(cj.groups.map((g, i) => [s.layout.groups[g].id, inp.codes[i % inp.codes.length]])), timeout_s: inp.timeout });
+            } catch (e) {
+              if (!(e instanceof InputError)) throw e;
+            }
+            det.clear();
+            for (let g = 0; g < s.layout.groups.length; g++) {
+              const b = inp.bits[g % inp.bits.length];
+              det.call[g] = b & 1;
+              if (b & 4) det.arrive[g] = 1;
+            }
+            for (let q = 0; q < inp.dt; q++) {
+              k++;
+              ctl.update(k / 10, act ? det : undefined);
+              ws.update(k / 10);
+              violations(s, ctl, ws, k / 10, errs);
+            }
+          }
+          return errs.length === 0 || (() => { throw new Error(errs.slice(0, 3).join('\n')); })();
+        },
+      ), { numRuns: 25, seed: 43 });
+    }, 120_000);
+  }
+
+  it('the junction report (vils convert-map) counts them: K-City 40 of 53 signalised, 6 never free; FMTC 6 of 19, all free', async () => {
+    const { junctionReport, junctionReportLines } = await import('../../src/scene/control/junction-report.js');
+    const k = junctionReport(sites.kcity.map).walks, f = junctionReport(sites.fmtc.map).walks;
+    expect([k.crosswalks, k.signalised, f.crosswalks, f.signalised]).toEqual([53, 40, 19, 6]);
+    expect(k.never_free).toEqual(['J65.walk.3', 'J65.walk.4', 'J65.walk.5', 'J65.walk.6', 'J69.walk.2', 'J69.walk.3']);
+    expect(f.never_free).toEqual([]);
+    expect(k.groups.find((g) => g.id === 'J66.walk.1')!.conflicts).toEqual(expect.arrayContaining(['J66.B', 'J66.D']));
+    console.log(`K-City walks: ${k.with_heads} of ${k.signalised} with mapped pedestrian heads, ${k.lanes_crossed} lanes crossed; FMTC: ${f.with_heads} of ${f.signalised}, ${f.lanes_crossed}`);
+    expect(junctionReportLines(junctionReport(sites.fmtc.map)).join('\n')).toMatch(/crosswalks: 19, 6 at signalised junctions \(one walk group each, crossing \d+ lanes; \d+ shown by mapped pedestrian heads\), 13 unsignalised/);
+  });
+
+  it('the check can fail: with the walk groups\' conflicts dropped, FMTC shows walks across protected greens', () => {
+    const s = sites.fmtc;
+    const broken: WalkLayout = { ...s.walks, groups: s.walks.groups.map((g) => ({ ...g, conflicts: [] })) };
+    const plans = plansOf(s, 'fixed');
+    const ctl = new SignalController(s.layout, plans, broken);
+    const ws = new WalkSignals(broken, ctl, s.crosswalks.length);
+    const errs: string[] = [];
+    for (let k = 0; k <= 1500; k++) {
+      ctl.update(k / 10);
+      ws.update(k / 10);
+      violations(s, ctl, ws, k / 10, errs);
+    }
+    expect(errs.length).toBeGreaterThan(100);
+  });
+});
