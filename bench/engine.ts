@@ -1,5 +1,5 @@
 /**
- * Engine benchmark: `npm run bench:engine [-- --json] [-- --steps 600] [-- --map <scene.json>] [-- --npcs 63]`.
+ * Engine benchmark: `npm run bench:engine [-- --json] [-- --steps 600] [-- --map <scene.json>] [-- --npcs 63] [-- --pedestrians 30]`.
  * 63 NPCs on a map (default: the demo track; `--map` takes any road or Waymo scene JSON) through the live
  * scene on simulation time, one intra-op thread, shield on, along three paths in the same run:
  *  - today:  the full graph over all 2984 floats per NPC (GPUDrive's layout, as vils eval runs it), in this thread;
@@ -13,6 +13,9 @@
  * The traffic rules (signals, every NPC's stop line, the junction figures) run before the engine step: their cost
  * is reported against the engine step of the same scene (goal: ≤ 10 %), and a fourth scene with the rules off
  * (thread path) is stepped alongside to show the engine step without them.
+ * People at crosswalks (issue 43 item 7, `--pedestrians 30`, a map with crosswalks): a fifth scene, the thread path
+ * with that many people (the others have none); their cost (people_ms: their step, the NPCs' giving way to them,
+ * their figures) against that scene's engine step, step by step (goal ≤ 10 %).
  */
 import { existsSync } from 'node:fs';
 import { PolicySession, resolvePolicyModel } from '../src/policy/index.js';
@@ -25,7 +28,7 @@ import { benchArgs } from './args.js';
 export const NON_INFERENCE_GOAL = 0.5;
 
 const { values } = benchArgs(import.meta.url, {
-  options: { json: { type: 'boolean' }, steps: { type: 'string' }, map: { type: 'string' }, npcs: { type: 'string' }, model: { type: 'string' }, 'no-shield': { type: 'boolean' } },
+  options: { json: { type: 'boolean' }, steps: { type: 'string' }, map: { type: 'string' }, npcs: { type: 'string' }, model: { type: 'string' }, 'no-shield': { type: 'boolean' }, pedestrians: { type: 'string' } },
 });
 const mapPath = values.map ?? defaultMapPath();
 if (!existsSync(mapPath)) {
@@ -35,23 +38,30 @@ if (!existsSync(mapPath)) {
 const steps = Number(values.steps ?? 600);
 const npcCount = Number(values.npcs ?? 63);
 const shield = !values['no-shield'];
+const pedestrians = Number(values.pedestrians ?? 30);
+if (!(Number.isInteger(pedestrians) && pedestrians >= 0 && pedestrians <= 200)) {
+  console.error(`bench:engine: --pedestrians must be 0..200, got ${values.pedestrians}`);
+  process.exit(1);
+}
 const modelPath = resolvePolicyModel({ model: values.model });
 const paths = {
   today: await PolicySession.load(modelPath, { graph: 'full', intraOpThreads: 1 }),
   rows: await PolicySession.load(modelPath, { graph: 'rows', intraOpThreads: 1 }),
   thread: await PolicySession.load(modelPath, { graph: 'rows', intraOpThreads: 1, thread: true }),
   norules: await PolicySession.load(modelPath, { graph: 'rows', intraOpThreads: 1, thread: true }),
+  people: await PolicySession.load(modelPath, { graph: 'rows', intraOpThreads: 1, thread: true }),
 };
-const config = { npc_target: npcCount, seed: 7, shield };
+const config = { npc_target: npcCount, seed: 7, shield, pedestrians: 0 };
 const scenes = {
   today: await setupScene({ mapPath, policy: paths.today, config }),
   rows: await setupScene({ mapPath, policy: paths.rows, config }),
   thread: await setupScene({ mapPath, policy: paths.thread, config }),
   norules: await setupScene({ mapPath, policy: paths.norules, config: { ...config, traffic_rules: false } }),
+  people: await setupScene({ mapPath, policy: paths.people, config: { ...config, pedestrians } }),
 };
 type Path = keyof typeof scenes;
-const order: Path[] = ['today', 'rows', 'thread', 'norules'];
-const samples: Record<Path, SceneTimings[]> = { today: [], rows: [], thread: [], norules: [] };
+const order: Path[] = ['today', 'rows', 'thread', 'norules', 'people'];
+const samples: Record<Path, SceneTimings[]> = { today: [], rows: [], thread: [], norules: [], people: [] };
 for (const p of order) scenes[p].scene.reset();
 let differing = 0;
 let k = 0;
@@ -65,7 +75,7 @@ for (let i = 0; i < steps; i++, k++) {
   if (npcs !== JSON.stringify(scenes.rows.scene.snapshot().npcs) || npcs !== JSON.stringify(scenes.thread.scene.snapshot().npcs)) differing++;
 }
 
-const fields = ['obs_ms', 'inference_ms', 'shield_ms', 'predict_ms', 'dynamics_ms', 'total_ms', 'rules_ms', 'scene_ms'] as const;
+const fields = ['obs_ms', 'inference_ms', 'shield_ms', 'predict_ms', 'dynamics_ms', 'total_ms', 'rules_ms', 'people_ms', 'scene_ms'] as const;
 const stats = (p: Path) => Object.fromEntries(fields.map((f) => {
   const s = summarise(samples[p].map((t) => t[f]));
   return [f, { p50: s.p50, p99: s.p99 }];
@@ -74,6 +84,11 @@ const today = stats('today');
 const rows = stats('rows');
 const thread = stats('thread');
 const norules = stats('norules');
+const people = stats('people');
+// issue 43 item 7: the people (their step, the give-way, their figures) against the engine step of the same scene,
+// step by step (goal ≤ 10 % at 63 NPCs and 30 people); the engine step of the scene without people alongside
+const peopleShare = summarise(samples.people.map((t) => t.people_ms / t.total_ms));
+const peopleOnMap = scenes.people.scene.people.summary();
 // the rules' share of the engine step, step by step (the same steps' timings)
 const ruleShare = summarise(samples.thread.map((t) => t.rules_ms / t.total_ms));
 // issue 24 item 7: the rest of the engine step against its inference, step by step (goal ≤ 0.5 at 63 NPCs): a ratio
@@ -89,7 +104,10 @@ const handover = summarise(samples.thread.map((t) => t.total_ms - t.obs_ms - t.i
 const meanNpcs = samples.thread.reduce((a, t) => a + t.npcs, 0) / samples.thread.length;
 const result = {
   benchmark: 'engine', map: mapPath, steps, npcs_mean: meanNpcs, intra_op_threads: 1, shield,
-  today, rows, thread, norules,
+  today, rows, thread, norules, people,
+  pedestrians, crosswalks: peopleOnMap.crosswalks, people_figures: peopleOnMap,
+  people_share_of_engine_step_p50: peopleShare.p50, people_share_of_engine_step_p99: peopleShare.p99, goal_people_share: 0.1,
+  engine_step_with_people_over_without_p50: people.total_ms.p50 / thread.total_ms.p50,
   rules_share_of_engine_step_p50: ruleShare.p50,
   rules_over_engine_p50: thread.rules_ms.p50 / thread.total_ms.p50,
   goal_rules_share: 0.1,
@@ -115,7 +133,7 @@ if (values.json) {
   console.log('                          today p50   p99     rows p50    p99   thread p50    p99');
   const names: Record<(typeof fields)[number], string> = {
     obs_ms: 'observations', inference_ms: 'inference', shield_ms: shield ? 'shield (action choice)' : 'action choice',
-    predict_ms: '  of which prediction', dynamics_ms: 'dynamics + collisions', total_ms: 'engine step (span)', rules_ms: 'traffic rules', scene_ms: 'scene step (all)',
+    predict_ms: '  of which prediction', dynamics_ms: 'dynamics + collisions', total_ms: 'engine step (span)', rules_ms: 'traffic rules', people_ms: 'people at crosswalks', scene_ms: 'scene step (all)',
   };
   const col = (v: { p50: number; p99: number }, w: number) => `${v.p50.toFixed(3).padStart(w)}${v.p99.toFixed(3).padStart(8)}`;
   for (const f of fields) console.log(`${names[f].padEnd(24)}${col(today[f], 10)}${col(rows[f], 12)}${col(thread[f], 13)}`);
@@ -124,5 +142,6 @@ if (values.json) {
   console.log(`the rest of the engine step / inference: p50 ${nonInference.thread.toFixed(2)} on the inference thread (per-step ratio; goal ≤ ${NON_INFERENCE_GOAL}); in this thread ${nonInference.rows.toFixed(2)}`);
   const pi = partsOverInference;
   console.log(`  of which / inference (p50 of the per-step ratios): observations ${pi.obs.toFixed(2)}, shield ${pi.shield.toFixed(2)} (its prediction ${pi.predict.toFixed(2)}, while the policy infers), dynamics + collisions ${pi.dynamics.toFixed(2)}; handing over to the thread and back ${handover.toFixed(3)} ms; traffic rules (before the engine step) ${pi.rules.toFixed(2)}`);
+  console.log(peopleOnMap.crosswalks === 0 ? `people: none (the map has no crosswalks; --map a map with traffic_control.crosswalks)` : `people (${pedestrians} at ${peopleOnMap.crosswalks} crosswalks, a fifth scene on the thread path): p50 ${people.people_ms.p50.toFixed(3)} ms (p99 ${people.people_ms.p99.toFixed(3)}), ${(100 * peopleShare.p50).toFixed(1)} % of its engine step (p50 of the per-step ratio; p99 ${(100 * peopleShare.p99).toFixed(1)} %; goal ≤ 10 %); its engine step p50 ${people.total_ms.p50.toFixed(3)} ms against ${thread.total_ms.p50.toFixed(3)} without people, same run`);
   console.log(`traffic rules: p50 ${thread.rules_ms.p50.toFixed(3)} ms, ${(100 * result.rules_share_of_engine_step_p50).toFixed(1)} % of the engine step (p50 of the per-step ratio; goal ≤ 10 %); engine step with the rules off, same run: p50 ${norules.total_ms.p50.toFixed(3)} ms (rules on ${thread.total_ms.p50.toFixed(3)})`);
 }

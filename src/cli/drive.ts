@@ -7,6 +7,7 @@
 import { parseArgs } from 'node:util';
 import { defaultMapPath, setupScene, type QualitySummary, type SceneConfig } from '../scene/index.js';
 import { HELD_RULES, type JunctionHeld, type JunctionStand, type JunctionSummary } from '../scene/control/index.js';
+import { MAX_PEDESTRIANS, type PeopleSummary } from '../scene/people/index.js';
 import { MAX_NPCS, POLICY_DT } from '../traffic/engine.js';
 import { UsageError, type Command } from './commands.js';
 
@@ -29,7 +30,7 @@ function standText(st: JunctionStand): string {
 const RULE_FIGURES = ['red_light_violations', 'stop_sign_violations', 'junction_stand_max_s', 'junction_stands_over_10s', 'box_blocking_npc_s', 'throughput_veh_per_h_per_lane', 'throughput_veh_per_green_h_per_lane', 'movements_completed', 'held_by_junction'] as const;
 const NO_RULES_WHY = 'not measured with --no-rules: the junction figures are taken where the traffic rules place each NPC at a junction, and the rules are off';
 
-export interface DriveResult extends QualitySummary, Omit<JunctionSummary, 'junctions'> {
+export interface DriveResult extends QualitySummary, Omit<JunctionSummary, 'junctions'>, PeopleSummary {
   /** junctions of the map by control (signal, all_way_stop, stop, yield, priority) */
   junction_controls: Record<string, number>;
   /** NPCs obeyed the traffic rules (--no-rules: they did not; the signals ran either way) */
@@ -58,11 +59,11 @@ export interface DriveResult extends QualitySummary, Omit<JunctionSummary, 'junc
   real_time_factor: number;
 }
 
-export async function driveMap(opts: { mapPath: string; npcs: number; seconds: number; seed: number; modelPath?: string; rules?: boolean; rightOnRed?: boolean; actuated?: boolean; routeChoice?: SceneConfig['route_choice'] }): Promise<DriveResult> {
+export async function driveMap(opts: { mapPath: string; npcs: number; seconds: number; seed: number; modelPath?: string; rules?: boolean; rightOnRed?: boolean; actuated?: boolean; routeChoice?: SceneConfig['route_choice']; pedestrians?: number }): Promise<DriveResult> {
   const tSetup = performance.now();
   const rules = opts.rules ?? true;
   const rightOnRed = opts.rightOnRed ?? true;
-  const { scene, map, release } = await setupScene({ mapPath: opts.mapPath, modelPath: opts.modelPath, config: { npc_target: opts.npcs, seed: opts.seed, traffic_rules: rules, right_turn_on_red: rightOnRed, ...(opts.routeChoice ? { route_choice: opts.routeChoice } : {}) }, signals: opts.actuated ? { actuated: true } : undefined });
+  const { scene, map, release } = await setupScene({ mapPath: opts.mapPath, modelPath: opts.modelPath, config: { npc_target: opts.npcs, seed: opts.seed, traffic_rules: rules, right_turn_on_red: rightOnRed, ...(opts.routeChoice ? { route_choice: opts.routeChoice } : {}), ...(opts.pedestrians !== undefined ? { pedestrians: opts.pedestrians } : {}) }, signals: opts.actuated ? { actuated: true } : undefined });
   try {
     scene.reset();
     const setup = (performance.now() - tSetup) / 1000;
@@ -73,7 +74,7 @@ export async function driveMap(opts: { mapPath: string; npcs: number; seconds: n
     const q = scene.quality.summary();
     const { junctions, ...j } = scene.control.metrics.summary();
     return {
-      map: map.label, npcs: opts.npcs, seconds: opts.seconds, seed: opts.seed, ...q, traffic_rules: rules, not_measured: rules ? {} : Object.fromEntries(RULE_FIGURES.map((k) => [k, NO_RULES_WHY])), right_turn_on_red: rightOnRed, signals_actuated: opts.actuated === true, ...(opts.routeChoice ? { route_choice: opts.routeChoice } : {}), junction_controls: junctions, ...j,
+      map: map.label, npcs: opts.npcs, seconds: opts.seconds, seed: opts.seed, ...q, traffic_rules: rules, not_measured: rules ? {} : Object.fromEntries(RULE_FIGURES.map((k) => [k, NO_RULES_WHY])), right_turn_on_red: rightOnRed, signals_actuated: opts.actuated === true, ...(opts.routeChoice ? { route_choice: opts.routeChoice } : {}), junction_controls: junctions, ...j, ...scene.people.summary(),
       stuck_over_60s: scene.quality.openTripCount(scene.steps, 60 / POLICY_DT),
       setup_seconds: setup,
       wall_seconds: wall,
@@ -93,16 +94,18 @@ function routeChoiceFlag(v: string | undefined): SceneConfig['route_choice'] | u
 export const driveCommand: Command = {
   name: 'drive',
   summary: 'run NPCs on a map headless for some simulated time and report the NPC quality figures',
-  usage: 'vils drive [--map maps/demo-track.json] [--npcs 30] [--seconds 60] [--seed 1] [--model <onnx>] [--no-rules] [--no-right-on-red] [--actuated] [--route-choice random|queues] [--json]',
+  usage: 'vils drive [--map maps/demo-track.json] [--npcs 30] [--seconds 60] [--seed 1] [--model <onnx>] [--no-rules] [--no-right-on-red] [--actuated] [--route-choice random|queues] [--pedestrians 20] [--json]',
   async run(argv) {
-    const { values } = parseArgs({ args: argv, options: { map: { type: 'string' }, npcs: { type: 'string' }, seconds: { type: 'string' }, seed: { type: 'string' }, model: { type: 'string' }, json: { type: 'boolean' }, 'no-rules': { type: 'boolean' }, 'no-right-on-red': { type: 'boolean' }, actuated: { type: 'boolean' }, 'route-choice': { type: 'string' } } });
+    const { values } = parseArgs({ args: argv, options: { map: { type: 'string' }, npcs: { type: 'string' }, seconds: { type: 'string' }, seed: { type: 'string' }, model: { type: 'string' }, json: { type: 'boolean' }, 'no-rules': { type: 'boolean' }, 'no-right-on-red': { type: 'boolean' }, actuated: { type: 'boolean' }, 'route-choice': { type: 'string' }, pedestrians: { type: 'string' } } });
     const npcs = Number(values.npcs ?? 30);
     const seconds = Number(values.seconds ?? 60);
     const seed = Number(values.seed ?? 1);
     if (!Number.isInteger(npcs) || npcs < 1 || npcs > MAX_NPCS) throw new UsageError(`--npcs must be 1..${MAX_NPCS}`);
     if (!(seconds > 0)) throw new UsageError('--seconds must be positive');
     if (!Number.isInteger(seed) || seed < 0) throw new UsageError('--seed must be a non-negative integer');
-    const r = await driveMap({ mapPath: values.map ?? defaultMapPath(), npcs, seconds, seed, modelPath: values.model, rules: !values['no-rules'], rightOnRed: !values['no-right-on-red'], actuated: values.actuated === true, routeChoice: routeChoiceFlag(values['route-choice']) });
+    const pedestrians = values.pedestrians === undefined ? undefined : Number(values.pedestrians);
+    if (pedestrians !== undefined && !(Number.isInteger(pedestrians) && pedestrians >= 0 && pedestrians <= MAX_PEDESTRIANS)) throw new UsageError(`--pedestrians must be 0..${MAX_PEDESTRIANS}`);
+    const r = await driveMap({ mapPath: values.map ?? defaultMapPath(), npcs, seconds, seed, modelPath: values.model, rules: !values['no-rules'], rightOnRed: !values['no-right-on-red'], actuated: values.actuated === true, routeChoice: routeChoiceFlag(values['route-choice']), pedestrians });
     if (values.json) {
       console.log(JSON.stringify(r));
       return 0;
@@ -111,6 +114,7 @@ export const driveCommand: Command = {
     console.log(`${r.npcs} NPCs on ${r.map} for ${r.seconds} s of simulated time, seed ${r.seed} (${r.wall_seconds.toFixed(1)} s wall after ${r.setup_seconds.toFixed(1)} s setup: ×${r.real_time_factor.toFixed(0)} real time, ${Math.round(r.agent_steps_per_s)} agent-steps/s)`);
     console.log(`trips ${r.trips}: reached goal ${r.reached_goal}, abandoned ${r.abandoned}, under way at the end ${r.under_way} (over 60 s old: ${r.stuck_over_60s})`);
     console.log(`of the ${r.reached_goal + r.abandoned} trips that ended: goal ${pct(r.goal_rate)}, collision ${pct(r.trip_collision_rate)}, off-road ${pct(r.trip_offroad_rate)}`);
+    console.log(r.crosswalks === 0 ? 'people: none (the map has no crosswalks)' : `people: ${r.pedestrians} at ${r.crosswalks} crosswalks, ${r.people_crossings} crossings started (${r.people_started_on_dont_walk} on don't-walk); struck by an NPC ${r.people_struck}, by an ego ${r.people_struck_by_ego}; NPCs onto a crosswalk with a person in their path ${r.npc_crosswalk_entries_with_person}`);
     console.log(`NPC-steps touching a vehicle ${pct(r.vehicle_contact_step_share)}, a road edge ${pct(r.road_edge_step_share)}; NPCs that ever did: ${pct(r.npcs_ever_collided)}, ${pct(r.npcs_ever_offroad)}`);
     const controls = Object.entries(r.junction_controls).map(([k, v]) => `${v} ${k.replace(/_/g, ' ')}`).join(', ') || 'none';
     if (!r.traffic_rules) {

@@ -67,7 +67,7 @@ function readConfigFile(path: string): ServeFileConfig {
 export const serveCommand: Command = {
   name: 'serve',
   summary: 'run the VILS server (WebSocket /ws/vils/stream, REST /api, docs /docs)',
-  usage: 'vils serve [--port 8000] [--host 0.0.0.0] [--map <file>] [--config <file.json>] [--model <onnx>] [--paused] [--scene <name>=<map.json>]... [--no-record] [--record-dir recordings] [--record-max-file-mb 512] [--record-max-total-mb 8192] [--record-foxglove-hz 10] [--foxglove-port <port>] [--access <file.json>] [--log-level info] [--log-format pretty|json] [--scenario <scenario.yaml>] [--time-mode realtime|afap|lockstep] [--dmax-ms 100] [--time-step-ms 1] [--asset-port <port>] [--story-ego <ego_id>] [--ego-priority fifo|normal|<nice>] [--cpus auto|all|<list>]',
+  usage: 'vils serve [--port 8000] [--host 0.0.0.0] [--map <file>] [--config <file.json>] [--model <onnx>] [--paused] [--scene <name>=<map.json>]... [--no-record] [--record-dir recordings] [--record-max-file-mb 512] [--record-max-total-mb 8192] [--record-foxglove-hz 10] [--foxglove-port <port>] [--access <file.json>] [--log-level info] [--log-format pretty|json] [--scenario <scenario.yaml>] [--time-mode realtime|afap|lockstep] [--dmax-ms 100] [--time-step-ms 1] [--asset-port <port>] [--story-ego <ego_id>] [--ego-priority fifo|normal|<nice>] [--cpus auto|all|<list>] [--pedestrians 20]',
   async run(argv) {
     const { server, exited } = await startServe(argv);
     // Ctrl-C, SIGTERM, SIGHUP, or the process that started it (npm start) gone: say why, close cleanly, but never
@@ -114,7 +114,7 @@ export async function startServe(argv: string[], overrides: ServeOverrides = {})
       'record-max-total-mb': { type: 'string' }, 'record-foxglove-hz': { type: 'string' }, 'foxglove-port': { type: 'string' },
       access: { type: 'string' }, 'log-format': { type: 'string' }, scenario: { type: 'string' },
       'time-mode': { type: 'string' }, 'dmax-ms': { type: 'string' }, 'time-step-ms': { type: 'string' }, 'asset-port': { type: 'string' },
-      'story-ego': { type: 'string' }, 'ego-priority': { type: 'string' }, cpus: { type: 'string' },
+      'story-ego': { type: 'string' }, 'ego-priority': { type: 'string' }, cpus: { type: 'string' }, pedestrians: { type: 'string' },
     },
   });
   const recording = recordingSettings(values);
@@ -149,6 +149,9 @@ export async function startServe(argv: string[], overrides: ServeOverrides = {})
   if (storyEgo !== undefined && !scenario?.story) throw new UsageError('--story-ego names the real car that plays a test case\'s ego: give a --scenario with a story: (docs/test-cases.md)');
   if (storyEgo !== undefined && !/^[A-Za-z0-9_.:@-]{1,64}$/.test(storyEgo)) throw new UsageError(`--story-ego must be an ego_id (1–64 letters, digits, _ . : @ -), got ${JSON.stringify(storyEgo)}`);
   const egoPriority = parseEgoPriority(values['ego-priority']);
+  // --pedestrians N: the scene setting (people at the crosswalks), over the config file's and the scenario's
+  const pedestrians = values.pedestrians === undefined ? undefined : Number(values.pedestrians);
+  if (pedestrians !== undefined && !(Number.isInteger(pedestrians) && pedestrians >= 0 && pedestrians <= 200)) throw new UsageError(`--pedestrians must be 0..200, got ${values.pedestrians}`);
   let cpuSetting: CpuSetting;
   try {
     cpuSetting = parseCpuSetting(values.cpus);
@@ -162,7 +165,7 @@ export async function startServe(argv: string[], overrides: ServeOverrides = {})
   const access = loadAccessFile(values.access ?? process.env.VILS_ACCESS_FILE);
   const t0 = performance.now();
   const server = await createServer({
-    mapPath: scenario?.map.roadMapPath ?? values.map ?? map, modelPath: values.model ?? model, origin, config: { ...session, ...scenario?.scene }, scenes,
+    mapPath: scenario?.map.roadMapPath ?? values.map ?? map, modelPath: values.model ?? model, origin, config: { ...session, ...scenario?.scene, ...(pedestrians !== undefined ? { pedestrians } : {}) }, scenes,
     autostart: !values.paused, logLevel: values['log-level'] ?? 'info', logFormat, access,
     recording, foxglove: { port: foxglovePort, host: values.host ?? fileHost ?? '0.0.0.0' }, time, signals: scenario?.signals,
     clock: overrides.clock, epochNow: overrides.epochNow,

@@ -17,7 +17,7 @@ export type NpcColumn = (typeof NPC_COLUMNS)[number];
 const C = NPC_COLUMNS.length;
 
 /** Why an NPC stands, by its index in the flags column (bits 3–5). */
-export const NPC_HOLDS: readonly NpcHold[] = ['none', 'red', 'yellow', 'stop_sign', 'give_way', 'box', 'queue'];
+export const NPC_HOLDS: readonly NpcHold[] = ['none', 'red', 'yellow', 'stop_sign', 'give_way', 'box', 'queue', 'crosswalk'];
 const HOLD_SHIFT = 3;
 /** the flags bits of frame format 1 (collided, off-road, auto) */
 export const NPC_FLAGS_V1_MASK = 7;

@@ -38,6 +38,8 @@ export interface SceneConfig {
   traffic_rules: boolean;
   /** at a red light, a right turn may go after a full stop at the line, giving way to every movement that goes (Korean law) */
   right_turn_on_red: boolean;
+  /** ambient people the scene keeps at the map's crosswalks (none on a map without crosswalks) */
+  pedestrians: number;
   /** auto NPCs start at least this far from egos [m] */
   spawn_clearance_m: number;
   /** with egos, auto NPCs start within this distance of one [m] */
@@ -78,6 +80,7 @@ export const SCENE_SETTINGS: Readonly<Record<keyof SceneConfig, SettingSpec>> = 
   shield: { type: 'boolean', default: true, description: 'the safety shield over the policy, its steering smoothing and the car-following and curve governors (live NPCs only)' },
   traffic_rules: { type: 'boolean', default: true, description: 'NPCs obey signals, stop lines, signs and right of way at junctions (false: they do not; the signals run either way)' },
   right_turn_on_red: { type: 'boolean', default: true, description: 'at a red light NPCs may turn right after a full stop at the line, giving way to every movement that goes, as Korean law allows (false: right turns wait for green too)' },
+  pedestrians: { type: 'integer', default: 20, unit: 'people', min: 0, max: 200, description: 'ambient people the scene keeps at the crosswalks of its map (traffic_control.crosswalks): they come and go, cross on walk or, where no signal is, in a gap; NPCs give way to them. A map without crosswalks (the demo track) has none, whatever this says' },
   spawn_clearance_m: { type: 'number', default: 30, unit: 'm', min: 0, max: 500, description: 'auto NPCs start at least this far from egos' },
   spawn_radius_m: { type: 'number', default: 200, unit: 'm', min: 10, max: 100000, description: 'with egos, auto NPCs start within this distance of one' },
   despawn_radius_m: { type: 'number', default: 300, unit: 'm', min: 10, max: 100000, description: 'with egos, auto NPCs further than this from every ego are recycled' },

@@ -27,7 +27,7 @@ export interface NpcState {
   offroad: boolean;
   /** spawned by the scene itself (kept at npc_target) rather than on request */
   auto: boolean;
-  /** why it is held back: a traffic rule (red, yellow, stop_sign, give_way, box), a vehicle ahead (queue), or none */
+  /** why it is held back: a traffic rule (red, yellow, stop_sign, give_way, box, crosswalk), a vehicle ahead (queue), or none */
   hold: NpcHold;
   /** a test case's scripted actor (its story id; id = ACTOR_ID_BASE + its number), absent for the policy's NPCs */
   actor?: string;
@@ -35,7 +35,7 @@ export interface NpcState {
   kind?: ObjectKind;
 }
 
-export type NpcHold = 'none' | 'red' | 'yellow' | 'stop_sign' | 'give_way' | 'box' | 'queue';
+export type NpcHold = 'none' | 'red' | 'yellow' | 'stop_sign' | 'give_way' | 'box' | 'queue' | 'crosswalk';
 
 /** Why an NPC is held back, as the inspector shows it: a rule, else a vehicle it waits behind while slow. */
 function holdOf(n: NpcView): NpcHold {

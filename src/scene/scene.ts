@@ -25,7 +25,8 @@ import { NpcTable, type NpcState } from './npc-table.js';
 import { NpcPopulation, type SpawnRequest } from './population.js';
 import { QualityMetrics } from './quality.js';
 import { npcsTouching, sceneVehicles, type StepVehicle } from './scene-vehicles.js';
-import { TrafficControl, type SignalGroupState, type SignalPlanOverride, type SignalStopPoint } from './control/index.js';
+import { CROSSWALK_STATE_NAMES, TrafficControl, type SignalGroupState, type SignalPlanOverride, type SignalStopPoint } from './control/index.js';
+import { ScenePeople } from './people/index.js';
 
 export { mapBounds, type MapBounds } from './map-bounds.js';
 export type { NpcHold, NpcState } from './npc-table.js';
@@ -33,6 +34,8 @@ export type { NpcHold, NpcState } from './npc-table.js';
 export interface SceneTimings extends StepTimings {
   /** the traffic rules before the step: signals, every NPC's stop line, the junction figures */
   rules_ms: number;
+  /** the people at crosswalks: their step, the NPCs' giving way to them, their figures (0 without crosswalks) */
+  people_ms: number;
   /** the whole scene step: egos, rules, engine, population, metrics */
   scene_ms: number;
 }
@@ -62,6 +65,8 @@ export class LiveScene {
   readonly quality: QualityMetrics;
   /** junctions, signals and the rules NPCs obey there */
   readonly control: TrafficControl;
+  /** ambient people at the map's crosswalks, the NPCs' giving way to them and the people figures */
+  readonly people: ScenePeople;
   private readonly engine: TrafficEngine;
   /** the NPCs' observations, written by the engine and read by the policy's one call per step */
   private readonly policyInput: PolicyInput;
@@ -118,6 +123,10 @@ export class LiveScene {
     this.controlOptions = { signalPlans: opts.signalPlans, signalAll: opts.signalAll, ...(opts.signalsActuated ? { signalsActuated: true } : {}) };
     this.control = new TrafficControl(map, this.engine, { rules: this.config.traffic_rules, plans: opts.signalPlans, signalAll: opts.signalAll, actuated: opts.signalsActuated, expectedNpcs: this.config.npc_target });
     this.control.rules.rightOnRed = this.config.right_turn_on_red;
+    this.people = new ScenePeople(map.trafficControl.crosswalks ?? [], this.engine, this.config.pedestrians);
+    // the people read each crosswalk's walk signal as the traffic control left it for the step (none: unsignalised)
+    this.people.walk = { walkState: (c) => CROSSWALK_STATE_NAMES[this.control.crosswalkStates()[c]] ?? 'none' };
+    this.people.reset(this.config.seed);
     const emit = (e: SceneEvent) => {
       for (const l of this.listeners) l(e);
     };
@@ -190,6 +199,7 @@ export class LiveScene {
     this.engine.shieldEnabled = this.config.shield;
     this.control.enabled = this.config.traffic_rules;
     this.control.rules.rightOnRed = this.config.right_turn_on_red;
+    this.people.target = this.config.pedestrians;
   }
 
   // ---- egos ----
@@ -243,6 +253,7 @@ export class LiveScene {
     this.population.reseed(this.config.seed);
     this.quality.reset();
     this.control.reset();
+    this.people.reset(this.config.seed);
     this.engine.resetIds();
     this.time = 0;
     this.steps = 0;
@@ -286,11 +297,17 @@ export class LiveScene {
       const egoId = this.engine.externalKeyOf(run.slot);
       if (egoId !== undefined && run.kind === 'red') this.emitEvent({ type: 'ego_ran_red', egoId, t: run.t, junction: run.junction, group: run.group });
     }
+    const tp0 = performance.now();
+    this.people.beforeStep(at, POLICY_DT, this.control.enabled);
+    let peopleMs = performance.now() - tp0;
     stepPolicy(this.engine, this.policy, this.policyInput);
     const t = this.engine.timings;
     this.npcsChanged();
     this.steps++;
     const after = this.steps * POLICY_DT;
+    const tp1 = performance.now();
+    this.people.afterStep();
+    peopleMs += performance.now() - tp1;
     const npcs = this.engine.npcs();
     const contactsBefore = this.egos.collisionSteps;
     this.egos.afterStep(this.engine, after, (egoId) => npcsTouching(this.egos.list(this.time), egoId, npcs));
@@ -310,7 +327,7 @@ export class LiveScene {
     this.population.fill(this.steps, vehicles, live.map((e) => ({ x: e.x, y: e.y, yaw: e.yaw, length: e.length, width: e.width })));
     this.stepViews = npcs;
     this.npcTableState = 1;
-    this.timings = { ...t, rules_ms: rulesMs, scene_ms: performance.now() - t0 };
+    this.timings = { ...t, rules_ms: rulesMs, people_ms: peopleMs, scene_ms: performance.now() - t0 };
   }
 
   /** The scene as of simulation time t (default: its time): NPCs along their committed motion, egos moved to t. */
@@ -318,6 +335,7 @@ export class LiveScene {
     const base = (this.steps - 1) * POLICY_DT;
     const alpha = this.steps === 0 ? 0 : Math.min(1, Math.max(0, (t - base) / POLICY_DT));
     const npcs = this.npcRows().states(alpha);
+    this.people.appendStates(alpha, npcs);
     const egos = this.egos.list(t);
     // a test case's actors are traffic to whoever watches: among the NPCs, after them
     let cars = egos;

@@ -38,6 +38,8 @@ export function sceneStatus(host: SceneHost): Record<string, unknown> {
     ego_collision_steps: scene.egoCollisionSteps,
     quality: scene.quality.summary(),
     junctions: scene.control.metrics.summary(),
+    // ambient people at crosswalks: how many, their crossings and the figures (struck, NPCs onto an occupied crosswalk, starts on don't-walk)
+    people: scene.people.summary(),
     time: host.time.status(),
     rss_mb: Math.round(process.memoryUsage().rss / 1e5) / 10,
     ...Object.fromEntries([...host.attachments].map(([k, a]) => [k, a.status()])),

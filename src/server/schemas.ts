@@ -81,7 +81,7 @@ const npcSchema = {
     offroad: { type: 'boolean', description: 'extension: touched a road edge in this step' },
     kind: { enum: ['vehicle', 'pedestrian', 'cyclist'], description: 'extension: what it is (every entry from the server says it; a client reading frames made before it takes an entry without it as a vehicle). Pedestrians and cyclists are people: length and width are their footprint (a pedestrian about 0.5 m across, a cyclist about 1.8 × 0.6 m)' },
     actor: { type: 'string', description: "extension: a test case's scripted actor (its story id; its id is 1000000 + its number); absent for the policy's NPCs" },
-    hold: { enum: ['red', 'yellow', 'stop_sign', 'give_way', 'box', 'queue'], description: 'extension: why it is held back: a traffic rule at a junction (red, yellow, stop_sign, give_way, box: no room past the junction) or a vehicle ahead that waits (queue); absent when nothing holds it' },
+    hold: { enum: ['red', 'yellow', 'stop_sign', 'give_way', 'box', 'queue', 'crosswalk'], description: 'extension: why it is held back: a traffic rule at a junction (red, yellow, stop_sign, give_way, box: no room past the junction, crosswalk: a person on or about to step onto a crosswalk in its path) or a vehicle ahead that waits (queue); absent when nothing holds it' },
   },
 } as const;
 
@@ -317,7 +317,7 @@ export const npcViewSchema = {
   properties: {
     id: { type: 'integer' }, x: num, y: num, lat: num, lon: num, yaw: num, heading: num, speed: num, vx: num, vy: num, length: num, width: num,
     goal_x: num, goal_y: num, collided: { type: 'boolean' }, offroad: { type: 'boolean' }, auto: { type: 'boolean' },
-    hold: { enum: ['none', 'red', 'yellow', 'stop_sign', 'give_way', 'box', 'queue'], description: 'why it is held back: a traffic rule (red, yellow, stop_sign, give_way, box: no room past the junction), a vehicle ahead that waits (queue), or none' },
+    hold: { enum: ['none', 'red', 'yellow', 'stop_sign', 'give_way', 'box', 'queue', 'crosswalk'], description: 'why it is held back: a traffic rule (red, yellow, stop_sign, give_way, box: no room past the junction, crosswalk: a person on or about to step onto a crosswalk in its path), a vehicle ahead that waits (queue), or none' },
     actor: { type: 'string', description: "a test case's scripted actor: its story id (absent for the policy's NPCs; its goal is where it is)" },
   },
 } as const;

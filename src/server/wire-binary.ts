@@ -26,7 +26,7 @@
  *     36 i16  yaw [mrad]; 38 u16 length, width [mm]; 42 u8 flags (1 collided, 2 off-road, 4 a test case's scripted actor,
  *             bits 3–4 the kind: KIND_CODES 0 vehicle, 1 pedestrian, 2 cyclist; readers of version 1 made before it
  *             ignore those bits, and a frame made before it reads as all vehicles);
- *     43 u8 hold (HOLD_CODES: 0 none, 1 red, 2 yellow, 3 stop_sign, 4 give_way, 5 box, 6 queue)
+ *     43 u8 hold (HOLD_CODES: 0 none, 1 red, 2 yellow, 3 stop_sign, 4 give_way, 5 box, 6 queue, 7 crosswalk)
  *   ego (29 bytes + its id)
  *     0  u16  byte length L of ego_id, then L bytes of UTF-8
  *     +0 i32  x, y [mm]; +8 i16 yaw [mrad]; +10 i32 speed [mm/s]; +14 u16 length, width [mm]
@@ -37,7 +37,7 @@ import type { ObjectKind } from '../traffic/object-kind.js';
 import type { NpcStatesFrame, RunState } from './wire.js';
 
 /** why an NPC is held back, by its code in byte 43 of its record (0: nothing holds it) */
-export const HOLD_CODES: readonly NpcHold[] = ['none', 'red', 'yellow', 'stop_sign', 'give_way', 'box', 'queue'];
+export const HOLD_CODES: readonly NpcHold[] = ['none', 'red', 'yellow', 'stop_sign', 'give_way', 'box', 'queue', 'crosswalk'];
 
 /** what an NPC is, by its code in bits 3–4 of its flags byte (42) */
 export const KIND_CODES: readonly ObjectKind[] = ['vehicle', 'pedestrian', 'cyclist'];

@@ -24,9 +24,11 @@ export const HoldReason = {
   StopSign: 3,
   GiveWay: 4,
   Box: 5,
+  /** a person on, or about to step onto, a crosswalk in its path (src/scene/people/give-way.ts) */
+  Crosswalk: 6,
 } as const;
 export type HoldReasonId = (typeof HoldReason)[keyof typeof HoldReason];
-export const HOLD_REASON_NAMES = ['none', 'red', 'yellow', 'stop_sign', 'give_way', 'box'] as const;
+export const HOLD_REASON_NAMES = ['none', 'red', 'yellow', 'stop_sign', 'give_way', 'box', 'crosswalk'] as const;
 
 export class StopConstraints {
   /** per slot: distance along its lane path, from its centre's projection, to the line its front must not pass (Infinity: none) [m] */

@@ -78,6 +78,7 @@ export const HOLD_WORDS: Record<NpcHold, string> = {
   give_way: 'giving way',
   box: 'full junction ahead (keeping the box clear)',
   queue: 'in a queue',
+  crosswalk: 'a person on the crosswalk ahead',
 };
 
 export class SignalLayer {

@@ -118,7 +118,7 @@ export interface StoryView {
 }
 
 /** Why an NPC stands or slows (GET /api/npcs `hold`). */
-export type NpcHold = 'none' | 'red' | 'yellow' | 'stop_sign' | 'give_way' | 'box' | 'queue';
+export type NpcHold = 'none' | 'red' | 'yellow' | 'stop_sign' | 'give_way' | 'box' | 'queue' | 'crosswalk';
 
 /** GET /api/npcs entries: the frame entry plus goal and origin. */
 export interface NpcDetail extends NpcFrameEntry {

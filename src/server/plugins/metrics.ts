@@ -88,6 +88,8 @@ export function createMetrics(hosts: readonly SceneHost[]): VilsMetrics {
   const egoContacts = counter('vils_ego_contact_steps_total', 'Ego-steps in contact with an NPC');
   const lineRuns = counter('vils_npc_line_violations_total', 'NPCs that crossed a stop line on red or past a stop sign without a full stop (from geometry, rules on or off)', ['scene', 'kind']);
   const lineCrossings = counter('vils_npc_line_crossings_total', 'Stop lines NPCs crossed');
+  const people = gauge('vils_people', 'Ambient people the scene keeps at crosswalks (0 on a map without crosswalks)');
+  const peopleEvents = counter('vils_people_events_total', 'People at crosswalks, from geometry: crossings started, started on dont_walk, struck by an NPC, struck by an ego, npc_entered_occupied (an NPC front onto a crosswalk with a person in its path)', ['scene', 'kind']);
   const trips = counter('vils_npc_trips_total', 'NPC trips by outcome', ['scene', 'kind']);
   const shield = counter('vils_npc_shield_interventions_total', 'Safety-shield interventions on NPC actions (NPC-steps)', ['scene', 'kind']);
   const recBytes = counter('vils_recording_bytes_total', 'Bytes written to the recording (compressed)');
@@ -156,6 +158,13 @@ export function createMetrics(hosts: readonly SceneHost[]): VilsMetrics {
         totals.inc(lineRuns, { ...l, kind: 'red_light' }, v.red_light_violations);
         totals.inc(lineRuns, { ...l, kind: 'stop_sign' }, v.stop_sign_violations);
         totals.inc(lineCrossings, l, v.line_crossings);
+        const pc = host.scene.people.summary();
+        people.set(l, pc.pedestrians);
+        totals.inc(peopleEvents, { ...l, kind: 'crossing' }, pc.people_crossings);
+        totals.inc(peopleEvents, { ...l, kind: 'started_on_dont_walk' }, pc.people_started_on_dont_walk);
+        totals.inc(peopleEvents, { ...l, kind: 'struck_by_npc' }, pc.people_struck);
+        totals.inc(peopleEvents, { ...l, kind: 'struck_by_ego' }, pc.people_struck_by_ego);
+        totals.inc(peopleEvents, { ...l, kind: 'npc_entered_occupied' }, pc.npc_crosswalk_entries_with_person);
         totals.inc(contacts, l, q.vehicleContactSteps);
         totals.inc(offroad, l, q.roadEdgeSteps);
         totals.inc(egoContacts, l, host.scene.egoCollisionSteps);

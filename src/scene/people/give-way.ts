@@ -1,0 +1,151 @@
+/**
+ * NPC vehicles give way to people at crosswalks (Korean Road Traffic Act art. 27: a driver stops before a
+ * crosswalk while a person crosses it or is about to; turning vehicles in permissive phases and right turns on
+ * red included, as their planned lanes run through the crosswalk). A rule layer over the junction rules: after
+ * they wrote each NPC's stop (src/scene/control/rules.ts), it adds a stop before the first crosswalk on the NPC's
+ * planned lanes that is occupied in its path, when that is nearer than the rule's own line, with the hold reason
+ * 'crosswalk'. Occupied in its path (occupiedFor): a person in the lane's conflict zone (where the lane's centre line
+ * runs on the stripes, along the walking axis, and half the vehicle's width and CONFLICT_PAD_M either side) or walking into it before the vehicle would
+ * have cleared the crosswalk (PERSON_GAP_S to spare), or one waiting at its kerb whom the pedestrian signal lets go
+ * and who would be there as soon. A vehicle that could only obey by braking harder than COMMIT_DECEL
+ * (for a waiting person) or HARD_DECEL (for one on the crosswalk) is not held, unless it was already stopping
+ * for that crosswalk; one whose front is already on the stripes is not held either (it clears them, and a person on them waits).
+ */
+import type { TrafficEngine } from '../../traffic/engine.js';
+import { MAX_PLAN } from '../../traffic/predict.js';
+import { HoldReason, STOP_MARGIN_M } from '../../traffic/stops.js';
+import { AgentKind } from '../../traffic/world.js';
+import { COMFORT_DECEL, COMMIT_DECEL, DECIDE_M, GO_ACCEL, HARD_DECEL } from '../control/rule-params.js';
+import type { CrosswalkGeometry } from './crosswalks.js';
+import { Phase, PERSON_WIDTH_M, type Walkers } from './walkers.js';
+
+/** the conflict zone reaches this far either side of the vehicle's body along the walking axis [m] */
+export const CONFLICT_PAD_M = 1;
+/** vehicles stop with their front this far before the stripes (plus the governor's STOP_MARGIN_M) [m] */
+const LINE_BACK_M = 1;
+
+/** Nothing in the way (0), a person waiting to step on (1), a person on the crosswalk in the path (2). */
+export const Occupied = { None: 0, Waiting: 1, Crossing: 2 } as const;
+
+/** a person reaching the conflict zone less than this after the vehicle would have cleared it is in the way [s] */
+export const PERSON_GAP_S = 1.5;
+
+/** Half the width of a vehicle's conflict zone on a crosswalk: its body, CONFLICT_PAD_M and half a person [m]. */
+export function conflictReach(vehicleHalfWidth: number): number {
+  return vehicleHalfWidth + CONFLICT_PAD_M + 0.5 * PERSON_WIDTH_M;
+}
+
+/**
+ * How crosswalk c is occupied for a vehicle whose path covers axis coordinates uLo … uHi on it (its conflict zone:
+ * that, `reach` either side) and which would be clear of the crosswalk in `clearS` seconds: a person on it who is in that zone, or who
+ * walks into it before clearS + PERSON_GAP_S (Occupied.Crossing); else one waiting at its kerb whom the signal lets
+ * go and who would walk into it by then (Occupied.Waiting). People who have passed the zone, or are far enough
+ * away that the vehicle clears it first, do not hold it (the reading of the law traffic simulators and the US
+ * Uniform Vehicle Code § 11-502 take: yield to a person on the crosswalk in, or approaching so closely to, the
+ * vehicle's half of the road as to be in danger), so a long crosswalk walked end to end does not stop a lane for
+ * the whole crossing.
+ */
+export function occupiedFor(walkers: Walkers, c: number, uLo: number, uHi: number, reach: number, clearS: number): number {
+  let out: number = Occupied.None;
+  const horizon = clearS + PERSON_GAP_S;
+  for (let i = 0; i < walkers.span; i++) {
+    if (walkers.cw[i] !== c) continue;
+    const ph = walkers.phase[i];
+    if (ph === Phase.Away || (ph === Phase.Waiting && !walkers.ready[i])) continue;
+    const dir = walkers.dir[i];
+    const u = walkers.u[i];
+    // past the zone's far edge: out of the way; else the walk to its near edge (0: in it)
+    if (dir > 0 ? u > uHi + reach : u < uLo - reach) continue;
+    const toZone = Math.max(0, dir > 0 ? uLo - reach - u : u - (uHi + reach));
+    if (toZone > walkers.walkSpeed[i] * horizon) continue;
+    if (ph === Phase.Crossing) return Occupied.Crossing;
+    out = Occupied.Waiting;
+  }
+  return out;
+}
+
+export class CrosswalkGiveWay {
+  /** the rule runs (tests switch it off to see the figures count) */
+  enabled = true;
+  /** per slot: the crosswalk it is stopping for (−1 none), and the NPC id that holds the slot */
+  private readonly heldCw: Int32Array;
+  private readonly heldId: Int32Array;
+
+  constructor(private readonly geo: CrosswalkGeometry, private readonly walkers: Walkers, private readonly engine: TrafficEngine) {
+    const cap = engine.world.capacity;
+    this.heldCw = new Int32Array(cap).fill(-1);
+    this.heldId = new Int32Array(cap).fill(-1);
+  }
+
+  reset(): void {
+    this.heldCw.fill(-1);
+    this.heldId.fill(-1);
+  }
+
+  /** Adds each NPC's crosswalk stop to the engine's stops (after the junction rules wrote theirs). */
+  apply(): void {
+    const geo = this.geo;
+    if (!this.enabled || geo.count === 0) return;
+    const engine = this.engine;
+    const world = engine.world;
+    const stops = engine.stops;
+    const lanes = engine.lanes.lanes;
+    const { planLanes, planCount, planS } = engine;
+    const { crossFirst, crossCw, crossSIn, crossSOut, crossULo, crossUHi } = geo;
+    for (let s = 0; s < world.count; s++) {
+      if (!world.present[s] || world.kind[s] !== AgentKind.Controlled) continue;
+      if (this.heldId[s] !== world.id[s]) {
+        this.heldId[s] = world.id[s];
+        this.heldCw[s] = -1;
+      }
+      const n = planCount[s];
+      if (n === 0) {
+        this.heldCw[s] = -1;
+        continue;
+      }
+      const v = world.speed(s);
+      const half = 0.5 * world.length[s];
+      const reach = conflictReach(0.5 * world.width[s]);
+      const look = Math.max(DECIDE_M, (v * v) / (2 * COMFORT_DECEL) + 10);
+      let bestLine = Infinity;
+      let bestCw = -1;
+      let d = -planS[s];
+      // the junction ahead (its internal lanes) when the NPC is not in one: where it enters and leaves it
+      let boxIn = NaN, boxOut = NaN;
+      const inBox = lanes[planLanes[s * MAX_PLAN]].internal;
+      for (let k = 0; k < n && d - half < look; k++) {
+        const lane = planLanes[s * MAX_PLAN + k];
+        if (!inBox && lanes[lane].internal && Number.isNaN(boxOut)) {
+          if (Number.isNaN(boxIn)) boxIn = d;
+        } else if (!Number.isNaN(boxIn) && Number.isNaN(boxOut)) boxOut = d;
+        for (let r = crossFirst[lane]; r < crossFirst[lane + 1]; r++) {
+          const dIn = d + crossSIn[r];
+          const dFront = dIn - half;
+          if (dFront < 0 || dFront > look || dIn - LINE_BACK_M >= bestLine) continue;
+          const c = crossCw[r];
+          // clear of the crosswalk: its whole length past the far side of the stripes, speeding up at GO_ACCEL
+          const dClear = Math.max(dFront, 0) + (crossSOut[r] - crossSIn[r]) + 2 * half;
+          const clearS = (Math.sqrt(v * v + 2 * GO_ACCEL * dClear) - v) / GO_ACCEL;
+          const occ = occupiedFor(this.walkers, c, crossULo[r], crossUHi[r], reach, clearS);
+          if (occ === Occupied.None) continue;
+          const need = (v * v) / (2 * Math.max(dFront - LINE_BACK_M - STOP_MARGIN_M, 0.05));
+          if (need > (occ === Occupied.Crossing ? HARD_DECEL : COMMIT_DECEL) && this.heldCw[s] !== c) continue;
+          let line = dIn - LINE_BACK_M;
+          // standing there would leave its rear in the junction: it waits before the junction instead, where it
+          // can stop comfortably (a vehicle standing in a junction for people past its exit blocks the crossing traffic)
+          const boxEnd = Number.isNaN(boxOut) ? d + lanes[lane].length : boxOut;
+          if (!Number.isNaN(boxIn) && line - STOP_MARGIN_M - 2 * half < boxEnd && boxIn - half - STOP_MARGIN_M > 0) {
+            const needBox = (v * v) / (2 * Math.max(boxIn - half - STOP_MARGIN_M, 0.05));
+            if (needBox <= COMMIT_DECEL || this.heldCw[s] === c) line = Math.min(line, boxIn);
+          }
+          if (line >= bestLine) continue;
+          bestLine = line;
+          bestCw = c;
+        }
+        d += lanes[lane].length;
+      }
+      this.heldCw[s] = bestCw;
+      if (bestCw >= 0 && bestLine < stops.line[s]) stops.set(s, bestLine, COMFORT_DECEL, HoldReason.Crosswalk, -1);
+    }
+  }
+}
