@@ -3,6 +3,7 @@
  * walk group; its pedestrian state comes from its `walk` field when present, else from its `state`.
  */
 import { describe, expect, it } from 'vitest';
+import { signalSummary } from '../../src/web/signal-summary.js';
 import { crosswalkStates, walkStateOf } from '../../src/web/walk-states.js';
 import type { SignalState } from '../../src/web/types.js';
 
@@ -26,5 +27,19 @@ describe('walk states on the web map', () => {
     ];
     expect([...crosswalkStates(signals)]).toEqual([['CW1', 'dont_walk'], ['CW2', 'dont_walk'], ['CW3', 'walk']]);
     expect(crosswalkStates(undefined).size).toBe(0);
+  });
+});
+
+describe('the status bar\'s signal summary with walk groups', () => {
+  it('counts walk groups apart, by what they show people', () => {
+    const many = [
+      ...['A', 'B', 'C', 'D', 'E'].map((x, i) => entry(`J1.${x}`, i < 2 ? 'green' : 'red')),
+      entry('J1.walk.1', 'green', { walk: 'walk', crosswalks: ['C1'] }),
+      entry('J1.walk.2', 'yellow', { walk: 'flashing', crosswalks: ['C2'] }),
+      entry('J1.walk.3', 'red', { walk: 'dont_walk', crosswalks: ['C3'] }),
+      entry('J1.walk.4', 'red', { walk: 'dont_walk', crosswalks: ['C4'] }),
+    ];
+    expect(signalSummary(many)?.text).toBe("5 groups: 2 green · 3 red · 4 walk signals: 1 walk · 1 flashing · 2 don't walk");
+    expect(signalSummary(many.slice(0, 2))?.text).toBe('J1.A green · J1.B green');
   });
 });
