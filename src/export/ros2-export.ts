@@ -152,10 +152,13 @@ export async function exportRos2(input: string, out: string, opts: Ros2ExportOpt
     }
     const frame = decodeJson<NpcStatesFrame>(data);
     frames++;
-    await write('/vils/npcs/markers', T.markers, logTime, markerArray(frame, frameId, { CUBE: marker.CUBE, ADD: marker.ADD }));
+    await write('/vils/npcs/markers', T.markers, logTime, markerArray(frame, frameId, { CUBE: marker.CUBE, CYLINDER: marker.CYLINDER, ADD: marker.ADD }));
     await write('/vils/npcs/holds', T.markers, logTime, holdMarkerArray(frame, frameId, { TEXT_VIEW_FACING: marker.TEXT_VIEW_FACING, ADD: marker.ADD }));
     await write('/vils/npcs/detections', T.detections, logTime, detectionArray(frame, frameId));
-    await write('/vils/npcs/objects', T.objects, logTime, predictedObjects(frame, frameId, { CAR: classification.CAR, BOUNDING_BOX: shape.BOUNDING_BOX }));
+    await write('/vils/npcs/objects', T.objects, logTime, predictedObjects(frame, frameId, {
+      UNKNOWN: classification.UNKNOWN, CAR: classification.CAR, PEDESTRIAN: classification.PEDESTRIAN, BICYCLE: classification.BICYCLE,
+      BOUNDING_BOX: shape.BOUNDING_BOX, CYLINDER: shape.CYLINDER,
+    }));
     const lights = trafficLightGroups(frame, groupIds, element);
     if (lights) await write(lightsTopic, T.lights, logTime, lights);
     const side = signalsJson(frame, groupIds);

@@ -21,6 +21,8 @@ const HOLD_TEXT_ABOVE_M = 0.6;
 export interface FrameNpc {
   id: number; x: number; y: number; yaw: number; vx?: number; vy?: number; speed?: number; length: number; width: number;
   collided?: boolean; offroad?: boolean;
+  /** what it is: vehicle, pedestrian, cyclist (absent from frames of servers before it: a vehicle) */
+  kind?: string;
   /** why it waits (red, yellow, stop_sign, give_way, box, queue); absent while nothing holds it */
   hold?: string;
 }
@@ -58,19 +60,48 @@ export function npcUuid(id: number, session = ''): number[] {
 const header = (stamp: Stamp, frameId: string) => ({ stamp, frame_id: frameId });
 const pose = (x: number, y: number, z: number, yaw: number) => ({ position: { x, y, z }, orientation: yawQuaternion(yaw) });
 
+/**
+ * How each kind of moving object is classified and drawn, as convert.KINDS: Autoware's ObjectClassification label and
+ * Shape type and the Marker type (by the names of their constants), the vision_msgs class id and the height [m]. A
+ * pedestrian is an upright cylinder, x = y = its diameter, as Autoware's own pedestrians; a kind not known here is
+ * UNKNOWN, shaped as a vehicle.
+ */
+export interface KindClass { label: 'CAR' | 'PEDESTRIAN' | 'BICYCLE' | 'UNKNOWN'; classId: string; shape: 'BOUNDING_BOX' | 'CYLINDER'; marker: 'CUBE' | 'CYLINDER'; heightM: number }
+export const KINDS: Readonly<Record<string, KindClass>> = {
+  vehicle: { label: 'CAR', classId: 'car', shape: 'BOUNDING_BOX', marker: 'CUBE', heightM: NPC_HEIGHT_M },
+  pedestrian: { label: 'PEDESTRIAN', classId: 'pedestrian', shape: 'CYLINDER', marker: 'CYLINDER', heightM: 1.75 },
+  cyclist: { label: 'BICYCLE', classId: 'bicycle', shape: 'BOUNDING_BOX', marker: 'CUBE', heightM: 1.7 },
+};
+const KIND_UNKNOWN: KindClass = { ...KINDS.vehicle, label: 'UNKNOWN', classId: 'unknown' };
+
+export function kindOf(n: FrameNpc): KindClass {
+  return Object.hasOwn(KINDS, n.kind ?? 'vehicle') ? KINDS[n.kind ?? 'vehicle'] : KIND_UNKNOWN;
+}
+
+/** {x, y, z} of an NPC's body: length, width, its kind's height; a cylinder's x and y its diameter (convert.npc_size) */
+export function npcSize(n: FrameNpc): { x: number; y: number; z: number } {
+  const k = kindOf(n);
+  if (k.shape === 'CYLINDER') {
+    const d = Math.max(n.length, n.width);
+    return { x: d, y: d, z: k.heightM };
+  }
+  return { x: n.length, y: n.width, z: k.heightM };
+}
+
 function color(n: FrameNpc): number[] {
   return n.collided ? COLOR_COLLIDED : n.offroad ? COLOR_OFFROAD : COLOR_OK;
 }
 
-/** visualization_msgs/MarkerArray: one CUBE per NPC (Marker.CUBE, Marker.ADD from the definition) */
-export function markerArray(frame: NpcStatesFrame, frameId: string, c: { CUBE: number; ADD: number }) {
+/** visualization_msgs/MarkerArray: one CUBE per NPC, a CYLINDER per pedestrian (Marker.CUBE, CYLINDER, ADD from the definition) */
+export function markerArray(frame: NpcStatesFrame, frameId: string, c: { CUBE: number; CYLINDER: number; ADD: number }) {
   const stamp = stampOf(frame.timestamp);
   return {
     markers: (frame.npcs ?? []).map((n) => {
       const [r, g, b, a] = color(n);
+      const size = npcSize(n);
       return {
-        header: header(stamp, frameId), ns: 'vils_npcs', id: Math.trunc(n.id), type: c.CUBE, action: c.ADD,
-        pose: pose(n.x, n.y, NPC_HEIGHT_M / 2, n.yaw), scale: { x: n.length, y: n.width, z: NPC_HEIGHT_M },
+        header: header(stamp, frameId), ns: 'vils_npcs', id: Math.trunc(n.id), type: c[kindOf(n).marker], action: c.ADD,
+        pose: pose(n.x, n.y, size.z / 2, n.yaw), scale: size,
         color: { r, g, b, a }, lifetime: { sec: 0, nanosec: MARKER_LIFETIME_NS },
       };
     }),
@@ -88,23 +119,24 @@ export function holdMarkerArray(frame: NpcStatesFrame, frameId: string, c: { TEX
   return {
     markers: (frame.npcs ?? []).filter((n) => n.hold).map((n) => ({
       header: header(stamp, frameId), ns: 'vils_npc_holds', id: Math.trunc(n.id), type: c.TEXT_VIEW_FACING, action: c.ADD,
-      pose: { position: { x: n.x, y: n.y, z: NPC_HEIGHT_M + HOLD_TEXT_ABOVE_M }, orientation: { x: 0, y: 0, z: 0, w: 1 } },
+      pose: { position: { x: n.x, y: n.y, z: kindOf(n).heightM + HOLD_TEXT_ABOVE_M }, orientation: { x: 0, y: 0, z: 0, w: 1 } },
       scale: { x: 0, y: 0, z: HOLD_TEXT_HEIGHT_M }, color: { r, g, b, a }, lifetime: { sec: 0, nanosec: MARKER_LIFETIME_NS },
       text: String(n.hold),
     })),
   };
 }
 
-/** vision_msgs/Detection3DArray: one detection per NPC, class 'car' */
+/** vision_msgs/Detection3DArray: one detection per NPC, class 'car', 'pedestrian' or 'bicycle' by its kind */
 export function detectionArray(frame: NpcStatesFrame, frameId: string) {
   const h = header(stampOf(frame.timestamp), frameId);
   return {
     header: h,
     detections: (frame.npcs ?? []).map((n) => {
-      const p = pose(n.x, n.y, NPC_HEIGHT_M / 2, n.yaw);
+      const size = npcSize(n);
+      const p = pose(n.x, n.y, size.z / 2, n.yaw);
       return {
-        header: h, id: String(Math.trunc(n.id)), bbox: { center: p, size: { x: n.length, y: n.width, z: NPC_HEIGHT_M } },
-        results: [{ hypothesis: { class_id: 'car', score: 1.0 }, pose: { pose: p, covariance: new Array<number>(36).fill(0) } }],
+        header: h, id: String(Math.trunc(n.id)), bbox: { center: p, size },
+        results: [{ hypothesis: { class_id: kindOf(n).classId, score: 1.0 }, pose: { pose: p, covariance: new Array<number>(36).fill(0) } }],
       };
     }),
   };
@@ -112,8 +144,11 @@ export function detectionArray(frame: NpcStatesFrame, frameId: string) {
 
 const zeroCov = () => new Array<number>(36).fill(0);
 
-/** autoware_perception_msgs/PredictedObjects: one CAR per NPC, its velocity in its own frame */
-export function predictedObjects(frame: NpcStatesFrame, frameId: string, c: { CAR: number; BOUNDING_BOX: number }) {
+/** the ObjectClassification labels and Shape types predictedObjects writes (from the definitions) */
+export interface ObjectConstants { UNKNOWN: number; CAR: number; PEDESTRIAN: number; BICYCLE: number; BOUNDING_BOX: number; CYLINDER: number }
+
+/** autoware_perception_msgs/PredictedObjects: one object per NPC, classified by its kind (CAR, PEDESTRIAN, BICYCLE) with its size, its velocity in its own frame */
+export function predictedObjects(frame: NpcStatesFrame, frameId: string, c: ObjectConstants) {
   return {
     header: header(stampOf(frame.timestamp), frameId),
     objects: (frame.npcs ?? []).map((n) => {
@@ -124,14 +159,14 @@ export function predictedObjects(frame: NpcStatesFrame, frameId: string, c: { CA
       const lat = -vx * Math.sin(n.yaw) + vy * Math.cos(n.yaw);
       return {
         object_id: { uuid: npcUuid(n.id) }, existence_probability: 1.0,
-        classification: [{ label: c.CAR, probability: 1.0 }],
+        classification: [{ label: c[kindOf(n).label], probability: 1.0 }],
         kinematics: {
           initial_pose_with_covariance: { pose: pose(n.x, n.y, 0, n.yaw), covariance: zeroCov() },
           initial_twist_with_covariance: { twist: { linear: { x: lon, y: lat, z: 0 }, angular: { x: 0, y: 0, z: 0 } }, covariance: zeroCov() },
           initial_acceleration_with_covariance: { accel: { linear: { x: 0, y: 0, z: 0 }, angular: { x: 0, y: 0, z: 0 } }, covariance: zeroCov() },
           predicted_paths: [],
         },
-        shape: { type: c.BOUNDING_BOX, footprint: { points: [] }, dimensions: { x: n.length, y: n.width, z: NPC_HEIGHT_M } },
+        shape: { type: c[kindOf(n).shape], footprint: { points: [] }, dimensions: npcSize(n) },
       };
     }),
   };

@@ -5,10 +5,12 @@
  */
 import type { NpcHold, NpcState } from '../scene/index.js';
 import type { SignalGroupState } from '../scene/control/index.js';
+import type { ObjectKind } from '../traffic/object-kind.js';
 
 /**
- * The NPC state fields compared in replay, in column order. flags: 1 collided, 2 off-road, 4 auto, and bits 3–5
- * the hold (NPC_HOLDS index; frame format 2 — recordings made before it have 0 there).
+ * The NPC state fields compared in replay, in column order. flags: 1 collided, 2 off-road, 4 auto, bits 3–5
+ * the hold (NPC_HOLDS index; frame format 2 — recordings made before it have 0 there), and bits 6–7 the kind
+ * (NPC_KINDS index: 0 vehicle, 1 pedestrian, 2 cyclist; frame format 3 — recordings made before it have 0 there).
  */
 export const NPC_COLUMNS = ['id', 'x', 'y', 'yaw', 'vx', 'vy', 'speed', 'length', 'width', 'goalX', 'goalY', 'flags'] as const;
 export type NpcColumn = (typeof NPC_COLUMNS)[number];
@@ -19,8 +21,14 @@ export const NPC_HOLDS: readonly NpcHold[] = ['none', 'red', 'yellow', 'stop_sig
 const HOLD_SHIFT = 3;
 /** the flags bits of frame format 1 (collided, off-road, auto) */
 export const NPC_FLAGS_V1_MASK = 7;
+/** What an NPC is, by its index in the flags column (bits 6–7). */
+export const NPC_KINDS: readonly ObjectKind[] = ['vehicle', 'pedestrian', 'cyclist'];
+const KIND_SHIFT = 6;
+/** the flags bits of frame format 2 (format 1's and the hold) */
+export const NPC_FLAGS_V2_MASK = 63;
 
-const flagsOf = (n: NpcState) => (n.collided ? 1 : 0) | (n.offroad ? 2 : 0) | (n.auto ? 4 : 0) | (Math.max(0, NPC_HOLDS.indexOf(n.hold)) << HOLD_SHIFT);
+const flagsOf = (n: NpcState) => (n.collided ? 1 : 0) | (n.offroad ? 2 : 0) | (n.auto ? 4 : 0) | (Math.max(0, NPC_HOLDS.indexOf(n.hold)) << HOLD_SHIFT)
+  | (n.kind === undefined ? 0 : Math.max(0, NPC_KINDS.indexOf(n.kind)) << KIND_SHIFT);
 
 /** The flags column in words: "collided, auto, hold red". */
 export function describeNpcFlags(f: number): string {
@@ -29,6 +37,7 @@ export function describeNpcFlags(f: number): string {
   if (f & 2) out.push('off-road');
   if (f & 4) out.push('auto');
   out.push(`hold ${NPC_HOLDS[(f >> HOLD_SHIFT) & 7] ?? `#${(f >> HOLD_SHIFT) & 7}`}`);
+  if (f >> KIND_SHIFT) out.push(NPC_KINDS[(f >> KIND_SHIFT) & 3] ?? `kind #${(f >> KIND_SHIFT) & 3}`);
   return out.join(', ');
 }
 
@@ -60,11 +69,15 @@ export function unpackNpcs(cols: Float64Array): NpcState[] {
   const out: NpcState[] = [];
   for (let i = 0; i < n; i++) {
     const f = cols[11 * n + i];
-    out.push({
+    const s: NpcState = {
       id: cols[i], x: cols[n + i], y: cols[2 * n + i], yaw: cols[3 * n + i], vx: cols[4 * n + i], vy: cols[5 * n + i],
       speed: cols[6 * n + i], length: cols[7 * n + i], width: cols[8 * n + i], goalX: cols[9 * n + i], goalY: cols[10 * n + i],
       collided: (f & 1) !== 0, offroad: (f & 2) !== 0, auto: (f & 4) !== 0, hold: NPC_HOLDS[(f >> HOLD_SHIFT) & 7] ?? 'none',
-    });
+    };
+    // a person keeps its kind; a vehicle stays without one, as the scene makes it
+    const kind = NPC_KINDS[(f >> KIND_SHIFT) & 3];
+    if (kind !== undefined && kind !== 'vehicle') s.kind = kind;
+    out.push(s);
   }
   return out;
 }

@@ -2,7 +2,8 @@
  * Foxglove messages (JSON encoding, schemas from @foxglove/schemas) for a scene frame: the one builder used
  * by the live Foxglove WebSocket channels and by the MCAP recording, so both look the same in Foxglove.
  *
- *   /vils/scene   foxglove.SceneUpdate     NPC and ego boxes (ids, colours by state), goals
+ *   /vils/scene   foxglove.SceneUpdate     NPC and ego boxes (ids, colours by state), goals; pedestrians as upright
+ *                                          cylinders of their size, cyclists as their box, each in a colour of its own
  *   /vils/map     foxglove.SceneUpdate     the map's road layers as line primitives (sent once)
  *   /vils/fix     foxglove.LocationFix     one per ego and per NPC (frame_id ego/<id>, npc/<id>)
  *   /vils/fixes   foxglove.LocationFixes   all of them in one message
@@ -21,6 +22,7 @@ import {
 import type { GeoFrame } from '../geo/frame.js';
 import type { LoadedMap } from '../map/scene-json.js';
 import type { EgoState, NpcState, SceneSnapshot } from '../scene/index.js';
+import type { ObjectKind } from '../traffic/object-kind.js';
 import type { SignalGroupState } from '../scene/control/index.js';
 
 
@@ -67,6 +69,8 @@ export const COLORS = {
   npcRequested: { r: 0.65, g: 0.35, b: 1, a: 0.9 },
   npcCollided: { r: 1, g: 0.15, b: 0.1, a: 0.95 },
   npcOffroad: { r: 1, g: 0.6, b: 0.1, a: 0.95 },
+  pedestrian: { r: 1, g: 0.85, b: 0.2, a: 0.95 },
+  cyclist: { r: 0.1, g: 0.85, b: 0.8, a: 0.95 },
   ego: { r: 0.1, g: 0.85, b: 0.3, a: 0.95 },
   egoStale: { r: 0.55, g: 0.55, b: 0.55, a: 0.6 },
   egoCollided: { r: 1, g: 0, b: 0.5, a: 0.95 },
@@ -94,11 +98,16 @@ const ROAD_COLORS: Record<string, Color> = {
   stop_sign: { r: 0.9, g: 0.1, b: 0.1, a: 1 },
 };
 
-export function npcColor(n: Pick<NpcState, 'collided' | 'offroad' | 'auto'>): Color {
+export function npcColor(n: Pick<NpcState, 'collided' | 'offroad' | 'auto' | 'kind'>): Color {
   if (n.collided) return COLORS.npcCollided;
   if (n.offroad) return COLORS.npcOffroad;
+  if (n.kind === 'pedestrian') return COLORS.pedestrian;
+  if (n.kind === 'cyclist') return COLORS.cyclist;
   return n.auto ? COLORS.npc : COLORS.npcRequested;
 }
+
+/** How tall each kind is drawn [m]: a car's box, a walking adult, a rider on a bicycle. */
+export const KIND_HEIGHT_M: Readonly<Record<ObjectKind, number>> = { vehicle: 1.5, pedestrian: 1.75, cyclist: 1.7 };
 
 export function egoColor(e: Pick<EgoState, 'stale' | 'collided'>): Color {
   if (e.collided) return COLORS.egoCollided;
@@ -123,8 +132,23 @@ function entity(stamp: Time, id: string, extra: Record<string, unknown>) {
   };
 }
 
-function box(x: number, y: number, yaw: number, length: number, width: number, color: Color) {
-  return { pose: { position: p3(x, y, HEIGHT / 2), orientation: quat(yaw) }, size: { x: r3(length), y: r3(width), z: HEIGHT }, color };
+function box(x: number, y: number, yaw: number, length: number, width: number, color: Color, height = HEIGHT) {
+  return { pose: { position: p3(x, y, height / 2), orientation: quat(yaw) }, size: { x: r3(length), y: r3(width), z: height }, color };
+}
+
+/** A person standing: an upright cylinder as wide as its footprint's larger side (foxglove.CylinderPrimitive). */
+function column(x: number, y: number, yaw: number, diameter: number, height: number, color: Color) {
+  const d = r3(diameter);
+  return { pose: { position: p3(x, y, height / 2), orientation: quat(yaw) }, size: { x: d, y: d, z: height }, bottom_scale: 1, top_scale: 1, color };
+}
+
+/** What an NPC is drawn as: a pedestrian a column, a vehicle or cyclist a box of its size (each its own height). */
+function body(n: NpcState, c: Color): { cubes: unknown[]; cylinders: unknown[] } {
+  const kind = n.kind ?? 'vehicle';
+  const h = KIND_HEIGHT_M[kind];
+  return kind === 'pedestrian'
+    ? { cubes: [], cylinders: [column(n.x, n.y, n.yaw, Math.max(n.length, n.width), h, c)] }
+    : { cubes: [box(n.x, n.y, n.yaw, n.length, n.width, c, h)], cylinders: [] };
 }
 
 function label(x: number, y: number, text: string, color: Color) {
@@ -146,8 +170,9 @@ export function sceneUpdate(s: SceneSnapshot, wallTimeS: number, stopLines?: Sto
         { key: 'state', value: n.collided ? 'collided' : n.offroad ? 'offroad' : 'ok' }, { key: 'auto', value: String(n.auto) },
         // why it is held back (a rule at a junction, or the queue behind one), as the frames carry it
         { key: 'hold', value: n.hold },
+        { key: 'kind', value: n.kind ?? 'vehicle' },
       ],
-      cubes: [box(n.x, n.y, n.yaw, n.length, n.width, c)],
+      ...body(n, c),
       spheres: [{ pose: { position: p3(n.goalX, n.goalY, 0.3), orientation: quat(0) }, size: { x: 0.8, y: 0.8, z: 0.8 }, color: COLORS.goal }],
       lines: [{
         type: 0, pose: { position: { x: 0, y: 0, z: 0 }, orientation: quat(0) }, thickness: 0.1, scale_invariant: false,

@@ -198,7 +198,7 @@ export interface FrameRecord {
   timings: Record<string, number> | null;
   /**
    * frame format: absent (1) in recordings made before signals; 2 adds `signals` and each NPC's hold in the
-   * flags column (exact.ts)
+   * flags column (exact.ts), 3 each NPC's kind (vehicle, pedestrian, cyclist) in the flags column
    */
   v?: number;
   /** signal group states, packed float64 columns (exact.ts SIGNAL_COLUMNS), base64; from frame format 2 */

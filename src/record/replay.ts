@@ -18,7 +18,7 @@ import { resolvePolicyModel } from '../policy/model-files.js';
 import { PolicySession, type ActionMode } from '../policy/session.js';
 import { LiveScene, type EgoState, type SceneConfig, type SceneSnapshot } from '../scene/index.js';
 import {
-  NPC_FLAGS_V1_MASK, base64ToF64, describeNpcFlags, describeSignalValue, firstNpcDifference, firstSignalDifference, fromExactNum, packNpcs,
+  NPC_FLAGS_V1_MASK, NPC_FLAGS_V2_MASK, base64ToF64, describeNpcFlags, describeSignalValue, firstNpcDifference, firstSignalDifference, fromExactNum, packNpcs,
   packSignals, unpackNpcs, unpackSignals, type NpcDifference, type SignalDifference, type SignalGroupInfo,
 } from './exact.js';
 import { applySceneCall, decodeCall, type FrameRecord, type SceneCallRecord } from './log.js';
@@ -235,7 +235,10 @@ export async function replayRecording(path: string, opts: ReplayOptions = {}): P
       const expected = base64ToF64(rec.npcs);
       const actual = packNpcs(snap.npcs);
       npcStates += snap.npcs.length;
-      const d = firstNpcDifference(expected, actual, v2 ? undefined : NPC_FLAGS_V1_MASK);
+      // frame format 3 adds each NPC's kind: an older recording is compared without it
+      const v3 = (rec.v ?? 1) >= 3;
+      if (v2 && !v3) note('this recording was made before NPC kinds were recorded (frame format 2): NPC states are compared without their kind');
+      const d = firstNpcDifference(expected, actual, v3 ? undefined : v2 ? NPC_FLAGS_V2_MASK : NPC_FLAGS_V1_MASK);
       if (d) {
         const message = d.field === 'count'
           ? `recorded ${d.expected} NPCs, replay has ${d.actual}`

@@ -35,8 +35,8 @@ import type { FrameSink, PublishedFrame } from './runner.js';
 import { npcStatesSchema } from './schemas.js';
 
 export const RECORDING_FORMAT = 'vils-recording/1';
-/** the /vils/frame record format: 2 adds the signal states and each NPC's hold (log.ts FrameRecord) */
-export const FRAME_FORMAT = 2;
+/** the /vils/frame record format: 2 adds the signal states and each NPC's hold, 3 each NPC's kind (log.ts FrameRecord) */
+export const FRAME_FORMAT = 3;
 
 export interface RecordingSettings {
   enabled: boolean;

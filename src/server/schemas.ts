@@ -79,6 +79,7 @@ const npcSchema = {
     heading: { ...num, description: 'extension: degrees clockwise from true north' },
     collided: { type: 'boolean', description: 'extension: touched a vehicle in this step' },
     offroad: { type: 'boolean', description: 'extension: touched a road edge in this step' },
+    kind: { enum: ['vehicle', 'pedestrian', 'cyclist'], description: 'extension: what it is (every entry from the server says it; a client reading frames made before it takes an entry without it as a vehicle). Pedestrians and cyclists are people: length and width are their footprint (a pedestrian about 0.5 m across, a cyclist about 1.8 × 0.6 m)' },
     actor: { type: 'string', description: "extension: a test case's scripted actor (its story id; its id is 1000000 + its number); absent for the policy's NPCs" },
     hold: { enum: ['red', 'yellow', 'stop_sign', 'give_way', 'box', 'queue', 'crosswalk'], description: 'extension: why it is held back: a traffic rule at a junction (red, yellow, stop_sign, give_way, box: no room past the junction, crosswalk: a person on or about to step onto a crosswalk in its path) or a vehicle ahead that waits (queue); absent when nothing holds it' },
   },
@@ -511,6 +512,20 @@ const mapTrafficControlSchema = {
         type: 'object',
         required: ['id', 'x', 'y', 'kind'],
         properties: { id: str, x: num, y: num, kind: { enum: ['stop', 'yield', 'speed_limit', 'min_speed', 'slow'] } },
+      },
+    },
+    crosswalks: {
+      type: 'array',
+      description: 'the map\'s crosswalks (empty for maps made before they were carried); a walk signal group in npc_states.signals names the ones it governs',
+      items: {
+        type: 'object',
+        required: ['id', 'polygon', 'axis', 'lanes'],
+        properties: {
+          id: str,
+          polygon: flatPoints('outline, flat [x0, y0, x1, y1, …], a ring without its closing repeat'),
+          axis: flatPoints('the walking axis kerb to kerb, flat [ax, ay, bx, by]'),
+          lanes: idList('ids of the lanes whose centre lines cross it'),
+        },
       },
     },
   },

@@ -23,7 +23,9 @@
  *     0  u32  id
  *     4  i32  x, y [mm]; 12 i32 lat, lon [1e-7 deg]; 20 i32 heading [millidegrees]
  *     24 i32  speed, vx, vy [mm/s]
- *     36 i16  yaw [mrad]; 38 u16 length, width [mm]; 42 u8 flags (1 collided, 2 off-road, 4 a test case's scripted actor);
+ *     36 i16  yaw [mrad]; 38 u16 length, width [mm]; 42 u8 flags (1 collided, 2 off-road, 4 a test case's scripted actor,
+ *             bits 3–4 the kind: KIND_CODES 0 vehicle, 1 pedestrian, 2 cyclist; readers of version 1 made before it
+ *             ignore those bits, and a frame made before it reads as all vehicles);
  *     43 u8 hold (HOLD_CODES: 0 none, 1 red, 2 yellow, 3 stop_sign, 4 give_way, 5 box, 6 queue, 7 crosswalk)
  *   ego (29 bytes + its id)
  *     0  u16  byte length L of ego_id, then L bytes of UTF-8
@@ -31,10 +33,15 @@
  *     +18 u8  flags (1 stale, 2 collided, 4 has a timestamp); +19 f64 timestamp (0 when it has none)
  */
 import type { NpcHold } from '../scene/index.js';
+import type { ObjectKind } from '../traffic/object-kind.js';
 import type { NpcStatesFrame, RunState } from './wire.js';
 
 /** why an NPC is held back, by its code in byte 43 of its record (0: nothing holds it) */
 export const HOLD_CODES: readonly NpcHold[] = ['none', 'red', 'yellow', 'stop_sign', 'give_way', 'box', 'queue', 'crosswalk'];
+
+/** what an NPC is, by its code in bits 3–4 of its flags byte (42) */
+export const KIND_CODES: readonly ObjectKind[] = ['vehicle', 'pedestrian', 'cyclist'];
+const KIND_SHIFT = 3;
 
 export const BINARY_MAGIC = [0x56, 0x4e, 0x53] as const; // "VNS"
 export const BINARY_VERSION = 1;
@@ -81,7 +88,7 @@ export function encodeNpcStatesBinary(f: NpcStatesFrame): Buffer {
     buf.writeInt16LE(fixed(n.yaw, 1000, 32767), o + 36);
     buf.writeUInt16LE(Math.min(65535, Math.max(0, Math.round(n.length * 1000))), o + 38);
     buf.writeUInt16LE(Math.min(65535, Math.max(0, Math.round(n.width * 1000))), o + 40);
-    buf.writeUInt8((n.collided ? 1 : 0) | (n.offroad ? 2 : 0) | (n.actor !== undefined ? 4 : 0), o + 42);
+    buf.writeUInt8((n.collided ? 1 : 0) | (n.offroad ? 2 : 0) | (n.actor !== undefined ? 4 : 0) | (Math.max(0, KIND_CODES.indexOf(n.kind)) << KIND_SHIFT), o + 42);
     buf.writeUInt8(n.hold === undefined ? 0 : HOLD_CODES.indexOf(n.hold), o + 43);
     o += BINARY_NPC_BYTES;
   }
@@ -134,6 +141,7 @@ export function decodeNpcStatesBinary(data: Uint8Array): NpcStatesFrame {
       lat: b.readInt32LE(o + 12) / 1e7, lon: b.readInt32LE(o + 16) / 1e7, yaw: b.readInt16LE(o + 36) / 1000,
       heading: b.readInt32LE(o + 20) / 1000, speed: b.readInt32LE(o + 24) / 1000, vx: b.readInt32LE(o + 28) / 1000, vy: b.readInt32LE(o + 32) / 1000,
       length: b.readUInt16LE(o + 38) / 1000, width: b.readUInt16LE(o + 40) / 1000, collided: (flags & 1) !== 0, offroad: (flags & 2) !== 0,
+      kind: KIND_CODES[(flags >> KIND_SHIFT) & 3] ?? 'vehicle',
       ...(b[o + 43] > 0 && b[o + 43] < HOLD_CODES.length ? { hold: HOLD_CODES[b[o + 43]] as Exclude<NpcHold, 'none'> } : {}),
     });
   }

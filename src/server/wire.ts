@@ -6,6 +6,7 @@
 import { convergenceDeg, headingFromYaw, type GeoFrame } from '../geo/frame.js';
 import type { EgoReport, EgoState, HeadingSource, NpcHold, NpcState, SceneSnapshot } from '../scene/index.js';
 import type { ClockSource } from '../time/fix-clock.js';
+import type { ObjectKind } from '../traffic/object-kind.js';
 import type { SignalGroupState } from '../scene/control/index.js';
 
 const r3 = (v: number) => Math.round(v * 1000) / 1000;
@@ -52,6 +53,8 @@ export interface NpcEntry {
   width: number;
   collided: boolean;
   offroad: boolean;
+  /** what it is: a vehicle, a pedestrian or a cyclist (every entry says it; frames recorded or decoded before it: a vehicle) */
+  kind: ObjectKind;
   /** a test case's scripted actor: its story id (absent for the policy's NPCs) */
   actor?: string;
   /** why it is held back (a rule at a junction, or a queue behind one); absent when nothing holds it */
@@ -63,7 +66,7 @@ export function npcEntry(geo: GeoFrame, n: NpcState): NpcEntry {
   return {
     id: n.id, x: r3(n.x), y: r3(n.y), lat: r7(ll.lat), lon: r7(ll.lon), yaw: r3(n.yaw),
     heading: r3(geo.yawToHeading(n.yaw, n.x, n.y)), speed: r3(n.speed), vx: r3(n.vx), vy: r3(n.vy),
-    length: r3(n.length), width: r3(n.width), collided: n.collided, offroad: n.offroad,
+    length: r3(n.length), width: r3(n.width), collided: n.collided, offroad: n.offroad, kind: n.kind ?? 'vehicle',
     ...(n.actor !== undefined ? { actor: n.actor } : {}),
     ...(n.hold !== 'none' ? { hold: n.hold } : {}),
   };
@@ -85,6 +88,7 @@ class ReusedNpcEntry implements NpcEntry {
   width = 0;
   collided = false;
   offroad = false;
+  kind: ObjectKind = 'vehicle';
   /** JSON leaves it out while undefined: a policy NPC's entry is as it always was */
   actor: string | undefined = undefined;
   /** likewise, while nothing holds it */
@@ -162,6 +166,7 @@ export class NpcFrameBuilder {
       e.width = r3(n.width);
       e.collided = n.collided;
       e.offroad = n.offroad;
+      e.kind = n.kind ?? 'vehicle';
       e.actor = n.actor;
       e.hold = n.hold === 'none' ? undefined : n.hold;
       if (k < out.length) out[k] = e;

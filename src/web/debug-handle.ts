@@ -50,5 +50,9 @@ export function debugHandle(page: WebMap) {
     story: () => page.story.debug(),
     /** the scripted actors in the latest drawing, with their screen positions */
     actorsDrawn: () => canvas.actorsDrawn.map((a) => ({ ...a })),
+    /** the pedestrians and cyclists in the latest drawing, with their screen positions and radii */
+    peopleDrawn: () => canvas.peopleDrawn.map((p) => ({ ...p })),
+    /** the crosswalks the page outlines (GET /api/map traffic_control.crosswalks) */
+    crosswalkCount: () => page.signals.crosswalks?.crosswalks.length ?? 0,
   };
 }

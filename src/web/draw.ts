@@ -5,7 +5,11 @@
  * case's scripted actors are NPCs of the frames too, but a test engineer must tell at once which car is
  * scripted and which one the policy drives: they are violet with a thick magenta outline and an "actor <id>"
  * label that is placed before the NPCs' (and have no goal marker: their goal is where they are).
+ * People are drawn as what they are (the frames' `kind`): a pedestrian a filled circle of its size with a tick
+ * along its heading (never smaller than a few pixels, so people stay visible zoomed out), a cyclist a narrow box of
+ * its size, each in a colour of its own (a scripted one keeps the actor's magenta outline).
  */
+import { PERSON_COLOURS } from './kind-colours.js';
 import type { SceneState } from './scene-state.js';
 import type { SignalLabel } from './signals.js';
 import type { EgoFrameEntry, NpcFrameEntry } from './types.js';
@@ -22,7 +26,13 @@ export const VEHICLE_COLOURS = {
   collided: '#ff4545',
   offroad: '#ffa726',
   selected: '#ffffff',
+  /** people: a pedestrian, a cyclist (unlike any vehicle's or signal's colour) */
+  pedestrian: PERSON_COLOURS.pedestrian,
+  cyclist: PERSON_COLOURS.cyclist,
 } as const;
+
+/** A pedestrian's circle is never drawn smaller than this radius [CSS px]. */
+export const MIN_PERSON_RADIUS_PX = 3.5;
 
 /** A scripted actor as drawn in the latest frame (for the browser tests: window.__vils.actorsDrawn()). */
 export interface DrawnActor {
@@ -31,6 +41,15 @@ export interface DrawnActor {
   /** screen position (CSS pixels) */
   sx: number;
   sy: number;
+}
+
+/** A pedestrian or cyclist as drawn in the latest frame (window.__vils.peopleDrawn()): screen centre and radius [CSS px]. */
+export interface DrawnPerson {
+  id: number;
+  kind: 'pedestrian' | 'cyclist';
+  sx: number;
+  sy: number;
+  r: number;
 }
 
 export interface OverlayOptions {
@@ -57,6 +76,8 @@ interface Label {
 
 export function npcColour(state: SceneState, n: NpcFrameEntry): string {
   if (n.collided) return VEHICLE_COLOURS.collided;
+  if (n.kind === 'pedestrian') return VEHICLE_COLOURS.pedestrian;
+  if (n.kind === 'cyclist') return VEHICLE_COLOURS.cyclist;
   if (n.actor !== undefined) return VEHICLE_COLOURS.actor;
   const d = state.details.get(n.id);
   return d && !d.auto ? VEHICLE_COLOURS.spawned : VEHICLE_COLOURS.auto;
@@ -100,6 +121,32 @@ function vehicle(ctx: CanvasRenderingContext2D, view: View, x: number, y: number
   return { sx: p.x, sy: p.y, r };
 }
 
+/** A pedestrian: a filled circle as wide as its footprint (at least MIN_PERSON_RADIUS_PX), a tick along its heading. */
+function person(ctx: CanvasRenderingContext2D, view: View, x: number, y: number, yaw: number, length: number, width: number, fill: string, outline: string, outlineWidth: number): { sx: number; sy: number; r: number } {
+  const p = view.toScreen(x, y);
+  const r = Math.max(MIN_PERSON_RADIUS_PX, (Math.max(length, width) / 2) * view.scale);
+  ctx.save();
+  ctx.setLineDash([]);
+  ctx.beginPath();
+  ctx.arc(p.x, p.y, r, 0, 2 * Math.PI);
+  ctx.fillStyle = fill;
+  ctx.fill();
+  ctx.lineWidth = outlineWidth;
+  ctx.strokeStyle = outline;
+  ctx.stroke();
+  // the heading: a tick from inside the rim to past it (screen y points down), leaving the centre its colour
+  const tick = r + Math.max(3, r * 0.6);
+  const c = Math.cos(yaw), s = Math.sin(yaw);
+  ctx.beginPath();
+  ctx.moveTo(p.x + c * r * 0.5, p.y - s * r * 0.5);
+  ctx.lineTo(p.x + c * tick, p.y - s * tick);
+  ctx.lineWidth = Math.max(1.5, r * 0.3);
+  ctx.strokeStyle = outline;
+  ctx.stroke();
+  ctx.restore();
+  return { sx: p.x, sy: p.y, r };
+}
+
 function ring(ctx: CanvasRenderingContext2D, sx: number, sy: number, r: number, colour: string, width: number, dashed = false): void {
   ctx.beginPath();
   ctx.setLineDash(dashed ? [4, 3] : []);
@@ -114,10 +161,11 @@ function ring(ctx: CanvasRenderingContext2D, sx: number, sy: number, r: number, 
 export type LabelBox = [number, number, number, number];
 
 /** Draws the live layer; returns the scripted actors drawn and the boxes of the labels placed. */
-export function drawOverlay(ctx: CanvasRenderingContext2D, view: View, state: SceneState, opts: OverlayOptions, now: number): { actors: DrawnActor[]; labels: LabelBox[] } {
+export function drawOverlay(ctx: CanvasRenderingContext2D, view: View, state: SceneState, opts: OverlayOptions, now: number): { actors: DrawnActor[]; labels: LabelBox[]; people: DrawnPerson[] } {
   const f = state.frame;
   const actors: DrawnActor[] = [];
-  if (!f) return { actors, labels: [] };
+  const people: DrawnPerson[] = [];
+  if (!f) return { actors, labels: [], people };
   const labels: Label[] = [];
   const pos = new Map<number, { x: number; y: number }>();
   for (const n of f.npcs) pos.set(n.id, state.position(n, now));
@@ -183,15 +231,21 @@ export function drawOverlay(ctx: CanvasRenderingContext2D, view: View, state: Sc
     const colour = npcColour(state, n);
     const actor = n.actor !== undefined;
     const outline = n.offroad ? VEHICLE_COLOURS.offroad : actor ? VEHICLE_COLOURS.actorOutline : 'rgba(0, 0, 0, 0.65)';
-    const v = vehicle(ctx, view, p.x, p.y, n.yaw, n.length, n.width, colour, outline, actor ? 3 : n.offroad ? 2 : 1, n.offroad);
+    const v = n.kind === 'pedestrian'
+      ? person(ctx, view, p.x, p.y, n.yaw, n.length, n.width, colour, actor ? VEHICLE_COLOURS.actorOutline : 'rgba(0, 0, 0, 0.8)', actor ? 2 : 1)
+      : vehicle(ctx, view, p.x, p.y, n.yaw, n.length, n.width, colour, outline, actor ? 3 : n.offroad ? 2 : 1, n.offroad);
+    if (n.kind === 'pedestrian' || n.kind === 'cyclist') people.push({ id: n.id, kind: n.kind, sx: v.sx, sy: v.sy, r: v.r });
     if (n.actor !== undefined) actors.push({ id: n.id, actor: n.actor, sx: v.sx, sy: v.sy });
     if (n.collided) ring(ctx, v.sx, v.sy, v.r + 5, VEHICLE_COLOURS.collided, 2);
     if (n.offroad) ring(ctx, v.sx, v.sy, v.r + 5, VEHICLE_COLOURS.offroad, 2, true);
     if (opts.selected === n.id) ring(ctx, v.sx, v.sy, v.r + 9, VEHICLE_COLOURS.selected, 2);
     const flags = `${n.collided ? ' · collided' : ''}${n.offroad ? ' · off-road' : ''}`;
+    const who = n.kind === 'pedestrian' || n.kind === 'cyclist' ? `${n.kind} ` : '';
     labels.push({
-      text: `${actor ? `actor ${n.actor}` : n.id} · ${n.speed.toFixed(1)} m/s${flags}`, x: v.sx, y: v.sy - v.r - 4, below: v.sy + v.r + 4,
-      colour: n.collided ? '#ff9a9a' : n.offroad ? '#ffc57a' : actor ? '#ffb3fa' : '#e9eef2', priority: opts.selected === n.id ? 0 : actor ? 1 : flags ? 2 : 3,
+      text: `${actor ? `actor ${n.actor}` : `${who}${n.id}`} · ${n.speed.toFixed(1)} m/s${flags}`, x: v.sx, y: v.sy - v.r - 4, below: v.sy + v.r + 4,
+      colour: n.collided ? '#ff9a9a' : n.offroad ? '#ffc57a' : actor ? '#ffb3fa' : '#e9eef2',
+      // people after the vehicles: a crowd at a crossing must not hide the cars' labels
+      priority: opts.selected === n.id ? 0 : actor ? 1 : flags ? 2 : who ? 3.5 : 3,
     });
   }
 
@@ -206,7 +260,7 @@ export function drawOverlay(ctx: CanvasRenderingContext2D, view: View, state: Sc
   }
 
   for (const l of opts.labels ?? []) labels.push({ ...l, priority: 1.5 });
-  return { actors, labels: drawLabels(ctx, view, labels) };
+  return { actors, labels: drawLabels(ctx, view, labels), people };
 }
 
 /** Labels above their vehicles, most important first, each only where it overlaps none already placed. */

@@ -50,7 +50,11 @@ export function updateInspector(page: WebMap): void {
       setText($('insp-title'), `Actor ${actor} · ${n.id}`);
       const kase = page.story.caseName();
       rows.push(['role', `scripted actor ${actor} of test case ${kase ?? '…'}`, 'actor']);
-    } else setText($('insp-title'), `NPC ${n.id}${d ? (d.auto ? ' · auto' : ' · spawned on request') : ''}`);
+    } else {
+      const what = n.kind === 'pedestrian' ? 'Pedestrian' : n.kind === 'cyclist' ? 'Cyclist' : 'NPC';
+      setText($('insp-title'), `${what} ${n.id}${d ? (d.auto ? ' · auto' : ' · spawned on request') : ''}`);
+    }
+    rows.push(['kind', n.kind ?? 'vehicle', n.kind === 'pedestrian' || n.kind === 'cyclist' ? 'person' : undefined]);
     rows.push(['position', `x ${n.x.toFixed(2)} m, y ${n.y.toFixed(2)} m`]);
     rows.push(['heading', heading(n.yaw)]);
     rows.push(['speed', `${n.speed.toFixed(2)} m/s (${(n.speed * 3.6).toFixed(1)} km/h)`]);

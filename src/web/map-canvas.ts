@@ -1,7 +1,7 @@
 /** The map canvas: its size, the animation-frame loop that draws roads, signals, vehicles and the spawn gesture when something changed, fit and follow, frame-time figures. */
 import type { WebMap } from './app.js';
 import { $ } from './dom.js';
-import { drawOverlay, findEgo, type DrawnActor, type LabelBox } from './draw.js';
+import { drawOverlay, findEgo, type DrawnActor, type DrawnPerson, type LabelBox } from './draw.js';
 import { MapLayer } from './map-layer.js';
 import { toast } from './toasts.js';
 import { updateFrameFigures } from './status-bar.js';
@@ -26,6 +26,8 @@ export class MapCanvas {
   readonly drawTimes: number[] = [];
   /** the test case's scripted actors in the latest drawing */
   actorsDrawn: DrawnActor[] = [];
+  peopleDrawn: DrawnPerson[] = [];
+  private peopleSeen = false;
   /** the labels of the latest drawing (the browser tests leave out the road they cover) */
   labelsDrawn: LabelBox[] = [];
   private lastRaf = 0;
@@ -113,6 +115,12 @@ export class MapCanvas {
     const sel = page.selected;
     const drawn = drawOverlay(ctx, view, page.state, { goals: this.goals, trails: this.trails, selected: sel?.kind === 'npc' ? sel.id : null, labels: signalLabels }, t0);
     this.actorsDrawn = drawn.actors;
+    this.peopleDrawn = drawn.people;
+    // the legend's people entry once any are in the scene
+    if (drawn.people.length > 0 && !this.peopleSeen) {
+      this.peopleSeen = true;
+      $('lg-people').hidden = false;
+    }
     this.labelsDrawn = drawn.labels;
     page.spawn.draw(ctx, view);
     this.push(this.drawTimes, performance.now() - t0);

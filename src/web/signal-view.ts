@@ -1,4 +1,5 @@
-/** The signals on the map: the signal layer of a map with traffic control, its toolbar toggle and legend, S to show or hide the states, drawn per frame. */
+/** The signals on the map: the signal layer of a map with traffic control, its toolbar toggle and legend, S to show or hide the states, drawn per frame; and the crosswalks, outlined always, filled in their walk signal's state. */
+import { CrosswalkLayer } from './crosswalks.js';
 import { $ } from './dom.js';
 import { hasTrafficControl } from './map-layer.js';
 import { SignalLayer, type SignalLabel } from './signals.js';
@@ -8,6 +9,8 @@ import type { View } from './view.js';
 export class SignalView {
   /** the signals drawn per frame (null: the map has none) */
   layer: SignalLayer | null = null;
+  /** the map's crosswalks (null: it has none) */
+  crosswalks: CrosswalkLayer | null = null;
   /** signal states on the map (S) */
   shown = true;
 
@@ -17,6 +20,9 @@ export class SignalView {
   setMap(m: MapReply): void {
     const sl = m.traffic_control && hasTrafficControl(m) ? new SignalLayer(m.traffic_control) : null;
     this.layer = sl && !sl.empty ? sl : null;
+    const cw = new CrosswalkLayer(m.traffic_control?.crosswalks ?? []);
+    this.crosswalks = cw.empty ? null : cw;
+    $('lg-crosswalks').hidden = this.crosswalks === null;
     $('lbl-signals').hidden = this.layer === null;
     $('lg-signals').hidden = this.layer === null || this.layer.groups.length === 0;
     // the status bar's signals item from the start (its line does not appear under the map later)
@@ -31,6 +37,7 @@ export class SignalView {
 
   /** The states' colours over the roads and under the vehicles; returns their labels, to be placed with the vehicles'. */
   draw(ctx: CanvasRenderingContext2D, view: View, signals: readonly SignalState[] | undefined): SignalLabel[] {
+    this.crosswalks?.draw(ctx, view, signals, this.shown, performance.now());
     return this.shown && this.layer ? this.layer.draw(ctx, view, signals, true) : [];
   }
 }

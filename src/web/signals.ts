@@ -12,6 +12,7 @@ import { LABEL_FONT } from './draw.js';
 import { SIGNAL_COLOURS, SIGNAL_UNKNOWN } from './signal-colours.js';
 import type { MapTrafficControl, NpcHold, SignalColour, SignalState } from './types.js';
 import type { View } from './view.js';
+import { signalSummary, ttcText } from './signal-summary.js';
 
 export { SIGNAL_COLOURS, SIGNAL_UNKNOWN };
 
@@ -22,11 +23,6 @@ export const SIGNAL_HEAD_SCALE = 1;
 export const SIGNAL_ARROW_SCALE = 2;
 
 /** Time to change as the page shows it everywhere: tenths under 10 s, whole seconds above; "live" while set live. */
-export function ttcText(st: SignalState): string {
-  const t = st.time_to_change_s;
-  if (typeof t === 'number' && Number.isFinite(t)) return `${t.toFixed(t < 10 ? 1 : 0)} s`;
-  return st.source === 'live' ? 'live' : '';
-}
 
 export interface SignalLabel {
   text: string;
@@ -241,27 +237,4 @@ export class SignalLayer {
   }
 }
 
-/** A short summary of the signals for the status bar: each group (a few), else the counts by state. */
-export function signalSummary(signals: readonly SignalState[] | undefined): { html: string; text: string } | null {
-  if (!signals || signals.length === 0) return null;
-  const esc = (s: string) => s.replace(/[<&>"]/g, (c) => `&#${c.charCodeAt(0)};`);
-  // classes, not style attributes: the page's Content-Security-Policy allows no inline style (style.css has the colours)
-  const dot = (state: SignalColour) => `<i class="sig ${state in SIGNAL_COLOURS ? state : 'unknown'}"></i>`;
-  const word: Record<SignalColour, string> = { green: 'green', green_yield: 'green (give way)', yellow: 'yellow', red: 'red', off: 'off' };
-  if (signals.length <= 4) {
-    const parts = signals.map((s) => {
-      const t = ttcText(s);
-      const ttc = t ? ` ${t}` : '';
-      return { html: `${dot(s.state)}${esc(s.id)} ${word[s.state] ?? s.state}${ttc}`, text: `${s.id} ${word[s.state] ?? s.state}${ttc}` };
-    });
-    return { html: parts.map((p) => p.html).join(' · '), text: parts.map((p) => p.text).join(' · ') };
-  }
-  const order: SignalColour[] = ['green', 'green_yield', 'yellow', 'red', 'off'];
-  const counts = order.map((c) => [c, signals.filter((s) => s.state === c).length] as const).filter(([, n]) => n > 0);
-  const live = signals.filter((s) => s.source === 'live' || s.source === 'transition').length;
-  const tail = live ? ` · ${live} set live` : '';
-  return {
-    html: `${signals.length} groups: ${counts.map(([c, n]) => `${dot(c)}${n} ${word[c]}`).join(' · ')}${tail}`,
-    text: `${signals.length} groups: ${counts.map(([c, n]) => `${n} ${word[c]}`).join(' · ')}${tail}`,
-  };
-}
+export { signalSummary, ttcText };

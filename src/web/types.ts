@@ -6,6 +6,9 @@
 
 export type RunState = 'running' | 'paused' | 'stopped';
 
+/** What a moving object is (npc_states npcs[].kind); an entry without it (older servers, recordings) is a vehicle. */
+export type ObjectKind = 'vehicle' | 'pedestrian' | 'cyclist';
+
 export interface NpcFrameEntry {
   id: number;
   x: number;
@@ -19,6 +22,7 @@ export interface NpcFrameEntry {
   width: number;
   collided?: boolean;
   offroad?: boolean;
+  kind?: ObjectKind;
   /** a test case's scripted actor: its story id (id 1000000 + n); absent for the policy's NPCs */
   actor?: string;
 }
@@ -61,6 +65,10 @@ export interface SignalState {
   source?: 'plan' | 'live' | 'transition';
   left?: boolean;
   lanes?: string[];
+  /** a walk signal group: the ids of the crosswalks (GET /api/map traffic_control.crosswalks) it governs */
+  crosswalks?: string[];
+  /** a walk group's state in pedestrian terms, when the server gives it (else read from `state`: crosswalks.ts) */
+  walk?: string;
 }
 
 export interface NpcStatesFrame {
@@ -210,4 +218,15 @@ export interface MapTrafficControl {
   /** painted lines, and (derived: true) where vehicles stop that no paint marks */
   stop_lines: Array<{ id: string; points: number[]; derived?: boolean }>;
   signs: Array<{ id: string; x: number; y: number; kind: string }>;
+  /** absent from servers before crosswalks were carried */
+  crosswalks?: MapCrosswalk[];
+}
+
+export interface MapCrosswalk {
+  id: string;
+  /** outline, flat [x0, y0, x1, y1, …] */
+  polygon: number[];
+  /** walking axis kerb to kerb, [ax, ay, bx, by] */
+  axis?: number[];
+  lanes?: string[];
 }

@@ -44,17 +44,21 @@ async function recordSession(): Promise<string> {
  * first, NPC 7 waits at a red light and NPC 9 in the queue behind it while NPC 8 drives on; in the second nothing
  * holds any. Held NPCs are written into a recording here rather than hoped for in a live one.
  */
-async function heldRecording(): Promise<string> {
+async function heldRecording(people = false): Promise<string> {
   const path = join(mkdtempSync(join(tmpdir(), 'vils-export-held-')), 'held.mcap');
   const chunks: Uint8Array[] = [];
   let size = 0n;
   const writer = new McapWriter({ writable: { write: async (b: Uint8Array) => { chunks.push(b.slice()); size += BigInt(b.byteLength); }, position: () => size } });
   await writer.start({ profile: '', library: 'ros2-export.test' });
   const channelId = await writer.registerChannel({ topic: '/vils/npc_states', messageEncoding: 'json', schemaId: 0, metadata: new Map() });
-  const npc = (id: number, x: number, y: number, hold?: string) => ({ id, x, y, yaw: 0.5, vx: 0, vy: 0, speed: 0, length: 4.5, width: 2.0, collided: false, offroad: false, ...(hold ? { hold } : {}) });
+  const npc = (id: number, x: number, y: number, hold?: string) => ({ id, x, y, yaw: 0.5, vx: 0, vy: 0, speed: 0, length: 4.5, width: 2.0, collided: false, offroad: false, kind: 'vehicle', ...(hold ? { hold } : {}) });
+  // with `people`: a pedestrian (held at a red walk signal) and a cyclist among them in the first frame
+  const extra = people
+    ? [{ ...npc(2000001, 12, 3, 'red'), length: 0.5, width: 0.6, kind: 'pedestrian', vy: 1.3 }, { ...npc(1000002, 20, 4), length: 1.8, width: 0.6, kind: 'cyclist', vx: 4 }]
+    : [];
   const signals = [{ id: 'J1.A', numeric_id: 1, junction: 'J1', state: 'red', code: 'r', time_to_change_s: 4.5, source: 'plan', left: false, lanes: ['R6'] }];
   const frames = [
-    { type: 'npc_states', timestamp: 1700000000.25, sim_time_s: 1.0, npcs: [npc(7, 10, -2, 'red'), npc(8, 30, 5), npc(9, 3.5, -2, 'queue')], signals },
+    { type: 'npc_states', timestamp: 1700000000.25, sim_time_s: 1.0, npcs: [npc(7, 10, -2, 'red'), npc(8, 30, 5), npc(9, 3.5, -2, 'queue'), ...extra], signals },
     { type: 'npc_states', timestamp: 1700000000.35, sim_time_s: 1.1, npcs: [npc(7, 10, -2), npc(8, 31, 5)], signals },
   ];
   for (const [i, f] of frames.entries()) {
@@ -108,6 +112,33 @@ describe('vils export (ROS 2)', () => {
   });
 
 
+  it('classifies each NPC by its kind: Autoware CAR, PEDESTRIAN (an upright cylinder), BICYCLE, with its size', async () => {
+    const recording = await heldRecording(true);
+    const out = join(mkdtempSync(join(tmpdir(), 'vils-export-out-')), 'people-ros2.mcap');
+    await exportRos2(recording, out);
+    const defs = new Ros2Definitions();
+    const C = defs.get('autoware_perception_msgs/ObjectClassification').constants;
+    const S = defs.get('autoware_perception_msgs/Shape').constants;
+    expect([C.CAR, C.BICYCLE, C.PEDESTRIAN, S.BOUNDING_BOX, S.CYLINDER]).toEqual([1, 6, 7, 0, 1]);
+    const reader = new MessageReader(parse(defs.schema('autoware_perception_msgs/msg/PredictedObjects'), { ros2: true }));
+    type Obj = { classification: Array<{ label: number; probability: number }>; shape: { type: number; dimensions: Xyz } };
+    const objects: Obj[][] = [];
+    for await (const item of readRecording(out, { topics: new Set(['/vils/npcs/objects']) })) {
+      if (item.type === 'message') objects.push(reader.readMessage<{ objects: Obj[] }>(item.message.data).objects);
+    }
+    const first = objects[0];
+    expect(first.map((o) => o.classification.map((c) => c.label))).toEqual([[C.CAR], [C.CAR], [C.CAR], [C.PEDESTRIAN], [C.BICYCLE]]);
+    expect(first.map((o) => o.shape.type)).toEqual([S.BOUNDING_BOX, S.BOUNDING_BOX, S.BOUNDING_BOX, S.CYLINDER, S.BOUNDING_BOX]);
+    const f32 = (v: number) => Math.fround(v);
+    expect(first[3].shape.dimensions).toEqual({ x: 0.6, y: 0.6, z: 1.75 });
+    expect(first[4].shape.dimensions).toEqual({ x: 1.8, y: 0.6, z: 1.7 });
+    expect(f32(first[0].shape.dimensions.z)).toBe(f32(NPC_HEIGHT_M));
+    // the markers: a cylinder for the pedestrian, boxes for the rest
+    const M = defs.get('visualization_msgs/Marker').constants;
+    const [markers] = await exportedMarkers(out, '/vils/npcs/markers');
+    expect(markers.markers.map((m) => m.type)).toEqual([M.CUBE, M.CUBE, M.CUBE, M.CYLINDER, M.CUBE]);
+  });
+
   it('writes schemas as rosbag2 does: the type, then each type it uses once, after a line of = and MSG:', () => {
     const s = new Ros2Definitions().schema('visualization_msgs/msg/MarkerArray');
     expect(s.startsWith('Marker[] markers\n')).toBe(true);
@@ -138,6 +169,16 @@ describe('vils export (ROS 2)', () => {
       expect(check.status).toBe(0);
       const summary = JSON.parse(check.stdout) as { frames: number; held: number; topics: Record<string, number> };
       expect(summary).toMatchObject({ frames: 2, held: 2, topics: r.topics });
+    }, 180_000);
+
+    it('exports pedestrians and cyclists as vils_bridge.convert classifies and shapes them, field for field', async () => {
+      const recording = await heldRecording(true);
+      const out = join(mkdtempSync(join(tmpdir(), 'vils-export-out-')), 'people-ros2.mcap');
+      const r = await exportRos2(recording, out);
+      const check = spawnSync(ROS2_PYTHON, [join(PROJECT_ROOT, 'ros2', 'vils_bridge', 'test', 'check_export.py'), recording, out], { encoding: 'utf8', timeout: 120_000 });
+      if (check.status !== 0) console.error(check.stdout, check.stderr);
+      expect(check.status).toBe(0);
+      expect(JSON.parse(check.stdout)).toMatchObject({ frames: 2, held: 3, topics: r.topics });
     }, 180_000);
 
     it('decodes every message, with the real definitions\' fields, each as the bridge converts its frame', async () => {

@@ -1,8 +1,10 @@
 /**
  * Exact replay end to end: a real server (real HTTP and WebSocket) on a virtual clock records 60 s of
  * simulation time with an ego driving, a second one without heading (a single-antenna GNSS, whose yaw the
- * scene derives from its fixes) and REST commands (spawns, a removal, a settings change), the
- * recording is closed, and `replayRecording` makes the session again: 0 differences, every frame compared.
+ * scene derives from its fixes), REST commands (spawns, a removal, a settings change) and two scripted people (a
+ * pedestrian and a cyclist, reported as a test case's story reports its actors: listed among the NPCs with their
+ * kind), the recording is closed, and `replayRecording` makes the session again: 0 differences, every frame
+ * compared, the people's kinds included.
  * Then the same recording against another model must differ, and say where.
  */
 import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
@@ -11,8 +13,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { buildLateFusionOnnx, checkLateFusionWeights, readTorchCheckpoint } from '../../src/policy/index.js';
-import { replayRecording, describeDifference, readRecording, decodeJson } from '../../src/record/index.js';
-import type { SceneCallRecord } from '../../src/record/log.js';
+import { replayRecording, describeDifference, readRecording, decodeJson, base64ToF64, unpackNpcs } from '../../src/record/index.js';
+import type { FrameRecord, SceneCallRecord } from '../../src/record/log.js';
 import { FastClock } from './fast-clock.js';
 import { randomLateFusionTensors } from '../helpers/policy-fixtures.js';
 import { startServer } from '../helpers/server-fixture.js';
@@ -29,6 +31,7 @@ const spawned: number[] = [];
 let spawnRefused = 0;
 let egoReports = 0;
 let frames = 0;
+let peopleReports = 0;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'vils-rec-'));
@@ -43,6 +46,7 @@ beforeAll(async () => {
   const lane = lanes[0].geometry;
   // the single-antenna car drives along another lane: no heading in its messages
   const lane2 = lanes[Math.floor(lanes.length / 2)].geometry;
+  const lane3 = lanes[Math.floor((3 * lanes.length) / 4)].geometry;
   const ws = new WebSocket(wsUrl);
   await new Promise((r) => ws.once('open', r));
   // its own connection (one connection's rate limit is sized for one car)
@@ -67,6 +71,15 @@ beforeAll(async () => {
     const ll2 = host.geo.toLatLon(p2.x, p2.y);
     ws2.send(JSON.stringify({ type: 'ego_state', ego_id: 'gnss', timestamp: m.timestamp, data: { lat: ll2.lat, lon: ll2.lon, speed: t % 10 > 8 ? 0 : 6 } }));
     egoReports++;
+    // two scripted people, as a test case reports its actors (src/scenario/story-host.ts): a pedestrian walking
+    // across the first lane and back at 1.4 m/s, a cyclist riding along a third lane at 4 m/s
+    const w = lane[Math.floor(lane.length / 3)];
+    const across = Math.sin(t * 0.2) * 4;
+    const c = lane3[Math.floor(t * 4) % lane3.length];
+    const c2 = lane3[(Math.floor(t * 4) + 1) % lane3.length];
+    void host.inputs.updateEgo({ egoId: 'walker', x: w.x + across, y: w.y - across, yaw: Math.cos(t * 0.2) >= 0 ? -Math.PI / 4 : (3 * Math.PI) / 4, speed: 1.4, length: 0.5, width: 0.6, simulated: true, actor: true, kind: 'pedestrian' }, t);
+    void host.inputs.updateEgo({ egoId: 'rider', x: c.x, y: c.y, yaw: Math.atan2(c2.y - c.y, c2.x - c.x), speed: 4, length: 1.8, width: 0.6, simulated: true, actor: true, kind: 'cyclist' }, t);
+    peopleReports += 2;
   });
   const post = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(url + path, { method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -127,10 +140,35 @@ describe('exact replay', () => {
     }
     expect(sources).toContain('course');
     expect(sources).toContain('held');
+    // the people are in the recorded frames among the NPCs, with their kinds (frame format 3: the flags column)
+    expect(peopleReports).toBeGreaterThan(500);
+    const kindsSeen = new Map<string, number>();
+    for await (const item of readRecording(file, { topics: new Set(['/vils/frame']) })) {
+      if (item.type !== 'message') continue;
+      const rec = decodeJson<FrameRecord>(item.message.data);
+      expect(rec.v).toBe(3);
+      for (const n of unpackNpcs(base64ToF64(rec.npcs))) kindsSeen.set(n.kind ?? 'vehicle', (kindsSeen.get(n.kind ?? 'vehicle') ?? 0) + 1);
+    }
+    expect(kindsSeen.get('pedestrian')).toBeGreaterThan(1000);
+    expect(kindsSeen.get('cyclist')).toBeGreaterThan(1000);
+    expect(kindsSeen.get('vehicle')).toBeGreaterThan(10_000);
+    // and in the JSON frames the server sent
+    let jsonPeople = 0;
+    for await (const item of readRecording(file, { topics: new Set(['/vils/npc_states']) })) {
+      if (item.type !== 'message') continue;
+      const f = decodeJson<{ npcs: Array<{ kind: string; actor?: string }> }>(item.message.data);
+      for (const n of f.npcs) {
+        expect(['vehicle', 'pedestrian', 'cyclist']).toContain(n.kind);
+        if (n.actor === 'walker') expect(n.kind).toBe('pedestrian');
+        if (n.actor === 'rider') expect(n.kind).toBe('cyclist');
+        if (n.kind !== 'vehicle') jsonPeople++;
+      }
+    }
+    expect(jsonPeople).toBeGreaterThan(2000);
     expect(kinds.get('advance')).toBeGreaterThan(1000);
-    // the last report or two may still be on the wire when the server closes
-    expect(kinds.get('ego')).toBeGreaterThanOrEqual(egoReports - 2);
-    expect(kinds.get('ego')).toBeLessThanOrEqual(egoReports);
+    // the last report or two may still be on the wire when the server closes (the people's go straight to the scene)
+    expect(kinds.get('ego')).toBeGreaterThanOrEqual(egoReports + peopleReports - 4);
+    expect(kinds.get('ego')).toBeLessThanOrEqual(egoReports + peopleReports);
     expect(kinds.get('spawn')).toBe(spawned.length + spawnRefused);
     expect(refused).toBe(spawnRefused); // refused spawns are in the log too (they may draw random numbers)
     expect(refused).toBeGreaterThanOrEqual(1);

@@ -124,7 +124,8 @@ describe('signals in recordings', () => {
     const signals = items.filter((i) => i.type === 'message' && i.message.topic === '/vils/signals');
     expect(frames.length).toBeGreaterThan(400);
     expect(signals.length).toBe(frames.length);
-    expect(frames.every((f) => f.v === 2 && typeof f.signals === 'string')).toBe(true);
+    // frame format 3: format 2 (signals, holds) and each NPC's kind
+    expect(frames.every((f) => f.v === 3 && typeof f.signals === 'string')).toBe(true);
     const sources = new Set(frames.flatMap((f) => unpackSignals(base64ToF64(f.signals!)).map((g) => g.source)));
     expect([...sources].sort()).toEqual(['live', 'plan', 'transition']);
     // NPCs held at the red light are in the record too
@@ -192,5 +193,17 @@ describe('signals in recordings', () => {
     expect(r.signalStates).toBe(0);
     expect(notes).toEqual([expect.stringMatching(/made before signal states and NPC holds were recorded .*compared without their hold, signal states not at all/)]);
     expect(r.notes).toEqual(notes);
+    // frame format 2 (before kinds): compared without them, with a note
+    const v2 = await rewrite(file, 'format-2', (f) => {
+      const cols = base64ToF64(f.npcs);
+      const n = cols.length / 12;
+      for (let i = 0; i < n; i++) cols[11 * n + i] = cols[11 * n + i] & 63;
+      return { ...f, v: 2, npcs: f64ToBase64(cols) };
+    });
+    const notes2: string[] = [];
+    const r2 = await replayRecording(v2, { onNote: (m) => notes2.push(m) });
+    if (r2.first) throw new Error(describeDifference(r2.first));
+    expect(r2.signalStates).toBeGreaterThan(0);
+    expect(notes2).toEqual([expect.stringMatching(/made before NPC kinds were recorded \(frame format 2\)/)]);
   }, 60_000);
 });

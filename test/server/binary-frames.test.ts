@@ -104,19 +104,29 @@ describe('binary npc_states', () => {
     const frame: NpcStatesFrame = {
       type: 'npc_states', timestamp: 1712345678.123456, sim_time_s: 12.3, step: 123, state: 'paused',
       npcs: [
-        { id: 1, x: -1234.567, y: 0.001, lat: 37.3645123, lon: 126.7239876, yaw: -3.141, heading: 359.999, speed: 0, vx: -0.001, vy: 13.9, length: 4.5, width: 2, collided: true, offroad: false },
-        { id: 63, x: 2000000.5, y: -0.5, lat: -33.8688, lon: -179.9999999, yaw: 3.142, heading: -0.001, speed: 40.123, vx: 40.123, vy: 0, length: 30, width: 10, collided: false, offroad: true },
+        { id: 1, x: -1234.567, y: 0.001, lat: 37.3645123, lon: 126.7239876, yaw: -3.141, heading: 359.999, speed: 0, vx: -0.001, vy: 13.9, length: 4.5, width: 2, collided: true, offroad: false, kind: 'vehicle' },
+        { id: 63, x: 2000000.5, y: -0.5, lat: -33.8688, lon: -179.9999999, yaw: 3.142, heading: -0.001, speed: 40.123, vx: 40.123, vy: 0, length: 30, width: 10, collided: false, offroad: true, kind: 'vehicle' },
         // why an NPC is held rides in the record too (byte 43)
-        { id: 7, x: 1, y: 2, lat: 37.1, lon: 126.1, yaw: 0, heading: 90, speed: 0, vx: 0, vy: 0, length: 4.5, width: 2, collided: false, offroad: false, hold: 'red' },
-        { id: 8, x: 1, y: 2, lat: 37.1, lon: 126.1, yaw: 0, heading: 90, speed: 0.5, vx: 0.5, vy: 0, length: 4.5, width: 2, collided: false, offroad: false, hold: 'queue' },
+        { id: 7, x: 1, y: 2, lat: 37.1, lon: 126.1, yaw: 0, heading: 90, speed: 0, vx: 0, vy: 0, length: 4.5, width: 2, collided: false, offroad: false, kind: 'vehicle', hold: 'red' },
+        { id: 8, x: 1, y: 2, lat: 37.1, lon: 126.1, yaw: 0, heading: 90, speed: 0.5, vx: 0.5, vy: 0, length: 4.5, width: 2, collided: false, offroad: false, kind: 'vehicle', hold: 'queue' },
+        // and what it is (bits 3–4 of the flags byte), beside the other flags and the hold
+        { id: 2000001, x: 3, y: 4, lat: 37.1, lon: 126.1, yaw: 1.571, heading: 0, speed: 1.4, vx: 0, vy: 1.4, length: 0.5, width: 0.5, collided: true, offroad: true, kind: 'pedestrian', hold: 'red' },
+        { id: 1000002, x: 5, y: 6, lat: 37.1, lon: 126.1, yaw: -1.571, heading: 180, speed: 4.2, vx: 0, vy: -4.2, length: 1.8, width: 0.6, collided: false, offroad: false, kind: 'cyclist' },
       ],
-      metrics: { sim_time_ms: 1.234, policy_time_ms: 0, total_time_ms: 1234.567, num_active_npcs: 4 },
+      metrics: { sim_time_ms: 1.234, policy_time_ms: 0, total_time_ms: 1234.567, num_active_npcs: 6 },
       egos: [
         { ego_id: 'ego', x: 1.5, y: -2.25, yaw: 0.785, speed: 5.5, length: 4.5, width: 2, stale: false, collided: true, timestamp: 1712345678.1 },
         { ego_id: '車', x: 0, y: 0, yaw: 0, speed: 0, length: 4.5, width: 2, stale: true, collided: false, timestamp: null },
       ],
     };
     expect(JSON.stringify(decodeNpcStatesBinary(encodeNpcStatesBinary(frame)))).toBe(JSON.stringify(frame));
+    // the kind sits in the flags byte's bits 3–4: 1 pedestrian, 2 cyclist; the other flags stay where they were
+    const buf = encodeNpcStatesBinary(frame);
+    const flagsOf = (k: number) => buf[BINARY_HEADER_BYTES + k * BINARY_NPC_BYTES + 42];
+    expect([0, 1, 2, 3, 4, 5].map(flagsOf)).toEqual([1, 2, 0, 0, 8 | 1 | 2, 16]);
+    // a frame from a server before kinds (those bits 0) reads as vehicles
+    buf[BINARY_HEADER_BYTES + 4 * BINARY_NPC_BYTES + 42] &= 7;
+    expect(decodeNpcStatesBinary(buf).npcs[4]).toMatchObject({ kind: 'vehicle', collided: true, offroad: true, hold: 'red' });
     const empty: NpcStatesFrame = { ...frame, state: 'running', npcs: [], egos: [], metrics: { ...frame.metrics, num_active_npcs: 0 } };
     expect(encodeNpcStatesBinary(empty)).toHaveLength(BINARY_HEADER_BYTES);
     expect(decodeNpcStatesBinary(encodeNpcStatesBinary(empty))).toEqual(empty);

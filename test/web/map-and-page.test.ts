@@ -69,7 +69,9 @@ describe('GET /api/map', () => {
   it('gives the traffic control the scene runs: the crossing J1, its two signal groups with stop lines, two heads, two stop lines', async () => {
     const m = (await (await fetch(`${url}/api/map`)).json()) as any;
     const tc = m.traffic_control;
-    expect(Object.keys(tc).sort()).toEqual(['groups', 'heads', 'junctions', 'signs', 'stop_lines']);
+    expect(Object.keys(tc).sort()).toEqual(['crosswalks', 'groups', 'heads', 'junctions', 'signs', 'stop_lines']);
+    // the demo track's map carries no crosswalk records (its crossing markings are roads only)
+    expect(tc.crosswalks).toEqual([]);
     const layout = server.host.scene.control.layout;
     expect(tc.junctions).toHaveLength(1);
     expect(tc.junctions[0]).toMatchObject({ id: 'J1', control: 'signal' });
@@ -104,6 +106,10 @@ describe('GET /api/map', () => {
       signals: [{ id: 'P1', x: 1.234, y: 2.345, head: 'pedestrian_2_colour', kind: 'pedestrian' as const, left_arrow: false, lanes: [] }],
       stop_lines: [{ id: 'L9', geometry: [{ x: 0.001, y: 1 }, { x: 3.456, y: 1 }], lanes: [] }],
       signs: [{ id: 'Y1', x: 5.555, y: 6.666, kind: 'yield' as const, lanes: [] }, { id: 'T1', x: 7, y: 8, kind: 'stop' as const, lanes: [] }],
+      crosswalks: [{
+        id: 'C1', polygon: [{ x: 0, y: 0 }, { x: 4.001, y: 0 }, { x: 4.001, y: 10 }, { x: 0, y: 10 }],
+        a: { x: 2, y: 0 }, b: { x: 2, y: 10 }, length: 10, width: 4, lanes: ['R1'],
+      }],
     };
     const reply = buildMapReply(
       { label: 'x', scene: { objects: [], roads: [{ type: 'lane', geometry: [{ x: 0, y: 0 }, { x: 10, y: 0 }] }] }, trafficControl },
@@ -114,6 +120,7 @@ describe('GET /api/map', () => {
       heads: [{ id: 'P1', x: 1.23, y: 2.35, kind: 'pedestrian', head: 'pedestrian_2_colour', left_arrow: false, groups: [] }],
       stop_lines: [{ id: 'L9', points: [0, 1, 3.46, 1] }],
       signs: [{ id: 'Y1', x: 5.56, y: 6.67, kind: 'yield' }, { id: 'T1', x: 7, y: 8, kind: 'stop' }],
+      crosswalks: [{ id: 'C1', polygon: [0, 0, 4, 0, 4, 10, 0, 10], axis: [2, 0, 2, 10], lanes: ['R1'] }],
     });
   });
 

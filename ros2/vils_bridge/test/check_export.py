@@ -52,6 +52,7 @@ def schema_fields(schema_text, type_name):
 def main(recording, exported):
     sys.path.insert(0, os.path.dirname(__file__))
     from visualization_msgs.msg import Marker  # the real class's constants (TEXT_VIEW_FACING 9, ADD 0)
+    from autoware_perception_msgs.msg import ObjectClassification, Shape  # CAR 1, BICYCLE 6, PEDESTRIAN 7; BOUNDING_BOX 0, CYLINDER 1
     frames, fixes = [], {}
     with open(recording, 'rb') as f:
         for _, channel, message in make_reader(f).iter_messages(topics=['/vils/npc_states', '/vils/inputs/stream']):
@@ -90,7 +91,7 @@ def main(recording, exported):
         check([m.id for m in got] == [w['id'] for w in want], f'frame {i}: marker ids')
         sec, nsec = convert.frame_stamp(frame)
         for m, w in zip(got, want):
-            check((m.header.stamp.sec, m.header.stamp.nanosec, m.header.frame_id, m.ns, m.type, m.action) == (sec, nsec, 'vils_map', w['ns'], 1, 0), f'frame {i}: marker header')
+            check((m.header.stamp.sec, m.header.stamp.nanosec, m.header.frame_id, m.ns, m.type, m.action) == (sec, nsec, 'vils_map', w['ns'], getattr(Marker, w['type']), Marker.ADD), f'frame {i}: marker header')
             check((m.pose.position.x, m.pose.position.y, m.pose.position.z) == w['position'], f'frame {i}: marker position')
             check(all(math.isclose(a, b, rel_tol=0, abs_tol=1e-15) for a, b in zip((m.pose.orientation.x, m.pose.orientation.y, m.pose.orientation.z, m.pose.orientation.w), w['orientation'])), f'frame {i}: marker orientation')
             check((m.scale.x, m.scale.y, m.scale.z) == w['scale'] and (m.color.r, m.color.g, m.color.b, m.color.a) == tuple(F32(c) for c in w['color']), f'frame {i}: marker scale/colour')
@@ -117,7 +118,8 @@ def main(recording, exported):
             check(bytes(o.object_id.uuid) == w['uuid'], f'frame {i}: object uuid')
             tw = o.kinematics.initial_twist_with_covariance.twist.linear
             check(all(math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-12) for a, b in zip((tw.x, tw.y, tw.z), w['twist_linear'])), f'frame {i}: object twist')
-            check([(c.label, c.probability) for c in o.classification] == [(1, 1.0)] and o.shape.type == 0, f'frame {i}: object class/shape')
+            check([(c.label, c.probability) for c in o.classification] == [(getattr(ObjectClassification, w['label']), 1.0)], f'frame {i}: object class')
+            check(o.shape.type == getattr(Shape, w['shape']), f'frame {i}: object shape')
             check((o.shape.dimensions.x, o.shape.dimensions.y, o.shape.dimensions.z) == w['dimensions'], f'frame {i}: object dimensions')
         groups = convert.traffic_light_groups(frame)
         lights = decoded['/perception/traffic_light_recognition/traffic_signals'][i][1]

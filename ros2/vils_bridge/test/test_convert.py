@@ -58,6 +58,33 @@ def test_npc_fields():
     assert convert.frame_stamp(FRAME) == (1700000000, 250000000)
     t = convert.map_transform([1.0, 2.0, 0.0, math.pi])
     assert t['translation'] == (1.0, 2.0, 0.0) and t['rotation'][3] == pytest.approx(0.0, abs=1e-12)
+    assert (o['label'], o['shape'], o['dimensions']) == ('CAR', 'BOUNDING_BOX', (4.5, 2.0, 1.6))
+
+
+PEOPLE = {'type': 'npc_states', 'timestamp': 1700000000.25, 'npcs': [
+    {'id': 7, 'x': 10.0, 'y': -2.0, 'yaw': 0.0, 'length': 4.5, 'width': 2.0, 'kind': 'vehicle'},
+    {'id': 2000001, 'x': 3.0, 'y': 4.0, 'yaw': 1.0, 'vx': 0.0, 'vy': 1.3, 'length': 0.5, 'width': 0.6, 'kind': 'pedestrian'},
+    {'id': 1000002, 'x': 5.0, 'y': 6.0, 'yaw': 0.0, 'vx': 4.0, 'vy': 0.0, 'length': 1.8, 'width': 0.6, 'kind': 'cyclist'},
+    {'id': 9, 'x': 1.0, 'y': 1.0, 'yaw': 0.0, 'length': 4.0, 'width': 1.8},  # a server before kinds: a vehicle
+    {'id': 10, 'x': 1.0, 'y': 1.0, 'yaw': 0.0, 'length': 3.0, 'width': 1.5, 'kind': 'hovercraft'},  # not known here
+]}
+
+
+def test_each_kind_is_classified_with_its_size():
+    objs = convert.predicted_objects(PEOPLE)
+    assert [o['label'] for o in objs] == ['CAR', 'PEDESTRIAN', 'BICYCLE', 'CAR', 'UNKNOWN']
+    # a pedestrian: Autoware's upright cylinder, x = y = its diameter (the larger side of its footprint)
+    assert [(o['shape'], o['dimensions']) for o in objs] == [
+        ('BOUNDING_BOX', (4.5, 2.0, 1.6)), ('CYLINDER', (0.6, 0.6, 1.75)), ('BOUNDING_BOX', (1.8, 0.6, 1.7)),
+        ('BOUNDING_BOX', (4.0, 1.8, 1.6)), ('BOUNDING_BOX', (3.0, 1.5, 1.6))]
+    assert [d['class_id'] for d in convert.npc_detections(PEOPLE)] == ['car', 'pedestrian', 'bicycle', 'car', 'unknown']
+    assert [d['size'] for d in convert.npc_detections(PEOPLE)][1] == (0.6, 0.6, 1.75)
+    markers = convert.npc_markers(PEOPLE)
+    assert [m['type'] for m in markers] == ['CUBE', 'CYLINDER', 'CUBE', 'CUBE', 'CUBE']
+    assert markers[1]['position'] == (3.0, 4.0, 0.875) and markers[1]['scale'] == (0.6, 0.6, 1.75)
+    # the constants' names are Autoware's (autoware_perception_msgs ObjectClassification, Shape)
+    msg = open(__file__.replace('vils_bridge/test/test_convert.py', 'interfaces/autoware_perception_msgs/msg/ObjectClassification.msg')).read()
+    assert {'uint8 CAR = 1', 'uint8 BICYCLE = 6', 'uint8 PEDESTRIAN = 7', 'uint8 UNKNOWN = 0'} <= set(msg.splitlines())
 
 
 def test_hold_text_markers_only_for_held_npcs():

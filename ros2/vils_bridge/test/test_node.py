@@ -154,12 +154,12 @@ def load_node(monkeypatch, autoware, params=None):
     module('tf2_msgs'), module('tf2_msgs.msg', TFMessage=auto('TFMessage', ('transforms',)))
     module('vision_msgs'), module('vision_msgs.msg', Detection3D=auto('Detection3D', ('results',)),
                                   Detection3DArray=auto('Detection3DArray', ('detections',)), ObjectHypothesisWithPose=auto('ObjectHypothesisWithPose'))
-    module('visualization_msgs'), module('visualization_msgs.msg', Marker=auto('Marker', CUBE=1, TEXT_VIEW_FACING=9, ADD=0), MarkerArray=auto('MarkerArray', ('markers',)))
+    module('visualization_msgs'), module('visualization_msgs.msg', Marker=auto('Marker', CUBE=1, CYLINDER=3, TEXT_VIEW_FACING=9, ADD=0), MarkerArray=auto('MarkerArray', ('markers',)))
     if autoware:
         module('autoware_perception_msgs')
-        module('autoware_perception_msgs.msg', ObjectClassification=auto('ObjectClassification', CAR=1),
+        module('autoware_perception_msgs.msg', ObjectClassification=auto('ObjectClassification', UNKNOWN=0, CAR=1, BICYCLE=6, PEDESTRIAN=7),
                PredictedObject=auto('PredictedObject', ('classification',)), PredictedObjects=auto('PredictedObjects', ('objects',)),
-               Shape=auto('Shape', BOUNDING_BOX=0), TrafficLightElement=TrafficLightElement, TrafficLightGroup=TrafficLightGroup,
+               Shape=auto('Shape', BOUNDING_BOX=0, CYLINDER=1), TrafficLightElement=TrafficLightElement, TrafficLightGroup=TrafficLightGroup,
                TrafficLightGroupArray=TrafficLightGroupArray)
     else:
         monkeypatch.setitem(sys.modules, 'autoware_perception_msgs', None)  # import fails
@@ -245,6 +245,24 @@ def test_publishes_each_held_npcs_hold_as_a_text_marker_every_frame(monkeypatch)
     assert empty.markers == []
     # the boxes: still one per NPC, held or not
     assert [len(a.markers) for a in bridge.publishers['/vils/npcs/markers'].sent] == [2, 1]
+
+
+def test_classifies_pedestrians_and_cyclists_with_their_sizes(monkeypatch):
+    node = load_node(monkeypatch, autoware=True)
+    bridge = node.VilsBridge()
+    people = dict(FRAME, npcs=[dict(FRAME['npcs'][0], kind='vehicle'),
+                               {'id': 2000001, 'x': 3.0, 'y': 4.0, 'yaw': 0.0, 'length': 0.5, 'width': 0.5, 'kind': 'pedestrian'},
+                               {'id': 1000002, 'x': 5.0, 'y': 6.0, 'yaw': 0.0, 'length': 1.8, 'width': 0.6, 'kind': 'cyclist'}])
+    bridge.publish_frame(people)
+    (objs,) = bridge.publishers['/vils/npcs/objects'].sent
+    C, S = node.ObjectClassification, node.Shape
+    assert [[(c.label, c.probability) for c in o.classification] for o in objs.objects] == [[(C.CAR, 1.0)], [(C.PEDESTRIAN, 1.0)], [(C.BICYCLE, 1.0)]]
+    assert [(o.shape.type, o.shape.dimensions.x, o.shape.dimensions.y, o.shape.dimensions.z) for o in objs.objects] == [
+        (S.BOUNDING_BOX, 4.5, 2.0, 1.6), (S.CYLINDER, 0.5, 0.5, 1.75), (S.BOUNDING_BOX, 1.8, 0.6, 1.7)]
+    (dets,) = bridge.publishers['/vils/npcs/detections'].sent
+    assert [d.results[0].hypothesis.class_id for d in dets.detections] == ['car', 'pedestrian', 'bicycle']
+    (markers,) = bridge.publishers['/vils/npcs/markers'].sent
+    assert [m.type for m in markers.markers] == [node.Marker.CUBE, node.Marker.CYLINDER, node.Marker.CUBE]
 
 
 def test_the_stand_in_constants_are_those_convert_documents():

@@ -98,6 +98,33 @@ HOLD_TEXT_HEIGHT_M = 1.0  # a TEXT_VIEW_FACING marker's scale.z: the height of a
 HOLD_TEXT_ABOVE_M = 0.6  # the text's centre above the NPC's box
 
 
+# What each moving object is: an npc_states entry's ``kind`` (vehicle, pedestrian, cyclist; absent in frames of a
+# server from before it: a vehicle) as Autoware's ObjectClassification label, vision_msgs class id, Shape type (a
+# pedestrian an upright cylinder, dimensions x = y = its diameter, as Autoware's own pedestrians), Marker type and
+# height. A kind this bridge does not know is UNKNOWN (class 'unknown'), drawn and shaped as a vehicle.
+KINDS = {
+    'vehicle': {'label': 'CAR', 'class_id': 'car', 'shape': 'BOUNDING_BOX', 'marker': 'CUBE', 'height_m': NPC_HEIGHT_M},
+    'pedestrian': {'label': 'PEDESTRIAN', 'class_id': 'pedestrian', 'shape': 'CYLINDER', 'marker': 'CYLINDER', 'height_m': 1.75},
+    'cyclist': {'label': 'BICYCLE', 'class_id': 'bicycle', 'shape': 'BOUNDING_BOX', 'marker': 'CUBE', 'height_m': 1.7},
+}
+KIND_UNKNOWN = {**KINDS['vehicle'], 'label': 'UNKNOWN', 'class_id': 'unknown'}
+
+
+def npc_kind(npc):
+    """The entry of KINDS for an NPC (a vehicle when the frame does not say)."""
+    return KINDS.get(npc.get('kind', 'vehicle'), KIND_UNKNOWN)
+
+
+def npc_size(npc):
+    """(x, y, z) of an NPC's body: its length, width and its kind's height; a cylinder's x and y its diameter."""
+    k = npc_kind(npc)
+    length, width = float(npc['length']), float(npc['width'])
+    if k['shape'] == 'CYLINDER':
+        d = max(length, width)
+        return (d, d, k['height_m'])
+    return (length, width, k['height_m'])
+
+
 def npc_color(npc):
     if npc.get('collided'):
         return COLOR_COLLIDED
@@ -114,13 +141,15 @@ def frame_stamp(frame):
 
 
 def npc_markers(frame, lifetime_s=0.3):
-    """One CUBE marker per NPC: dicts with the Marker fields (ns, id, pose, scale, color, lifetime)."""
+    """One marker per NPC, a CUBE (a pedestrian: a CYLINDER) of its size: dicts with the Marker fields (ns, id, type
+    by its name, pose, scale, color, lifetime)."""
     out = []
     for n in frame.get('npcs', []):
+        size = npc_size(n)
         out.append({
-            'ns': 'vils_npcs', 'id': int(n['id']), 'type': 'CUBE',
-            'position': (float(n['x']), float(n['y']), NPC_HEIGHT_M / 2), 'orientation': yaw_to_quaternion(float(n['yaw'])),
-            'scale': (float(n['length']), float(n['width']), NPC_HEIGHT_M), 'color': npc_color(n), 'lifetime_s': lifetime_s,
+            'ns': 'vils_npcs', 'id': int(n['id']), 'type': npc_kind(n)['marker'],
+            'position': (float(n['x']), float(n['y']), size[2] / 2), 'orientation': yaw_to_quaternion(float(n['yaw'])),
+            'scale': size, 'color': npc_color(n), 'lifetime_s': lifetime_s,
         })
     return out
 
@@ -137,19 +166,20 @@ def npc_hold_markers(frame, lifetime_s=0.3):
             continue
         out.append({
             'ns': 'vils_npc_holds', 'id': int(n['id']), 'type': 'TEXT_VIEW_FACING', 'text': str(hold),
-            'position': (float(n['x']), float(n['y']), NPC_HEIGHT_M + HOLD_TEXT_ABOVE_M), 'orientation': (0.0, 0.0, 0.0, 1.0),
+            'position': (float(n['x']), float(n['y']), npc_kind(n)['height_m'] + HOLD_TEXT_ABOVE_M), 'orientation': (0.0, 0.0, 0.0, 1.0),
             'scale': (0.0, 0.0, HOLD_TEXT_HEIGHT_M), 'color': COLOR_HOLD_TEXT, 'lifetime_s': lifetime_s,
         })
     return out
 
 
 def npc_detections(frame):
-    """One Detection3D per NPC: dicts with id, bbox centre pose and size, and the class hypothesis."""
+    """One Detection3D per NPC: dicts with id, bbox centre pose and size, and the class hypothesis (car, pedestrian,
+    bicycle by its kind)."""
     return [{
         'id': str(int(n['id'])),
-        'position': (float(n['x']), float(n['y']), NPC_HEIGHT_M / 2), 'orientation': yaw_to_quaternion(float(n['yaw'])),
-        'size': (float(n['length']), float(n['width']), NPC_HEIGHT_M),
-        'class_id': 'car', 'score': 1.0,
+        'position': (float(n['x']), float(n['y']), npc_size(n)[2] / 2), 'orientation': yaw_to_quaternion(float(n['yaw'])),
+        'size': npc_size(n),
+        'class_id': npc_kind(n)['class_id'], 'score': 1.0,
     } for n in frame.get('npcs', [])]
 
 
@@ -159,7 +189,9 @@ def npc_uuid(npc_id, session=''):
 
 
 def predicted_objects(frame, session=''):
-    """One PredictedObject per NPC: dicts with the uuid, pose, body-frame twist (velocities), shape and class."""
+    """One PredictedObject per NPC: dicts with the uuid, pose, body-frame twist (velocities), shape and class
+    (label and shape by the names of ObjectClassification's and Shape's constants: CAR, PEDESTRIAN, BICYCLE;
+    BOUNDING_BOX, or CYLINDER for a pedestrian)."""
     out = []
     for n in frame.get('npcs', []):
         yaw = float(n['yaw'])
@@ -168,10 +200,10 @@ def predicted_objects(frame, session=''):
         lon_v = vx * math.cos(yaw) + vy * math.sin(yaw)
         lat_v = -vx * math.sin(yaw) + vy * math.cos(yaw)
         out.append({
-            'uuid': npc_uuid(n['id'], session), 'existence_probability': 1.0, 'label': 'CAR',
+            'uuid': npc_uuid(n['id'], session), 'existence_probability': 1.0, 'label': npc_kind(n)['label'],
             'position': (float(n['x']), float(n['y']), 0.0), 'orientation': yaw_to_quaternion(yaw),
             'twist_linear': (lon_v, lat_v, 0.0), 'speed': float(n.get('speed', math.hypot(vx, vy))),
-            'dimensions': (float(n['length']), float(n['width']), NPC_HEIGHT_M),
+            'shape': npc_kind(n)['shape'], 'dimensions': npc_size(n),
         })
     return out
 

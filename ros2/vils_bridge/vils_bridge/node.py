@@ -2,10 +2,11 @@
 
 In:  sensor_msgs/NavSatFix on ``fix_topic``; heading (std_msgs/Float64, degrees clockwise from north) and speed
      (std_msgs/Float64, m/s) on ``heading_topic``/``speed_topic``, or derived from consecutive fixes when empty.
-Out: visualization_msgs/MarkerArray on /vils/npcs/markers (a box per NPC) and on /vils/npcs/holds (a
+Out: visualization_msgs/MarkerArray on /vils/npcs/markers (a box per NPC, a cylinder per pedestrian) and on /vils/npcs/holds (a
      TEXT_VIEW_FACING marker above each NPC something holds, its ``hold``: red, yellow, stop_sign, give_way, box,
      queue; every frame, empty when nothing holds any), vision_msgs/Detection3DArray on /vils/npcs/detections,
-     and autoware_perception_msgs/PredictedObjects on /vils/npcs/objects when that package is importable; all in
+     and autoware_perception_msgs/PredictedObjects on /vils/npcs/objects when that package is importable (each
+     object classified by the frame's ``kind``: CAR, PEDESTRIAN, BICYCLE, with its size); all in
      ``frame_id``, whose transform from ``map_frame`` is published on /tf_static (tf2_msgs/TFMessage, latched as
      tf2_ros's StaticTransformBroadcaster does: the node needs tf2_msgs, not the whole of tf2_ros). The signal groups' states as
      autoware_perception_msgs/TrafficLightGroupArray on ``traffic_lights_topic`` (when that type is importable) and
@@ -149,7 +150,7 @@ class VilsBridge(Node):
         sec, nsec = convert.frame_stamp(frame)
         frame_id = self.p['frame_id']
         markers = MarkerArray()
-        markers.markers = [_marker(f, Marker.CUBE, frame_id, sec, nsec) for f in convert.npc_markers(frame)]
+        markers.markers = [_marker(f, getattr(Marker, f['type']), frame_id, sec, nsec) for f in convert.npc_markers(frame)]
         self.markers.publish(markers)
         holds = MarkerArray()
         holds.markers = [_marker(f, Marker.TEXT_VIEW_FACING, frame_id, sec, nsec) for f in convert.npc_hold_markers(frame)]
@@ -176,12 +177,12 @@ class VilsBridge(Node):
                 o.object_id.uuid = list(f['uuid'])
                 o.existence_probability = f['existence_probability']
                 c = ObjectClassification()
-                c.label, c.probability = ObjectClassification.CAR, 1.0
+                c.label, c.probability = getattr(ObjectClassification, f['label']), 1.0
                 o.classification.append(c)
                 _pose(o.kinematics.initial_pose_with_covariance.pose, f['position'], f['orientation'])
                 tw = o.kinematics.initial_twist_with_covariance.twist.linear
                 tw.x, tw.y, tw.z = f['twist_linear']
-                o.shape.type = Shape.BOUNDING_BOX
+                o.shape.type = getattr(Shape, f['shape'])
                 o.shape.dimensions.x, o.shape.dimensions.y, o.shape.dimensions.z = f['dimensions']
                 objs.objects.append(o)
             self.objects.publish(objs)

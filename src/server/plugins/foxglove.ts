@@ -7,6 +7,8 @@
  *   /vils/scene foxglove.SceneUpdate · /vils/map foxglove.SceneUpdate · /vils/fix foxglove.LocationFix ·
  *   /vils/fixes foxglove.LocationFixes · /vils/tf foxglove.FrameTransforms · /vils/npc_states (raw frames) ·
  *   /vils/signals vils.signals (every signal group's state; /vils/scene draws the groups' stop lines in their colours)
+ * /vils/scene draws each NPC as what it is (metadata `kind`): vehicles and cyclists as boxes of their size, pedestrians
+ * as upright cylinders, people in colours of their own; the recordings' Foxglove channels are the same messages.
  * A channel's messages are built only while a client is subscribed, once per frame for every client. A
  * client that does not keep up (more than `maxBufferedBytes` unsent) misses frames, counted as dropped; the
  * loop never waits for it. On the server's port a Foxglove connection counts like a stream connection (per

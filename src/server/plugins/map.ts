@@ -79,6 +79,8 @@ export interface MapTrafficControl {
   /** painted stop lines, then those vehicles stop at where the map paints none (derived: true; the id names the group or sign approach) */
   stop_lines: Array<{ id: string; points: number[]; derived?: boolean }>;
   signs: Array<{ id: string; x: number; y: number; kind: SignKind }>;
+  /** the map's crosswalks (none in maps made before they were carried): outline, walking axis kerb to kerb, lanes crossed */
+  crosswalks: Array<{ id: string; polygon: number[]; axis: number[]; lanes: string[] }>;
 }
 
 export interface MapReply {
@@ -127,6 +129,7 @@ export function trafficControlReply(map: Pick<LoadedMap, 'trafficControl'>, layo
       ...(layout?.derivedStopLines ?? []).map((l) => ({ id: l.id, points: flat2(l.points), derived: true })),
     ],
     signs: rec.signs.map((s) => ({ id: s.id, x: c2(s.x), y: c2(s.y), kind: s.kind })),
+    crosswalks: (rec.crosswalks ?? []).map((c) => ({ id: c.id, polygon: flat2(c.polygon), axis: flat2([c.a, c.b]), lanes: [...c.lanes] })),
   };
 }
 
