@@ -29,6 +29,7 @@ arguments and flags [default]:
   --cpus <auto|all|list>      the CPUs the server's threads keep to, as taskset writes them (1, 0,2-3) [auto]
                               (auto: with the egos' thread on the real-time scheduler, its last CPU, leaving the
                               others to the stacks it co-simulates with; else all: /api/status cpus)
+  --pedestrians <n>           people the scene keeps at the map's crosswalks (the pedestrians setting) [0]
   --time-mode <mode>          time conductor: realtime (wall clock is the master), afap or lockstep (at most real
                               time, held by slow assets) [the scenario's time.mode, else realtime]
   --dmax-ms <ms>              largest skew allowed between assets (≥ the NPC world's 100 ms step) [100]
@@ -62,6 +63,7 @@ flags [default]:
   --no-right-on-red           right turns wait for green (Korean law lets them go on red after a full stop) [they may]
   --actuated                  signals that run alone are vehicle-actuated (greens timed by the vehicles detected) [fixed time]
   --route-choice <mode>       how NPCs pick their route's forks: random, or queues (away from exits with standing vehicles) [random]
+  --pedestrians <n>           people at the map's crosswalks, with their figures (struck, onto occupied crosswalks, starts on don't-walk) [0]
   --json                      one JSON object instead of text [text]`,
   eval: `
 flags [default]:
