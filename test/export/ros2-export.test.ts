@@ -34,6 +34,9 @@ async function recordSession(): Promise<string> {
     car.send({ type: 'ego_state', ego_id: 'car', timestamp: t, data: { lat: origin.lat + i * 1e-6, lon: origin.lon + i * 1e-6, heading: 43.6, speed: 2 } });
     await new Promise((r) => setTimeout(r, 100));
   }
+  // the last fix is read and recorded before the socket closes (on a loaded machine it can still be in flight)
+  await car.next((m) => m.type === 'npc_states', 5_000).catch(() => undefined);
+  await new Promise((r) => setTimeout(r, 300));
   car.close();
   await server.close();
   return join(dir, readdirSync(dir).find((f) => f.endsWith('-000.mcap'))!);
