@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { LaneNetwork } from '../../src/traffic/lanes.js';
 import { AgentKind, World } from '../../src/traffic/world.js';
+import { BODY_HALF_WIDTH_M } from '../../src/scene/people/crosswalks.js';
 import { CrosswalkGeometry, drawWalkingSpeed, Phase, Walkers, type WalkState } from '../../src/scene/people/index.js';
 import { SeededRandom } from '../../src/util/random.js';
 import { rightTurnMap } from '../helpers/junction-maps.js';
@@ -35,7 +36,7 @@ describe('people core', () => {
     expect(v[Math.floor(0.15 * v.length)]).toBeLessThan(1.25);
   });
 
-  it('geometry: the SOUTH lane runs through the crosswalk where its centre line (x = −1.75) crosses the axis', () => {
+  it('geometry: the SOUTH lane runs through the crosswalk where its centre line (x = −1.75) crosses the axis; a body on it covers that ± its half width', () => {
     const net = lanes();
     const geo = new CrosswalkGeometry([CROSSWALK], net);
     const south = net.laneById('SOUTH');
@@ -44,9 +45,11 @@ describe('people core', () => {
     expect(rows).toHaveLength(1);
     const r = rows[0];
     expect(geo.crossCw[r]).toBe(0);
-    expect(geo.crossULo[r]).toBeCloseTo(4.25, 1);
-    expect(geo.crossUHi[r]).toBeCloseTo(4.25, 1);
-    // SOUTH starts at y = −8: the stripes' north edge (y = −14.5) 6.5 m along it, the south edge 9.5 m
+    // straight across: the body's axis range is the centre line's crossing ± BODY_HALF_WIDTH_M
+    expect(geo.crossULo[r]).toBeCloseTo(4.25 - BODY_HALF_WIDTH_M, 1);
+    expect(geo.crossUHi[r]).toBeCloseTo(4.25 + BODY_HALF_WIDTH_M, 1);
+    // SOUTH starts at y = −8: the stripes' north edge (y = −14.5) 6.5 m along it, the south edge 9.5 m (the front's
+    // distance as the body first touches them, and as it last touches them less the body's length)
     expect(geo.crossSIn[r]).toBeCloseTo(6.5, 0);
     expect(geo.crossSOut[r]).toBeCloseTo(9.5, 0);
     // the lanes that do not reach it have none

@@ -4,12 +4,13 @@
  * red included, as their planned lanes run through the crosswalk). A rule layer over the junction rules: after
  * they wrote each NPC's stop (src/scene/control/rules.ts), it adds a stop before the first crosswalk on the NPC's
  * planned lanes that is occupied in its path, when that is nearer than the rule's own line, with the hold reason
- * 'crosswalk'. Occupied in its path (occupiedFor): a person in the lane's conflict zone (where the lane's centre line
- * runs on the stripes, along the walking axis, and half the vehicle's width and CONFLICT_PAD_M either side) or walking into it before the vehicle would
+ * 'crosswalk'. Occupied in its path (occupiedFor): a person in the lane's conflict zone (the axis range an NPC's body
+ * on the lane sweeps on the stripes, crosswalks.ts, and CONFLICT_PAD_M and half a person either side) or walking into it before the vehicle would
  * have cleared the crosswalk (PERSON_GAP_S to spare), or one waiting at its kerb whom the pedestrian signal lets go
  * and who would be there as soon. A vehicle that could only obey by braking harder than COMMIT_DECEL
  * (for a waiting person) or HARD_DECEL (for one on the crosswalk) is not held, unless it was already stopping
- * for that crosswalk; one whose front is already on the stripes is not held either (it clears them, and a person on them waits).
+ * for that crosswalk; one whose front is already on the stripes clears them (a person on them waits) unless it is
+ * slower than CREEP_HOLD_MPS with a person crossing in its path: it then stands where it is.
  */
 import type { TrafficEngine } from '../../traffic/engine.js';
 import { MAX_PLAN } from '../../traffic/predict.js';
@@ -21,6 +22,8 @@ import { GAP, Phase, PERSON_WIDTH_M, type Walkers } from './walkers.js';
 
 /** the conflict zone reaches this far either side of the vehicle's body along the walking axis [m] */
 export const CONFLICT_PAD_M = 1;
+/** an NPC whose front is on the stripes and slower than this stands where it is for a person in its path [m/s] */
+const CREEP_HOLD_MPS = 2;
 /** vehicles stop with their front this far before the stripes (plus the governor's STOP_MARGIN_M) [m] */
 const LINE_BACK_M = 1;
 
@@ -30,7 +33,8 @@ export const Occupied = { None: 0, Waiting: 1, Crossing: 2 } as const;
 /** a person reaching the conflict zone less than this after the vehicle would have cleared it is in the way [s] */
 export const PERSON_GAP_S = 1.5;
 
-/** Half the width of a vehicle's conflict zone on a crosswalk: its body, CONFLICT_PAD_M and half a person [m]. */
+/** How far a vehicle's conflict zone on a crosswalk reaches beyond the axis range its body covers (vehicleHalfWidth: beyond
+ * its centre; 0: beyond the body's own extent): CONFLICT_PAD_M and half a person [m]. */
 export function conflictReach(vehicleHalfWidth: number): number {
   return vehicleHalfWidth + CONFLICT_PAD_M + 0.5 * PERSON_WIDTH_M;
 }
@@ -108,7 +112,8 @@ export class CrosswalkGiveWay {
       }
       const v = world.speed(s);
       const half = 0.5 * world.length[s];
-      const reach = conflictReach(0.5 * world.width[s]);
+      // the rows' axis ranges already hold the body (crosswalks.ts): the zone adds the pad and half a person
+      const reach = conflictReach(0);
       const look = Math.max(DECIDE_M, (v * v) / (2 * COMFORT_DECEL) + 10);
       let bestLine = Infinity;
       let bestCw = -1;
@@ -124,8 +129,20 @@ export class CrosswalkGiveWay {
         for (let r = crossFirst[lane]; r < crossFirst[lane + 1]; r++) {
           const dIn = d + crossSIn[r];
           const dFront = dIn - half;
-          if (dFront < 0 || dFront > look || dIn - LINE_BACK_M >= bestLine) continue;
           const c = crossCw[r];
+          if (dFront < 0) {
+            // its front already on the stripes: a slow one (creeping on from a queue or a stop line) stands where it
+            // is while a person crossing is in its path; a faster one clears them (a person on them waits)
+            if (v < CREEP_HOLD_MPS && d + crossSOut[r] + half > 0 && occupiedFor(this.walkers, c, crossULo[r], crossUHi[r], reach, 0) === Occupied.Crossing) {
+              const here = half + STOP_MARGIN_M + (v * v) / (2 * COMMIT_DECEL);
+              if (here < bestLine) {
+                bestLine = here;
+                bestCw = c;
+              }
+            }
+            continue;
+          }
+          if (dFront > look || dIn - LINE_BACK_M >= bestLine) continue;
           // clear of the crosswalk: its whole length past the far side of the stripes, speeding up at GO_ACCEL
           const dClear = Math.max(dFront, 0) + (crossSOut[r] - crossSIn[r]) + 2 * half;
           const clearS = (Math.sqrt(v * v + 2 * GO_ACCEL * dClear) - v) / GO_ACCEL;
