@@ -92,4 +92,29 @@ describe('people core', () => {
     expect(starts('none', false).started).toBeGreaterThan(10);
     expect(starts('none', true).started).toBe(0);
   });
+
+  it('nobody waits at a kerb with no spot clear of the lanes (a crosswalk drawn along a lane: its kerb a lies in the traffic)', () => {
+    const along = { ...CROSSWALK, id: 'CW-ALONG', a: { x: -1.75, y: -24 }, b: { x: -1.75, y: -32 } };
+    const geo = new CrosswalkGeometry([along, CROSSWALK], lanes());
+    // kerb a and 6 m back from it are on SOUTH's centre line
+    expect(geo.waitA[0]).toBeNaN();
+    expect(geo.waitA[1]).toBeGreaterThan(0);
+    const w = new Walkers(geo, 8);
+    w.target = 8;
+    w.reset(2);
+    const world = new World(1);
+    let waitingAtA = 0, waited = 0;
+    for (let k = 0; k < 3000; k++) {
+      w.step(k * 0.1, 0.1, { walkState: () => 'dont_walk' }, world);
+      for (let i = 0; i < 8; i++) {
+        if (w.phase[i] !== Phase.Waiting) continue;
+        waited++;
+        const kerbA = w.dir[i] > 0;
+        if (Number.isNaN(kerbA ? geo.waitA[w.cw[i]] : geo.waitB[w.cw[i]])) waitingAtA++;
+        expect(Number.isFinite(w.u[i])).toBe(true);
+      }
+    }
+    expect(waited).toBeGreaterThan(0);
+    expect(waitingAtA).toBe(0);
+  });
 });

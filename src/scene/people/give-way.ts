@@ -22,6 +22,8 @@ import { GAP, Phase, PERSON_WIDTH_M, type Walkers } from './walkers.js';
 
 /** the conflict zone reaches this far either side of the vehicle's body along the walking axis [m] */
 export const CONFLICT_PAD_M = 1;
+/** people do not start while an NPC inside a junction has a crosswalk within this of its front on its planned lanes [m] */
+const IN_BOX_REACH_M = 25;
 /** an NPC whose front is on the stripes and slower than this stands where it is for a person in its path [m/s] */
 const CREEP_HOLD_MPS = 2;
 /** vehicles stop with their front this far before the stripes (plus the governor's STOP_MARGIN_M) [m] */
@@ -174,7 +176,8 @@ export class CrosswalkGiveWay {
 
   /**
    * Marks in walkers.coming every crosswalk an NPC's planned lanes run onto within the distance it needs to stop
-   * (a person's gap acceptance: reaction, then braking at GAP.decel): the people there wait for it.
+   * (a person's gap acceptance: reaction, then braking at GAP.decel), or within IN_BOX_REACH_M of an NPC inside a
+   * junction: the people there wait for it.
    */
   markComing(): void {
     const coming = this.walkers.coming;
@@ -189,17 +192,24 @@ export class CrosswalkGiveWay {
     for (let s = 0; s < world.count; s++) {
       if (!world.present[s] || world.kind[s] !== AgentKind.Controlled) continue;
       const n = planCount[s];
+      if (n === 0) continue;
       const v = world.speed(s);
-      if (n === 0 || v < 0.3) continue;
+      // one inside a junction, however slow, has the crosswalks at its exit: people let it out first (else, on a
+      // long crosswalk with a steady stream of people, it stands in the junction and blocks the crossing traffic)
+      const inBox = lanes[planLanes[s * MAX_PLAN]].internal;
+      if (v < 0.3 && !inBox) continue;
       const half = 0.5 * world.length[s];
-      const reach = (v * v) / (2 * GAP.decel) + v * GAP.reactionS + GAP.spareM;
+      const gapReach = v < 0.3 ? -Infinity : (v * v) / (2 * GAP.decel) + v * GAP.reactionS + GAP.spareM;
+      const reach = Math.max(gapReach, inBox ? IN_BOX_REACH_M : 0);
       let d = -planS[s];
       for (let k = 0; k < n && d - half < reach; k++) {
         const lane = planLanes[s * MAX_PLAN + k];
         for (let r = crossFirst[lane]; r < crossFirst[lane + 1]; r++) {
           const dFront = d + crossSIn[r] - half;
           // on it already (its body not yet off the far side), or coming within reach
-          if (dFront <= reach && d + crossSOut[r] + half > 0) coming[crossCw[r]] = 1;
+          // 1: too close to stop for a person (who may still be let go: NPCs that can stop do); 2: let out of the
+          // junction first (the people there are not let go either, else the NPC would wait for them and they for it)
+          if (dFront <= reach && d + crossSOut[r] + half > 0) coming[crossCw[r]] = Math.max(coming[crossCw[r]], dFront <= gapReach ? 1 : 2);
         }
         d += lanes[lane].length;
       }

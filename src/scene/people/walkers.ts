@@ -71,8 +71,9 @@ export class Walkers {
   readonly at: Float64Array;
   /** waiting: the signal lets it go (walk, or unsignalised) — it is about to step onto the crosswalk */
   readonly ready: Uint8Array;
-  /** per crosswalk: an NPC whose planned lanes run onto it is too close to stop before it (written by the scene
-   * before each step, see give-way.ts markComing; a turning NPC's heading alone does not show where it goes) */
+  /** per crosswalk: 1 an NPC whose planned lanes run onto it is too close to stop before it, 2 one inside a junction
+   * is let out first (written by the scene before each step, see give-way.ts markComing; a turning NPC's heading
+   * alone does not show where it goes) */
   readonly coming: Uint8Array;
   /** the walk state its crosswalk showed when it started (WalkCode) */
   readonly startCode: Uint8Array;
@@ -243,6 +244,8 @@ export class Walkers {
    */
   private vehicleThreat(c: number, world: World): number {
     const geo = this.geo;
+    // an NPC let out of a junction first (give-way.ts markComing) counts as one on the crosswalk: nobody is let go
+    if (this.coming[c] === 2) return THREAT_ON;
     let out = this.coming[c] ? THREAT_COMING : 0;
     for (let s = 0; s < world.count; s++) {
       if (!world.present[s]) continue;
