@@ -22,6 +22,8 @@ import { GAP, Phase, PERSON_WIDTH_M, type Walkers } from './walkers.js';
 
 /** the conflict zone reaches this far either side of the vehicle's body along the walking axis [m] */
 export const CONFLICT_PAD_M = 1;
+/** an NPC before a junction waits there unless the crosswalk at its exit stays clear this much longer than it needs [s] */
+const BOX_EXTRA_S = 4;
 /** people do not start while an NPC inside a junction has a crosswalk within this of its front on its planned lanes [m] */
 const IN_BOX_REACH_M = 25;
 /** an NPC whose front is on the stripes and slower than this stands where it is for a person in its path [m/s] */
@@ -149,7 +151,18 @@ export class CrosswalkGiveWay {
           const dClear = Math.max(dFront, 0) + (crossSOut[r] - crossSIn[r]) + 2 * half;
           const clearS = (Math.sqrt(v * v + 2 * GO_ACCEL * dClear) - v) / GO_ACCEL;
           const occ = occupiedFor(this.walkers, c, crossULo[r], crossUHi[r], reach, clearS);
-          if (occ === Occupied.None) continue;
+          if (occ === Occupied.None) {
+            // before a junction whose exit it crosses: it does not enter unless the crosswalk stays clear BOX_EXTRA_S
+            // longer (it may slow for the turn or the traffic in it, and then stand in the junction for the people)
+            if (Number.isNaN(boxIn) || dIn - LINE_BACK_M - STOP_MARGIN_M - 2 * half >= (Number.isNaN(boxOut) ? d + lanes[lane].length : boxOut)) continue;
+            const needBox = (v * v) / (2 * Math.max(boxIn - half - STOP_MARGIN_M, 0.05));
+            if (boxIn - half - STOP_MARGIN_M <= 0 || (needBox > COMMIT_DECEL && this.heldCw[s] !== c)) continue;
+            if (occupiedFor(this.walkers, c, crossULo[r], crossUHi[r], reach, clearS + BOX_EXTRA_S) === Occupied.None) continue;
+            if (boxIn >= bestLine) continue;
+            bestLine = boxIn;
+            bestCw = c;
+            continue;
+          }
           const need = (v * v) / (2 * Math.max(dFront - LINE_BACK_M - STOP_MARGIN_M, 0.05));
           if (need > (occ === Occupied.Crossing ? HARD_DECEL : COMMIT_DECEL) && this.heldCw[s] !== c) continue;
           let line = dIn - LINE_BACK_M;
