@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { LaneNetwork } from '../../src/traffic/lanes.js';
 import { AgentKind, World } from '../../src/traffic/world.js';
+import { BODY_HALF_WIDTH_M } from '../../src/scene/people/crosswalks.js';
 import { CrosswalkGeometry, drawWalkingSpeed, Phase, Walkers, type WalkState } from '../../src/scene/people/index.js';
 import { SeededRandom } from '../../src/util/random.js';
 import { rightTurnMap } from '../helpers/junction-maps.js';
@@ -35,7 +36,7 @@ describe('people core', () => {
     expect(v[Math.floor(0.15 * v.length)]).toBeLessThan(1.25);
   });
 
-  it('geometry: the SOUTH lane runs through the crosswalk where its centre line (x = −1.75) crosses the axis', () => {
+  it('geometry: the SOUTH lane runs through the crosswalk where its centre line (x = −1.75) crosses the axis; a body on it covers that ± its half width', () => {
     const net = lanes();
     const geo = new CrosswalkGeometry([CROSSWALK], net);
     const south = net.laneById('SOUTH');
@@ -44,9 +45,11 @@ describe('people core', () => {
     expect(rows).toHaveLength(1);
     const r = rows[0];
     expect(geo.crossCw[r]).toBe(0);
-    expect(geo.crossULo[r]).toBeCloseTo(4.25, 1);
-    expect(geo.crossUHi[r]).toBeCloseTo(4.25, 1);
-    // SOUTH starts at y = −8: the stripes' north edge (y = −14.5) 6.5 m along it, the south edge 9.5 m
+    // straight across: the body's axis range is the centre line's crossing ± BODY_HALF_WIDTH_M
+    expect(geo.crossULo[r]).toBeCloseTo(4.25 - BODY_HALF_WIDTH_M, 1);
+    expect(geo.crossUHi[r]).toBeCloseTo(4.25 + BODY_HALF_WIDTH_M, 1);
+    // SOUTH starts at y = −8: the stripes' north edge (y = −14.5) 6.5 m along it, the south edge 9.5 m (the front's
+    // distance as the body first touches them, and as it last touches them less the body's length)
     expect(geo.crossSIn[r]).toBeCloseTo(6.5, 0);
     expect(geo.crossSOut[r]).toBeCloseTo(9.5, 0);
     // the lanes that do not reach it have none
@@ -88,5 +91,30 @@ describe('people core', () => {
     expect(starts('walk', false).started).toBeGreaterThan(10);
     expect(starts('none', false).started).toBeGreaterThan(10);
     expect(starts('none', true).started).toBe(0);
+  });
+
+  it('nobody waits at a kerb with no spot clear of the lanes (a crosswalk drawn along a lane: its kerb a lies in the traffic)', () => {
+    const along = { ...CROSSWALK, id: 'CW-ALONG', a: { x: -1.75, y: -24 }, b: { x: -1.75, y: -32 } };
+    const geo = new CrosswalkGeometry([along, CROSSWALK], lanes());
+    // kerb a and 6 m back from it are on SOUTH's centre line
+    expect(geo.waitA[0]).toBeNaN();
+    expect(geo.waitA[1]).toBeGreaterThan(0);
+    const w = new Walkers(geo, 8);
+    w.target = 8;
+    w.reset(2);
+    const world = new World(1);
+    let waitingAtA = 0, waited = 0;
+    for (let k = 0; k < 3000; k++) {
+      w.step(k * 0.1, 0.1, { walkState: () => 'dont_walk' }, world);
+      for (let i = 0; i < 8; i++) {
+        if (w.phase[i] !== Phase.Waiting) continue;
+        waited++;
+        const kerbA = w.dir[i] > 0;
+        if (Number.isNaN(kerbA ? geo.waitA[w.cw[i]] : geo.waitB[w.cw[i]])) waitingAtA++;
+        expect(Number.isFinite(w.u[i])).toBe(true);
+      }
+    }
+    expect(waited).toBeGreaterThan(0);
+    expect(waitingAtA).toBe(0);
   });
 });

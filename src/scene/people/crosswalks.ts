@@ -6,12 +6,19 @@
  */
 import type { CrosswalkRecord } from '../../map/traffic-control.js';
 import type { LaneNetwork } from '../../traffic/lanes.js';
+import { obbOverlap } from '../../traffic/obb.js';
 
 /** lanes are sampled this finely to find where they run through a crosswalk [m] */
 const SAMPLE_M = 0.25;
+/** the body the give-way rule plans for: the largest NPC's half length and half width, plus how far off its lane's
+ * centre an NPC drives (the drive figures' mean lane offset is 0.4 m) [m] */
+export const BODY_HALF_LENGTH_M = 2.5;
+export const BODY_HALF_WIDTH_M = 1.0 + 0.5;
+const BODY_REACH_M = Math.hypot(BODY_HALF_LENGTH_M, BODY_HALF_WIDTH_M);
 /** people wait at least this far back from the end of the stripes, and further (up to WAIT_MAX_M, in WAIT_STEP_M)
- * until no lane centre line is within WAIT_CLEAR_M (half a lane, half a person and a margin) [m] */
-const WAIT_MIN_M = 0.4, WAIT_MAX_M = 4, WAIT_STEP_M = 0.4, WAIT_CLEAR_M = 2.5;
+ * until no lane centre line is within WAIT_CLEAR_M (half a lane, half a person, and the 2 m NPCs were seen to cut
+ * inside a turn's centre line on FMTC, where 2.5 m left people waiting 0.4 m from the stripes struck); none: NaN [m] */
+const WAIT_MIN_M = 0.4, WAIT_MAX_M = 6, WAIT_STEP_M = 0.4, WAIT_CLEAR_M = 3.5;
 
 export class CrosswalkGeometry {
   readonly count: number;
@@ -24,13 +31,15 @@ export class CrosswalkGeometry {
   /** kerb to kerb [m] and half the crossing's width along the road [m] */
   readonly length: Float64Array;
   readonly halfWidth: Float64Array;
-  /** where people wait: this far back from kerb a (u = −waitA) and from kerb b (u = length + waitB) [m] */
+  /** where people wait: this far back from kerb a (u = −waitA) and from kerb b (u = length + waitB); NaN: no spot
+   * there clear of the lanes, nobody waits at that kerb [m] */
   readonly waitA: Float64Array;
   readonly waitB: Float64Array;
   /** per lane: its crossings are rows crossFirst[lane] … crossFirst[lane + 1] − 1 */
   readonly crossFirst: Int32Array;
-  /** per crossing row: the crosswalk, the lane's s entering and leaving it [m], and the range of axis coordinates its
-   * centre line covers on the stripes (an oblique or turning lane covers more than a point) [m] */
+  /** per crossing row: the crosswalk; where a body on the lane (BODY_HALF_LENGTH_M, BODY_HALF_WIDTH_M) has its front
+   * as it first touches the stripes (sIn), and that less the body's length as it last touches them (sOut) [m]; the
+   * range of axis coordinates the body covers meanwhile (an oblique or turning lane's body sweeps more than a point) [m] */
   readonly crossCw: Int32Array;
   readonly crossSIn: Float64Array;
   readonly crossSOut: Float64Array;
@@ -68,21 +77,37 @@ export class CrosswalkGeometry {
       for (let c = 0; c < n; c++) {
         const reach = this.length[c] + this.halfWidth[c];
         if (this.ax[c] < minX - reach || this.ax[c] > maxX + reach || this.ay[c] < minY - reach || this.ay[c] > maxY + reach) continue;
-        let sIn = NaN, sOut = NaN, uLo = Infinity, uHi = -Infinity;
+        // the body of the largest NPC, centred on the lane's centre line and heading along it, sample by sample:
+        // where it first and last touches the stripes, and the axis coordinates it covers meanwhile (a turning or
+        // oblique lane's body sweeps far more of a crosswalk than its centre line does)
+        let sFirst = NaN, sLast = NaN, uLo = Infinity, uHi = -Infinity;
         const p = { x: 0, y: 0 };
+        const cx = this.ax[c] + 0.5 * this.length[c] * this.ux[c], cy = this.ay[c] + 0.5 * this.length[c] * this.uy[c];
+        const cwYaw = Math.atan2(this.uy[c], this.ux[c]);
         const steps = Math.max(1, Math.ceil(ln.length / SAMPLE_M));
         for (let k = 0; k <= steps; k++) {
           const s = (ln.length * k) / steps;
           lanes.pointInto(lane, s, p);
+          if (this.distance(c, p.x, p.y) > BODY_REACH_M) {
+            if (!Number.isNaN(sFirst)) break;
+            continue;
+          }
+          const yaw = lanes.headingAt(lane, s);
+          if (!obbOverlap(p.x, p.y, yaw, BODY_HALF_LENGTH_M, BODY_HALF_WIDTH_M, cx, cy, cwYaw, 0.5 * this.length[c], this.halfWidth[c])) {
+            if (!Number.isNaN(sFirst)) break;
+            continue;
+          }
+          if (Number.isNaN(sFirst)) sFirst = s;
+          sLast = s;
+          const along = Math.abs(Math.cos(yaw) * this.ux[c] + Math.sin(yaw) * this.uy[c]);
+          const extent = BODY_HALF_LENGTH_M * along + BODY_HALF_WIDTH_M * Math.sqrt(Math.max(0, 1 - along * along));
           const u = this.u(c, p.x, p.y);
-          const inside = u >= 0 && u <= this.length[c] && Math.abs(this.w(c, p.x, p.y)) <= this.halfWidth[c];
-          if (inside) {
-            if (Number.isNaN(sIn)) sIn = s;
-            sOut = s;
-            uLo = Math.min(uLo, u);
-            uHi = Math.max(uHi, u);
-          } else if (!Number.isNaN(sIn)) break;
+          uLo = Math.min(uLo, Math.max(u - extent, 0));
+          uHi = Math.max(uHi, Math.min(u + extent, this.length[c]));
         }
+        // as the front's distances: where the front is when the body first touches, and where it is when the body
+        // last touches less the body's length (so sOut − sIn + the body's length is how far it drives to clear it)
+        const sIn = sFirst + BODY_HALF_LENGTH_M, sOut = sLast - BODY_HALF_LENGTH_M;
         if (!Number.isNaN(sIn)) rows.push({ lane, cw: c, sIn, sOut, uLo, uHi });
       }
     }
@@ -123,10 +148,14 @@ export class CrosswalkGeometry {
   }
 }
 
-/** How far back from a kerb end (x, y), going (ux, uy) away from the crossing, a person waits clear of the lanes [m]. */
+/**
+ * How far back from a kerb end (x, y), going (ux, uy) away from the crossing, a person waits clear of the lanes [m];
+ * NaN when no spot up to WAIT_MAX_M is (a crosswalk ending on a traffic island or beside a slip lane): nobody waits
+ * at that kerb — people only arrive at the other one, and those crossing to it leave as they step off.
+ */
 function waitBack(lanes: LaneNetwork, x: number, y: number, ux: number, uy: number): number {
   for (let back = WAIT_MIN_M; back <= WAIT_MAX_M + 1e-9; back += WAIT_STEP_M) {
     if (!lanes.locate(x + back * ux, y + back * uy, undefined, WAIT_CLEAR_M)) return back;
   }
-  return WAIT_MIN_M;
+  return NaN;
 }

@@ -4,12 +4,13 @@
  * red included, as their planned lanes run through the crosswalk). A rule layer over the junction rules: after
  * they wrote each NPC's stop (src/scene/control/rules.ts), it adds a stop before the first crosswalk on the NPC's
  * planned lanes that is occupied in its path, when that is nearer than the rule's own line, with the hold reason
- * 'crosswalk'. Occupied in its path (occupiedFor): a person in the lane's conflict zone (where the lane's centre line
- * runs on the stripes, along the walking axis, and half the vehicle's width and CONFLICT_PAD_M either side) or walking into it before the vehicle would
+ * 'crosswalk'. Occupied in its path (occupiedFor): a person in the lane's conflict zone (the axis range an NPC's body
+ * on the lane sweeps on the stripes, crosswalks.ts, and CONFLICT_PAD_M and half a person either side) or walking into it before the vehicle would
  * have cleared the crosswalk (PERSON_GAP_S to spare), or one waiting at its kerb whom the pedestrian signal lets go
  * and who would be there as soon. A vehicle that could only obey by braking harder than COMMIT_DECEL
  * (for a waiting person) or HARD_DECEL (for one on the crosswalk) is not held, unless it was already stopping
- * for that crosswalk; one whose front is already on the stripes is not held either (it clears them, and a person on them waits).
+ * for that crosswalk; one whose front is already on the stripes clears them (a person on them waits) unless it is
+ * slower than CREEP_HOLD_MPS with a person crossing in its path: it then stands where it is.
  */
 import type { TrafficEngine } from '../../traffic/engine.js';
 import { MAX_PLAN } from '../../traffic/predict.js';
@@ -21,6 +22,12 @@ import { GAP, Phase, PERSON_WIDTH_M, type Walkers } from './walkers.js';
 
 /** the conflict zone reaches this far either side of the vehicle's body along the walking axis [m] */
 export const CONFLICT_PAD_M = 1;
+/** an NPC before a junction waits there unless the crosswalk at its exit stays clear this much longer than it needs [s] */
+const BOX_EXTRA_S = 4;
+/** people do not start while an NPC inside a junction has a crosswalk within this of its front on its planned lanes [m] */
+const IN_BOX_REACH_M = 25;
+/** an NPC whose front is on the stripes and slower than this stands where it is for a person in its path [m/s] */
+const CREEP_HOLD_MPS = 2;
 /** vehicles stop with their front this far before the stripes (plus the governor's STOP_MARGIN_M) [m] */
 const LINE_BACK_M = 1;
 
@@ -30,7 +37,8 @@ export const Occupied = { None: 0, Waiting: 1, Crossing: 2 } as const;
 /** a person reaching the conflict zone less than this after the vehicle would have cleared it is in the way [s] */
 export const PERSON_GAP_S = 1.5;
 
-/** Half the width of a vehicle's conflict zone on a crosswalk: its body, CONFLICT_PAD_M and half a person [m]. */
+/** How far a vehicle's conflict zone on a crosswalk reaches beyond the axis range its body covers (vehicleHalfWidth: beyond
+ * its centre; 0: beyond the body's own extent): CONFLICT_PAD_M and half a person [m]. */
 export function conflictReach(vehicleHalfWidth: number): number {
   return vehicleHalfWidth + CONFLICT_PAD_M + 0.5 * PERSON_WIDTH_M;
 }
@@ -108,7 +116,8 @@ export class CrosswalkGiveWay {
       }
       const v = world.speed(s);
       const half = 0.5 * world.length[s];
-      const reach = conflictReach(0.5 * world.width[s]);
+      // the rows' axis ranges already hold the body (crosswalks.ts): the zone adds the pad and half a person
+      const reach = conflictReach(0);
       const look = Math.max(DECIDE_M, (v * v) / (2 * COMFORT_DECEL) + 10);
       let bestLine = Infinity;
       let bestCw = -1;
@@ -124,13 +133,36 @@ export class CrosswalkGiveWay {
         for (let r = crossFirst[lane]; r < crossFirst[lane + 1]; r++) {
           const dIn = d + crossSIn[r];
           const dFront = dIn - half;
-          if (dFront < 0 || dFront > look || dIn - LINE_BACK_M >= bestLine) continue;
           const c = crossCw[r];
+          if (dFront < 0) {
+            // its front already on the stripes: a slow one (creeping on from a queue or a stop line) stands where it
+            // is while a person crossing is in its path; a faster one clears them (a person on them waits)
+            if (v < CREEP_HOLD_MPS && d + crossSOut[r] + half > 0 && occupiedFor(this.walkers, c, crossULo[r], crossUHi[r], reach, 0) === Occupied.Crossing) {
+              const here = half + STOP_MARGIN_M + (v * v) / (2 * COMMIT_DECEL);
+              if (here < bestLine) {
+                bestLine = here;
+                bestCw = c;
+              }
+            }
+            continue;
+          }
+          if (dFront > look || dIn - LINE_BACK_M >= bestLine) continue;
           // clear of the crosswalk: its whole length past the far side of the stripes, speeding up at GO_ACCEL
           const dClear = Math.max(dFront, 0) + (crossSOut[r] - crossSIn[r]) + 2 * half;
           const clearS = (Math.sqrt(v * v + 2 * GO_ACCEL * dClear) - v) / GO_ACCEL;
           const occ = occupiedFor(this.walkers, c, crossULo[r], crossUHi[r], reach, clearS);
-          if (occ === Occupied.None) continue;
+          if (occ === Occupied.None) {
+            // before a junction whose exit it crosses: it does not enter unless the crosswalk stays clear BOX_EXTRA_S
+            // longer (it may slow for the turn or the traffic in it, and then stand in the junction for the people)
+            if (Number.isNaN(boxIn) || dIn - LINE_BACK_M - STOP_MARGIN_M - 2 * half >= (Number.isNaN(boxOut) ? d + lanes[lane].length : boxOut)) continue;
+            const needBox = (v * v) / (2 * Math.max(boxIn - half - STOP_MARGIN_M, 0.05));
+            if (boxIn - half - STOP_MARGIN_M <= 0 || (needBox > COMMIT_DECEL && this.heldCw[s] !== c)) continue;
+            if (occupiedFor(this.walkers, c, crossULo[r], crossUHi[r], reach, clearS + BOX_EXTRA_S) === Occupied.None) continue;
+            if (boxIn >= bestLine) continue;
+            bestLine = boxIn;
+            bestCw = c;
+            continue;
+          }
           const need = (v * v) / (2 * Math.max(dFront - LINE_BACK_M - STOP_MARGIN_M, 0.05));
           if (need > (occ === Occupied.Crossing ? HARD_DECEL : COMMIT_DECEL) && this.heldCw[s] !== c) continue;
           let line = dIn - LINE_BACK_M;
@@ -157,7 +189,8 @@ export class CrosswalkGiveWay {
 
   /**
    * Marks in walkers.coming every crosswalk an NPC's planned lanes run onto within the distance it needs to stop
-   * (a person's gap acceptance: reaction, then braking at GAP.decel): the people there wait for it.
+   * (a person's gap acceptance: reaction, then braking at GAP.decel), or within IN_BOX_REACH_M of an NPC inside a
+   * junction: the people there wait for it.
    */
   markComing(): void {
     const coming = this.walkers.coming;
@@ -172,17 +205,24 @@ export class CrosswalkGiveWay {
     for (let s = 0; s < world.count; s++) {
       if (!world.present[s] || world.kind[s] !== AgentKind.Controlled) continue;
       const n = planCount[s];
+      if (n === 0) continue;
       const v = world.speed(s);
-      if (n === 0 || v < 0.3) continue;
+      // one inside a junction, however slow, has the crosswalks at its exit: people let it out first (else, on a
+      // long crosswalk with a steady stream of people, it stands in the junction and blocks the crossing traffic)
+      const inBox = lanes[planLanes[s * MAX_PLAN]].internal;
+      if (v < 0.3 && !inBox) continue;
       const half = 0.5 * world.length[s];
-      const reach = (v * v) / (2 * GAP.decel) + v * GAP.reactionS + GAP.spareM;
+      const gapReach = v < 0.3 ? -Infinity : (v * v) / (2 * GAP.decel) + v * GAP.reactionS + GAP.spareM;
+      const reach = Math.max(gapReach, inBox ? IN_BOX_REACH_M : 0);
       let d = -planS[s];
       for (let k = 0; k < n && d - half < reach; k++) {
         const lane = planLanes[s * MAX_PLAN + k];
         for (let r = crossFirst[lane]; r < crossFirst[lane + 1]; r++) {
           const dFront = d + crossSIn[r] - half;
           // on it already (its body not yet off the far side), or coming within reach
-          if (dFront <= reach && d + crossSOut[r] + half > 0) coming[crossCw[r]] = 1;
+          // 1: too close to stop for a person (who may still be let go: NPCs that can stop do); 2: let out of the
+          // junction first (the people there are not let go either, else the NPC would wait for them and they for it)
+          if (dFront <= reach && d + crossSOut[r] + half > 0) coming[crossCw[r]] = Math.max(coming[crossCw[r]], dFront <= gapReach ? 1 : 2);
         }
         d += lanes[lane].length;
       }

@@ -71,8 +71,9 @@ export class Walkers {
   readonly at: Float64Array;
   /** waiting: the signal lets it go (walk, or unsignalised) — it is about to step onto the crosswalk */
   readonly ready: Uint8Array;
-  /** per crosswalk: an NPC whose planned lanes run onto it is too close to stop before it (written by the scene
-   * before each step, see give-way.ts markComing; a turning NPC's heading alone does not show where it goes) */
+  /** per crosswalk: 1 an NPC whose planned lanes run onto it is too close to stop before it, 2 one inside a junction
+   * is let out first (written by the scene before each step, see give-way.ts markComing; a turning NPC's heading
+   * alone does not show where it goes) */
   readonly coming: Uint8Array;
   /** the walk state its crosswalk showed when it started (WalkCode) */
   readonly startCode: Uint8Array;
@@ -174,7 +175,8 @@ export class Walkers {
       if (this.lookForVehicles && this.bodyAhead(i, next, world)) continue;
       this.u[i] = next;
       this.speed[i] = this.walkSpeed[i];
-      const end = this.dir[i] > 0 ? geo.length[c] + geo.waitB[c] : -geo.waitA[c];
+      // off at the far kerb's waiting spot, or as they step off where there is none (crosswalks.ts)
+      const end = this.dir[i] > 0 ? geo.length[c] + (geo.waitB[c] || 0) : -(geo.waitA[c] || 0);
       if (this.dir[i] * (next - end) >= 0) this.leave(i, t);
     }
     // arrivals below the target can come any step: the span keeps them; above it, only the people still out
@@ -211,7 +213,13 @@ export class Walkers {
   private arrive(i: number, t: number): void {
     const geo = this.geo;
     const c = Math.min(geo.count - 1, Math.floor(this.rng.next() * geo.count));
-    const dir = this.rng.next() < 0.5 ? 1 : -1;
+    let dir = this.rng.next() < 0.5 ? 1 : -1;
+    // only at a kerb with a waiting spot clear of the lanes (crosswalks.ts): else the other kerb, else later
+    if (Number.isNaN(dir > 0 ? geo.waitA[c] : geo.waitB[c])) dir = -dir;
+    if (Number.isNaN(dir > 0 ? geo.waitA[c] : geo.waitB[c])) {
+      this.at[i] = t + AWAY_MIN_S + this.rng.next() * AWAY_SPREAD_S;
+      return;
+    }
     const room = Math.max(geo.halfWidth[c] - 0.5 * PERSON_WIDTH_M - 0.2, 0);
     this.cw[i] = c;
     this.dir[i] = dir;
@@ -236,6 +244,8 @@ export class Walkers {
    */
   private vehicleThreat(c: number, world: World): number {
     const geo = this.geo;
+    // an NPC let out of a junction first (give-way.ts markComing) counts as one on the crosswalk: nobody is let go
+    if (this.coming[c] === 2) return THREAT_ON;
     let out = this.coming[c] ? THREAT_COMING : 0;
     for (let s = 0; s < world.count; s++) {
       if (!world.present[s]) continue;
