@@ -26,7 +26,7 @@ export interface ContactGuardOptions {
 }
 
 export const DEFAULT_CONTACT_GUARD_OPTIONS: ContactGuardOptions = {
-  horizonSteps: 10,
+  horizonSteps: 15,
   decel: 6,
   marginLon: 0.2,
   marginLat: 0.1,
@@ -36,6 +36,10 @@ export const DEFAULT_CONTACT_GUARD_OPTIONS: ContactGuardOptions = {
 const AHEAD_COS = Math.cos((60 * Math.PI) / 180);
 /** an NPC slower than this is left to the shield [m/s] */
 const MIN_SPEED = 0.05;
+/** below this, two NPCs in each other's way are standing or creeping (see apply) [m/s] */
+const SLOW_SPEED = 1;
+/** the margins count in full when either of a pair is this fast, in part below [m/s] */
+const MARGIN_SPEED = 3;
 
 export class ContactGuard {
   /** per slot: 1 when the guard braked it in the last step */
@@ -104,13 +108,19 @@ export class ContactGuard {
         if (!ni && !nj) continue;
         const k = this.firstTouch(world, i, j);
         if (k <= 0) continue;
-        // the one with the other ahead of it where they would touch runs into it: it brakes (head-on, both; at a
-        // crossing the one whose front meets the other's side)
-        const b = (i * H + k - 1), c = (j * H + k - 1);
-        const dx = this.px[c] - this.px[b], dy = this.py[c] - this.py[b];
-        const ahead = AHEAD_COS * Math.hypot(dx, dy);
-        const iRuns = ni && dx * this.pc[b] + dy * this.ps[b] > ahead;
-        const jRuns = nj && -dx * this.pc[c] - dy * this.ps[c] > ahead;
+        // the one whose own motion takes it into the other (held where it is) runs into it: it avoids (head-on,
+        // both; a follower, not its leader; one steering into another's side); where neither does alone, the one
+        // with the other ahead of it where they would touch (at a crossing, the one whose front meets the
+        // other's side)
+        let iRuns = ni && this.touchesStanding(world, i, j, controls);
+        let jRuns = nj && this.touchesStanding(world, j, i, controls);
+        if (!iRuns && !jRuns) {
+          const b = (i * H + k - 1), c = (j * H + k - 1);
+          const dx = this.px[c] - this.px[b], dy = this.py[c] - this.py[b];
+          const ahead = AHEAD_COS * Math.hypot(dx, dy);
+          iRuns = ni && dx * this.pc[b] + dy * this.ps[b] > ahead;
+          jRuns = nj && -dx * this.pc[c] - dy * this.ps[c] > ahead;
+        }
         if (iRuns) this.avoid(world, i, j, controls, laneSteer);
         if (jRuns) this.avoid(world, j, i, controls, laneSteer);
       }
@@ -151,6 +161,19 @@ export class ContactGuard {
     this.roll(world, i, controls);
   }
 
+  /** Does `mover`, rolled on as it chose, touch `stander` held where it is (within the horizon)? */
+  private touchesStanding(world: World, mover: number, stander: number, controls: ContinuousControls): boolean {
+    const H = this.H;
+    const c = Math.cos(world.yaw[stander]), sn = Math.sin(world.yaw[stander]);
+    for (let k = 0; k < H; k++) {
+      const b = stander * H + k;
+      this.px[b] = world.x[stander]; this.py[b] = world.y[stander]; this.pc[b] = c; this.ps[b] = sn;
+    }
+    const touch = this.firstTouch(world, mover, stander) > 0;
+    this.roll(world, stander, controls);
+    return touch;
+  }
+
   /**
    * The first step (1..H) at which i's and j's rolled-on boxes (real size plus the margins) overlap, or 0: none,
    * or they touch already (left to the shield).
@@ -159,7 +182,10 @@ export class ContactGuard {
     const o = this.options;
     const hli = 0.5 * world.length[i], hwi = 0.5 * world.width[i], hlj = 0.5 * world.length[j], hwj = 0.5 * world.width[j];
     if (obbOverlapCS(world.x[i], world.y[i], Math.cos(world.yaw[i]), Math.sin(world.yaw[i]), hli, hwi, world.x[j], world.y[j], Math.cos(world.yaw[j]), Math.sin(world.yaw[j]), hlj, hwj)) return 0;
-    const Li = hli + o.marginLon, Wi = hwi + o.marginLat, Lj = hlj + o.marginLon, Wj = hwj + o.marginLat;
+    // the margins in full from MARGIN_SPEED on, none for two at a standstill (one creeping past a standing car
+    // at real size clears it)
+    const f = Math.min(1, Math.max(world.speed(i), world.speed(j)) / MARGIN_SPEED);
+    const Li = hli + f * o.marginLon, Wi = hwi + f * o.marginLat, Lj = hlj + f * o.marginLon, Wj = hwj + f * o.marginLat;
     const far = Math.hypot(Li, Wi) + Math.hypot(Lj, Wj);
     const H = this.H;
     this.work.pairs++;
