@@ -2,7 +2,8 @@
  * The contact guard (src/traffic/contact-guard.ts), the live scene's last resort against NPC–NPC contact: two
  * NPCs meeting on a bend of a narrow two-way road, each cutting its bend (FMTC's S-bend near (122, 96): lane
  * centres 3.5 m apart, NPCs 0.5–1.2 m left of theirs), touch at their real size without it and pass clear with
- * it; a follower brakes for a standing car ahead, and the car ahead is left alone.
+ * it; an NPC heading into a car standing across its way brakes, the standing car is left alone, and two going
+ * the same way are left to car-following.
  */
 import { describe, expect, it } from 'vitest';
 import { STEP_DT } from '../../src/traffic/bicycle.js';
@@ -76,11 +77,11 @@ describe('contact guard: oncoming NPCs cutting a bend', () => {
   });
 });
 
-describe('contact guard: a car standing ahead', () => {
-  it('brakes the follower, not the car ahead', () => {
+describe('contact guard: a car standing in the way', () => {
+  it('brakes the NPC heading into the side of a car standing across its way, not the standing one', () => {
     const world = makeWorld([
       { x: 0, y: 0, yaw: 0, speed: 10 },
-      { x: 12, y: 0, yaw: 0, speed: 0 },
+      { x: 12, y: 0, yaw: Math.PI / 2, speed: 0 },
     ]);
     const controls: ContinuousControls = { use: new Uint8Array(2).fill(1), accel: Float32Array.from([0, 1]), steer: new Float32Array(2) };
     const guard = new ContactGuard(2);
@@ -94,13 +95,24 @@ describe('contact guard: a car standing ahead', () => {
   it('lets one far enough back keep its speed', () => {
     const world = makeWorld([
       { x: 0, y: 0, yaw: 0, speed: 10 },
-      { x: 40, y: 0, yaw: 0, speed: 0 },
+      { x: 40, y: 0, yaw: Math.PI / 2, speed: 0 },
     ]);
     const controls: ContinuousControls = { use: new Uint8Array(2).fill(1), accel: new Float32Array(2), steer: new Float32Array(2) };
     const guard = new ContactGuard(2);
     guard.apply(world, controls, () => NaN);
     expect(guard.braked[0]).toBe(0);
     expect(controls.accel[0]).toBe(0);
+  });
+
+  it('leaves a follower to car-following (two going the same way)', () => {
+    const world = makeWorld([
+      { x: 0, y: 0, yaw: 0, speed: 10 },
+      { x: 12, y: 0, yaw: 0, speed: 0 },
+    ]);
+    const controls: ContinuousControls = { use: new Uint8Array(2).fill(1), accel: new Float32Array(2), steer: new Float32Array(2) };
+    const guard = new ContactGuard(2);
+    guard.apply(world, controls, () => NaN);
+    expect(guard.braked[0]).toBe(0);
   });
 
   it('rejects a look-ahead that is not a whole number of steps and braking that is not positive', () => {
