@@ -8,6 +8,7 @@
  * between two policy steps.
  */
 import { RealContacts } from './contacts.js';
+import { ContactGuard } from './contact-guard.js';
 import { ACCEL_VALUES, NEUTRAL_ACTION, STEER_VALUES } from '../policy/actions.js';
 import { ACTION_COUNT, PARTNER_ROWS } from '../policy/layout.js';
 import type { PolicyInput } from '../policy/input.js';
@@ -21,7 +22,7 @@ import { STEP_DT } from './bicycle.js';
 import { LaneNetwork } from './lanes.js';
 import type { ContinuousControls } from './movement.js';
 import { MAX_PLAN } from './predict.js';
-import { SafetyShield, type ShieldOptions } from './shield.js';
+import { SafetyShield, ShieldOutcome, type ShieldOptions } from './shield.js';
 import { HOLD_REASON_NAMES, StopConstraints } from './stops.js';
 import { Sim } from './sim.js';
 import { AgentKind, World } from './world.js';
@@ -145,6 +146,7 @@ export class TrafficEngine implements PolicyStepper {
   /** the shield is consulted only while this is on (live setting) */
   shieldEnabled: boolean;
   private readonly governFn = (slot: number, accel: number) => this.governAccel(slot, accel);
+  private readonly laneSteerFn = (slot: number, accel: number) => (this.shield ? this.shield.laneSteer(this.world, slot, accel) : NaN);
   /** planned lanes per slot (routes of live NPCs): MAX_PLAN per slot, with the current lane and s along it */
   readonly planLanes: Int32Array;
   readonly planCount: Int32Array;
@@ -184,6 +186,8 @@ export class TrafficEngine implements PolicyStepper {
   private nextId = 1;
   /** vehicle contact at the vehicles' real size, after each step: the live scene's flags, counts and events */
   readonly contacts: RealContacts;
+  /** with the shield: the last resort against contact, over the controls every NPC chose (contact-guard.ts) */
+  readonly guard: ContactGuard | null;
   readonly timings: StepTimings = { obs_ms: 0, inference_ms: 0, shield_ms: 0, predict_ms: 0, dynamics_ms: 0, total_ms: 0, npcs: 0 };
 
   constructor(map: SceneJson, opts: EngineOptions = {}) {
@@ -197,6 +201,7 @@ export class TrafficEngine implements PolicyStepper {
     this.contacts = new RealContacts(capacity);
     this.shield = opts.shield ? new SafetyShield(capacity, roads, this.lanes, opts.shield, opts.reference) : null;
     this.shieldEnabled = this.shield !== null;
+    this.guard = this.shield ? new ContactGuard(capacity) : null;
     this.active = new Int32Array(capacity);
     this.chosen = new Int32Array(capacity);
     this.actions = new Int32Array(capacity);
@@ -445,8 +450,12 @@ export class TrafficEngine implements PolicyStepper {
         this.actions[s] = this.govern(s, actions[k]);
       }
     }
-    const t3s = performance.now();
     const w = this.world;
+    if (shield && this.guard) {
+      this.guard.apply(w, ctl, this.laneSteerFn);
+      for (let s = 0; s < w.count; s++) if (this.guard.braked[s]) shield.outcome[s] = ShieldOutcome.Emergency;
+    }
+    const t3s = performance.now();
     for (let s = 0; s < w.count; s++) this.keepPose(s);
     this.fresh.fill(0);
     this.sim.step(this.actions, shield ? ctl : undefined);

@@ -409,6 +409,17 @@ export class SafetyShield {
     return false;
   }
 
+  /**
+   * The steering angle that takes NPC i back towards its lane path (pure pursuit, no faster than a car turns at
+   * its speed) when it drives at `accel` this step; NaN off the lanes. For the contact guard (contact-guard.ts).
+   */
+  laneSteer(world: World, i: number, accel: number): number {
+    const speed = world.speed(i);
+    const turn = this.laneTurn(world, i, speed);
+    if (Number.isNaN(turn)) return NaN;
+    return steerFor(clamp(turn, maxTurnAt(this.options, speed)), speed + 0.5 * accel * STEP_DT, world.length[i]);
+  }
+
   /** The heading change per step that steers NPC i back towards its lane path (pure pursuit); NaN off the lanes. */
   private laneTurn(world: World, i: number, speed: number): number {
     const pred = this.predictor;
