@@ -241,12 +241,7 @@ export class ScriptedActor implements StoryVehicle {
       this.offset += this.across * ds;
       if (this.across * (this.offset - this.acrossEnd) >= 0) {
         this.offset = this.acrossEnd;
-        this.speed = 0;
-        this.accel = 0;
-        if (this.lon !== 'none') bits |= LON_DONE;
-        this.lon = 'none';
-        if (!this.endOfRoad) bits |= END_OF_ROAD;
-        this.endOfRoad = true;
+        bits = this.stopAtEnd(bits);
       }
       this.updatePose();
       return bits;
@@ -256,12 +251,7 @@ export class ScriptedActor implements StoryVehicle {
       const nx = nextLane(this.net, this.lane, this.preferredNext());
       if (nx < 0) {
         this.s = this.net.lanes[this.lane].length;
-        this.speed = 0;
-        this.accel = 0;
-        if (this.lon !== 'none') bits |= LON_DONE;
-        this.lon = 'none';
-        if (!this.endOfRoad) bits |= END_OF_ROAD;
-        this.endOfRoad = true;
+        bits = this.stopAtEnd(bits);
         break;
       }
       this.s -= this.net.lanes[this.lane].length;
@@ -282,6 +272,17 @@ export class ScriptedActor implements StoryVehicle {
     if (!r) return -1;
     for (let i = 0; i < r.length - 1; i++) if (r[i] === this.lane) return r[i + 1];
     return -1;
+  }
+
+  /** at the end of its path or road: it stands, its longitudinal action done (the bits say what changed) */
+  private stopAtEnd(bits: number): number {
+    this.speed = 0;
+    this.accel = 0;
+    if (this.lon !== 'none') bits |= LON_DONE;
+    this.lon = 'none';
+    if (!this.endOfRoad) bits |= END_OF_ROAD;
+    this.endOfRoad = true;
+    return bits;
   }
 
   private updatePose(): void {
