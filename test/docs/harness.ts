@@ -26,7 +26,7 @@ export const PAGES_WITH_SERVERS = ['README.md', 'docs/recording-and-replay.md', 
  * Pages without a server on port 8000 that run in test/docs/pages-2.test.ts, beside pages.test.ts (the two files
  * run in parallel: one chain of two and a half minutes was the suite's longest).
  */
-export const PAGES_SECOND = ['docs/performance.md', 'docs/ros2.md', 'docs/maps.md', 'docs/npcs.md'];
+export const PAGES_SECOND = ['docs/performance.md', 'docs/maps.md', 'docs/npcs.md'];
 
 /**
  * Pages whose commands use VDS1's default ports (CMD 7001, STATE 7002), in whichever file they run: each holds a
