@@ -1,6 +1,6 @@
 /**
  * NPC quality benchmark: `npm run bench:npcs [-- --json] [-- --minutes 10] [-- --seeds 1,2,3,4,5] [-- --jobs 2]
- * [-- --npcs 30,63] [-- --maps "demo track,K-City,FMTC"] [-- --actuated] [-- --route-choice queues] [-- --no-right-on-red] [-- --ngii DIR[=LABEL],…]`. Runs `vils drive` (traffic rules and signals on) on the
+ * [-- --npcs 30,63] [-- --maps "demo track,K-City,FMTC"] [-- --actuated] [-- --route-choice queues] [-- --no-right-on-red] [-- --pedestrians 20] [-- --ngii DIR[=LABEL],…]`. Runs `vils drive` (traffic rules and signals on) on the
  * demo track, K-City and FMTC (converted from ../shared into a temporary folder; NGII maps are never written into
  * the project) and any NGII release named by --ngii (a folder of shapefiles: how a map nobody here has seen is
  * checked) with 30 and 63 NPCs, for each seed, in child processes, and prints the quality figures next to their
@@ -17,7 +17,7 @@ import { benchArgs } from './args.js';
 
 const run = promisify(execFile);
 const { values } = benchArgs(import.meta.url, {
-  options: { json: { type: 'boolean' }, actuated: { type: 'boolean' }, 'no-right-on-red': { type: 'boolean' }, 'route-choice': { type: 'string' }, minutes: { type: 'string' }, seeds: { type: 'string' }, jobs: { type: 'string' }, maps: { type: 'string' }, npcs: { type: 'string' }, ngii: { type: 'string' } },
+  options: { json: { type: 'boolean' }, actuated: { type: 'boolean' }, 'no-right-on-red': { type: 'boolean' }, 'route-choice': { type: 'string' }, minutes: { type: 'string' }, seeds: { type: 'string' }, jobs: { type: 'string' }, maps: { type: 'string' }, npcs: { type: 'string' }, ngii: { type: 'string' }, pedestrians: { type: 'string' } },
 });
 const minutes = Number(values.minutes ?? 10);
 const seeds = (values.seeds ?? '1,2,3,4,5').split(',').map(Number);
@@ -60,7 +60,7 @@ let next = 0;
 await Promise.all(Array.from({ length: jobs }, async () => {
   while (next < tasks.length) {
     const t = tasks[next++];
-    const { stdout } = await run(process.execPath, [vils, 'drive', '--map', t.path, '--npcs', String(t.npcs), '--seconds', String(minutes * 60), '--seed', String(t.seed), '--json', ...(values.actuated ? ['--actuated'] : []), ...(values['no-right-on-red'] ? ['--no-right-on-red'] : []), ...(values['route-choice'] ? ['--route-choice', values['route-choice']] : [])], { maxBuffer: 1 << 24 });
+    const { stdout } = await run(process.execPath, [vils, 'drive', '--map', t.path, '--npcs', String(t.npcs), '--seconds', String(minutes * 60), '--seed', String(t.seed), '--json', ...(values.actuated ? ['--actuated'] : []), ...(values['no-right-on-red'] ? ['--no-right-on-red'] : []), ...(values['route-choice'] ? ['--route-choice', values['route-choice']] : []), ...(values.pedestrians !== undefined ? ['--pedestrians', values.pedestrians] : [])], { maxBuffer: 1 << 24 });
     results.push({ label: t.label, npcs: t.npcs, seed: t.seed, r: JSON.parse(stdout) as Drive });
     if (!values.json) console.error(`  ${t.label}, ${t.npcs} NPCs, seed ${t.seed}: done`);
   }
