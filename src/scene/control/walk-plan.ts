@@ -56,8 +56,12 @@ function phasesOf(blocks: readonly Block[], k: number, yellowS: number, allRedS:
     const next = blocks[(i + 1) % blocks.length];
     const carried = (g: number) => next.carry && next.green.has(g);
     const st = (f: (g: number) => string) => Array.from({ length: k }, (_, g) => f(g)).join('');
-    phases.push({ duration_s: b.greenS, states: st((g) => (b.green.has(g) ? 'G' : 'r')) });
-    phases.push({ duration_s: yellowS, states: st((g) => (b.green.has(g) ? (carried(g) ? 'G' : 'y') : 'r')) });
+    // a pedestrian interval with no vehicle green has no yellow to show: its time is the interval's
+    if (b.green.size === 0) phases.push({ duration_s: b.greenS + yellowS, states: 'r'.repeat(k) });
+    else {
+      phases.push({ duration_s: b.greenS, states: st((g) => (b.green.has(g) ? 'G' : 'r')) });
+      phases.push({ duration_s: yellowS, states: st((g) => (b.green.has(g) ? (carried(g) ? 'G' : 'y') : 'r')) });
+    }
     phases.push({ duration_s: allRedS, states: st((g) => (carried(g) ? 'G' : 'r')) });
   });
   return phases;
