@@ -18,6 +18,7 @@
 import type { ControlledJunction } from './layout.js';
 import { PLAN_LIMITS, type SignalPhase, type SignalPlan } from './plan-spec.js';
 import { pedestrianGreenS, type WalkGroup } from './walk-layout.js';
+import { WALK_MIN_S } from './walk-signals.js';
 
 interface Block {
   /** local group indices green in this block */
@@ -150,4 +151,49 @@ export function withWalkTime(plan: SignalPlan, cj: ControlledJunction, walks: re
   }
   const cycle = Math.round(phases.reduce((a, p) => a + p.duration_s, 0) * 1000) / 1000;
   return { plan: { ...plan, phases, cycle_s: cycle }, lengthened, interval };
+}
+
+/**
+ * Per walk group, the longest time a plan's fixed cycle (phase durations) leaves it, as walk-signals.ts runs it:
+ * from a moment a phase with a vehicle green free of its conflicts (or granting it, `walks` W) runs and its
+ * conflicts have been red for the all-red, to the all-red before the next conflicting green [s]; Infinity where no
+ * phase has a conflicting green, 0 where none leaves it any. A walk group with less than WALK_MIN_S + its clearance
+ * never walks: a plan given by a scenario or the API is not changed for it, it is reported (walksNeverWalking).
+ */
+export function walkWindowsS(plan: SignalPlan, cj: ControlledJunction, walks: readonly WalkGroup[]): number[] {
+  const ph = plan.phases;
+  const n = ph.length;
+  const starts: number[] = [];
+  let t = 0;
+  for (const p of ph) { starts.push(t); t += p.duration_s; }
+  const C = t;
+  const green = (c: string) => c === 'G' || c === 'g' || c === 'y';
+  return walks.map((w, slot) => {
+    const conf = conflictsOf(w, cj);
+    const blocked = ph.map((p) => conf.some((g) => green(p.states[g])));
+    if (!blocked.some(Boolean)) return Infinity;
+    let best = 0;
+    for (let i = 0; i < n; i++) {
+      const p = ph[i];
+      if (blocked[i]) continue;
+      const grant = p.walks !== undefined ? p.walks[slot] === 'W' : false;
+      if (p.walks !== undefined && !grant) continue;
+      const parallel = [...p.states].some((c, g) => (c === 'G' || c === 'g') && !conf.includes(g));
+      if (!parallel && !grant) continue;
+      // back to the end of the last conflicting phase, forward to the next
+      let back = 0;
+      for (let j = (i - 1 + n) % n; !blocked[j]; j = (j - 1 + n) % n) back += ph[j].duration_s;
+      let ahead = p.duration_s;
+      for (let j = (i + 1) % n; !blocked[j]; j = (j + 1) % n) ahead += ph[j].duration_s;
+      const start = Math.max(0, plan.all_red_s - back);
+      if (start < p.duration_s) best = Math.max(best, ahead - start - plan.all_red_s);
+    }
+    return Math.min(best, C);
+  });
+}
+
+/** The walk groups a plan never lets walk (see walkWindowsS), by id. */
+export function walksNeverWalking(plan: SignalPlan, cj: ControlledJunction, walks: readonly WalkGroup[]): string[] {
+  const win = walkWindowsS(plan, cj, walks);
+  return walks.filter((w, i) => win[i] < WALK_MIN_S + w.clearanceS - 1e-9).map((w) => w.id);
 }
