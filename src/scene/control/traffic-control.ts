@@ -116,7 +116,8 @@ export class TrafficControl {
       greens.forEach((p, k) => (p.duration_s = Number(o.green_s![k])));
     }
     if (o.yellow_s !== undefined) for (const p of phases) if (/y/.test(p.states)) p.duration_s = Number(o.yellow_s);
-    if (o.all_red_s !== undefined) for (const p of phases) if (/^[ro]+$/.test(p.states)) p.duration_s = Number(o.all_red_s);
+    // the all-red phases (of a derived plan: not its pedestrian interval with every vehicle red, walk-plan.ts, longer than them)
+    if (o.all_red_s !== undefined) for (const p of phases) if (/^[ro]+$/.test(p.states) && (o.phases !== undefined || Math.abs(p.duration_s - base.all_red_s) < 1e-9)) p.duration_s = Number(o.all_red_s);
     const cycle = phases.reduce((a, p) => a + p.duration_s, 0);
     let plan: SignalPlan = {
       junction: base.junction, cycle_s: Math.round(cycle * 1000) / 1000, offset_s: o.offset_s ?? base.offset_s, phases,
