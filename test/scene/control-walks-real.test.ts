@@ -201,6 +201,8 @@ describe.skipIf(!RUN)('no walk while a protected green runs across it: every sig
         const s = sites[name];
         const plans = plansOf(s, kind);
         for (const cj of s.layout.junctions) if (cj.control === 'signal') expect(validatePlan(plans.get(cj.junction.id)!, cj, s.layout.groups, s.walks.byJunction[s.layout.junctions.indexOf(cj)].map((w) => s.walks.groups[w])), cj.junction.id).toEqual([]);
+        // a yellow beside a green that carries on through a pedestrian interval is a yellow: coordination does not stretch it
+        for (const p of plans.values()) for (const ph of p.phases) if (ph.states.includes('y')) expect(ph.duration_s, `${p.junction} ${ph.states}`).toBe(p.yellow_s);
         const r = run(s, plans, 4);
         expect(r.errs.slice(0, 5)).toEqual([]);
         const { ok, not } = walkingEveryCycle(s, plans, r, 4);
@@ -223,6 +225,8 @@ describe.skipIf(!RUN)('no walk while a protected green runs across it: every sig
     it(`${name}, actuated plans (random detections) over three of the longest cycles: no walk across a protected green`, () => {
       const s = sites[name];
       const plans = plansOf(s, 'actuated');
+      // no yellow is actuated (one beside a carried green included)
+      for (const p of plans.values()) p.phases.forEach((ph, i) => { if (ph.states.includes('y') && p.actuated) expect(p.actuated.phases[i], `${p.junction} ${ph.states}`).toBeNull(); });
       let seed = 7;
       const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
       const r = run(s, plans, 3, s.walks, new SignalDetection(s.layout.groups.length), rnd);
