@@ -377,6 +377,7 @@ export const signalPlanSchema = {
   properties: {
     cycle_s: num, offset_s: num, yellow_s: num, all_red_s: num,
     source: { enum: ['default', 'scenario', 'api'] },
+    walks_never: { type: 'array', items: str, description: 'walk groups this plan never lets walk (no phase leaves their conflicting protected greens red for the shortest walk and its clearance); a derived plan has none' },
     actuated: {
       type: ['object', 'null'],
       description: 'vehicle-actuated timing (null: fixed time): per phase the shortest and longest green (null for yellows and all-reds), and the gap that ends a green early',

@@ -9,6 +9,7 @@
  */
 import type { LiveScene } from '../scene/index.js';
 import { InputError } from '../scene/index.js';
+import { walksNeverWalking } from '../scene/control/index.js';
 import type { ControlledJunction, GroupStateCode, LiveSignalInput, SignalPlan, SignalPlanOverride } from '../scene/control/index.js';
 import type { LiveSignalResult } from '../record/log.js';
 import type { SceneInputs } from './inputs.js';
@@ -37,6 +38,8 @@ export interface PlanView {
   source: SignalPlan['source'];
   phases: Array<{ duration_s: number; states: string; by_group: Record<string, string> }>;
   actuated: SignalPlan['actuated'] | null;
+  /** walk groups this plan never lets walk (a scenario's or the API's plan is not changed for them; derived plans give every walk its time) */
+  walks_never: string[];
 }
 
 export interface JunctionView {
@@ -132,6 +135,7 @@ export class SignalDesk {
       cycle_s: p.cycle_s, offset_s: p.offset_s, yellow_s: p.yellow_s, all_red_s: p.all_red_s, source: p.source,
       phases: p.phases.map((ph) => ({ duration_s: ph.duration_s, states: ph.states, by_group: Object.fromEntries(ids.map((id, k) => [id, ph.states[k]])) })),
       actuated: p.actuated ?? null,
+      walks_never: walksNeverWalking(p, cj, this.scene.control.walkLayout.byJunction[this.scene.control.layout.junctions.indexOf(cj)].map((w) => this.scene.control.walkLayout.groups[w])),
     };
   }
 

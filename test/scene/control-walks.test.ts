@@ -14,6 +14,7 @@ import { defaultPlan, validatePlan, type SignalPlan } from '../../src/scene/cont
 import { buildWalkLayout, pedestrianGreenS, walkClearanceS, WALK_ENTRY_S, WALK_SPEED_MPS, type WalkLayout } from '../../src/scene/control/walk-layout.js';
 import { CROSSWALK_DONT_WALK, CROSSWALK_FLASHING, CROSSWALK_NONE, CROSSWALK_STATE_NAMES, CROSSWALK_WALK, WalkSignals } from '../../src/scene/control/walk-signals.js';
 import { InputError } from '../../src/scene/errors.js';
+import { walksNeverWalking, withWalkTime } from '../../src/scene/control/walk-plan.js';
 import { LaneNetwork } from '../../src/traffic/lanes.js';
 import { crossingMap } from '../helpers/junction-maps.js';
 
@@ -206,5 +207,111 @@ describe('the plan check refuses a walk across a protected green', () => {
       none.ws.update(s / 10);
       expect(none.ws.groupStates.every((v) => v === CROSSWALK_DONT_WALK)).toBe(true);
     }
+  });
+});
+
+/** A diagonal crossing through the middle of the junction (a scramble, 대각선 횡단보도): both roads' throughs cross it. */
+function diagonal(id: string): CrosswalkRecord {
+  const d = 6, w = 1.5 / Math.SQRT2;
+  const polygon = [{ x: -d + w, y: -d - w }, { x: d + w, y: d - w }, { x: d - w, y: d + w }, { x: -d - w, y: -d + w }];
+  return { id, polygon, a: { x: -d, y: -d }, b: { x: d, y: d }, length: Math.hypot(2 * d, 2 * d), width: 3, lanes: ['EB', 'WB', 'NB', 'SB'] };
+}
+
+describe('walk time in the derived plan (walk-plan.ts): a walk that could not run before runs every cycle', () => {
+  function site(extra: CrosswalkRecord[]) {
+    const base = crossingMap({ signals: true });
+    const crosswalks = [crosswalk('CW-E', 'E'), crosswalk('CW-N', 'N'), crosswalk('CW-W', 'W'), crosswalk('CW-S', 'S'), ...extra];
+    const map: LoadedMap = { ...base, trafficControl: { ...base.trafficControl, crosswalks } };
+    const net = new LaneNetwork(buildRoadEntities(map.scene.roads, { x: 0, y: 0 }, { gpudriveCaps: false }), map.mapMetadata?.lane_graph);
+    const layout = buildTrafficLayout(net.lanes, map.trafficControl, (id) => net.laneById(id));
+    const walks = buildWalkLayout(layout, net.lanes, crosswalks);
+    const cj = layout.junctions.find((j) => j.control === 'signal')!;
+    const mine = walks.byJunction[layout.junctions.indexOf(cj)].map((w) => walks.groups[w]);
+    return { net, layout, walks, cj, mine, crosswalks };
+  }
+  type Site = ReturnType<typeof site>;
+  /** per walk group over `cycles` cycles: each walk shown with its steady and flashing seconds; and the walks shown while a conflict was not red */
+  function run(s: Site, plan: SignalPlan, cycles: number) {
+    const ctl = new SignalController(s.layout, new Map([[s.cj.junction.id, plan]]), s.walks);
+    const ws = new WalkSignals(s.walks, ctl, s.crosswalks.length);
+    const shown = s.walks.groups.map(() => [] as Array<{ t: number; walkS: number; flashS: number }>);
+    let acrossGreen = 0;
+    const prev = Uint8Array.from(ws.groupStates);
+    for (let k = 0; k <= Math.round(cycles * plan.cycle_s * 10); k++) {
+      const t = k / 10;
+      ctl.update(t);
+      ws.update(t);
+      s.walks.groups.forEach((g, w) => {
+        const st = ws.groupStates[w];
+        if (st !== CROSSWALK_DONT_WALK && g.conflicts.some((c) => !['r', 'o'].includes(ctl.code(c.group)))) acrossGreen++;
+        if (st === CROSSWALK_WALK && prev[w] !== CROSSWALK_WALK) shown[w].push({ t, walkS: 0, flashS: 0 });
+        prev[w] = st;
+        const last = shown[w][shown[w].length - 1];
+        if (last && st === CROSSWALK_WALK) last.walkS += 0.1;
+        if (last && st === CROSSWALK_FLASHING) last.flashS += 0.1;
+      });
+    }
+    return { shown, acrossGreen };
+  }
+  /** once in each cycle after the first: a steady walk of at least the entry time (to a step), then the whole clearance */
+  const everyCycle = (s: Site, plan: SignalPlan, r: ReturnType<typeof run>, w: number, cycles: number) => {
+    for (let c = 1; c < cycles - 1; c++) {
+      const a = c * plan.cycle_s, b = a + plan.cycle_s;
+      if (!r.shown[w].some((x) => x.t >= a && x.t < b && x.walkS >= WALK_ENTRY_S - 0.11 && x.flashS >= s.walks.groups[w].clearanceS - 0.11)) return false;
+    }
+    return true;
+  };
+
+  it('a parallel phase too short for the pedestrian green (10 s greens, 9 m crossings need 7 + 9 s): its green is lengthened', () => {
+    const s = site([]);
+    const short = defaultPlan(s.cj, s.layout, s.net.lanes);
+    for (const p of short.phases) if (/G/.test(p.states)) p.duration_s = 10;
+    short.cycle_s = short.phases.reduce((a, p) => a + p.duration_s, 0);
+    expect(validatePlan(short, s.cj, s.layout.groups, s.mine)).toEqual([]);
+    // before: 10 s green + the yellow leave 13–14 s, less than 7 + 9 s; the walk needs 3 + 9 s at the least, so it
+    // starts but never shows the entry time
+    const before = run(s, short, 5);
+    expect(s.walks.groups.every((_, w) => !everyCycle(s, short, before, w, 5))).toBe(true);
+    const { plan, lengthened, interval } = withWalkTime(short, s.cj, s.mine);
+    expect(interval).toEqual([]);
+    expect(lengthened.length).toBe(2); // one per axis: the first walk of each lengthens its phase for the other too
+    expect(validatePlan(plan, s.cj, s.layout.groups, s.mine)).toEqual([]);
+    const after = run(s, plan, 5);
+    expect(after.acrossGreen).toBe(0);
+    for (let w = 0; w < s.walks.groups.length; w++) expect(everyCycle(s, plan, after, w, 5), s.walks.groups[w].id).toBe(true);
+    expect(plan.cycle_s).toBeGreaterThan(short.cycle_s);
+  });
+
+  it('a diagonal crossing both roads cross: no phase is free, the derived plan gains a pedestrian interval (all vehicles red) and it walks every cycle', () => {
+    const s = site([diagonal('CW-X')]);
+    const x = s.walks.groups.findIndex((g) => g.crosswalkId === 'CW-X');
+    expect(x).toBeGreaterThanOrEqual(0);
+    expect(s.walks.groups[x].conflicts.map((c) => c.group).sort()).toEqual([...s.cj.groups].sort()); // every through crosses it
+    const base = defaultPlan(s.cj, s.layout, s.net.lanes);
+    const before = run(s, base, 4);
+    expect(before.shown[x]).toEqual([]); // it never walks
+    expect(walksNeverWalking(base, s.cj, s.mine)).toEqual([s.walks.groups[x].id]);
+    const { plan, interval } = withWalkTime(base, s.cj, s.mine);
+    expect(interval).toEqual([s.walks.groups[x].id]);
+    expect(validatePlan(plan, s.cj, s.layout.groups, s.mine)).toEqual([]);
+    expect(walksNeverWalking(plan, s.cj, s.mine)).toEqual([]);
+    // the interval: a phase with every vehicle group red that grants the diagonal walk
+    const ped = plan.phases.find((p) => /^r+$/.test(p.states) && p.walks?.[s.mine.indexOf(s.walks.groups[x])] === 'W' && p.duration_s > plan.all_red_s);
+    expect(ped).toBeDefined();
+    const after = run(s, plan, 4);
+    expect(after.acrossGreen).toBe(0);
+    for (let w = 0; w < s.walks.groups.length; w++) expect(everyCycle(s, plan, after, w, 4), s.walks.groups[w].id).toBe(true);
+    // without the grant the interval has no vehicle green to start the walk by: it would never walk (the grant is what starts it)
+    const ungranted = { ...plan, phases: plan.phases.map(({ walks: _w, ...p }) => p) };
+    expect(run(s, ungranted, 4).shown[x]).toEqual([]);
+  });
+
+  it('plans not in the default shape are left as they are', () => {
+    const s = site([diagonal('CW-X')]);
+    const base = defaultPlan(s.cj, s.layout, s.net.lanes);
+    // the last all-red split in two halves: not green / yellow / all-red triples
+    const last = base.phases[base.phases.length - 1];
+    const odd = { ...base, phases: [...base.phases.slice(0, -1), { ...last, duration_s: last.duration_s / 2 }, { ...last, duration_s: last.duration_s / 2 }] };
+    expect(withWalkTime(odd, s.cj, s.mine).plan).toBe(odd);
   });
 });

@@ -50,16 +50,19 @@ function overlap(a: Array<[number, number]>, b: Array<[number, number]>, shift: 
   return sum;
 }
 
+/** a phase with a green and no yellow (a yellow beside a green that carries on, walk-plan.ts, keeps its time) */
+const stretchable = (p: { states: string }) => /[Gg]/.test(p.states) && !p.states.includes('y');
+
 /** The plan stretched to cycle C: the extra time goes to its greens, in proportion. */
 function stretched(plan: SignalPlan, C: number): SignalPlan {
   const extra = C - plan.cycle_s;
   if (extra <= 1e-9) return plan;
-  const greens = plan.phases.filter((p) => /[Gg]/.test(p.states));
+  const greens = plan.phases.filter(stretchable);
   const total = greens.reduce((a, p) => a + p.duration_s, 0) || 1;
-  const phases = plan.phases.map((p) => (/[Gg]/.test(p.states) ? { ...p, duration_s: Math.round((p.duration_s + (extra * p.duration_s) / total) * 10) / 10 } : { ...p }));
+  const phases = plan.phases.map((p) => (stretchable(p) ? { ...p, duration_s: Math.round((p.duration_s + (extra * p.duration_s) / total) * 10) / 10 } : { ...p }));
   // rounding: the last green takes what is left
   const sum = phases.reduce((a, p) => a + p.duration_s, 0);
-  const last = [...phases].reverse().find((p) => /[Gg]/.test(p.states));
+  const last = [...phases].reverse().find(stretchable);
   if (last) last.duration_s = Math.round((last.duration_s + C - sum) * 1000) / 1000;
   return { ...plan, phases, cycle_s: C };
 }

@@ -10,7 +10,8 @@ import { buildRoadEntities } from '../../map/road-entities.js';
 import { LaneNetwork } from '../../traffic/lanes.js';
 import { buildTrafficLayout } from './layout.js';
 import { crosswalksOf } from '../../map/traffic-control.js';
-import { defaultPlan } from './default-plan.js';
+import { derivePlans } from './derived-plans.js';
+import { walksNeverWalking } from './walk-plan.js';
 import { buildWalkLayout } from './walk-layout.js';
 
 export interface JunctionReport {
@@ -36,8 +37,12 @@ export interface WalkReport {
   with_heads: number;
   /** walk groups with their crosswalk and the vehicle groups whose protected green crosses it */
   groups: Array<{ id: string; crosswalk: string; conflicts: string[]; heads: string[] }>;
-  /** walk groups no phase of the junction's default plan leaves free of those greens: they never walk */
+  /** walk groups the junction's derived plan never lets walk (walk-plan.ts walksNeverWalking): none, as derived */
   never_free: string[];
+  /** walk groups no phase of the default vehicle plan left free: the derived plan gives them a pedestrian interval (walk-plan.ts) */
+  pedestrian_intervals: string[];
+  /** walk groups whose free phase was too short for their pedestrian green: that phase's green lengthened by */
+  lengthened: string[];
 }
 
 export function junctionReport(map: LoadedMap): JunctionReport {
@@ -56,21 +61,24 @@ export function junctionReport(map: LoadedMap): JunctionReport {
   const crosswalks = crosswalksOf(map.trafficControl ?? { signals: [], stop_lines: [], signs: [] });
   const wl = buildWalkLayout(layout, lanes.lanes, crosswalks, map.trafficControl?.signals ?? []);
   const neverFree: string[] = [];
+  // the plans a scene derives (default greens, not coordinated): every walk group's pedestrian green is in them
+  const derived = derivePlans(layout, lanes.lanes, wl, { coordinate: false });
+  const intervals: string[] = [], lengthened: string[] = [];
+  for (const [, t] of derived.walkTime) {
+    intervals.push(...t.interval);
+    lengthened.push(...t.lengthened.map((l) => `${l.walk} +${l.byS} s`));
+  }
   layout.junctions.forEach((cj, j) => {
     if (!wl.byJunction[j].length) return;
-    const plan = defaultPlan(cj, layout, lanes.lanes);
-    for (const w of wl.byJunction[j]) {
-      const ks = wl.groups[w].conflicts.map((c) => cj.groups.indexOf(c.group));
-      const free = plan.phases.some((p) => /[Gg]/.test(p.states) && ks.every((k) => p.states[k] === 'r' || p.states[k] === 'o'));
-      if (!free) neverFree.push(wl.groups[w].id);
-    }
+    const plan = derived.plans.get(cj.junction.id)!;
+    neverFree.push(...walksNeverWalking(plan, cj, wl.byJunction[j].map((w) => wl.groups[w])));
   });
   const walks: WalkReport = {
     crosswalks: crosswalks.length, signalised: wl.groups.length,
     lanes_crossed: wl.groups.reduce((a, g) => a + crosswalks[g.crosswalk].lanes.length, 0),
     with_heads: wl.groups.filter((g) => g.heads.length > 0).length,
     groups: wl.groups.map((g) => ({ id: g.id, crosswalk: g.crosswalkId, conflicts: g.conflicts.map((c) => layout.groups[c.group].id), heads: [...g.heads] })),
-    never_free: neverFree,
+    never_free: neverFree, pedestrian_intervals: intervals, lengthened,
   };
   return {
     walks,
@@ -92,7 +100,9 @@ export function junctionReportLines(r: JunctionReport): string[] {
   const w = r.walks;
   if (w.crosswalks) {
     out.push(`    crosswalks: ${w.crosswalks}, ${w.signalised} at signalised junctions (one walk group each, crossing ${w.lanes_crossed} lanes; ${w.with_heads} shown by mapped pedestrian heads), ${w.crosswalks - w.signalised} unsignalised`);
-    if (w.never_free.length) out.push(`    walk groups no phase of the default plan leaves free of a protected green across them (they never walk) (${w.never_free.length}): ${w.never_free.join(', ')}`);
+    if (w.pedestrian_intervals.length) out.push(`    walk groups no vehicle phase leaves free of a protected green across them, given a pedestrian interval in the derived plan (${w.pedestrian_intervals.length}): ${w.pedestrian_intervals.join(', ')}`);
+    if (w.lengthened.length) out.push(`    walk groups whose free phase was shorter than their pedestrian green (7 s + length ÷ 1.0 m/s), its green lengthened (${w.lengthened.length}): ${w.lengthened.join(', ')}`);
+    if (w.never_free.length) out.push(`    WARNING walk groups that never walk (no phase free of a protected green across them) (${w.never_free.length}): ${w.never_free.join(', ')}`);
   }
   const u = r.unbound;
   if (u.heads.length || u.stop_lines.length || u.signs.length) out.push(`    bound to no junction: ${u.heads.length} signal heads, ${u.stop_lines.length} stop lines, ${u.signs.length} signs`);

@@ -72,7 +72,8 @@ export const ACTUATED_GAP_S = 3;
  * than the duration). Fixed phases keep their times.
  */
 export function actuatePlan(plan: SignalPlan, maxCycleS: number = PLAN_LIMITS.maxCycleS2): SignalPlan {
-  const green = (st: string) => /[Gg]/.test(st);
+  // a phase with a yellow in it (beside a green that carries on) is a clearance: fixed
+  const green = (st: string) => /[Gg]/.test(st) && !st.includes('y');
   const greenSum = plan.phases.reduce((a, p) => a + (green(p.states) ? p.duration_s : 0), 0);
   const fixed = plan.cycle_s - greenSum;
   const stretch = greenSum > 0 ? Math.max(1, (maxCycleS - fixed) / greenSum) : 1;

@@ -7,11 +7,11 @@ import type { LoadedMap } from '../../map/scene-json.js';
 import type { TrafficEngine } from '../../traffic/engine.js';
 import { InputError } from '../errors.js';
 import { SignalController, type SignalGroupState } from './controller.js';
-import { coordinatePlans } from './coordination.js';
+import { derivePlans } from './derived-plans.js';
 import { buildTrafficLayout, type TrafficLayout } from './layout.js';
 import { StopLineWatch } from './line-watch.js';
 import { JunctionMetrics } from './metrics.js';
-import { actuatePlan, defaultPlan, laneFlows, PLAN_LIMITS, validatePlan, type SignalPhase, type SignalPlan } from './plan.js';
+import { actuatePlan, PLAN_LIMITS, validatePlan, type SignalPhase, type SignalPlan } from './plan.js';
 import { TrafficRules } from './rules.js';
 import { crosswalksOf } from '../../map/traffic-control.js';
 import { buildWalkLayout, type WalkLayout } from './walk-layout.js';
@@ -72,15 +72,8 @@ export class TrafficControl {
     this.layout = buildTrafficLayout(lanes.lanes, map.trafficControl, (id) => lanes.laneById(id), { signalAll: opts.signalAll });
     const crosswalks = crosswalksOf(map.trafficControl);
     this.walkLayout = buildWalkLayout(this.layout, lanes.lanes, crosswalks, map.trafficControl.signals);
-    let plans = new Map<string, SignalPlan>();
-    const flows = laneFlows(lanes.lanes, opts.expectedNpcs);
-    for (const cj of this.layout.junctions) if (cj.control === 'signal') plans.set(cj.junction.id, defaultPlan(cj, this.layout, lanes.lanes, flows, opts.expectedNpcs !== undefined));
-    const uncoordinated = new Map(plans);
-    plans = coordinatePlans(this.layout, lanes.lanes, plans, flows);
-    // a junction running alone is vehicle-actuated (a green wave needs fixed times); with one phase there is nothing to actuate
-    if (opts.actuated ?? false) {
-      for (const [id, p] of plans) if (p === uncoordinated.get(id) && p.phases.length > 1) plans.set(id, actuatePlan(p));
-    }
+    // the derived plans: default timing, every crosswalk's walk time, neighbours in step (derived-plans.ts)
+    const { plans } = derivePlans(this.layout, lanes.lanes, this.walkLayout, { expectedNpcs: opts.expectedNpcs, actuated: opts.actuated });
     for (const o of opts.plans ?? []) {
       const base = plans.get(o.junction);
       if (!base) throw new InputError(`signal plan for ${o.junction}: no signalised junction of that id (signalised: ${[...plans.keys()].join(', ') || 'none'})`);
@@ -123,7 +116,8 @@ export class TrafficControl {
       greens.forEach((p, k) => (p.duration_s = Number(o.green_s![k])));
     }
     if (o.yellow_s !== undefined) for (const p of phases) if (/y/.test(p.states)) p.duration_s = Number(o.yellow_s);
-    if (o.all_red_s !== undefined) for (const p of phases) if (/^[ro]+$/.test(p.states)) p.duration_s = Number(o.all_red_s);
+    // the all-red phases (of a derived plan: not its pedestrian interval with every vehicle red, walk-plan.ts, longer than them)
+    if (o.all_red_s !== undefined) for (const p of phases) if (/^[ro]+$/.test(p.states) && (o.phases !== undefined || Math.abs(p.duration_s - base.all_red_s) < 1e-9)) p.duration_s = Number(o.all_red_s);
     const cycle = phases.reduce((a, p) => a + p.duration_s, 0);
     let plan: SignalPlan = {
       junction: base.junction, cycle_s: Math.round(cycle * 1000) / 1000, offset_s: o.offset_s ?? base.offset_s, phases,

@@ -3,7 +3,7 @@
  * step, each walk group (walk-layout.ts) moves through don't walk → walk → flashing → don't walk:
  *
  * - walk starts when a vehicle group of its junction that does not conflict with it is green (the phase parallel to
- *   it runs), every conflicting group (a protected green across it) has been red for the plan's all-red time, the
+ *   it runs) or the plan's phase grants it (`walks` W: a pedestrian interval, walk-plan.ts), every conflicting group (a protected green across it) has been red for the plan's all-red time, the
  *   plan's phase allows it (a phase's `walks`, when given), and the conflicting groups stay red long enough for a
  *   steady walk and the clearance: SignalController.redFor ≥ all-red + WALK_MIN_S + length ÷ WALK_SPEED_MPS (the
  *   manual's entry time, WALK_ENTRY_S = 7 s, where the phase leaves it: the steady walk lasts as long as it can);
@@ -111,7 +111,8 @@ export class WalkSignals {
             const code = ctl.code(p);
             if (code === 'G' || code === 'g') { parallelGreen = true; break; }
           }
-          if (parallelGreen && clearedAllRed && allowed && left >= WALK_MIN_S + g.clearanceS - 1e-9) next = CROSSWALK_WALK;
+          // a phase that grants the walk explicitly starts it with no vehicle green (a pedestrian interval)
+          if ((parallelGreen || ws !== undefined) && clearedAllRed && allowed && left >= WALK_MIN_S + g.clearanceS - 1e-9) next = CROSSWALK_WALK;
         } else if (cur === CROSSWALK_WALK) {
           if (!allowed || left <= g.clearanceS + 1e-9) next = CROSSWALK_FLASHING;
         } else if (t - this.since[w] >= g.clearanceS - 1e-9) next = CROSSWALK_DONT_WALK;
