@@ -117,4 +117,28 @@ describe('people core', () => {
     expect(waited).toBeGreaterThan(0);
     expect(waitingAtA).toBe(0);
   });
+
+  it('people wait clear of the lanes all across the stripes, not only on the axis (FMTC: one 1.5 m to the side of a clear axis stood 2.5 m from a turn and was struck)', () => {
+    const net = lanes();
+    // a wide crosswalk across the SOUTH lane (centre line x = −1.75) at 45°, kerb a 3.75 m from it: 0.4 m back the
+    // axis is clear (WAIT_CLEAR_M 3.5 m) but its side towards the lane, where people stand too, is 2.9 m from it
+    const d = 6 / Math.SQRT2;
+    const wide = { ...CROSSWALK, id: 'CW-WIDE', a: { x: -5.5, y: -30 }, b: { x: -5.5 + d, y: -30 - d }, length: 6, width: 4 };
+    const geo = new CrosswalkGeometry([wide], net);
+    const w = new Walkers(geo, 8);
+    w.target = 8;
+    w.reset(5);
+    const world = new World(1);
+    let waited = 0;
+    for (let k = 0; k < 2000; k++) {
+      w.step(k * 0.1, 0.1, { walkState: () => 'dont_walk' }, world);
+      for (let i = 0; i < 8; i++) {
+        if (w.phase[i] !== Phase.Waiting) continue;
+        waited++;
+        const at = net.locate(w.x(i), w.y(i), undefined, 20)!;
+        expect(at.offset).toBeGreaterThanOrEqual(3.5 - 1e-6);
+      }
+    }
+    expect(waited).toBeGreaterThan(0);
+  });
 });

@@ -7,6 +7,7 @@
 import type { CrosswalkRecord } from '../../map/traffic-control.js';
 import type { LaneNetwork } from '../../traffic/lanes.js';
 import { obbOverlap } from '../../traffic/obb.js';
+import { PERSON_WIDTH_M } from './person-size.js';
 
 /** lanes are sampled this finely to find where they run through a crosswalk [m] */
 const SAMPLE_M = 0.25;
@@ -62,8 +63,9 @@ export class CrosswalkGeometry {
       this.ux[c] = dx / len; this.uy[c] = dy / len;
       this.length[c] = len;
       this.halfWidth[c] = 0.5 * r.width;
-      this.waitA[c] = waitBack(lanes, r.a.x, r.a.y, -dx / len, -dy / len);
-      this.waitB[c] = waitBack(lanes, r.b.x, r.b.y, dx / len, dy / len);
+      const room = waitRoom(this.halfWidth[c]);
+      this.waitA[c] = waitBack(lanes, r.a.x, r.a.y, -dx / len, -dy / len, room);
+      this.waitB[c] = waitBack(lanes, r.b.x, r.b.y, dx / len, dy / len, room);
     });
     const rows: Array<{ lane: number; cw: number; sIn: number; sOut: number; uLo: number; uHi: number }> = [];
     const L = lanes.lanes;
@@ -148,14 +150,25 @@ export class CrosswalkGeometry {
   }
 }
 
+/** How far either side of a crosswalk's axis people stand and walk (within its stripes, half a person and 0.2 m in) [m]. */
+export function waitRoom(halfWidth: number): number {
+  return Math.max(halfWidth - 0.5 * PERSON_WIDTH_M - 0.2, 0);
+}
+
 /**
- * How far back from a kerb end (x, y), going (ux, uy) away from the crossing, a person waits clear of the lanes [m];
- * NaN when no spot up to WAIT_MAX_M is (a crosswalk ending on a traffic island or beside a slip lane): nobody waits
- * at that kerb — people only arrive at the other one, and those crossing to it leave as they step off.
+ * How far back from a kerb end (x, y), going (ux, uy) away from the crossing, people wait clear of the lanes, all
+ * across the `room` either side of the axis where they stand (checked at the axis only, people waiting 1.5 m to one
+ * side stood 2.5 m from a turn's centre line on FMTC and were struck) [m]; NaN when no spot up to WAIT_MAX_M is (a
+ * crosswalk ending on a traffic island or beside a slip lane): nobody waits at that kerb — people only arrive at the
+ * other one, and those crossing to it leave as they step off.
  */
-function waitBack(lanes: LaneNetwork, x: number, y: number, ux: number, uy: number): number {
+function waitBack(lanes: LaneNetwork, x: number, y: number, ux: number, uy: number, room: number): number {
+  const clear = (px: number, py: number) => !lanes.locate(px, py, undefined, WAIT_CLEAR_M);
   for (let back = WAIT_MIN_M; back <= WAIT_MAX_M + 1e-9; back += WAIT_STEP_M) {
-    if (!lanes.locate(x + back * ux, y + back * uy, undefined, WAIT_CLEAR_M)) return back;
+    const cx = x + back * ux, cy = y + back * uy;
+    let ok = true;
+    for (let k = -2; k <= 2 && ok; k++) ok = clear(cx - 0.5 * k * room * uy, cy + 0.5 * k * room * ux);
+    if (ok) return back;
   }
   return NaN;
 }

@@ -14,13 +14,13 @@ import { obbOverlap } from '../../traffic/obb.js';
 import { PERSON_ID_BASE } from '../../traffic/object-kind.js';
 import { AgentKind, type World } from '../../traffic/world.js';
 import { SeededRandom } from '../../util/random.js';
-import type { CrosswalkGeometry } from './crosswalks.js';
+import { waitRoom, type CrosswalkGeometry } from './crosswalks.js';
 import { drawWalkingSpeed } from './walking-speed.js';
 import { WalkCode, walkCode, type WalkCodeId, type WalkStateSource } from './walk-state.js';
 
-/** A person's box at real size: the Euro NCAP EPTa adult target's 0.5 m shoulder width, and 0.3 m deep (torso) [m] */
-export const PERSON_WIDTH_M = 0.5;
-export const PERSON_DEPTH_M = 0.3;
+import { PERSON_DEPTH_M, PERSON_WIDTH_M } from './person-size.js';
+
+export { PERSON_DEPTH_M, PERSON_WIDTH_M } from './person-size.js';
 
 export const Phase = { Away: 0, Waiting: 1, Crossing: 2 } as const;
 
@@ -220,7 +220,7 @@ export class Walkers {
       this.at[i] = t + AWAY_MIN_S + this.rng.next() * AWAY_SPREAD_S;
       return;
     }
-    const room = Math.max(geo.halfWidth[c] - 0.5 * PERSON_WIDTH_M - 0.2, 0);
+    const room = waitRoom(geo.halfWidth[c]);
     this.cw[i] = c;
     this.dir[i] = dir;
     this.u[i] = this.prevU[i] = dir > 0 ? -geo.waitA[c] : geo.length[c] + geo.waitB[c];
