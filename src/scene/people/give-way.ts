@@ -156,7 +156,7 @@ export class CrosswalkGiveWay {
             // longer (it may slow for the turn or the traffic in it, and then stand in the junction for the people)
             if (Number.isNaN(boxIn) || dIn - LINE_BACK_M - STOP_MARGIN_M - 2 * half >= (Number.isNaN(boxOut) ? d + lanes[lane].length : boxOut)) continue;
             const needBox = (v * v) / (2 * Math.max(boxIn - half - STOP_MARGIN_M, 0.05));
-            if (boxIn - half - STOP_MARGIN_M <= 0 || (needBox > COMMIT_DECEL && this.heldCw[s] !== c)) continue;
+            if (boxIn - half <= 0 || (needBox > COMMIT_DECEL && this.heldCw[s] !== c)) continue;
             if (occupiedFor(this.walkers, c, crossULo[r], crossUHi[r], reach, clearS + BOX_EXTRA_S) === Occupied.None) continue;
             if (boxIn >= bestLine) continue;
             bestLine = boxIn;
@@ -169,7 +169,7 @@ export class CrosswalkGiveWay {
           // standing there would leave its rear in the junction: it waits before the junction instead, where it
           // can stop comfortably (a vehicle standing in a junction for people past its exit blocks the crossing traffic)
           const boxEnd = Number.isNaN(boxOut) ? d + lanes[lane].length : boxOut;
-          if (!Number.isNaN(boxIn) && line - STOP_MARGIN_M - 2 * half < boxEnd && boxIn - half - STOP_MARGIN_M > 0) {
+          if (!Number.isNaN(boxIn) && line - STOP_MARGIN_M - 2 * half < boxEnd && boxIn - half > 0) {
             const needBox = (v * v) / (2 * Math.max(boxIn - half - STOP_MARGIN_M, 0.05));
             if (needBox <= COMMIT_DECEL || this.heldCw[s] === c) line = Math.min(line, boxIn);
           }
