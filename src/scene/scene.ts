@@ -287,7 +287,7 @@ export class LiveScene {
     this.time = Math.max(this.time, at);
     this.egos.place(this.engine, at);
     const tr0 = performance.now();
-    this.control.beforeStep(at);
+    this.control.beforeStep(at, false);
     const rulesMs = performance.now() - tr0;
     for (const run of this.control.watch.takeRuns()) {
       if (run.npc) {
@@ -300,6 +300,8 @@ export class LiveScene {
     const tp0 = performance.now();
     this.people.beforeStep(at, POLICY_DT, this.control.enabled);
     let peopleMs = performance.now() - tp0;
+    // the junction figures see the crosswalk stops too (a stand held for people says so)
+    this.control.observeMetrics(at);
     stepPolicy(this.engine, this.policy, this.policyInput);
     const t = this.engine.timings;
     this.npcsChanged();

@@ -35,6 +35,13 @@ export class CrosswalkGeometry {
    * there clear of the lanes, nobody waits at that kerb [m] */
   readonly waitA: Float64Array;
   readonly waitB: Float64Array;
+  /** at each kerb's waiting spot, the range of offsets across the axis (walkers' lat) clear of the lanes as the
+   * spot's axis point is: people wait within it (on FMTC one waiting at the crosswalk's edge, 2.4 m from a turning
+   * lane's centre, was struck) [m] */
+  readonly waitLatLoA: Float64Array;
+  readonly waitLatHiA: Float64Array;
+  readonly waitLatLoB: Float64Array;
+  readonly waitLatHiB: Float64Array;
   /** per lane: its crossings are rows crossFirst[lane] … crossFirst[lane + 1] − 1 */
   readonly crossFirst: Int32Array;
   /** per crossing row: the crosswalk; where a body on the lane (BODY_HALF_LENGTH_M, BODY_HALF_WIDTH_M) has its front
@@ -54,6 +61,8 @@ export class CrosswalkGeometry {
     this.ux = new Float64Array(n); this.uy = new Float64Array(n);
     this.length = new Float64Array(n); this.halfWidth = new Float64Array(n);
     this.waitA = new Float64Array(n); this.waitB = new Float64Array(n);
+    this.waitLatLoA = new Float64Array(n); this.waitLatHiA = new Float64Array(n);
+    this.waitLatLoB = new Float64Array(n); this.waitLatHiB = new Float64Array(n);
     records.forEach((r, c) => {
       const dx = r.b.x - r.a.x, dy = r.b.y - r.a.y;
       const len = Math.hypot(dx, dy);
@@ -64,6 +73,13 @@ export class CrosswalkGeometry {
       this.halfWidth[c] = 0.5 * r.width;
       this.waitA[c] = waitBack(lanes, r.a.x, r.a.y, -dx / len, -dy / len);
       this.waitB[c] = waitBack(lanes, r.b.x, r.b.y, dx / len, dy / len);
+      const ux = dx / len, uy = dy / len, hw = 0.5 * r.width;
+      const ax = r.a.x - this.waitA[c] * ux, ay = r.a.y - this.waitA[c] * uy;
+      const bx = r.b.x + this.waitB[c] * ux, by = r.b.y + this.waitB[c] * uy;
+      this.waitLatLoA[c] = -clearAcross(lanes, ax, ay, uy, -ux, hw);
+      this.waitLatHiA[c] = clearAcross(lanes, ax, ay, -uy, ux, hw);
+      this.waitLatLoB[c] = -clearAcross(lanes, bx, by, uy, -ux, hw);
+      this.waitLatHiB[c] = clearAcross(lanes, bx, by, -uy, ux, hw);
     });
     const rows: Array<{ lane: number; cw: number; sIn: number; sOut: number; uLo: number; uHi: number }> = [];
     const L = lanes.lanes;
@@ -146,6 +162,20 @@ export class CrosswalkGeometry {
     const ew = Math.max(Math.abs(this.w(c, x, y)) - this.halfWidth[c], 0);
     return Math.sqrt(eu * eu + ew * ew);
   }
+}
+
+/**
+ * How far from a waiting spot (x, y), going (dx, dy) across the axis, people may stand clear of the lanes, up to
+ * `max` [m] (0 when the spot itself is not: NaN spots have nobody).
+ */
+function clearAcross(lanes: LaneNetwork, x: number, y: number, dx: number, dy: number, max: number): number {
+  if (Number.isNaN(x)) return 0;
+  let ok = 0;
+  for (let off = WAIT_STEP_M; off <= max + 1e-9; off += WAIT_STEP_M) {
+    if (lanes.locate(x + off * dx, y + off * dy, undefined, WAIT_CLEAR_M)) break;
+    ok = off;
+  }
+  return ok;
 }
 
 /**

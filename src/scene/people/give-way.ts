@@ -24,8 +24,10 @@ import { GAP, Phase, PERSON_WIDTH_M, type Walkers } from './walkers.js';
 export const CONFLICT_PAD_M = 1;
 /** an NPC before a junction waits there unless the crosswalk at its exit stays clear this much longer than it needs [s] */
 const BOX_EXTRA_S = 4;
-/** people do not start while an NPC inside a junction has a crosswalk within this of its front on its planned lanes [m] */
+/** people do not start while an NPC inside a junction has a crosswalk within this of its front on its planned lanes,
+ * or on them before it is this far past the junction's exit (J6 on FMTC is over 40 m across) [m] */
 const IN_BOX_REACH_M = 25;
+const PAST_EXIT_M = 10;
 /** an NPC whose front is on the stripes and slower than this stands where it is for a person in its path [m/s] */
 const CREEP_HOLD_MPS = 2;
 /** vehicles stop with their front this far before the stripes (plus the governor's STOP_MARGIN_M) [m] */
@@ -213,10 +215,17 @@ export class CrosswalkGiveWay {
       if (v < 0.3 && !inBox) continue;
       const half = 0.5 * world.length[s];
       const gapReach = v < 0.3 ? -Infinity : (v * v) / (2 * GAP.decel) + v * GAP.reactionS + GAP.spareM;
-      const reach = Math.max(gapReach, inBox ? IN_BOX_REACH_M : 0);
+      let reach = Math.max(gapReach, inBox ? IN_BOX_REACH_M : 0);
       let d = -planS[s];
-      for (let k = 0; k < n && d - half < reach; k++) {
+      let exited = !inBox;
+      for (let k = 0; k < n; k++) {
         const lane = planLanes[s * MAX_PLAN + k];
+        // one in a junction is committed to its exit: people let it out across the whole junction, however wide
+        if (!exited && !lanes[lane].internal) {
+          exited = true;
+          reach = Math.max(reach, d + half + PAST_EXIT_M);
+        }
+        if (exited && d - half >= reach) break;
         for (let r = crossFirst[lane]; r < crossFirst[lane + 1]; r++) {
           const dFront = d + crossSIn[r] - half;
           // on it already (its body not yet off the far side), or coming within reach
