@@ -33,6 +33,11 @@ const CREEP_HOLD_MPS = 2;
 /** vehicles stop with their front this far before the stripes (plus the governor's STOP_MARGIN_M) [m] */
 const LINE_BACK_M = 1;
 
+/** a road between two junctions shorter than this holds no vehicle of this half length standing at the second one's line [m] */
+function linkFit(half: number): number {
+  return 2 * half + STOP_MARGIN_M + LINE_BACK_M;
+}
+
 /** Nothing in the way (0), a person waiting to step on (1), a person on the crosswalk in the path (2). */
 export const Occupied = { None: 0, Waiting: 1, Crossing: 2 } as const;
 
@@ -124,14 +129,26 @@ export class CrosswalkGiveWay {
       let bestLine = Infinity;
       let bestCw = -1;
       let d = -planS[s];
-      // the junction ahead (its internal lanes) when the NPC is not in one: where it enters and leaves it
+      // the junction ahead (its internal lanes): where it enters and leaves it — with the junctions after it that a
+      // road too short to hold the NPC joins to it (FMTC's J7 into J6), one box; for an NPC in a junction, the next
+      // one, when the road from the one it is in can hold it (else it is committed through both: no box)
       let boxIn = NaN, boxOut = NaN;
       const inBox = lanes[planLanes[s * MAX_PLAN]].internal;
+      const fit = linkFit(half);
+      let own = inBox, ownOut = NaN, noBox = false;
       for (let k = 0; k < n && d - half < look; k++) {
         const lane = planLanes[s * MAX_PLAN + k];
-        if (!inBox && lanes[lane].internal && Number.isNaN(boxOut)) {
-          if (Number.isNaN(boxIn)) boxIn = d;
-        } else if (!Number.isNaN(boxIn) && Number.isNaN(boxOut)) boxOut = d;
+        const internal = lanes[lane].internal;
+        if (own && !internal) {
+          own = false;
+          ownOut = d;
+        }
+        if (!own && internal) {
+          if (Number.isNaN(boxIn) && !noBox) {
+            if (inBox && d - ownOut < fit) noBox = true;
+            else boxIn = d;
+          } else if (!Number.isNaN(boxOut) && d - boxOut < fit) boxOut = NaN;
+        } else if (!own && !Number.isNaN(boxIn) && Number.isNaN(boxOut)) boxOut = d;
         for (let r = crossFirst[lane]; r < crossFirst[lane + 1]; r++) {
           const dIn = d + crossSIn[r];
           const dFront = dIn - half;
@@ -217,12 +234,16 @@ export class CrosswalkGiveWay {
       const gapReach = v < 0.3 ? -Infinity : (v * v) / (2 * GAP.decel) + v * GAP.reactionS + GAP.spareM;
       let reach = Math.max(gapReach, inBox ? IN_BOX_REACH_M : 0);
       let d = -planS[s];
-      let exited = !inBox;
+      let exited = !inBox, exitD = NaN;
+      const fit = linkFit(half);
       for (let k = 0; k < n; k++) {
         const lane = planLanes[s * MAX_PLAN + k];
-        // one in a junction is committed to its exit: people let it out across the whole junction, however wide
+        // one in a junction is committed to its exit: people let it out across the whole junction, however wide, and
+        // across the next one too when the road between cannot hold it
+        if (inBox && exited && lanes[lane].internal && d - exitD < fit) exited = false;
         if (!exited && !lanes[lane].internal) {
           exited = true;
+          exitD = d;
           reach = Math.max(reach, d + half + PAST_EXIT_M);
         }
         if (exited && d - half >= reach) break;
