@@ -234,25 +234,33 @@ export class CrosswalkGiveWay {
       const gapReach = v < 0.3 ? -Infinity : (v * v) / (2 * GAP.decel) + v * GAP.reactionS + GAP.spareM;
       let reach = Math.max(gapReach, inBox ? IN_BOX_REACH_M : 0);
       let d = -planS[s];
-      let exited = !inBox, exitD = NaN;
+      // one in a junction, or too close to stop before the next one at COMMIT_DECEL (the give-way does not hold it
+      // there either), is committed to that junction's exit: people let it out across the whole junction, however
+      // wide, and across the next one too when the road between cannot hold it
+      let inChain = inBox, seenBox = inBox, exitD = NaN;
       const fit = linkFit(half);
       for (let k = 0; k < n; k++) {
         const lane = planLanes[s * MAX_PLAN + k];
-        // one in a junction is committed to its exit: people let it out across the whole junction, however wide, and
-        // across the next one too when the road between cannot hold it
-        if (inBox && exited && lanes[lane].internal && d - exitD < fit) exited = false;
-        if (!exited && !lanes[lane].internal) {
-          exited = true;
+        const internal = lanes[lane].internal;
+        if (!inChain && internal) {
+          if (!seenBox) {
+            seenBox = true;
+            const room = d - half - STOP_MARGIN_M;
+            if (room <= 0 || (v * v) / (2 * room) > COMMIT_DECEL) inChain = true;
+          } else if (d - exitD < fit) inChain = true;
+        }
+        if (inChain && !internal) {
+          inChain = false;
           exitD = d;
           reach = Math.max(reach, d + half + PAST_EXIT_M);
         }
-        if (exited && d - half >= reach) break;
+        if (!inChain && d - half >= reach) break;
         for (let r = crossFirst[lane]; r < crossFirst[lane + 1]; r++) {
           const dFront = d + crossSIn[r] - half;
           // on it already (its body not yet off the far side), or coming within reach
           // 1: too close to stop for a person (who may still be let go: NPCs that can stop do); 2: let out of the
           // junction first (the people there are not let go either, else the NPC would wait for them and they for it)
-          if (dFront <= reach && d + crossSOut[r] + half > 0) coming[crossCw[r]] = Math.max(coming[crossCw[r]], dFront <= gapReach ? 1 : 2);
+          if ((dFront <= reach || inChain) && d + crossSOut[r] + half > 0) coming[crossCw[r]] = Math.max(coming[crossCw[r]], dFront <= gapReach ? 1 : 2);
         }
         d += lanes[lane].length;
       }
