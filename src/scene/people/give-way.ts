@@ -13,6 +13,7 @@
  * slower than CREEP_HOLD_MPS with a person crossing in its path: it then stands where it is.
  */
 import type { TrafficEngine } from '../../traffic/engine.js';
+import { POLICY_DT } from '../../traffic/engine.js';
 import { MAX_PLAN } from '../../traffic/predict.js';
 import { HoldReason, STOP_MARGIN_M } from '../../traffic/stops.js';
 import { AgentKind } from '../../traffic/world.js';
@@ -28,6 +29,11 @@ const BOX_EXTRA_S = 4;
  * or on them before it is this far past the junction's exit (J6 on FMTC is over 40 m across) [m] */
 const IN_BOX_REACH_M = 25;
 const PAST_EXIT_M = 10;
+/** an NPC that has stood this long at a junction's entry for people on the crosswalks past it claims its turn: people
+ * there wait for it (on FMTC's J6 four crosswalks on one path were never clear at once: queues to J15 stood 90 s+) [s] */
+const IMPATIENT_S = 10;
+/** slower than this an NPC is standing (people do not wait for it) [m/s] */
+const CREEP_MPS = 0.3;
 /** an NPC whose front is on the stripes and slower than this stands where it is for a person in its path [m/s] */
 const CREEP_HOLD_MPS = 2;
 /** vehicles stop with their front this far before the stripes (plus the governor's STOP_MARGIN_M) [m] */
@@ -87,17 +93,21 @@ export class CrosswalkGiveWay {
   /** per slot: the crosswalk it is stopping for (−1 none), and the NPC id that holds the slot */
   private readonly heldCw: Int32Array;
   private readonly heldId: Int32Array;
+  /** per slot: steps it has stood at a junction's entry held for a crosswalk past it (see IMPATIENT_S) */
+  private readonly boxWait: Int32Array;
 
   constructor(private readonly geo: CrosswalkGeometry, private readonly walkers: Walkers, private readonly engine: TrafficEngine) {
     const cap = engine.world.capacity;
     this.heldCw = new Int32Array(cap).fill(-1);
     this.heldId = new Int32Array(cap).fill(-1);
+    this.boxWait = new Int32Array(cap);
   }
 
   reset(): void {
     this.heldSteps = 0;
     this.heldCw.fill(-1);
     this.heldId.fill(-1);
+    this.boxWait.fill(0);
   }
 
   /** Adds each NPC's crosswalk stop to the engine's stops (after the junction rules wrote theirs). */
@@ -115,6 +125,7 @@ export class CrosswalkGiveWay {
       if (this.heldId[s] !== world.id[s]) {
         this.heldId[s] = world.id[s];
         this.heldCw[s] = -1;
+        this.boxWait[s] = 0;
       }
       const n = planCount[s];
       if (n === 0) {
@@ -203,6 +214,9 @@ export class CrosswalkGiveWay {
         d += lanes[lane].length;
       }
       this.heldCw[s] = bestCw;
+      // standing at a junction's entry for a crosswalk past it (the box's line is its stop)
+      if (bestCw >= 0 && bestLine === boxIn && bestLine < stops.line[s] && v < CREEP_MPS) this.boxWait[s]++;
+      else this.boxWait[s] = 0;
       if (bestCw >= 0 && bestLine < stops.line[s]) {
         stops.set(s, bestLine, COMFORT_DECEL, HoldReason.Crosswalk, -1);
         this.heldSteps++;
@@ -233,7 +247,10 @@ export class CrosswalkGiveWay {
       // one inside a junction, however slow, has the crosswalks at its exit: people let it out first (else, on a
       // long crosswalk with a steady stream of people, it stands in the junction and blocks the crossing traffic)
       const inBox = lanes[planLanes[s * MAX_PLAN]].internal;
-      if (v < 0.3 && !inBox) continue;
+      // one that has stood at a junction's entry for a crosswalk past it IMPATIENT_S claims its turn: the people
+      // there let it go next (those on the crosswalks walk on; once they are off, it goes)
+      const impatient = this.boxWait[s] > IMPATIENT_S / POLICY_DT;
+      if (v < CREEP_MPS && !inBox && !impatient) continue;
       const half = 0.5 * world.length[s];
       const gapReach = v < 0.3 ? -Infinity : (v * v) / (2 * GAP.decel) + v * GAP.reactionS + GAP.spareM;
       let reach = Math.max(gapReach, inBox ? IN_BOX_REACH_M : 0);
@@ -250,7 +267,7 @@ export class CrosswalkGiveWay {
           if (!seenBox) {
             seenBox = true;
             const room = d - half - STOP_MARGIN_M;
-            if (room <= 0 || (v * v) / (2 * room) > COMMIT_DECEL) inChain = true;
+            if (impatient || room <= 0 || (v * v) / (2 * room) > COMMIT_DECEL) inChain = true;
           } else if (d - exitD < fit) inChain = true;
         }
         if (inChain && !internal) {
