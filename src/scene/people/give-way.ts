@@ -88,6 +88,9 @@ export function occupiedFor(walkers: Walkers, c: number, uLo: number, uHi: numbe
 export class CrosswalkGiveWay {
   /** the rule runs (tests switch it off to see the figures count) */
   enabled = true;
+  /** per slot, when given (the junction rules' RuleMemory.heldForPeople): 1 while this rule holds it, so that the box
+   * rule counts no room ahead of it (FMTC's J4: an NPC entered behind one about to stop for J3's crosswalk, and stood) */
+  heldMark: Uint8Array | null = null;
   /** NPC-steps held before a crosswalk for people (the rule's stop was the nearest) */
   heldSteps = 0;
   /** per slot: the crosswalk it is stopping for (−1 none), and the NPC id that holds the slot */
@@ -113,6 +116,7 @@ export class CrosswalkGiveWay {
   /** Adds each NPC's crosswalk stop to the engine's stops (after the junction rules wrote theirs). */
   apply(): void {
     const geo = this.geo;
+    this.clearMarks();
     if (!this.enabled || geo.count === 0) return;
     const engine = this.engine;
     const world = engine.world;
@@ -217,11 +221,17 @@ export class CrosswalkGiveWay {
       // standing at a junction's entry for a crosswalk past it (the box's line is its stop)
       if (bestCw >= 0 && bestLine === boxIn && bestLine < stops.line[s] && v < CREEP_MPS) this.boxWait[s]++;
       else this.boxWait[s] = 0;
+      if (this.heldMark) this.heldMark[s] = bestCw >= 0 && bestLine < stops.line[s] ? 1 : 0;
       if (bestCw >= 0 && bestLine < stops.line[s]) {
         stops.set(s, bestLine, COMFORT_DECEL, HoldReason.Crosswalk, -1);
         this.heldSteps++;
       }
     }
+  }
+
+  /** Nobody held for people (the rule did not run this step). */
+  clearMarks(): void {
+    if (this.heldMark) this.heldMark.fill(0);
   }
 
   /**
