@@ -39,9 +39,11 @@ const CREEP_HOLD_MPS = 2;
 /** vehicles stop with their front this far before the stripes (plus the governor's STOP_MARGIN_M) [m] */
 const LINE_BACK_M = 1;
 
-/** a road between two junctions shorter than this holds no vehicle of this half length standing at the second one's line [m] */
+/** a road between two junctions shorter than this holds no queue of two vehicles of this half length standing at the
+ * second one's line (1 m apart): the two junctions are one box for the crosswalks (FMTC's J7 into J6, 5.7 m; J4 into
+ * J3, where two movements of J4 merge onto a 10 m road and the second of two NPCs stopping at J3's line stood in J4) [m] */
 function linkFit(half: number): number {
-  return 2 * half + STOP_MARGIN_M + LINE_BACK_M;
+  return 2 * (2 * half) + 1 + STOP_MARGIN_M + LINE_BACK_M;
 }
 
 /** Nothing in the way (0), a person waiting to step on (1), a person on the crosswalk in the path (2). */
