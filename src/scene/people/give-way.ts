@@ -10,7 +10,10 @@
  * and who would be there as soon. A vehicle that could only obey by braking harder than COMMIT_DECEL
  * (for a waiting person) or HARD_DECEL (for one on the crosswalk) is not held, unless it was already stopping
  * for that crosswalk; one whose front is already on the stripes clears them (a person on them waits) unless it is
- * slower than CREEP_HOLD_MPS with a person crossing in its path: it then stands where it is.
+ * slower than CREEP_HOLD_MPS with a person crossing in its path: it then stands where it is. Before a junction
+ * (junctions joined by a road that holds no queue of two count as one) it waits at its line unless the crosswalks on
+ * and just past its lanes through it stay clear BOX_EXTRA_S longer than it needs, so it never stands inside for people;
+ * people let an NPC committed to a junction out first (markComing), and one that has waited IMPATIENT_S claims its turn.
  */
 import type { TrafficEngine } from '../../traffic/engine.js';
 import { POLICY_DT } from '../../traffic/engine.js';
