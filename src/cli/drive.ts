@@ -18,7 +18,7 @@ function heldText(h: JunctionHeld): string {
 }
 
 function standText(st: JunctionStand): string {
-  const why = st.held_by === 'none' ? 'behind traffic' : `held by ${st.held_by.replace('_', ' ')}`;
+  const why = st.held_by === 'none' ? 'behind traffic' : st.held_by === 'queue' ? 'queued behind a held vehicle' : `held by ${st.held_by.replace('_', ' ')}`;
   return `${st.movement} ${st.seconds} s from ${st.from_s} s (NPC ${st.npc}, ${why})`;
 }
 

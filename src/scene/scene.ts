@@ -124,6 +124,8 @@ export class LiveScene {
     this.control = new TrafficControl(map, this.engine, { rules: this.config.traffic_rules, plans: opts.signalPlans, signalAll: opts.signalAll, actuated: opts.signalsActuated, expectedNpcs: this.config.npc_target });
     this.control.rules.rightOnRed = this.config.right_turn_on_red;
     this.people = new ScenePeople(map.trafficControl.crosswalks ?? [], this.engine, this.config.pedestrians);
+    // the box rule sees who the crosswalk give-way holds (as it sees its own holds)
+    this.people.giveWay.heldMark = this.control.rules.memory.heldForPeople;
     // the people read each crosswalk's walk signal as the traffic control left it for the step (none: unsignalised)
     this.people.walk = { walkState: (c) => CROSSWALK_STATE_NAMES[this.control.crosswalkStates()[c]] ?? 'none' };
     this.people.reset(this.config.seed);
@@ -287,7 +289,7 @@ export class LiveScene {
     this.time = Math.max(this.time, at);
     this.egos.place(this.engine, at);
     const tr0 = performance.now();
-    this.control.beforeStep(at);
+    this.control.beforeStep(at, false);
     const rulesMs = performance.now() - tr0;
     for (const run of this.control.watch.takeRuns()) {
       if (run.npc) {
@@ -300,6 +302,8 @@ export class LiveScene {
     const tp0 = performance.now();
     this.people.beforeStep(at, POLICY_DT, this.control.enabled);
     let peopleMs = performance.now() - tp0;
+    // the junction figures see the crosswalk stops too (a stand held for people says so)
+    this.control.observeMetrics(at);
     stepPolicy(this.engine, this.policy, this.policyInput);
     const t = this.engine.timings;
     this.npcsChanged();

@@ -36,6 +36,7 @@ export class ExitRoom {
     const index = this.index;
     const { apD, ap2Mg, ap2D, inMg, inA, laneOf, sOf, laneVehicles, occupants, approachers } = this.places;
     const heldMg = this.memory.heldMg;
+    const heldForPeople = this.memory.heldForPeople;
     const { j, m } = index.refs[mg];
     const cj = index.layout.junctions[j];
     const mv = cj.movements[m];
@@ -58,11 +59,11 @@ export class ExitRoom {
       if (dist <= between + 0.5 * world.length[w]) {
         linkUse += world.length[w] + LINK_GAP_M;
         // one standing on the road between, or held at the next line: a queue there that this NPC may join
-        if (vw < QUEUED_MPS || heldMg[w] >= 0) linkHeld = true;
+        if (vw < QUEUED_MPS || heldMg[w] >= 0 || heldForPeople[w] === 1) linkHeld = true;
       }
       let r = dist - 0.5 * world.length[w];
       // a vehicle moving away makes room as it goes; one stopping for a line of its own does not
-      if (vw > MOVING_MPS && heldMg[w] < 0) r += Math.min(MOVING_ROOM_MAX_M, (vw * vw) / (2 * MOVING_ROOM_DECEL));
+      if (vw > MOVING_MPS && heldMg[w] < 0 && heldForPeople[w] === 0) r += Math.min(MOVING_ROOM_MAX_M, (vw * vw) / (2 * MOVING_ROOM_DECEL));
       if (r < room) {
         room = r;
         blocker = w;

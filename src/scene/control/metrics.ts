@@ -75,14 +75,17 @@ export interface JunctionStand {
   npc: number;
   from_s: number;
   seconds: number;
-  /** the rule holding it when it came to a stand (red, yellow, stop_sign, give_way, box), or none: traffic ahead of it */
-  held_by: (typeof HOLD_REASON_NAMES)[number];
+  /** the rule holding it when it came to a stand (red, yellow, stop_sign, give_way, box, crosswalk), queue: behind a
+   * vehicle that such a rule holds, or none: other traffic ahead of it */
+  held_by: (typeof HOLD_REASON_NAMES)[number] | 'queue';
 }
 /** long_stands lists this many; the log keeps at most LONG_LOG of the longest */
 const LONG_TOP = 5;
 const LONG_LOG = 64;
 
 const STAND_SPEED = 0.5;
+/** standHold: behind a vehicle that a rule holds (beyond the HoldReason codes) */
+const HOLD_QUEUE = 255;
 const LONG_STAND_S = 10;
 
 export class JunctionMetrics {
@@ -180,7 +183,7 @@ export class JunctionMetrics {
         if (this.standSteps[s] === 0) {
           this.standFrom[s] = time;
           this.standMg[s] = inn;
-          this.standHold[s] = reason;
+          this.standHold[s] = this.holdOf(s, reason);
           this.standNpc[s] = world.id[s];
         }
         this.standSteps[s]++;
@@ -189,6 +192,15 @@ export class JunctionMetrics {
         if (this.exitFull(world, s, inn)) this.boxSteps++;
       } else this.endStand(s);
     }
+  }
+
+  /** The hold of slot s as it comes to a stand: its rule's, else queue when the vehicle the shield held it back for
+   * is itself held by a rule (the crosswalk give-way included), else none. */
+  private holdOf(s: number, reason: number): number {
+    if (reason !== 0) return reason;
+    const shield = this.rules.engine.shield;
+    const ahead = shield && this.rules.engine.shieldEnabled ? shield.waitingFor[s] : -1;
+    return ahead >= 0 && this.rules.engine.stops.reason[ahead] !== 0 ? HOLD_QUEUE : 0;
   }
 
   /** Slot s no longer stands in a junction: a stand over 10 s goes into the log. */
@@ -210,7 +222,7 @@ export class JunctionMetrics {
     const mg = this.standMg[s];
     const { j, m } = this.rules.index.refs[mg];
     const cj = this.rules.layout.junctions[j];
-    return { junction: cj.junction.id, movement: cj.movements[m].id, npc: this.standNpc[s], from_s: Math.round(this.standFrom[s] * 10) / 10, seconds: Math.round(steps * POLICY_DT * 10) / 10, held_by: HOLD_REASON_NAMES[this.standHold[s]] ?? 'none' };
+    return { junction: cj.junction.id, movement: cj.movements[m].id, npc: this.standNpc[s], from_s: Math.round(this.standFrom[s] * 10) / 10, seconds: Math.round(steps * POLICY_DT * 10) / 10, held_by: this.standHold[s] === HOLD_QUEUE ? 'queue' : HOLD_REASON_NAMES[this.standHold[s]] ?? 'none' };
   }
 
   /** The longest stands over 10 s, ended or still going on. */

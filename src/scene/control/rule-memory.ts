@@ -19,6 +19,9 @@ export class RuleMemory {
   readonly standSince: Float64Array;
   /** since when it has been standing (below QUEUED_MPS; −1 moving) */
   readonly stillSince: Float64Array;
+  /** 1: the crosswalk give-way (src/scene/people/give-way.ts) held it in the last step — a vehicle stopping for a
+   * line of its own, as heldMg says for the rules' lines (the box rule counts no room ahead of it) */
+  readonly heldForPeople: Uint8Array;
 
   constructor(cap: number) {
     this.memoId = new Int32Array(cap).fill(0x7fffffff);
@@ -28,6 +31,7 @@ export class RuleMemory {
     this.heldMg = new Int32Array(cap).fill(-1);
     this.standSince = new Float64Array(cap).fill(-1);
     this.stillSince = new Float64Array(cap).fill(-1);
+    this.heldForPeople = new Uint8Array(cap);
   }
 
   /** Are slot s's memos another vehicle's than `id`? */

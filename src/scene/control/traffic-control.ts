@@ -137,9 +137,10 @@ export class TrafficControl {
 
   /**
    * Before the policy step at simulation time t: signals to t, every NPC's stop line, the figures (the violations
-   * whether the rules run or not).
+   * whether the rules run or not). withMetrics false: the junction figures wait for observeMetrics (the scene calls
+   * it once the crosswalk give-way has added its stops, so that a stand shows the hold that made it).
    */
-  beforeStep(t: number): void {
+  beforeStep(t: number, withMetrics = true): void {
     if (this.enabled) this.rules.update(t);
     else {
       this.engine.stops.clear();
@@ -147,6 +148,11 @@ export class TrafficControl {
     }
     this.walks.update(t);
     this.watch.observe(this.engine.world, t, this.codeOf);
+    if (withMetrics) this.observeMetrics(t);
+  }
+
+  /** The junction figures at time t (after every layer wrote its stops). */
+  observeMetrics(t: number): void {
     if (this.enabled) this.metrics.observe(this.engine.world, t);
   }
 

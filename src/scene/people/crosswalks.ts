@@ -7,7 +7,6 @@
 import type { CrosswalkRecord } from '../../map/traffic-control.js';
 import type { LaneNetwork } from '../../traffic/lanes.js';
 import { obbOverlap } from '../../traffic/obb.js';
-import { PERSON_WIDTH_M } from './person-size.js';
 
 /** lanes are sampled this finely to find where they run through a crosswalk [m] */
 const SAMPLE_M = 0.25;
@@ -36,6 +35,13 @@ export class CrosswalkGeometry {
    * there clear of the lanes, nobody waits at that kerb [m] */
   readonly waitA: Float64Array;
   readonly waitB: Float64Array;
+  /** at each kerb's waiting spot, the range of offsets across the axis (walkers' lat) clear of the lanes as the
+   * spot's axis point is: people wait within it (on FMTC one waiting at the crosswalk's edge, 2.4 m from a turning
+   * lane's centre, was struck) [m] */
+  readonly waitLatLoA: Float64Array;
+  readonly waitLatHiA: Float64Array;
+  readonly waitLatLoB: Float64Array;
+  readonly waitLatHiB: Float64Array;
   /** per lane: its crossings are rows crossFirst[lane] … crossFirst[lane + 1] − 1 */
   readonly crossFirst: Int32Array;
   /** per crossing row: the crosswalk; where a body on the lane (BODY_HALF_LENGTH_M, BODY_HALF_WIDTH_M) has its front
@@ -55,6 +61,8 @@ export class CrosswalkGeometry {
     this.ux = new Float64Array(n); this.uy = new Float64Array(n);
     this.length = new Float64Array(n); this.halfWidth = new Float64Array(n);
     this.waitA = new Float64Array(n); this.waitB = new Float64Array(n);
+    this.waitLatLoA = new Float64Array(n); this.waitLatHiA = new Float64Array(n);
+    this.waitLatLoB = new Float64Array(n); this.waitLatHiB = new Float64Array(n);
     records.forEach((r, c) => {
       const dx = r.b.x - r.a.x, dy = r.b.y - r.a.y;
       const len = Math.hypot(dx, dy);
@@ -63,9 +71,15 @@ export class CrosswalkGeometry {
       this.ux[c] = dx / len; this.uy[c] = dy / len;
       this.length[c] = len;
       this.halfWidth[c] = 0.5 * r.width;
-      const room = waitRoom(this.halfWidth[c]);
-      this.waitA[c] = waitBack(lanes, r.a.x, r.a.y, -dx / len, -dy / len, room);
-      this.waitB[c] = waitBack(lanes, r.b.x, r.b.y, dx / len, dy / len, room);
+      this.waitA[c] = waitBack(lanes, r.a.x, r.a.y, -dx / len, -dy / len);
+      this.waitB[c] = waitBack(lanes, r.b.x, r.b.y, dx / len, dy / len);
+      const ux = dx / len, uy = dy / len, hw = 0.5 * r.width;
+      const ax = r.a.x - this.waitA[c] * ux, ay = r.a.y - this.waitA[c] * uy;
+      const bx = r.b.x + this.waitB[c] * ux, by = r.b.y + this.waitB[c] * uy;
+      this.waitLatLoA[c] = -clearAcross(lanes, ax, ay, uy, -ux, hw);
+      this.waitLatHiA[c] = clearAcross(lanes, ax, ay, -uy, ux, hw);
+      this.waitLatLoB[c] = -clearAcross(lanes, bx, by, uy, -ux, hw);
+      this.waitLatHiB[c] = clearAcross(lanes, bx, by, -uy, ux, hw);
     });
     const rows: Array<{ lane: number; cw: number; sIn: number; sOut: number; uLo: number; uHi: number }> = [];
     const L = lanes.lanes;
@@ -150,25 +164,28 @@ export class CrosswalkGeometry {
   }
 }
 
-/** How far either side of a crosswalk's axis people stand and walk (within its stripes, half a person and 0.2 m in) [m]. */
-export function waitRoom(halfWidth: number): number {
-  return Math.max(halfWidth - 0.5 * PERSON_WIDTH_M - 0.2, 0);
+/**
+ * How far from a waiting spot (x, y), going (dx, dy) across the axis, people may stand clear of the lanes, up to
+ * `max` [m] (0 when the spot itself is not: NaN spots have nobody).
+ */
+function clearAcross(lanes: LaneNetwork, x: number, y: number, dx: number, dy: number, max: number): number {
+  if (Number.isNaN(x)) return 0;
+  let ok = 0;
+  for (let off = WAIT_STEP_M; off <= max + 1e-9; off += WAIT_STEP_M) {
+    if (lanes.locate(x + off * dx, y + off * dy, undefined, WAIT_CLEAR_M)) break;
+    ok = off;
+  }
+  return ok;
 }
 
 /**
- * How far back from a kerb end (x, y), going (ux, uy) away from the crossing, people wait clear of the lanes, all
- * across the `room` either side of the axis where they stand (checked at the axis only, people waiting 1.5 m to one
- * side stood 2.5 m from a turn's centre line on FMTC and were struck) [m]; NaN when no spot up to WAIT_MAX_M is (a
- * crosswalk ending on a traffic island or beside a slip lane): nobody waits at that kerb — people only arrive at the
- * other one, and those crossing to it leave as they step off.
+ * How far back from a kerb end (x, y), going (ux, uy) away from the crossing, a person waits clear of the lanes [m];
+ * NaN when no spot up to WAIT_MAX_M is (a crosswalk ending on a traffic island or beside a slip lane): nobody waits
+ * at that kerb — people only arrive at the other one, and those crossing to it leave as they step off.
  */
-function waitBack(lanes: LaneNetwork, x: number, y: number, ux: number, uy: number, room: number): number {
-  const clear = (px: number, py: number) => !lanes.locate(px, py, undefined, WAIT_CLEAR_M);
+function waitBack(lanes: LaneNetwork, x: number, y: number, ux: number, uy: number): number {
   for (let back = WAIT_MIN_M; back <= WAIT_MAX_M + 1e-9; back += WAIT_STEP_M) {
-    const cx = x + back * ux, cy = y + back * uy;
-    let ok = true;
-    for (let k = -2; k <= 2 && ok; k++) ok = clear(cx - 0.5 * k * room * uy, cy + 0.5 * k * room * ux);
-    if (ok) return back;
+    if (!lanes.locate(x + back * ux, y + back * uy, undefined, WAIT_CLEAR_M)) return back;
   }
   return NaN;
 }

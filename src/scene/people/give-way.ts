@@ -10,9 +10,13 @@
  * and who would be there as soon. A vehicle that could only obey by braking harder than COMMIT_DECEL
  * (for a waiting person) or HARD_DECEL (for one on the crosswalk) is not held, unless it was already stopping
  * for that crosswalk; one whose front is already on the stripes clears them (a person on them waits) unless it is
- * slower than CREEP_HOLD_MPS with a person crossing in its path: it then stands where it is.
+ * slower than CREEP_HOLD_MPS with a person crossing in its path: it then stands where it is. Before a junction
+ * (junctions joined by a road that holds no queue of two count as one) it waits at its line unless the crosswalks on
+ * and just past its lanes through it stay clear BOX_EXTRA_S longer than it needs, so it never stands inside for people;
+ * people let an NPC committed to a junction out first (markComing), and one that has waited IMPATIENT_S claims its turn.
  */
 import type { TrafficEngine } from '../../traffic/engine.js';
+import { POLICY_DT } from '../../traffic/engine.js';
 import { MAX_PLAN } from '../../traffic/predict.js';
 import { HoldReason, STOP_MARGIN_M } from '../../traffic/stops.js';
 import { AgentKind } from '../../traffic/world.js';
@@ -24,12 +28,26 @@ import { GAP, Phase, PERSON_WIDTH_M, type Walkers } from './walkers.js';
 export const CONFLICT_PAD_M = 1;
 /** an NPC before a junction waits there unless the crosswalk at its exit stays clear this much longer than it needs [s] */
 const BOX_EXTRA_S = 4;
-/** people do not start while an NPC inside a junction has a crosswalk within this of its front on its planned lanes [m] */
+/** people do not start while an NPC inside a junction has a crosswalk within this of its front on its planned lanes,
+ * or on them before it is this far past the junction's exit (J6 on FMTC is over 40 m across) [m] */
 const IN_BOX_REACH_M = 25;
+const PAST_EXIT_M = 10;
+/** an NPC that has stood this long at a junction's entry for people on the crosswalks past it claims its turn: people
+ * there wait for it (on FMTC's J6 four crosswalks on one path were never clear at once: queues to J15 stood 90 s+) [s] */
+const IMPATIENT_S = 10;
+/** slower than this an NPC is standing (people do not wait for it) [m/s] */
+const CREEP_MPS = 0.3;
 /** an NPC whose front is on the stripes and slower than this stands where it is for a person in its path [m/s] */
 const CREEP_HOLD_MPS = 2;
 /** vehicles stop with their front this far before the stripes (plus the governor's STOP_MARGIN_M) [m] */
 const LINE_BACK_M = 1;
+
+/** a road between two junctions shorter than this holds no queue of two vehicles of this half length standing at the
+ * second one's line (1 m apart): the two junctions are one box for the crosswalks (FMTC's J7 into J6, 5.7 m; J4 into
+ * J3, where two movements of J4 merge onto a 10 m road and the second of two NPCs stopping at J3's line stood in J4) [m] */
+function linkFit(half: number): number {
+  return 2 * (2 * half) + 1 + STOP_MARGIN_M + LINE_BACK_M;
+}
 
 /** Nothing in the way (0), a person waiting to step on (1), a person on the crosswalk in the path (2). */
 export const Occupied = { None: 0, Waiting: 1, Crossing: 2 } as const;
@@ -75,27 +93,35 @@ export function occupiedFor(walkers: Walkers, c: number, uLo: number, uHi: numbe
 export class CrosswalkGiveWay {
   /** the rule runs (tests switch it off to see the figures count) */
   enabled = true;
+  /** per slot, when given (the junction rules' RuleMemory.heldForPeople): 1 while this rule holds it, so that the box
+   * rule counts no room ahead of it (FMTC's J4: an NPC entered behind one about to stop for J3's crosswalk, and stood) */
+  heldMark: Uint8Array | null = null;
   /** NPC-steps held before a crosswalk for people (the rule's stop was the nearest) */
   heldSteps = 0;
   /** per slot: the crosswalk it is stopping for (−1 none), and the NPC id that holds the slot */
   private readonly heldCw: Int32Array;
   private readonly heldId: Int32Array;
+  /** per slot: steps it has stood at a junction's entry held for a crosswalk past it (see IMPATIENT_S) */
+  private readonly boxWait: Int32Array;
 
   constructor(private readonly geo: CrosswalkGeometry, private readonly walkers: Walkers, private readonly engine: TrafficEngine) {
     const cap = engine.world.capacity;
     this.heldCw = new Int32Array(cap).fill(-1);
     this.heldId = new Int32Array(cap).fill(-1);
+    this.boxWait = new Int32Array(cap);
   }
 
   reset(): void {
     this.heldSteps = 0;
     this.heldCw.fill(-1);
     this.heldId.fill(-1);
+    this.boxWait.fill(0);
   }
 
   /** Adds each NPC's crosswalk stop to the engine's stops (after the junction rules wrote theirs). */
   apply(): void {
     const geo = this.geo;
+    this.clearMarks();
     if (!this.enabled || geo.count === 0) return;
     const engine = this.engine;
     const world = engine.world;
@@ -108,6 +134,7 @@ export class CrosswalkGiveWay {
       if (this.heldId[s] !== world.id[s]) {
         this.heldId[s] = world.id[s];
         this.heldCw[s] = -1;
+        this.boxWait[s] = 0;
       }
       const n = planCount[s];
       if (n === 0) {
@@ -122,14 +149,30 @@ export class CrosswalkGiveWay {
       let bestLine = Infinity;
       let bestCw = -1;
       let d = -planS[s];
-      // the junction ahead (its internal lanes) when the NPC is not in one: where it enters and leaves it
+      // the junction ahead (its internal lanes): where it enters and leaves it — with the junctions after it that a
+      // road too short to hold the NPC joins to it (FMTC's J7 into J6), one box; for an NPC in a junction, the next
+      // one, when the road from the one it is in can hold it (else it is committed through both: no box)
       let boxIn = NaN, boxOut = NaN;
       const inBox = lanes[planLanes[s * MAX_PLAN]].internal;
-      for (let k = 0; k < n && d - half < look; k++) {
+      const fit = linkFit(half);
+      let own = inBox, ownOut = NaN, noBox = false;
+      // past `look` too while in the junctions of a box whose entry is within it, and up to a vehicle's room past its
+      // exit: whether it may enter is decided before the entry, for the crosswalks on and just past its lanes (FMTC's
+      // J7 into J6, whose lanes cross a crosswalk 40 m on)
+      const inChainLook = (dd: number): boolean => !Number.isNaN(boxIn) && (Number.isNaN(boxOut) || dd < boxOut + fit);
+      for (let k = 0; k < n && (d - half < look || inChainLook(d)); k++) {
         const lane = planLanes[s * MAX_PLAN + k];
-        if (!inBox && lanes[lane].internal && Number.isNaN(boxOut)) {
-          if (Number.isNaN(boxIn)) boxIn = d;
-        } else if (!Number.isNaN(boxIn) && Number.isNaN(boxOut)) boxOut = d;
+        const internal = lanes[lane].internal;
+        if (own && !internal) {
+          own = false;
+          ownOut = d;
+        }
+        if (!own && internal) {
+          if (Number.isNaN(boxIn) && !noBox) {
+            if (inBox && d - ownOut < fit) noBox = true;
+            else boxIn = d;
+          } else if (!Number.isNaN(boxOut) && d - boxOut < fit) boxOut = NaN;
+        } else if (!own && !Number.isNaN(boxIn) && Number.isNaN(boxOut)) boxOut = d;
         for (let r = crossFirst[lane]; r < crossFirst[lane + 1]; r++) {
           const dIn = d + crossSIn[r];
           const dFront = dIn - half;
@@ -146,7 +189,7 @@ export class CrosswalkGiveWay {
             }
             continue;
           }
-          if (dFront > look || dIn - LINE_BACK_M >= bestLine) continue;
+          if ((dFront > look && !inChainLook(dIn)) || dIn - LINE_BACK_M >= bestLine) continue;
           // clear of the crosswalk: its whole length past the far side of the stripes, speeding up at GO_ACCEL
           const dClear = Math.max(dFront, 0) + (crossSOut[r] - crossSIn[r]) + 2 * half;
           const clearS = (Math.sqrt(v * v + 2 * GO_ACCEL * dClear) - v) / GO_ACCEL;
@@ -156,7 +199,7 @@ export class CrosswalkGiveWay {
             // longer (it may slow for the turn or the traffic in it, and then stand in the junction for the people)
             if (Number.isNaN(boxIn) || dIn - LINE_BACK_M - STOP_MARGIN_M - 2 * half >= (Number.isNaN(boxOut) ? d + lanes[lane].length : boxOut)) continue;
             const needBox = (v * v) / (2 * Math.max(boxIn - half - STOP_MARGIN_M, 0.05));
-            if (boxIn - half - STOP_MARGIN_M <= 0 || (needBox > COMMIT_DECEL && this.heldCw[s] !== c)) continue;
+            if (boxIn - half <= 0 || (needBox > COMMIT_DECEL && this.heldCw[s] !== c)) continue;
             if (occupiedFor(this.walkers, c, crossULo[r], crossUHi[r], reach, clearS + BOX_EXTRA_S) === Occupied.None) continue;
             if (boxIn >= bestLine) continue;
             bestLine = boxIn;
@@ -169,7 +212,7 @@ export class CrosswalkGiveWay {
           // standing there would leave its rear in the junction: it waits before the junction instead, where it
           // can stop comfortably (a vehicle standing in a junction for people past its exit blocks the crossing traffic)
           const boxEnd = Number.isNaN(boxOut) ? d + lanes[lane].length : boxOut;
-          if (!Number.isNaN(boxIn) && line - STOP_MARGIN_M - 2 * half < boxEnd && boxIn - half - STOP_MARGIN_M > 0) {
+          if (!Number.isNaN(boxIn) && line - STOP_MARGIN_M - 2 * half < boxEnd && boxIn - half > 0) {
             const needBox = (v * v) / (2 * Math.max(boxIn - half - STOP_MARGIN_M, 0.05));
             if (needBox <= COMMIT_DECEL || this.heldCw[s] === c) line = Math.min(line, boxIn);
           }
@@ -180,11 +223,20 @@ export class CrosswalkGiveWay {
         d += lanes[lane].length;
       }
       this.heldCw[s] = bestCw;
+      // standing at a junction's entry for a crosswalk past it (the box's line is its stop)
+      if (bestCw >= 0 && bestLine === boxIn && bestLine < stops.line[s] && v < CREEP_MPS) this.boxWait[s]++;
+      else this.boxWait[s] = 0;
+      if (this.heldMark) this.heldMark[s] = bestCw >= 0 && bestLine < stops.line[s] ? 1 : 0;
       if (bestCw >= 0 && bestLine < stops.line[s]) {
         stops.set(s, bestLine, COMFORT_DECEL, HoldReason.Crosswalk, -1);
         this.heldSteps++;
       }
     }
+  }
+
+  /** Nobody held for people (the rule did not run this step). */
+  clearMarks(): void {
+    if (this.heldMark) this.heldMark.fill(0);
   }
 
   /**
@@ -210,19 +262,41 @@ export class CrosswalkGiveWay {
       // one inside a junction, however slow, has the crosswalks at its exit: people let it out first (else, on a
       // long crosswalk with a steady stream of people, it stands in the junction and blocks the crossing traffic)
       const inBox = lanes[planLanes[s * MAX_PLAN]].internal;
-      if (v < 0.3 && !inBox) continue;
+      // one that has stood at a junction's entry for a crosswalk past it IMPATIENT_S claims its turn: the people
+      // there let it go next (those on the crosswalks walk on; once they are off, it goes)
+      const impatient = this.boxWait[s] > IMPATIENT_S / POLICY_DT;
+      if (v < CREEP_MPS && !inBox && !impatient) continue;
       const half = 0.5 * world.length[s];
       const gapReach = v < 0.3 ? -Infinity : (v * v) / (2 * GAP.decel) + v * GAP.reactionS + GAP.spareM;
-      const reach = Math.max(gapReach, inBox ? IN_BOX_REACH_M : 0);
+      let reach = Math.max(gapReach, inBox ? IN_BOX_REACH_M : 0);
       let d = -planS[s];
-      for (let k = 0; k < n && d - half < reach; k++) {
+      // one in a junction, or too close to stop before the next one at COMMIT_DECEL (the give-way does not hold it
+      // there either), is committed to that junction's exit: people let it out across the whole junction, however
+      // wide, and across the next one too when the road between cannot hold it
+      let inChain = inBox, seenBox = inBox, exitD = NaN;
+      const fit = linkFit(half);
+      for (let k = 0; k < n; k++) {
         const lane = planLanes[s * MAX_PLAN + k];
+        const internal = lanes[lane].internal;
+        if (!inChain && internal) {
+          if (!seenBox) {
+            seenBox = true;
+            const room = d - half - STOP_MARGIN_M;
+            if (impatient || room <= 0 || (v * v) / (2 * room) > COMMIT_DECEL) inChain = true;
+          } else if (d - exitD < fit) inChain = true;
+        }
+        if (inChain && !internal) {
+          inChain = false;
+          exitD = d;
+          reach = Math.max(reach, d + half + PAST_EXIT_M);
+        }
+        if (!inChain && d - half >= reach) break;
         for (let r = crossFirst[lane]; r < crossFirst[lane + 1]; r++) {
           const dFront = d + crossSIn[r] - half;
           // on it already (its body not yet off the far side), or coming within reach
           // 1: too close to stop for a person (who may still be let go: NPCs that can stop do); 2: let out of the
           // junction first (the people there are not let go either, else the NPC would wait for them and they for it)
-          if (dFront <= reach && d + crossSOut[r] + half > 0) coming[crossCw[r]] = Math.max(coming[crossCw[r]], dFront <= gapReach ? 1 : 2);
+          if ((dFront <= reach || inChain) && d + crossSOut[r] + half > 0) coming[crossCw[r]] = Math.max(coming[crossCw[r]], dFront <= gapReach ? 1 : 2);
         }
         d += lanes[lane].length;
       }

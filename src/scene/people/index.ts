@@ -72,6 +72,7 @@ export class ScenePeople {
     this.walkers.step(t, dt, this.walk, this.engine.world);
     // nobody out: no NPC has anyone to give way to
     if (rules && this.walkers.span > 0) this.giveWay.apply();
+    else this.giveWay.clearMarks();
   }
 
   /** After the engine's step: the figures. */

@@ -14,13 +14,13 @@ import { obbOverlap } from '../../traffic/obb.js';
 import { PERSON_ID_BASE } from '../../traffic/object-kind.js';
 import { AgentKind, type World } from '../../traffic/world.js';
 import { SeededRandom } from '../../util/random.js';
-import { waitRoom, type CrosswalkGeometry } from './crosswalks.js';
+import type { CrosswalkGeometry } from './crosswalks.js';
 import { drawWalkingSpeed } from './walking-speed.js';
 import { WalkCode, walkCode, type WalkCodeId, type WalkStateSource } from './walk-state.js';
 
-import { PERSON_DEPTH_M, PERSON_WIDTH_M } from './person-size.js';
-
-export { PERSON_DEPTH_M, PERSON_WIDTH_M } from './person-size.js';
+/** A person's box at real size: the Euro NCAP EPTa adult target's 0.5 m shoulder width, and 0.3 m deep (torso) [m] */
+export const PERSON_WIDTH_M = 0.5;
+export const PERSON_DEPTH_M = 0.3;
 
 export const Phase = { Away: 0, Waiting: 1, Crossing: 2 } as const;
 
@@ -175,8 +175,9 @@ export class Walkers {
       if (this.lookForVehicles && this.bodyAhead(i, next, world)) continue;
       this.u[i] = next;
       this.speed[i] = this.walkSpeed[i];
-      // off at the far kerb's waiting spot, or as they step off where there is none (crosswalks.ts)
-      const end = this.dir[i] > 0 ? geo.length[c] + (geo.waitB[c] || 0) : -(geo.waitA[c] || 0);
+      // off as they step off the stripes at the far kerb (walking on along the axis to the waiting spot there would
+      // cross ground near the lanes that no NPC gives way on: FMTC seed 4, a person 3.7 m past the stripes struck)
+      const end = this.dir[i] > 0 ? geo.length[c] : 0;
       if (this.dir[i] * (next - end) >= 0) this.leave(i, t);
     }
     // arrivals below the target can come any step: the span keeps them; above it, only the people still out
@@ -220,11 +221,14 @@ export class Walkers {
       this.at[i] = t + AWAY_MIN_S + this.rng.next() * AWAY_SPREAD_S;
       return;
     }
-    const room = waitRoom(geo.halfWidth[c]);
+    // across the crosswalk's width, within the part of the waiting spot clear of the lanes (crosswalks.ts)
+    const room = Math.max(geo.halfWidth[c] - 0.5 * PERSON_WIDTH_M - 0.2, 0);
+    const lo = Math.max(-room, dir > 0 ? geo.waitLatLoA[c] : geo.waitLatLoB[c]);
+    const hi = Math.min(room, dir > 0 ? geo.waitLatHiA[c] : geo.waitLatHiB[c]);
     this.cw[i] = c;
     this.dir[i] = dir;
     this.u[i] = this.prevU[i] = dir > 0 ? -geo.waitA[c] : geo.length[c] + geo.waitB[c];
-    this.lat[i] = (2 * this.rng.next() - 1) * room;
+    this.lat[i] = lo + this.rng.next() * Math.max(hi - lo, 0);
     this.walkSpeed[i] = drawWalkingSpeed(this.rng);
     this.id[i] = PERSON_ID_BASE + this.nextId++;
     this.at[i] = t;
