@@ -6,12 +6,11 @@
  * and people who started to cross while their signal showed don't-walk or flashing.
  * Observed once per policy step, after the engine's step; no allocation per step.
  */
-import { obbOverlap } from '../../traffic/obb.js';
 import { AgentKind, type World } from '../../traffic/world.js';
 import type { CrosswalkGeometry } from './crosswalks.js';
 import { conflictReach } from './give-way.js';
 import type { WalkStateSource } from './walk-state.js';
-import { Phase, PERSON_DEPTH_M, PERSON_WIDTH_M, type Walkers } from './walkers.js';
+import { Phase, vehicleOnPerson, type Walkers } from './walkers.js';
 
 /** a vehicle slower than this does not strike anyone (people walk past standing vehicles) [m/s] */
 export const STRIKE_MPS = 0.3;
@@ -83,23 +82,10 @@ export class PeopleWatch {
     this.entries(world, walkers);
   }
 
-  /** 1 when an NPC's box overlaps person i's, 2 an ego's, else 0. */
+  /** 1 when an NPC's box overlaps person i's, 2 an ego's, else 0 (a person brushing past a standing vehicle is not struck by it). */
   private strikeOf(i: number, world: World, walkers: Walkers): number {
-    const px = walkers.x(i), py = walkers.y(i), yaw = walkers.yaw(i);
-    for (let s = 0; s < world.count; s++) {
-      if (!world.present[s]) continue;
-      const k = world.kind[s];
-      if (k !== AgentKind.Controlled && k !== AgentKind.External) continue;
-      // a person brushing past a standing vehicle is not struck by it
-      if (world.speed(s) < STRIKE_MPS) continue;
-      const dx = world.x[s] - px, dy = world.y[s] - py;
-      const r = 0.5 * (world.length[s] + world.width[s]) + 1;
-      if (dx * dx + dy * dy > r * r) continue;
-      if (obbOverlap(px, py, yaw, 0.5 * PERSON_DEPTH_M, 0.5 * PERSON_WIDTH_M, world.x[s], world.y[s], world.yaw[s], 0.5 * world.length[s], 0.5 * world.width[s])) {
-        return k === AgentKind.Controlled ? 1 : 2;
-      }
-    }
-    return 0;
+    const s = vehicleOnPerson(world, walkers.x(i), walkers.y(i), walkers.yaw(i), 0, STRIKE_MPS);
+    return s < 0 ? 0 : world.kind[s] === AgentKind.Controlled ? 1 : 2;
   }
 
   /** NPC fronts newly on a crosswalk, counted when a person on it is in their path. */

@@ -301,23 +301,31 @@ export class Walkers {
     const geo = this.geo;
     const px = geo.ax[c] + next * geo.ux[c] - this.lat[i] * geo.uy[c];
     const py = geo.ay[c] + next * geo.uy[c] + this.lat[i] * geo.ux[c];
-    const yaw = this.yaw(i);
-    for (let s = 0; s < world.count; s++) {
-      if (!world.present[s]) continue;
-      const k = world.kind[s];
-      if (k !== AgentKind.Controlled && k !== AgentKind.External) continue;
-      // a standing vehicle they walk past (one held for them would otherwise wait for them for ever)
-      if (world.speed(s) < CREEP_MPS) continue;
-      const dx = world.x[s] - px, dy = world.y[s] - py;
-      const r = 0.5 * (world.length[s] + world.width[s]) + 1;
-      if (dx * dx + dy * dy > r * r) continue;
-      if (obbOverlap(px, py, yaw, 0.5 * PERSON_DEPTH_M + BODY_CLEAR_M, 0.5 * PERSON_WIDTH_M + BODY_CLEAR_M, world.x[s], world.y[s], world.yaw[s], 0.5 * world.length[s], 0.5 * world.width[s])) return true;
-    }
-    return false;
+    // a standing vehicle they walk past (one held for them would otherwise wait for them for ever)
+    return vehicleOnPerson(world, px, py, this.yaw(i), BODY_CLEAR_M, CREEP_MPS) >= 0;
   }
 
   /** The walk state code a person started on (for the figures). */
   startedOn(i: number): WalkCodeId {
     return this.startCode[i] as WalkCodeId;
   }
+}
+
+/**
+ * The first vehicle (NPC or ego) moving at `minSpeed` or more whose body overlaps a person's box at (px, py, yaw)
+ * grown by `pad` on every side: its slot, or −1. The walkers' look (pad: the clearance they keep) and the strike
+ * figure (pad 0) ask the same question.
+ */
+export function vehicleOnPerson(world: World, px: number, py: number, yaw: number, pad: number, minSpeed: number): number {
+  for (let s = 0; s < world.count; s++) {
+    if (!world.present[s]) continue;
+    const k = world.kind[s];
+    if (k !== AgentKind.Controlled && k !== AgentKind.External) continue;
+    if (world.speed(s) < minSpeed) continue;
+    const dx = world.x[s] - px, dy = world.y[s] - py;
+    const r = 0.5 * (world.length[s] + world.width[s]) + 1 + pad;
+    if (dx * dx + dy * dy > r * r) continue;
+    if (obbOverlap(px, py, yaw, 0.5 * PERSON_DEPTH_M + pad, 0.5 * PERSON_WIDTH_M + pad, world.x[s], world.y[s], world.yaw[s], 0.5 * world.length[s], 0.5 * world.width[s])) return s;
+  }
+  return -1;
 }
