@@ -8,16 +8,20 @@ import { ConflictKind } from '../../map/junctions.js';
 import type { TrafficEngine } from '../../traffic/engine.js';
 import type { LaneNetwork } from '../../traffic/lanes.js';
 import { MAX_PLAN } from '../../traffic/predict.js';
-import type { World } from '../../traffic/world.js';
+import { STOP_MARGIN_M } from '../../traffic/stops.js';
+import { AgentKind, type World } from '../../traffic/world.js';
 import type { SignalController } from './controller.js';
 import type { MovementIndex } from './movement-index.js';
 import { GREEN, GREEN_YIELD, OFF, type MovementSignals } from './movement-signals.js';
 import { speedLimitOf, timeToCover, type RightOfWay } from './right-of-way.js';
 import type { RuleMemory } from './rule-memory.js';
 import {
-  BOX_GAP_M, GO_ACCEL, GREEN_MARGIN_S, LINK_GAP_M, MERGE_RESERVE_M, MOVING_MPS, MOVING_ROOM_DECEL, MOVING_ROOM_MAX_M, QUEUE_HEADWAY_S, QUEUE_SPEED, QUEUED_MPS,
+  BOX_GAP_M, GO_ACCEL, GREEN_MARGIN_S, IMPATIENT_DECEL, IMPATIENT_S, LINK_GAP_M, MERGE_RESERVE_M, MOVING_MPS, MOVING_ROOM_DECEL, MOVING_ROOM_MAX_M, QUEUE_HEADWAY_S, QUEUE_SPEED, QUEUED_MPS,
 } from './rule-params.js';
 import type { VehiclePlaces } from './vehicle-places.js';
+
+/** a vehicle whose front is this close to its line stands at it [m] */
+const AT_LINE_M = 1.5;
 
 export class ExitRoom {
   constructor(
@@ -117,8 +121,13 @@ export class ExitRoom {
       }
     }
     // vehicles in the junction bound for the same exit (its lane, or a path merging into ours) take their room first,
-    // and so do those about to enter a merging path that this NPC gives way to
+    // and so do those about to enter a merging path that this NPC gives way to — unless it has stood at its line so
+    // long that it takes a gap they can stop for (right-of-way.ts's impatience) — and those that have stood that long
+    // at the line of a movement that gives way to this one (the stream with priority lets them in: on FMTC's J15 the
+    // minor road stood 180 s while every gap in the queue towards J4, held for people, went to the main road)
     const n = cj.movements.length;
+    const unsignalled = (cj.control !== 'signal' || this.signals.code[mg] === 0 || this.signals.code[mg] === OFF) && cj.control !== 'all_way_stop';
+    const impatient = unsignalled && this.impatientAt(world, s, mg);
     let reserved = 0;
     for (let k = 0; k < n; k++) {
       const kg = index.base[j] + k;
@@ -132,12 +141,32 @@ export class ExitRoom {
       if (merging && cj.yields[m * n + k] === 1) {
         for (const w of approachers[kg]) {
           if (w === s || heldMg[w] === kg) continue;
+          if (impatient && world.kind[w] === AgentKind.Controlled && this.canStopGently(world, w)) continue;
           if (apD[w] - 0.5 * world.length[w] < MERGE_RESERVE_M) reserved += world.length[w] + LINK_GAP_M;
+        }
+      }
+      if (unsignalled && k !== m && cj.yields[k * n + m] === 1) {
+        for (const w of approachers[kg]) {
+          if (w !== s && heldMg[w] === kg && world.kind[w] === AgentKind.Controlled && this.impatientAt(world, w, kg)) reserved += world.length[w] + LINK_GAP_M;
         }
       }
     }
     room -= reserved;
     return room < need ? blocker : -2;
+  }
+
+  /** Has vehicle w stood at the line of movement mg (its front within AT_LINE_M of it) longer than IMPATIENT_S? */
+  private impatientAt(world: World, w: number, mg: number): boolean {
+    const memory = this.memory;
+    if (this.places.apMg[w] !== mg || memory.stillSince[w] < 0 || memory.time - memory.stillSince[w] <= IMPATIENT_S) return false;
+    return this.places.apD[w] - 0.5 * world.length[w] - STOP_MARGIN_M < AT_LINE_M;
+  }
+
+  /** Can vehicle w stop before the line it approaches at IMPATIENT_DECEL or less (as right-of-way.ts asks)? */
+  private canStopGently(world: World, w: number): boolean {
+    const v = world.speed(w);
+    const dFront = this.places.apD[w] - 0.5 * world.length[w] - STOP_MARGIN_M;
+    return dFront > 0 && v * v <= 2 * IMPATIENT_DECEL * dFront;
   }
 
   /** The lane slot s plans to take after `lane` (its plan, else the straightest). */
