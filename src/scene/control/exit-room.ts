@@ -147,7 +147,9 @@ export class ExitRoom {
       }
       if (unsignalled && k !== m && cj.yields[k * n + m] === 1) {
         for (const w of approachers[kg]) {
-          if (w !== s && heldMg[w] === kg && world.kind[w] === AgentKind.Controlled && this.impatientAt(world, w, kg)) reserved += world.length[w] + LINK_GAP_M;
+          // (held there and not yet impatient: it waits; once it goes, it is on its way in, however slowly it starts)
+          if (w === s || world.kind[w] !== AgentKind.Controlled || !this.atLine(world, w, kg)) continue;
+          if (heldMg[w] !== kg || this.impatientAt(world, w, kg)) reserved += world.length[w] + LINK_GAP_M;
         }
       }
     }
@@ -155,11 +157,15 @@ export class ExitRoom {
     return room < need ? blocker : -2;
   }
 
-  /** Has vehicle w stood at the line of movement mg (its front within AT_LINE_M of it) longer than IMPATIENT_S? */
+  /** Is vehicle w's front within AT_LINE_M of the line of movement mg, which it approaches? */
+  private atLine(world: World, w: number, mg: number): boolean {
+    return this.places.apMg[w] === mg && this.places.apD[w] - 0.5 * world.length[w] - STOP_MARGIN_M < AT_LINE_M;
+  }
+
+  /** Has vehicle w stood at the line of movement mg longer than IMPATIENT_S? */
   private impatientAt(world: World, w: number, mg: number): boolean {
     const memory = this.memory;
-    if (this.places.apMg[w] !== mg || memory.stillSince[w] < 0 || memory.time - memory.stillSince[w] <= IMPATIENT_S) return false;
-    return this.places.apD[w] - 0.5 * world.length[w] - STOP_MARGIN_M < AT_LINE_M;
+    return this.atLine(world, w, mg) && memory.stillSince[w] >= 0 && memory.time - memory.stillSince[w] > IMPATIENT_S;
   }
 
   /** Can vehicle w stop before the line it approaches at IMPATIENT_DECEL or less (as right-of-way.ts asks)? */
