@@ -87,6 +87,18 @@ export class ExitRoom {
     // it gets there): the road between holds what is on it now and, after them, this NPC, or it waits here; where
     // that road cannot hold it at all, it goes only when it can pass the next line on green with the road clear
     if (next >= 0) {
+      // … and those in this junction bound for the same exit lane, who will be on that road first (FMTC's J7 into J6,
+      // 5.7 m: an NPC went in as the one ahead, still in J7, was stopping at J6's line, and stood in J7 behind it)
+      let bound = false;
+      for (let k = 0; k < cj.movements.length && !bound; k++) {
+        const kg = index.base[j] + k;
+        if (cj.movements[k].exit.lane !== exitLane) continue;
+        for (const w of occupants[kg]) {
+          if (w === s || inMg[w] !== kg || inA[w] - 0.5 * world.length[w] >= index.clear[kg]) continue;
+          bound = true;
+          if (world.speed(w) < QUEUED_MPS || heldMg[w] >= 0 || heldForPeople[w] === 1) linkHeld = true;
+        }
+      }
       const nj = index.junctionOf(next);
       const nc = this.signals.code[next];
       const signal = nj.control === 'signal' && nc !== 0 && nc !== OFF;
@@ -111,7 +123,7 @@ export class ExitRoom {
         // long enough, or nothing there to give way to)
         const nextDFront = dFront + clear + between;
         const passable = signal ? greenThrough : this.rightOfWay.giveWay(world, s, index.refs[next].j, nm, nextDFront, v, false, false) === -2;
-        if ((linkUse > 0 || !passable) && free < room) {
+        if ((linkUse > 0 || bound || !passable) && free < room) {
           room = Math.max(0, free);
           blocker = -1;
         }
