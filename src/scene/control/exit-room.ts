@@ -8,16 +8,20 @@ import { ConflictKind } from '../../map/junctions.js';
 import type { TrafficEngine } from '../../traffic/engine.js';
 import type { LaneNetwork } from '../../traffic/lanes.js';
 import { MAX_PLAN } from '../../traffic/predict.js';
-import type { World } from '../../traffic/world.js';
+import { STOP_MARGIN_M } from '../../traffic/stops.js';
+import { AgentKind, type World } from '../../traffic/world.js';
 import type { SignalController } from './controller.js';
 import type { MovementIndex } from './movement-index.js';
 import { GREEN, GREEN_YIELD, OFF, type MovementSignals } from './movement-signals.js';
 import { speedLimitOf, timeToCover, type RightOfWay } from './right-of-way.js';
 import type { RuleMemory } from './rule-memory.js';
 import {
-  BOX_GAP_M, GO_ACCEL, GREEN_MARGIN_S, LINK_GAP_M, MERGE_RESERVE_M, MOVING_MPS, MOVING_ROOM_DECEL, MOVING_ROOM_MAX_M, QUEUE_HEADWAY_S, QUEUE_SPEED, QUEUED_MPS,
+  BOX_GAP_M, GO_ACCEL, GREEN_MARGIN_S, IMPATIENT_DECEL, IMPATIENT_S, LINK_GAP_M, MERGE_RESERVE_M, MOVING_MPS, MOVING_ROOM_DECEL, MOVING_ROOM_MAX_M, QUEUE_HEADWAY_S, QUEUE_SPEED, QUEUED_MPS,
 } from './rule-params.js';
 import type { VehiclePlaces } from './vehicle-places.js';
+
+/** a vehicle whose front is this close to its line stands at it [m] */
+const AT_LINE_M = 1.5;
 
 export class ExitRoom {
   constructor(
@@ -83,6 +87,18 @@ export class ExitRoom {
     // it gets there): the road between holds what is on it now and, after them, this NPC, or it waits here; where
     // that road cannot hold it at all, it goes only when it can pass the next line on green with the road clear
     if (next >= 0) {
+      // … and those in this junction bound for the same exit lane, who will be on that road first (FMTC's J7 into J6,
+      // 5.7 m: an NPC went in as the one ahead, still in J7, was stopping at J6's line, and stood in J7 behind it)
+      let bound = false;
+      for (let k = 0; k < cj.movements.length && !bound; k++) {
+        const kg = index.base[j] + k;
+        if (cj.movements[k].exit.lane !== exitLane) continue;
+        for (const w of occupants[kg]) {
+          if (w === s || inMg[w] !== kg || inA[w] - 0.5 * world.length[w] >= index.clear[kg]) continue;
+          bound = true;
+          if (world.speed(w) < QUEUED_MPS || heldMg[w] >= 0 || heldForPeople[w] === 1) linkHeld = true;
+        }
+      }
       const nj = index.junctionOf(next);
       const nc = this.signals.code[next];
       const signal = nj.control === 'signal' && nc !== 0 && nc !== OFF;
@@ -107,7 +123,7 @@ export class ExitRoom {
         // long enough, or nothing there to give way to)
         const nextDFront = dFront + clear + between;
         const passable = signal ? greenThrough : this.rightOfWay.giveWay(world, s, index.refs[next].j, nm, nextDFront, v, false, false) === -2;
-        if ((linkUse > 0 || !passable) && free < room) {
+        if ((linkUse > 0 || bound || !passable) && free < room) {
           room = Math.max(0, free);
           blocker = -1;
         }
@@ -117,8 +133,13 @@ export class ExitRoom {
       }
     }
     // vehicles in the junction bound for the same exit (its lane, or a path merging into ours) take their room first,
-    // and so do those about to enter a merging path that this NPC gives way to
+    // and so do those about to enter a merging path that this NPC gives way to — unless it has stood at its line so
+    // long that it takes a gap they can stop for (right-of-way.ts's impatience) — and those that have stood that long
+    // at the line of a movement that gives way to this one (the stream with priority lets them in: on FMTC's J15 the
+    // minor road stood 180 s while every gap in the queue towards J4, held for people, went to the main road)
     const n = cj.movements.length;
+    const unsignalled = (cj.control !== 'signal' || this.signals.code[mg] === 0 || this.signals.code[mg] === OFF) && cj.control !== 'all_way_stop';
+    const impatient = unsignalled && this.impatientAt(world, s, mg);
     let reserved = 0;
     for (let k = 0; k < n; k++) {
       const kg = index.base[j] + k;
@@ -132,12 +153,38 @@ export class ExitRoom {
       if (merging && cj.yields[m * n + k] === 1) {
         for (const w of approachers[kg]) {
           if (w === s || heldMg[w] === kg) continue;
+          if (impatient && world.kind[w] === AgentKind.Controlled && this.canStopGently(world, w)) continue;
           if (apD[w] - 0.5 * world.length[w] < MERGE_RESERVE_M) reserved += world.length[w] + LINK_GAP_M;
+        }
+      }
+      if (unsignalled && k !== m && cj.yields[k * n + m] === 1) {
+        for (const w of approachers[kg]) {
+          // (held there and not yet impatient: it waits; once it goes, it is on its way in, however slowly it starts)
+          if (w === s || world.kind[w] !== AgentKind.Controlled || !this.atLine(world, w, kg)) continue;
+          if (heldMg[w] !== kg || this.impatientAt(world, w, kg)) reserved += world.length[w] + LINK_GAP_M;
         }
       }
     }
     room -= reserved;
     return room < need ? blocker : -2;
+  }
+
+  /** Is vehicle w's front within AT_LINE_M of the line of movement mg, which it approaches? */
+  private atLine(world: World, w: number, mg: number): boolean {
+    return this.places.apMg[w] === mg && this.places.apD[w] - 0.5 * world.length[w] - STOP_MARGIN_M < AT_LINE_M;
+  }
+
+  /** Has vehicle w stood at the line of movement mg longer than IMPATIENT_S? */
+  private impatientAt(world: World, w: number, mg: number): boolean {
+    const memory = this.memory;
+    return this.atLine(world, w, mg) && memory.stillSince[w] >= 0 && memory.time - memory.stillSince[w] > IMPATIENT_S;
+  }
+
+  /** Can vehicle w stop before the line it approaches at IMPATIENT_DECEL or less (as right-of-way.ts asks)? */
+  private canStopGently(world: World, w: number): boolean {
+    const v = world.speed(w);
+    const dFront = this.places.apD[w] - 0.5 * world.length[w] - STOP_MARGIN_M;
+    return dFront > 0 && v * v <= 2 * IMPATIENT_DECEL * dFront;
   }
 
   /** The lane slot s plans to take after `lane` (its plan, else the straightest). */

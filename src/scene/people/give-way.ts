@@ -35,6 +35,8 @@ const PAST_EXIT_M = 10;
 /** an NPC that has stood this long at a junction's entry for people on the crosswalks past it claims its turn: people
  * there wait for it (on FMTC's J6 four crosswalks on one path were never clear at once: queues to J15 stood 90 s+) [s] */
 const IMPATIENT_S = 10;
+/** an NPC whose front is this close to a junction's line stands at its entry (see IMPATIENT_S) [m] */
+const AT_ENTRY_M = 1.5;
 /** slower than this an NPC is standing (people do not wait for it) [m/s] */
 const CREEP_MPS = 0.3;
 /** an NPC whose front is on the stripes and slower than this stands where it is for a person in its path [m/s] */
@@ -223,8 +225,13 @@ export class CrosswalkGiveWay {
         d += lanes[lane].length;
       }
       this.heldCw[s] = bestCw;
-      // standing at a junction's entry for a crosswalk past it (the box's line is its stop)
-      if (bestCw >= 0 && bestLine === boxIn && bestLine < stops.line[s] && v < CREEP_MPS) this.boxWait[s]++;
+      // standing at a junction's entry for a crosswalk past it (the box's line is its stop) — and on while the junction
+      // rules hold it at that line in between (the room past the exit, giving way): FMTC's J4 into J3, whose exit
+      // crosswalks walk with J3's green, held an NPC for them on every green and by the box rule on every red, and the
+      // count started afresh at each change (stuck 180 s); so did one crosswalk taking over from another
+      const atEntry = !Number.isNaN(boxIn) && boxIn - half - STOP_MARGIN_M < AT_ENTRY_M;
+      const heldAtEntry = (bestCw >= 0 && bestLine === boxIn) || stops.line[s] <= boxIn + AT_ENTRY_M;
+      if (v < CREEP_MPS && atEntry && heldAtEntry && (bestCw >= 0 || this.boxWait[s] > 0)) this.boxWait[s]++;
       else this.boxWait[s] = 0;
       if (this.heldMark) this.heldMark[s] = bestCw >= 0 && bestLine < stops.line[s] ? 1 : 0;
       if (bestCw >= 0 && bestLine < stops.line[s]) {
@@ -264,7 +271,8 @@ export class CrosswalkGiveWay {
       const inBox = lanes[planLanes[s * MAX_PLAN]].internal;
       // one that has stood at a junction's entry for a crosswalk past it IMPATIENT_S claims its turn: the people
       // there let it go next (those on the crosswalks walk on; once they are off, it goes)
-      const impatient = this.boxWait[s] > IMPATIENT_S / POLICY_DT;
+      // (not while the junction rules hold it at its line this step: the people wait for nothing then)
+      const impatient = this.boxWait[s] > IMPATIENT_S / POLICY_DT && !(engine.stops.line[s] < 0.5 * world.length[s] + STOP_MARGIN_M + AT_ENTRY_M);
       if (v < CREEP_MPS && !inBox && !impatient) continue;
       const half = 0.5 * world.length[s];
       const gapReach = v < 0.3 ? -Infinity : (v * v) / (2 * GAP.decel) + v * GAP.reactionS + GAP.spareM;
