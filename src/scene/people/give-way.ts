@@ -161,8 +161,7 @@ export class CrosswalkGiveWay {
       // past `look` too while in the junctions of a box whose entry is within it, and up to a vehicle's room past its
       // exit: whether it may enter is decided before the entry, for the crosswalks on and just past its lanes (FMTC's
       // J7 into J6, whose lanes cross a crosswalk 40 m on)
-      const inChainLook = (dd: number): boolean => !Number.isNaN(boxIn) && (Number.isNaN(boxOut) || dd < boxOut + fit);
-      for (let k = 0; k < n && (d - half < look || inChainLook(d)); k++) {
+      for (let k = 0; k < n && (d - half < look || inChainLook(d, boxIn, boxOut, fit)); k++) {
         const lane = planLanes[s * MAX_PLAN + k];
         const internal = lanes[lane].internal;
         if (own && !internal) {
@@ -191,7 +190,7 @@ export class CrosswalkGiveWay {
             }
             continue;
           }
-          if ((dFront > look && !inChainLook(dIn)) || dIn - LINE_BACK_M >= bestLine) continue;
+          if ((dFront > look && !inChainLook(dIn, boxIn, boxOut, fit)) || dIn - LINE_BACK_M >= bestLine) continue;
           // clear of the crosswalk: its whole length past the far side of the stripes, speeding up at GO_ACCEL
           const dClear = Math.max(dFront, 0) + (crossSOut[r] - crossSIn[r]) + 2 * half;
           const clearS = (Math.sqrt(v * v + 2 * GO_ACCEL * dClear) - v) / GO_ACCEL;
@@ -310,4 +309,9 @@ export class CrosswalkGiveWay {
       }
     }
   }
+}
+
+/** Is `d` within the look of a box entered at boxIn and left at boxOut (NaN: not yet), and a vehicle's room (fit) past it? */
+function inChainLook(d: number, boxIn: number, boxOut: number, fit: number): boolean {
+  return !Number.isNaN(boxIn) && (Number.isNaN(boxOut) || d < boxOut + fit);
 }
