@@ -116,7 +116,7 @@ describe('contact guard: a car standing in the way', () => {
   });
 
   it('rejects a look-ahead that is not a whole number of steps and braking that is not positive', () => {
-    expect(() => new ContactGuard(2, { horizonSteps: 0.5, decel: 6, marginLon: 0.2, marginLat: 0.1 })).toThrow(/horizonSteps/);
-    expect(() => new ContactGuard(2, { horizonSteps: 10, decel: 0, marginLon: 0.2, marginLat: 0.1 })).toThrow(/decel/);
+    expect(() => new ContactGuard(2, { horizonSteps: 0.5, holdHorizonSteps: 30, decel: 6, marginLon: 0.2, marginLat: 0.1 })).toThrow(/horizonSteps/);
+    expect(() => new ContactGuard(2, { horizonSteps: 10, holdHorizonSteps: 30, decel: 0, marginLon: 0.2, marginLat: 0.1 })).toThrow(/decel/);
   });
 });
