@@ -22,7 +22,10 @@ import { XOrder } from './x-order.js';
 export interface ContactGuardOptions {
   /** how far ahead each pair is rolled on [steps of 0.1 s] */
   readonly horizonSteps: number;
-  /** how far ahead an NPC the guard avoided another with in the last step keeps checking that one [steps, ≥ horizonSteps] */
+  /**
+   * how far ahead an NPC the guard avoided another with in the last step keeps checking that one [steps, ≥
+   * horizonSteps; equal to it: no such hold]
+   */
   readonly holdHorizonSteps: number;
   /** braking of an NPC that would touch another [m/s², > 0] */
   readonly decel: number;
@@ -116,19 +119,23 @@ export class ContactGuard {
       this.byX.add(i, world.x[i]);
     }
     this.byX.sort();
-    // first the NPCs still under way that avoided a vehicle in the last step: they keep avoiding it while the two
-    // would touch before it could stop (the look-ahead plus its time to stop at `decel`)
+    // first the NPCs still under way that avoided a vehicle in the last step: they keep braking for it while the two
+    // would touch before it could stop (the look-ahead plus its time to stop at `decel`), the other going on as it
+    // chose or stopping where it is
+    const hold = Math.min(H, this.options.holdHorizonSteps);
     for (let i = 0; i < world.count; i++) {
       const j = this.heldSlot[i];
       if (j < 0) continue;
       const same = this.heldSelfId[i] === world.id[i] && this.rank[i] >= 0 && this.rank[j] >= 0 && world.id[j] === this.heldId[i];
       this.heldSlot[i] = -1;
-      if (!same || world.speed(i) <= MIN_SPEED || !this.movingNpc(world, i, controls)) continue;
+      if (hold <= hs || !same || world.speed(i) <= MIN_SPEED || !this.movingNpc(world, i, controls)) continue;
       if (Math.cos(world.yaw[i] - world.yaw[j]) > SAME_WAY_COS) continue;
-      const steps = Math.min(H, hs + Math.ceil(world.speed(i) / this.options.decel / STEP_DT));
-      if (this.firstTouch(world, i, j, steps) <= 0) continue;
+      const steps = Math.min(hold, hs + Math.ceil(world.speed(i) / this.options.decel / STEP_DT));
+      // the other rolled on as it chose, going straight on at its speed (held steering turns an NPC coming out of
+      // a bend away too soon), or stopping where it is (its shield may brake it for this one)
+      if (this.firstTouch(world, i, j, steps) <= 0 && !this.touchesStraight(world, i, j, controls, steps) && !this.touchesStanding(world, i, j, controls, steps)) continue;
       this.work.held++;
-      this.avoid(world, i, j, controls, laneSteer, steps);
+      this.avoid(world, i, j, controls, laneSteer, steps, false);
     }
     const span = 2 * reach + 1e-6;
     for (let a = 0; a < n; a++) {
@@ -157,8 +164,8 @@ export class ContactGuard {
           iRuns = ni && dx * this.pc[b] + dy * this.ps[b] > ahead;
           jRuns = nj && -dx * this.pc[c] - dy * this.ps[c] > ahead;
         }
-        if (iRuns) this.avoid(world, i, j, controls, laneSteer, hs);
-        if (jRuns) this.avoid(world, j, i, controls, laneSteer, hs);
+        if (iRuns) this.avoid(world, i, j, controls, laneSteer, hs, true);
+        if (jRuns) this.avoid(world, j, i, controls, laneSteer, hs, true);
       }
     }
   }
@@ -173,10 +180,11 @@ export class ContactGuard {
 
   /**
    * NPC i would run into `other`: back towards its lane path at its chosen acceleration where that keeps it
-   * clear of `other` over `steps`; else braking at `decel` along its lane path, where that does; else braking
-   * with its own steering.
+   * clear of `other` over `steps` (only with `keepPace`: not for one that avoided `other` in the last step, which
+   * let two closing at 10 m/s take turns, each going on at full throttle while the other braked — FMTC × 30 seed 3
+   * at J6); else braking at `decel` along its lane path, where that does; else braking with its own steering.
    */
-  private avoid(world: World, i: number, other: number, controls: ContinuousControls, laneSteer: (slot: number, accel: number) => number, steps: number): void {
+  private avoid(world: World, i: number, other: number, controls: ContinuousControls, laneSteer: (slot: number, accel: number) => number, steps: number, keepPace: boolean): void {
     const accel0 = controls.accel[i], steer0 = controls.steer[i];
     const brake = Math.min(accel0, Math.max(-this.options.decel, -world.speed(i) / STEP_DT));
     if (!this.braked[i]) this.work.brakes++;
@@ -187,9 +195,11 @@ export class ContactGuard {
     this.heldSelfId[i] = world.id[i];
     const lane = laneSteer(i, accel0);
     if (!Number.isNaN(lane)) {
-      controls.steer[i] = lane;
-      this.roll(world, i, controls);
-      if (this.firstTouch(world, i, other, steps) === 0) return;
+      if (keepPace) {
+        controls.steer[i] = lane;
+        this.roll(world, i, controls);
+        if (this.firstTouch(world, i, other, steps) === 0) return;
+      }
       controls.accel[i] = brake;
       controls.steer[i] = laneSteer(i, brake);
       this.roll(world, i, controls);
@@ -210,6 +220,21 @@ export class ContactGuard {
     }
     const touch = this.firstTouch(world, mover, stander, steps) > 0;
     this.roll(world, stander, controls);
+    return touch;
+  }
+
+  /** Does `mover`, rolled on as it chose, touch `other` going straight on at its velocity (within `steps`)? */
+  private touchesStraight(world: World, mover: number, other: number, controls: ContinuousControls, steps: number): boolean {
+    const H = this.H;
+    const c = Math.cos(world.yaw[other]), sn = Math.sin(world.yaw[other]);
+    for (let k = 0; k < steps; k++) {
+      const b = other * H + k;
+      this.px[b] = world.x[other] + (k + 1) * STEP_DT * world.vx[other];
+      this.py[b] = world.y[other] + (k + 1) * STEP_DT * world.vy[other];
+      this.pc[b] = c; this.ps[b] = sn;
+    }
+    const touch = this.firstTouch(world, mover, other, steps) > 0;
+    this.roll(world, other, controls);
     return touch;
   }
 
