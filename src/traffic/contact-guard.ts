@@ -6,12 +6,13 @@
  * After every NPC has chosen its controls for the step, the guard rolls each vehicle on with what it really
  * does now — an NPC its chosen acceleration and steering held, an ego its velocity — for `horizonSteps`, and
  * tests every pair at its real size (the boxes contacts.ts counts, plus small margins). An NPC moving towards a
- * vehicle it would touch within that time (the other ahead of it) brakes at `decel` instead. Once it has, it keeps
- * avoiding that vehicle while the two would still touch within `holdHorizonSteps` (long enough to stop from the
- * speeds NPCs drive): at 10 m/s an NPC needs 1.7 s to stop at 6 m/s², longer than the look-ahead, and one released
- * for a step because the other's braking moved their touch just past the look-ahead ran on at full throttle into it
- * (FMTC × 30 seed 3, t ≈ 434 s at J6: 16 contact steps). A pair touching already is left to the shield, whose
- * smaller boxes let it part. No allocation per step.
+ * vehicle it would touch within that time (the other ahead of it) brakes at `decel` instead. Once braked, it keeps
+ * braking for that vehicle while the two would still touch within `holdHorizonSteps`, the other rolled on as it
+ * chose, going straight on at its speed, or stopping where it is. Without the hold, two closing at 10 m/s took
+ * turns (FMTC × 30 seed 3, t ≈ 434 s at J6: an NPC coming out of a tight right turn wide, its held steering rolling
+ * it away from the other's path, the other steered back to its lane at full throttle each second step and met it
+ * when it stopped in its way: 16 contact steps). A pair touching already is left to the shield, whose smaller boxes
+ * let it part. No allocation per step.
  */
 import { stepBicycle, STEP_DT, type KinematicState } from './bicycle.js';
 import type { ContinuousControls } from './movement.js';
@@ -22,10 +23,7 @@ import { XOrder } from './x-order.js';
 export interface ContactGuardOptions {
   /** how far ahead each pair is rolled on [steps of 0.1 s] */
   readonly horizonSteps: number;
-  /**
-   * how far ahead an NPC the guard avoided another with in the last step keeps checking that one [steps, ≥
-   * horizonSteps; equal to it: no such hold]
-   */
+  /** how far ahead an NPC the guard braked for another in the last step keeps checking that one [steps; 0: no hold] */
   readonly holdHorizonSteps: number;
   /** braking of an NPC that would touch another [m/s², > 0] */
   readonly decel: number;
@@ -36,7 +34,7 @@ export interface ContactGuardOptions {
 
 export const DEFAULT_CONTACT_GUARD_OPTIONS: ContactGuardOptions = {
   horizonSteps: 15,
-  holdHorizonSteps: 30,
+  holdHorizonSteps: 15,
   decel: 6,
   marginLon: 0.2,
   marginLat: 0.1,
@@ -62,7 +60,7 @@ export class ContactGuard {
   private readonly heldSlot: Int32Array;
   private readonly heldId: Int32Array;
   private readonly heldSelfId: Int32Array;
-  /** poses per slot and step k (1..H): index slot·H + k − 1, with the heading's cosine and sine (H: the hold horizon) */
+  /** poses per slot and step k (1..H): index slot·H + k − 1, with the heading's cosine and sine (H: the longer look-ahead) */
   private readonly px: Float64Array;
   private readonly py: Float64Array;
   private readonly pc: Float64Array;
@@ -72,16 +70,16 @@ export class ContactGuard {
   private readonly near: Int32Array;
   private readonly byX: XOrder;
   private readonly st: KinematicState = { x: 0, y: 0, yaw: 0, vx: 0, vy: 0 };
-  /** buffer stride: the longest horizon (holdHorizonSteps) */
+  /** buffer stride: the longer look-ahead */
   private readonly H: number;
   /** work done so far: pairs rolled out against each other, NPCs braked, of those kept avoiding a vehicle they had */
   readonly work = { pairs: 0, brakes: 0, held: 0 };
 
   constructor(capacity: number, readonly options: ContactGuardOptions = DEFAULT_CONTACT_GUARD_OPTIONS) {
     if (!(options.horizonSteps >= 1 && Number.isInteger(options.horizonSteps))) throw new Error(`contact guard: horizonSteps must be a whole number ≥ 1, got ${options.horizonSteps}`);
-    if (!(Number.isInteger(options.holdHorizonSteps) && options.holdHorizonSteps >= options.horizonSteps)) throw new Error(`contact guard: holdHorizonSteps must be a whole number ≥ horizonSteps (${options.horizonSteps}), got ${options.holdHorizonSteps}`);
+    if (!(Number.isInteger(options.holdHorizonSteps) && options.holdHorizonSteps >= 0)) throw new Error(`contact guard: holdHorizonSteps must be a whole number ≥ 0, got ${options.holdHorizonSteps}`);
     if (!(options.decel > 0)) throw new Error(`contact guard: decel must be > 0 m/s², got ${options.decel}`);
-    this.H = options.holdHorizonSteps;
+    this.H = Math.max(options.horizonSteps, options.holdHorizonSteps);
     this.heldSlot = new Int32Array(capacity).fill(-1);
     this.heldId = new Int32Array(capacity).fill(-1);
     this.heldSelfId = new Int32Array(capacity).fill(-1);
@@ -119,18 +117,18 @@ export class ContactGuard {
       this.byX.add(i, world.x[i]);
     }
     this.byX.sort();
-    // first the NPCs still under way that avoided a vehicle in the last step: they keep braking for it while the two
-    // would touch before it could stop (the look-ahead plus its time to stop at `decel`), the other going on as it
-    // chose or stopping where it is
+    // first the NPCs still under way that the guard braked for a vehicle in the last step: they keep braking for it
+    // while the two would touch within the hold's look-ahead, the other going on as it chose, straight on at its
+    // speed, or stopping where it is
     const hold = Math.min(H, this.options.holdHorizonSteps);
     for (let i = 0; i < world.count; i++) {
       const j = this.heldSlot[i];
       if (j < 0) continue;
       const same = this.heldSelfId[i] === world.id[i] && this.rank[i] >= 0 && this.rank[j] >= 0 && world.id[j] === this.heldId[i];
       this.heldSlot[i] = -1;
-      if (hold <= hs || !same || world.speed(i) <= MIN_SPEED || !this.movingNpc(world, i, controls)) continue;
+      if (hold === 0 || !same || world.speed(i) <= MIN_SPEED || !this.movingNpc(world, i, controls)) continue;
       if (Math.cos(world.yaw[i] - world.yaw[j]) > SAME_WAY_COS) continue;
-      const steps = Math.min(hold, hs + Math.ceil(world.speed(i) / this.options.decel / STEP_DT));
+      const steps = hold;
       // the other rolled on as it chose, going straight on at its speed (held steering turns an NPC coming out of
       // a bend away too soon), or stopping where it is (its shield may brake it for this one)
       if (this.firstTouch(world, i, j, steps) <= 0 && !this.touchesStraight(world, i, j, controls, steps) && !this.touchesStanding(world, i, j, controls, steps)) continue;
