@@ -133,7 +133,7 @@ export class ContactGuard {
       // a bend away too soon), or stopping where it is (its shield may brake it for this one)
       if (this.firstTouch(world, i, j, steps) <= 0 && !this.touchesStraight(world, i, j, controls, steps) && !this.touchesStanding(world, i, j, controls, steps)) continue;
       this.work.held++;
-      this.avoid(world, i, j, controls, laneSteer, steps, false);
+      this.avoid(world, i, j, controls, laneSteer, steps, true);
     }
     const span = 2 * reach + 1e-6;
     for (let a = 0; a < n; a++) {
@@ -162,8 +162,8 @@ export class ContactGuard {
           iRuns = ni && dx * this.pc[b] + dy * this.ps[b] > ahead;
           jRuns = nj && -dx * this.pc[c] - dy * this.ps[c] > ahead;
         }
-        if (iRuns) this.avoid(world, i, j, controls, laneSteer, hs, true);
-        if (jRuns) this.avoid(world, j, i, controls, laneSteer, hs, true);
+        if (iRuns) this.avoid(world, i, j, controls, laneSteer, hs, false);
+        if (jRuns) this.avoid(world, j, i, controls, laneSteer, hs, false);
       }
     }
   }
@@ -178,11 +178,11 @@ export class ContactGuard {
 
   /**
    * NPC i would run into `other`: back towards its lane path at its chosen acceleration where that keeps it
-   * clear of `other` over `steps` (only with `keepPace`: not for one that avoided `other` in the last step, which
-   * let two closing at 10 m/s take turns, each going on at full throttle while the other braked — FMTC × 30 seed 3
-   * at J6); else braking at `decel` along its lane path, where that does; else braking with its own steering.
+   * clear of `other` over `steps` (`held`: of `other` rolled on, going straight on and stopping where it is — one
+   * held for `other` that went on when only the first kept clear met it at J6 on FMTC × 30 seed 3); else braking
+   * at `decel` along its lane path, where that does; else braking with its own steering.
    */
-  private avoid(world: World, i: number, other: number, controls: ContinuousControls, laneSteer: (slot: number, accel: number) => number, steps: number, keepPace: boolean): void {
+  private avoid(world: World, i: number, other: number, controls: ContinuousControls, laneSteer: (slot: number, accel: number) => number, steps: number, held: boolean): void {
     const accel0 = controls.accel[i], steer0 = controls.steer[i];
     const brake = Math.min(accel0, Math.max(-this.options.decel, -world.speed(i) / STEP_DT));
     if (!this.braked[i]) this.work.brakes++;
@@ -193,11 +193,9 @@ export class ContactGuard {
     this.heldSelfId[i] = world.id[i];
     const lane = laneSteer(i, accel0);
     if (!Number.isNaN(lane)) {
-      if (keepPace) {
-        controls.steer[i] = lane;
-        this.roll(world, i, controls);
-        if (this.firstTouch(world, i, other, steps) === 0) return;
-      }
+      controls.steer[i] = lane;
+      this.roll(world, i, controls);
+      if (this.firstTouch(world, i, other, steps) === 0 && !(held && (this.touchesStraight(world, i, other, controls, steps) || this.touchesStanding(world, i, other, controls, steps)))) return;
       controls.accel[i] = brake;
       controls.steer[i] = laneSteer(i, brake);
       this.roll(world, i, controls);
