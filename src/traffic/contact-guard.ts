@@ -6,8 +6,13 @@
  * After every NPC has chosen its controls for the step, the guard rolls each vehicle on with what it really
  * does now — an NPC its chosen acceleration and steering held, an ego its velocity — for `horizonSteps`, and
  * tests every pair at its real size (the boxes contacts.ts counts, plus small margins). An NPC moving towards a
- * vehicle it would touch within that time (the other ahead of it) brakes at `decel` instead. A pair touching
- * already is left to the shield, whose smaller boxes let it part. No allocation per step.
+ * vehicle it would touch within that time (the other ahead of it) brakes at `decel` instead. Once braked, it keeps
+ * braking for that vehicle while the two would still touch within `holdHorizonSteps`, the other rolled on as it
+ * chose, going straight on at its speed, or stopping where it is. Without the hold, two closing at 10 m/s took
+ * turns (FMTC × 30 seed 3, t ≈ 434 s at J6: an NPC coming out of a tight right turn wide, its held steering rolling
+ * it away from the other's path, the other steered back to its lane at full throttle each second step and met it
+ * when it stopped in its way: 16 contact steps). A pair touching already is left to the shield, whose smaller boxes
+ * let it part. No allocation per step.
  */
 import { stepBicycle, STEP_DT, type KinematicState } from './bicycle.js';
 import type { ContinuousControls } from './movement.js';
@@ -18,6 +23,8 @@ import { XOrder } from './x-order.js';
 export interface ContactGuardOptions {
   /** how far ahead each pair is rolled on [steps of 0.1 s] */
   readonly horizonSteps: number;
+  /** how far ahead an NPC the guard braked for another in the last step keeps checking that one [steps; 0: no hold] */
+  readonly holdHorizonSteps: number;
   /** braking of an NPC that would touch another [m/s², > 0] */
   readonly decel: number;
   /** added to each box's half length and half width [m] */
@@ -27,6 +34,7 @@ export interface ContactGuardOptions {
 
 export const DEFAULT_CONTACT_GUARD_OPTIONS: ContactGuardOptions = {
   horizonSteps: 15,
+  holdHorizonSteps: 15,
   decel: 6,
   marginLon: 0.2,
   marginLat: 0.1,
@@ -48,7 +56,11 @@ export class ContactGuard {
   readonly braked: Uint8Array;
   /** per slot: the vehicle (slot) it braked for in the last step, −1 with none */
   readonly brakedFor: Int32Array;
-  /** poses per slot and step k (1..H): index slot·H + k − 1, with the heading's cosine and sine */
+  /** per slot: the slot and id of the vehicle it avoided in the last step, and its own id then (−1: none) */
+  private readonly heldSlot: Int32Array;
+  private readonly heldId: Int32Array;
+  private readonly heldSelfId: Int32Array;
+  /** poses per slot and step k (1..H): index slot·H + k − 1, with the heading's cosine and sine (H: the longer look-ahead) */
   private readonly px: Float64Array;
   private readonly py: Float64Array;
   private readonly pc: Float64Array;
@@ -58,14 +70,19 @@ export class ContactGuard {
   private readonly near: Int32Array;
   private readonly byX: XOrder;
   private readonly st: KinematicState = { x: 0, y: 0, yaw: 0, vx: 0, vy: 0 };
+  /** buffer stride: the longer look-ahead */
   private readonly H: number;
-  /** work done so far: pairs rolled out against each other, NPCs braked */
-  readonly work = { pairs: 0, brakes: 0 };
+  /** work done so far: pairs rolled out against each other, NPCs braked, of those kept avoiding a vehicle they had */
+  readonly work = { pairs: 0, brakes: 0, held: 0 };
 
   constructor(capacity: number, readonly options: ContactGuardOptions = DEFAULT_CONTACT_GUARD_OPTIONS) {
     if (!(options.horizonSteps >= 1 && Number.isInteger(options.horizonSteps))) throw new Error(`contact guard: horizonSteps must be a whole number ≥ 1, got ${options.horizonSteps}`);
+    if (!(Number.isInteger(options.holdHorizonSteps) && options.holdHorizonSteps >= 0)) throw new Error(`contact guard: holdHorizonSteps must be a whole number ≥ 0, got ${options.holdHorizonSteps}`);
     if (!(options.decel > 0)) throw new Error(`contact guard: decel must be > 0 m/s², got ${options.decel}`);
-    this.H = options.horizonSteps;
+    this.H = Math.max(options.horizonSteps, options.holdHorizonSteps);
+    this.heldSlot = new Int32Array(capacity).fill(-1);
+    this.heldId = new Int32Array(capacity).fill(-1);
+    this.heldSelfId = new Int32Array(capacity).fill(-1);
     this.braked = new Uint8Array(capacity);
     this.brakedFor = new Int32Array(capacity).fill(-1);
     this.px = new Float64Array(capacity * this.H);
@@ -85,7 +102,8 @@ export class ContactGuard {
   apply(world: World, controls: ContinuousControls, laneSteer: (slot: number, accel: number) => number): void {
     this.braked.fill(0);
     this.brakedFor.fill(-1);
-    const H = this.H;
+    this.rank.fill(-1);
+    const H = this.H, hs = this.options.horizonSteps;
     let n = 0, reach = 0;
     this.byX.clear();
     for (let i = 0; i < world.count; i++) {
@@ -99,6 +117,24 @@ export class ContactGuard {
       this.byX.add(i, world.x[i]);
     }
     this.byX.sort();
+    // first the NPCs still under way that the guard braked for a vehicle in the last step: they keep braking for it
+    // while the two would touch within the hold's look-ahead, the other going on as it chose, straight on at its
+    // speed, or stopping where it is
+    const hold = Math.min(H, this.options.holdHorizonSteps);
+    for (let i = 0; i < world.count; i++) {
+      const j = this.heldSlot[i];
+      if (j < 0) continue;
+      const same = this.heldSelfId[i] === world.id[i] && this.rank[i] >= 0 && this.rank[j] >= 0 && world.id[j] === this.heldId[i];
+      this.heldSlot[i] = -1;
+      if (hold === 0 || !same || world.speed(i) <= MIN_SPEED || !this.movingNpc(world, i, controls)) continue;
+      if (Math.cos(world.yaw[i] - world.yaw[j]) > SAME_WAY_COS) continue;
+      const steps = hold;
+      // the other rolled on as it chose, going straight on at its speed (held steering turns an NPC coming out of
+      // a bend away too soon), or stopping where it is (its shield may brake it for this one)
+      if (this.firstTouch(world, i, j, steps) <= 0 && !this.touchesStraight(world, i, j, controls, steps) && !this.touchesStanding(world, i, j, controls, steps)) continue;
+      this.work.held++;
+      this.avoid(world, i, j, controls, laneSteer, steps, true);
+    }
     const span = 2 * reach + 1e-6;
     for (let a = 0; a < n; a++) {
       const i = this.active[a];
@@ -111,14 +147,14 @@ export class ContactGuard {
         // two going the same way are car-following's and the shield's (a follower held at its acceleration
         // for the look-ahead meets its leader, and braking it cost the demo track 10 % of its speed)
         if (Math.cos(world.yaw[i] - world.yaw[j]) > SAME_WAY_COS) continue;
-        const k = this.firstTouch(world, i, j);
+        const k = this.firstTouch(world, i, j, hs);
         if (k <= 0) continue;
         // the one whose own motion takes it into the other (held where it is) runs into it: it avoids (head-on,
         // both; a follower, not its leader; one steering into another's side); where neither does alone, the one
         // with the other ahead of it where they would touch (at a crossing, the one whose front meets the
         // other's side)
-        let iRuns = ni && this.touchesStanding(world, i, j, controls);
-        let jRuns = nj && this.touchesStanding(world, j, i, controls);
+        let iRuns = ni && this.touchesStanding(world, i, j, controls, hs);
+        let jRuns = nj && this.touchesStanding(world, j, i, controls, hs);
         if (!iRuns && !jRuns) {
           const b = (i * H + k - 1), c = (j * H + k - 1);
           const dx = this.px[c] - this.px[b], dy = this.py[c] - this.py[b];
@@ -126,8 +162,8 @@ export class ContactGuard {
           iRuns = ni && dx * this.pc[b] + dy * this.ps[b] > ahead;
           jRuns = nj && -dx * this.pc[c] - dy * this.ps[c] > ahead;
         }
-        if (iRuns) this.avoid(world, i, j, controls, laneSteer);
-        if (jRuns) this.avoid(world, j, i, controls, laneSteer);
+        if (iRuns) this.avoid(world, i, j, controls, laneSteer, hs, false);
+        if (jRuns) this.avoid(world, j, i, controls, laneSteer, hs, false);
       }
     }
   }
@@ -142,48 +178,67 @@ export class ContactGuard {
 
   /**
    * NPC i would run into `other`: back towards its lane path at its chosen acceleration where that keeps it
-   * clear of `other` over the horizon; else braking at `decel` along its lane path, where that does; else braking
-   * with its own steering.
+   * clear of `other` over `steps` (`held`: of `other` rolled on, going straight on and stopping where it is — one
+   * held for `other` that went on when only the first kept clear met it at J6 on FMTC × 30 seed 3); else braking
+   * at `decel` along its lane path, where that does; else braking with its own steering.
    */
-  private avoid(world: World, i: number, other: number, controls: ContinuousControls, laneSteer: (slot: number, accel: number) => number): void {
+  private avoid(world: World, i: number, other: number, controls: ContinuousControls, laneSteer: (slot: number, accel: number) => number, steps: number, held: boolean): void {
     const accel0 = controls.accel[i], steer0 = controls.steer[i];
     const brake = Math.min(accel0, Math.max(-this.options.decel, -world.speed(i) / STEP_DT));
     if (!this.braked[i]) this.work.brakes++;
     this.braked[i] = 1;
     this.brakedFor[i] = world.id[other];
+    this.heldSlot[i] = other;
+    this.heldId[i] = world.id[other];
+    this.heldSelfId[i] = world.id[i];
     const lane = laneSteer(i, accel0);
     if (!Number.isNaN(lane)) {
       controls.steer[i] = lane;
       this.roll(world, i, controls);
-      if (this.firstTouch(world, i, other) === 0) return;
+      if (this.firstTouch(world, i, other, steps) === 0 && !(held && (this.touchesStraight(world, i, other, controls, steps) || this.touchesStanding(world, i, other, controls, steps)))) return;
       controls.accel[i] = brake;
       controls.steer[i] = laneSteer(i, brake);
       this.roll(world, i, controls);
-      if (this.firstTouch(world, i, other) === 0) return;
+      if (this.firstTouch(world, i, other, steps) === 0) return;
     }
     controls.accel[i] = brake;
     controls.steer[i] = steer0;
     this.roll(world, i, controls);
   }
 
-  /** Does `mover`, rolled on as it chose, touch `stander` held where it is (within the horizon)? */
-  private touchesStanding(world: World, mover: number, stander: number, controls: ContinuousControls): boolean {
+  /** Does `mover`, rolled on as it chose, touch `stander` held where it is (within `steps`)? */
+  private touchesStanding(world: World, mover: number, stander: number, controls: ContinuousControls, steps: number): boolean {
     const H = this.H;
     const c = Math.cos(world.yaw[stander]), sn = Math.sin(world.yaw[stander]);
     for (let k = 0; k < H; k++) {
       const b = stander * H + k;
       this.px[b] = world.x[stander]; this.py[b] = world.y[stander]; this.pc[b] = c; this.ps[b] = sn;
     }
-    const touch = this.firstTouch(world, mover, stander) > 0;
+    const touch = this.firstTouch(world, mover, stander, steps) > 0;
     this.roll(world, stander, controls);
     return touch;
   }
 
+  /** Does `mover`, rolled on as it chose, touch `other` going straight on at its velocity (within `steps`)? */
+  private touchesStraight(world: World, mover: number, other: number, controls: ContinuousControls, steps: number): boolean {
+    const H = this.H;
+    const c = Math.cos(world.yaw[other]), sn = Math.sin(world.yaw[other]);
+    for (let k = 0; k < steps; k++) {
+      const b = other * H + k;
+      this.px[b] = world.x[other] + (k + 1) * STEP_DT * world.vx[other];
+      this.py[b] = world.y[other] + (k + 1) * STEP_DT * world.vy[other];
+      this.pc[b] = c; this.ps[b] = sn;
+    }
+    const touch = this.firstTouch(world, mover, other, steps) > 0;
+    this.roll(world, other, controls);
+    return touch;
+  }
+
   /**
-   * The first step (1..H) at which i's and j's rolled-on boxes (real size plus the margins) overlap, or 0: none,
-   * or they touch already (left to the shield).
+   * The first step (1..steps) at which i's and j's rolled-on boxes (real size plus the margins) overlap, or 0:
+   * none, or they touch already (left to the shield).
    */
-  private firstTouch(world: World, i: number, j: number): number {
+  private firstTouch(world: World, i: number, j: number, steps: number): number {
     const o = this.options;
     const hli = 0.5 * world.length[i], hwi = 0.5 * world.width[i], hlj = 0.5 * world.length[j], hwj = 0.5 * world.width[j];
     if (obbOverlapCS(world.x[i], world.y[i], Math.cos(world.yaw[i]), Math.sin(world.yaw[i]), hli, hwi, world.x[j], world.y[j], Math.cos(world.yaw[j]), Math.sin(world.yaw[j]), hlj, hwj)) return 0;
@@ -194,7 +249,7 @@ export class ContactGuard {
     const far = Math.hypot(Li, Wi) + Math.hypot(Lj, Wj);
     const H = this.H;
     this.work.pairs++;
-    for (let k = 1; k <= H; k++) {
+    for (let k = 1; k <= steps; k++) {
       const b = i * H + k - 1, c = j * H + k - 1;
       const dx = this.px[c] - this.px[b], dy = this.py[c] - this.py[b];
       if (dx * dx + dy * dy > far * far) continue;
@@ -205,10 +260,11 @@ export class ContactGuard {
 
   /**
    * Rolls slot i on for H steps: an NPC with its chosen controls (braking no further than to a stop), any other
-   * vehicle at its velocity; returns how far the rollout reaches from where it is plus its half diagonal [m].
+   * vehicle at its velocity; returns how far it reaches within horizonSteps from where it is plus its half
+   * diagonal [m] (the pairs are found within that; a vehicle held for already is checked further by slot)
    */
   private roll(world: World, i: number, controls: ContinuousControls): number {
-    const H = this.H, o = this.options;
+    const H = this.H, o = this.options, hs = o.horizonSteps;
     const s = this.st;
     s.x = world.x[i]; s.y = world.y[i]; s.yaw = world.yaw[i]; s.vx = world.vx[i]; s.vy = world.vy[i];
     const npc = world.kind[i] === AgentKind.Controlled && controls.use[i] === 1;
@@ -225,7 +281,7 @@ export class ContactGuard {
       const b = i * H + k - 1;
       this.px[b] = s.x; this.py[b] = s.y; this.pc[b] = Math.cos(s.yaw); this.ps[b] = Math.sin(s.yaw);
       const d = Math.hypot(s.x - world.x[i], s.y - world.y[i]);
-      if (d > far) far = d;
+      if (k <= hs && d > far) far = d;
     }
     return far + Math.hypot(0.5 * world.length[i] + o.marginLon, 0.5 * world.width[i] + o.marginLat);
   }

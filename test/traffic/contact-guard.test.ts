@@ -3,11 +3,12 @@
  * NPCs meeting on a bend of a narrow two-way road, each cutting its bend (FMTC's S-bend near (122, 96): lane
  * centres 3.5 m apart, NPCs 0.5–1.2 m left of theirs), touch at their real size without it and pass clear with
  * it; an NPC heading into a car standing across its way brakes, the standing car is left alone, and two going
- * the same way are left to car-following.
+ * the same way are left to car-following; one braked for another coming out of a turn across its way keeps
+ * braking (the hold) instead of going on whenever that one's held steering rolls it away.
  */
 import { describe, expect, it } from 'vitest';
 import { STEP_DT } from '../../src/traffic/bicycle.js';
-import { ContactGuard } from '../../src/traffic/contact-guard.js';
+import { ContactGuard, DEFAULT_CONTACT_GUARD_OPTIONS } from '../../src/traffic/contact-guard.js';
 import { RealContacts } from '../../src/traffic/contacts.js';
 import { moveAgents, type ContinuousControls } from '../../src/traffic/movement.js';
 import { steerFor } from '../../src/traffic/shield.js';
@@ -116,7 +117,54 @@ describe('contact guard: a car standing in the way', () => {
   });
 
   it('rejects a look-ahead that is not a whole number of steps and braking that is not positive', () => {
-    expect(() => new ContactGuard(2, { horizonSteps: 0.5, decel: 6, marginLon: 0.2, marginLat: 0.1 })).toThrow(/horizonSteps/);
-    expect(() => new ContactGuard(2, { horizonSteps: 10, decel: 0, marginLon: 0.2, marginLat: 0.1 })).toThrow(/decel/);
+    expect(() => new ContactGuard(2, { horizonSteps: 0.5, holdHorizonSteps: 30, decel: 6, marginLon: 0.2, marginLat: 0.1 })).toThrow(/horizonSteps/);
+    expect(() => new ContactGuard(2, { horizonSteps: 10, holdHorizonSteps: 30, decel: 0, marginLon: 0.2, marginLat: 0.1 })).toThrow(/decel/);
+  });
+});
+
+/**
+ * FMTC × 30 seed 3 at J6 (t ≈ 434 s), in a plain frame: NPC 0 drives at 10 m/s along its lane (the x axis) with
+ * its policy asking for +4 m/s² throughout; NPC 1, 14 m ahead and 4 m to its left, comes out of a right turn
+ * across 0's way (steering right for 0.6 s, then straight on), speeding up, then braking to a stop in 0's lane. Rolled
+ * on with its steering held, 1 keeps turning away from 0's path, so each step the guard braked 0 it let it go again
+ * on the next. Both run under the guard (as in the engine). Returns real-size contact steps and where they stand.
+ */
+function outOfATurn(holdHorizonSteps: number): { contacts: number; gap: number; speed0: number } {
+  const world = makeWorld([
+    { x: 0, y: 0, yaw: 0, speed: 10 },
+    { x: 14, y: 4, yaw: -1.7, speed: 5 },
+  ]);
+  const controls: ContinuousControls = { use: new Uint8Array(2).fill(1), accel: new Float32Array(2), steer: new Float32Array(2) };
+  const guard = new ContactGuard(2, { ...DEFAULT_CONTACT_GUARD_OPTIONS, holdHorizonSteps });
+  const contacts = new RealContacts(2);
+  let steps = 0;
+  for (let k = 0; k < 50; k++) {
+    controls.accel[0] = 4;
+    controls.steer[0] = 0;
+    controls.accel[1] = k < 8 ? 2 : Math.max(-4, -world.speed(1) / STEP_DT);
+    controls.steer[1] = k < 6 ? -0.6 : 0;
+    // back to its lane: straight on for 0; 1 has none here
+    guard.apply(world, controls, (s) => (s === 0 ? 0 : NaN));
+    moveAgents(world, [0, 0], controls);
+    contacts.detect(world);
+    steps += contacts.contact[0];
+  }
+  return { contacts: steps, gap: Math.hypot(world.x[1] - world.x[0], world.y[1] - world.y[0]), speed0: world.speed(0) };
+}
+
+describe('contact guard: the hold', () => {
+  it('without it, the NPC is let go between brakings and runs into the one that stops in its way', () => {
+    expect(outOfATurn(0).contacts).toBeGreaterThan(0);
+  });
+
+  it('with it, the NPC keeps braking and stops short', () => {
+    const r = outOfATurn(DEFAULT_CONTACT_GUARD_OPTIONS.holdHorizonSteps);
+    expect(r.contacts).toBe(0);
+    expect(r.speed0).toBeLessThan(0.1);
+  });
+
+  it('rejects a hold that is not a whole number of steps ≥ 0', () => {
+    expect(() => new ContactGuard(2, { ...DEFAULT_CONTACT_GUARD_OPTIONS, holdHorizonSteps: -1 })).toThrow(/holdHorizonSteps/);
+    expect(() => new ContactGuard(2, { ...DEFAULT_CONTACT_GUARD_OPTIONS, holdHorizonSteps: 1.5 })).toThrow(/holdHorizonSteps/);
   });
 });
