@@ -1,5 +1,6 @@
 /** Hand-made road maps with junctions, for traffic-control tests. */
 import { parseMapJson, type LoadedMap } from '../../src/map/scene-json.js';
+import type { CrosswalkRecord } from '../../src/map/traffic-control.js';
 
 type Pt = { x: number; y: number };
 
@@ -131,4 +132,23 @@ export function sideBySideCrossMap(opts: { signals?: boolean } = {}): LoadedMap 
   ];
   const head = (id: string, y: number, lane: string) => ({ id, x: -e - 1, y, head: 'vehicle_horizontal_3_colour', kind: 'vehicle', left_arrow: false, lanes: [lane] });
   return laneMap('side-by-side-cross', lanes, { signals: opts.signals ? [head('H1', h, 'A'), head('H2', -h, 'B')] : [] });
+}
+
+/** where rightTurnMapWithExitCrosswalk's crosswalk crosses SOUTH (its axis; stripes y = −8.5 … −11.5) */
+export const EXIT_CROSSWALK_Y = -10;
+
+/**
+ * rightTurnMap with a crosswalk across SOUTH right at the turn's exit (EB ends at the junction, x = −8; the turn
+ * exits into SOUTH at y = −8), walked west → east, unsignalised; the turn and the through lane are the junction's
+ * own lanes (link_type 1, as NGII's junction links).
+ */
+export function rightTurnMapWithExitCrosswalk(): LoadedMap {
+  const map = rightTurnMap();
+  const a = { x: -6, y: EXIT_CROSSWALK_Y }, b = { x: 2.5, y: EXIT_CROSSWALK_Y }, w = 3;
+  const cw: CrosswalkRecord = {
+    id: 'CW1', a, b, length: b.x - a.x, width: w, lanes: ['SOUTH'],
+    polygon: [{ x: a.x, y: a.y - w / 2 }, { x: b.x, y: b.y - w / 2 }, { x: b.x, y: b.y + w / 2 }, { x: a.x, y: a.y + w / 2 }],
+  };
+  for (const l of map.mapMetadata!.lane_graph!.lanes) if (l.id === 'EB_RIGHT' || l.id === 'SB_THRU') l.link_type = '1';
+  return { ...map, trafficControl: { ...map.trafficControl, crosswalks: [cw] } };
 }

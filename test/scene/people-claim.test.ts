@@ -5,12 +5,10 @@
  * started its count afresh at every change and stood 180 s, flagged stuck).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LoadedMap } from '../../src/map/scene-json.js';
-import type { CrosswalkRecord } from '../../src/map/traffic-control.js';
 import { PolicySession } from '../../src/policy/session.js';
 import { LiveScene } from '../../src/scene/index.js';
 import { POLICY_DT } from '../../src/traffic/engine.js';
-import { rightTurnMap } from '../helpers/junction-maps.js';
+import { EXIT_CROSSWALK_Y, rightTurnMapWithExitCrosswalk } from '../helpers/junction-maps.js';
 import { testModel } from '../helpers/server-fixture.js';
 
 let policy: PolicySession;
@@ -19,24 +17,13 @@ beforeAll(async () => {
 });
 afterAll(async () => policy?.release());
 
-/** right-turn map: EB ends at the junction (x = −8), the turn exits into SOUTH at y = −8; a crosswalk across SOUTH
- * at that exit (stripes y = −8.5 … −11.5), unsignalised: its people go whenever no vehicle is coming */
-const CROSS_Y = -10;
-function mapWithExitCrosswalk(): LoadedMap {
-  const map = rightTurnMap();
-  const a = { x: -6, y: CROSS_Y }, b = { x: 2.5, y: CROSS_Y }, w = 3;
-  const cw: CrosswalkRecord = {
-    id: 'CW1', a, b, length: b.x - a.x, width: w, lanes: ['SOUTH'],
-    polygon: [{ x: a.x, y: a.y - w / 2 }, { x: b.x, y: b.y - w / 2 }, { x: b.x, y: b.y + w / 2 }, { x: a.x, y: a.y + w / 2 }],
-  };
-  for (const l of map.mapMetadata!.lane_graph!.lanes) if (l.id === 'EB_RIGHT' || l.id === 'SB_THRU') l.link_type = '1';
-  return { ...map, trafficControl: { ...map.trafficControl, crosswalks: [cw] } };
-}
+/** the exit crosswalk's axis across SOUTH (rightTurnMapWithExitCrosswalk) */
+const CROSS_Y = EXIT_CROSSWALK_Y;
 
 /** Seconds until an NPC coming along EB has turned past the crosswalk, with `people` people about and the junction's
  * signal green for greenS, then red for redS, over and over (Infinity: not within limitS). */
 async function secondsToTurn(people: number, greenS: number, redS: number, limitS: number): Promise<{ turnedAt: number; struck: number; entries: number }> {
-  const sc = new LiveScene(mapWithExitCrosswalk(), policy.fork(), { npc_target: 0, pedestrians: people, seed: 3 });
+  const sc = new LiveScene(rightTurnMapWithExitCrosswalk(), policy.fork(), { npc_target: 0, pedestrians: people, seed: 3 });
   sc.reset();
   const junction = sc.control.layout.junctions[0].junction.id;
   const show = (code: string) => {

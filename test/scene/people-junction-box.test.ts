@@ -5,12 +5,10 @@
  * reported as held by `crosswalk` (the junction figures used to be taken before the give-way wrote its stops: 'none').
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LoadedMap } from '../../src/map/scene-json.js';
-import type { CrosswalkRecord } from '../../src/map/traffic-control.js';
 import { PolicySession } from '../../src/policy/session.js';
 import { LiveScene } from '../../src/scene/index.js';
 import { POLICY_DT } from '../../src/traffic/engine.js';
-import { rightTurnMap } from '../helpers/junction-maps.js';
+import { EXIT_CROSSWALK_Y, rightTurnMapWithExitCrosswalk } from '../helpers/junction-maps.js';
 import { testModel } from '../helpers/server-fixture.js';
 
 let policy: PolicySession;
@@ -19,24 +17,13 @@ beforeAll(async () => {
 });
 afterAll(async () => policy?.release());
 
-/** right-turn map: EB ends at the junction (x = −8), the turn exits into SOUTH at y = −8; the crosswalk across
- * SOUTH (x = −1.75) right at that exit, stripes from y = −8.5 to −11.5, walked west → east */
-const CROSS_Y = -10;
+/** the exit crosswalk's axis across SOUTH (rightTurnMapWithExitCrosswalk) */
+const CROSS_Y = EXIT_CROSSWALK_Y;
+/** the junction's entry on EB */
 const ENTRY_X = -8;
-function mapWithExitCrosswalk(): LoadedMap {
-  const map = rightTurnMap();
-  const a = { x: -6, y: CROSS_Y }, b = { x: 2.5, y: CROSS_Y }, w = 3;
-  const cw: CrosswalkRecord = {
-    id: 'CW1', a, b, length: b.x - a.x, width: w, lanes: ['SOUTH'],
-    polygon: [{ x: a.x, y: a.y - w / 2 }, { x: b.x, y: b.y - w / 2 }, { x: b.x, y: b.y + w / 2 }, { x: a.x, y: a.y + w / 2 }],
-  };
-  // the turn and the through lane are the junction's own lanes (link_type 1, as NGII's junction links)
-  for (const l of map.mapMetadata!.lane_graph!.lanes) if (l.id === 'EB_RIGHT' || l.id === 'SB_THRU') l.link_type = '1';
-  return { ...map, trafficControl: { ...map.trafficControl, crosswalks: [cw] } };
-}
 
 function sceneOn(): LiveScene {
-  const sc = new LiveScene(mapWithExitCrosswalk(), policy.fork(), { npc_target: 0, pedestrians: 0, seed: 1 });
+  const sc = new LiveScene(rightTurnMapWithExitCrosswalk(), policy.fork(), { npc_target: 0, pedestrians: 0, seed: 1 });
   sc.reset();
   const states: Record<string, string> = {};
   for (const g of sc.control.layout.groups) states[g.id] = 'g';
