@@ -86,7 +86,7 @@ export const SCENE_SETTINGS: Readonly<Record<keyof SceneConfig, SettingSpec>> = 
   despawn_radius_m: { type: 'number', default: 300, unit: 'm', min: 10, max: 100000, description: 'with egos, auto NPCs further than this from every ego are recycled' },
   spawn_min_gap_m: { type: 'number', default: 15, unit: 'm', min: 0, max: 500, description: 'auto NPCs start with at least this much free road ahead' },
   stuck_recycle_s: { type: 'number', default: 10, unit: 's', min: 1, max: 86400, description: 'auto NPCs stopped this long with nothing ahead are recycled' },
-  gridlock_recycle_s: { type: 'number', default: 10, unit: 's', min: 1, max: 86400, description: 'auto NPCs stopped this long in a ring of NPCs each waiting for the next (a gridlock) are recycled' },
+  gridlock_recycle_s: { type: 'number', default: 6, unit: 's', min: 1, max: 86400, description: 'auto NPCs stopped this long in a ring of NPCs each waiting for the next (a gridlock) are recycled' },
   map_margin_m: { type: 'number', default: 2000, unit: 'm', min: 0, max: 100000, description: 'ego positions further than this outside the map are rejected' },
   max_egos: { type: 'integer', default: 32, unit: 'egos', min: 1, max: 32, restart: true, description: 'egos (ego_id values) a scene tracks at once; it sizes the world' },
   seed: { type: 'integer', default: 1, min: 0, max: 4294967295, description: 'seed of the scene\'s random numbers (spawns, routes); applies from the next reset' },

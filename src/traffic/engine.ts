@@ -536,8 +536,12 @@ export class TrafficEngine implements PolicyStepper {
     for (const [id, s] of this.slotById) idBySlot.set(s, id);
     for (const [id, s] of this.slotById) {
       if (!w.present[s]) continue;
+      // the guard's braking overrides what the shield chose: the vehicle it braked for is what this one waits for
+      // (FMTC × 30 seed 2, J7: one braked by the guard for another that followed it, each the other's; without it
+      // no ring was seen and the two stood until the other's stuck recycle)
+      const guardHeld = this.guard && this.shield && this.shieldEnabled ? this.guard.brakedForSlot[s] : -1;
       const shieldHeld = this.shield && this.shieldEnabled ? this.shield.waitingFor[s] : -1;
-      const held = shieldHeld >= 0 ? shieldHeld : this.stops.holdFor[s];
+      const held = guardHeld >= 0 ? guardHeld : shieldHeld >= 0 ? shieldHeld : this.stops.holdFor[s];
       out.push({
         id, x: w.x[s], y: w.y[s], yaw: w.yaw[s], prevX: this.prevX[s], prevY: this.prevY[s], prevYaw: this.prevYaw[s], speed: w.speed(s),
         length: w.length[s], width: w.width[s], goalX: w.goalX[s], goalY: w.goalY[s],

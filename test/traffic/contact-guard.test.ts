@@ -91,6 +91,9 @@ describe('contact guard: a car standing in the way', () => {
     expect(controls.accel[0]).toBeCloseTo(-guard.options.decel, 5);
     expect(guard.braked[1]).toBe(0);
     expect(controls.accel[1]).toBe(1);
+    // what each waits for (NpcView.waitingFor takes it first: two braked for each other are a gridlock ring)
+    expect(guard.brakedForSlot[0]).toBe(1);
+    expect(guard.brakedForSlot[1]).toBe(-1);
   });
 
   it('lets one far enough back keep its speed', () => {
