@@ -94,7 +94,7 @@ function routeChoiceFlag(v: string | undefined): SceneConfig['route_choice'] | u
 export const driveCommand: Command = {
   name: 'drive',
   summary: 'run NPCs on a map headless for some simulated time and report the NPC quality figures',
-  usage: 'vils drive [--map maps/demo-track.json] [--npcs 30] [--seconds 60] [--seed 1] [--model <onnx>] [--no-rules] [--no-right-on-red] [--actuated] [--route-choice random|queues] [--pedestrians 0] [--json]',
+  usage: 'vils drive [--map maps/demo-track.json] [--npcs 30] [--seconds 60] [--seed 1] [--model <onnx>] [--no-rules] [--no-right-on-red] [--actuated] [--route-choice random|queues] [--pedestrians 20] [--json]',
   async run(argv) {
     const { values } = parseArgs({ args: argv, options: { map: { type: 'string' }, npcs: { type: 'string' }, seconds: { type: 'string' }, seed: { type: 'string' }, model: { type: 'string' }, json: { type: 'boolean' }, 'no-rules': { type: 'boolean' }, 'no-right-on-red': { type: 'boolean' }, actuated: { type: 'boolean' }, 'route-choice': { type: 'string' }, pedestrians: { type: 'string' } } });
     const npcs = Number(values.npcs ?? 30);
