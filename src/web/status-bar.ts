@@ -27,9 +27,16 @@ export function updateFrameFigures(page: WebMap): void {
   setText($('st-time'), f?.sim_time_s !== undefined ? `${f.sim_time_s.toFixed(1)} s` : '–');
   const m = f?.metrics;
   setText($('st-timings'), m && m.total_time_ms > 0 ? `sim ${fmt(m.sim_time_ms)} · policy ${fmt(m.policy_time_ms)} · total ${fmt(m.total_time_ms)} ms` : '–');
-  // a test case's scripted actors are listed among the NPCs of the frames, but the policy does not drive them
-  const actors = f ? f.npcs.filter((n) => n.actor !== undefined).length : 0;
-  setText($('st-npcs'), f ? `${f.npcs.length - actors}${actors ? ` + ${actors} actor${actors === 1 ? '' : 's'}` : ''}` : '–');
+  // a test case's scripted actors are listed among the NPCs of the frames, but the policy does not drive them; nor
+  // does it drive the ambient people (K-City × 63 with 20 people read "83 NPCs")
+  let actors = 0, people = 0;
+  for (const n of f?.npcs ?? []) {
+    if (n.actor !== undefined) actors++;
+    else if (n.kind === 'pedestrian' || n.kind === 'cyclist') people++;
+  }
+  setText($('st-npcs'), f ? `${f.npcs.length - actors - people}${actors ? ` + ${actors} actor${actors === 1 ? '' : 's'}` : ''}` : '–');
+  setText($('st-people'), String(people));
+  $('st-people-item').hidden = people === 0;
   const egos = f?.egos ?? [];
   const stale = egos.filter((e) => e.stale).length;
   setText($('st-egos'), f ? `${egos.length}${stale ? ` (${stale} stale)` : ''}` : '–');
