@@ -6,7 +6,7 @@
  * Crosswalks (painted pedestrian crossings, NGII B3 Kind 5321: src/map/ngii/crosswalks.ts) are records here too,
  * never road entities; their walk signals are derived by the scene (src/scene/control/walk-signals.ts).
  */
-import { MapFormatError } from './scene-json.js';
+import { MapFormatError } from './errors.js';
 
 /** What a signal head shows to whom (from its NGII code, table below). */
 export type SignalHeadKind = 'vehicle' | 'bus' | 'pedestrian' | 'bicycle' | 'lane_control' | 'warning' | 'other';

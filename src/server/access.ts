@@ -20,7 +20,6 @@ import { InputLimiter, type RefusalCounts, type WsInputCounts } from './input-li
 import { TokenBucket } from './rate.js';
 
 export * from './access-settings.js';
-export { EgoOwners } from './ego-owners.js';
 export { InputLimiter, type Admit, type RefusalCounts, type WsInputCounts } from './input-limiter.js';
 
 const RANK: Record<Role, number> = { viewer: 1, driver: 2, operator: 3 };

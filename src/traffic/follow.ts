@@ -6,10 +6,22 @@
  * far to the side for any use) being left out: the same nearest point, the first of the least squared distances.
  */
 import { STEP_DT } from './bicycle.js';
-import type { MotionPredictor } from './predict.js';
 import { AgentKind, type World } from './world.js';
 import { XOrder } from './x-order.js';
 import { hypot } from '../util/hypot.js';
+
+/** What car-following reads of the motion predictor's lane paths (MotionPredictor satisfies it; predict.ts owns them). */
+export interface FollowPaths {
+  readonly pathX: Float32Array;
+  readonly pathY: Float32Array;
+  readonly pathN: Int32Array;
+  /** per slot: bumped when its path changes (boxes cached for it are stale) */
+  readonly pathStamp: Int32Array;
+  readonly maxPath: number;
+  readonly steps: number;
+  readonly leader: Int32Array;
+  readonly work: { followPoints: number };
+}
 
 const SPACING = 1;
 /** car-following (IDM): comfortable acceleration and deceleration, standstill gap, time headway */
@@ -65,7 +77,7 @@ export class CarFollowing {
    * half the two widths plus 0.5 m of it): a = a·(1 − (s_/s)²) with s_ = s0 + v·T + v·Δv / (2·sqrt(a·b)), the
    * closing speed Δv measured along the path.
    */
-  limit(world: World, j: number, p: MotionPredictor): number {
+  limit(world: World, j: number, p: FollowPaths): number {
     const n = p.pathN[j];
     const b = j * p.maxPath;
     const X = p.pathX, Y = p.pathY;
@@ -163,7 +175,7 @@ export class CarFollowing {
   }
 
   /** The bounding boxes of a path's chunks of CHUNK points (path from index b, n points) into chunkBox from cbase. */
-  private chunkBoxes(p: MotionPredictor, b: number, n: number, cbase: number): void {
+  private chunkBoxes(p: FollowPaths, b: number, n: number, cbase: number): void {
     const X = p.pathX, Y = p.pathY, cb = this.chunkBox;
     for (let c = 0; c * CHUNK < n; c++) {
       let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;

@@ -11,7 +11,7 @@ import { RadiusMemo, type RoadIndex } from '../map/spatial-index.js';
 import { stepBicycle, stepTurning, STEP_DT, type KinematicState } from './bicycle.js';
 import { obbOverlapIn } from './obb.js';
 import { BRAKE, type MotionPredictor } from './predict.js';
-import type { ShieldOptions } from './shield.js';
+import type { ShieldOptions } from './shield-options.js';
 import type { StopConstraints } from './stops.js';
 import { AgentKind, type World } from './world.js';
 import { XOrder } from './x-order.js';

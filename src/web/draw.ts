@@ -14,6 +14,7 @@ import type { SceneState } from './scene-state.js';
 import type { SignalLabel } from './signals.js';
 import type { EgoFrameEntry, NpcFrameEntry } from './types.js';
 import type { View } from './view.js';
+import { LABEL_FONT } from './label-font.js';
 
 export const VEHICLE_COLOURS = {
   auto: '#46a6ff',
@@ -62,7 +63,7 @@ export interface OverlayOptions {
 
 /** Below this many pixels of length a vehicle is drawn as a fixed-size arrowhead. */
 const MIN_BOX_PX = 10;
-export const LABEL_FONT = '600 11px system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", sans-serif';
+export { LABEL_FONT };
 
 interface Label {
   text: string;

@@ -8,7 +8,7 @@
  *
  * Also what the inspector needs: the group whose stop line an NPC is held at.
  */
-import { LABEL_FONT } from './draw.js';
+import { LABEL_FONT } from './label-font.js';
 import { SIGNAL_COLOURS, SIGNAL_UNKNOWN } from './signal-colours.js';
 import type { MapTrafficControl, NpcHold, SignalColour, SignalState } from './types.js';
 import type { View } from './view.js';

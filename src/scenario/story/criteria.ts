@@ -14,7 +14,7 @@
  * never disagrees with them.
  */
 import { EPS_T, STANDSTILL_MPS, type StoryContext } from './conditions.js';
-import { describeCriterion, firstBreach } from './criterion-text.js';
+import { describeCriterion, firstBreach, type GoalHow } from './criterion-text.js';
 import { along, boxGap, overlaps, ttcOf, type Along } from './geometry.js';
 import type { CriterionSpec } from './spec.js';
 import type { AttemptResult, StoryVehicle, Verdict } from './world.js';
@@ -29,7 +29,7 @@ const UNITS: Record<CriterionSpec['kind'], string> = {
 };
 
 /** How a goal criterion was decided (or stands while pending). */
-export type GoalHow = '' | 'stopped' | 'standing' | 'within' | 'past' | 'not_stopped' | 'never_moved' | 'reached' | 'timeout' | 'not_reached';
+export type { GoalHow };
 
 const m: Along = { lon: 0, lat: 0, gap: 0, closing: 0, va: 0, inPath: false };
 

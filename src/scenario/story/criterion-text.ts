@@ -4,10 +4,28 @@
  * Every detail with a measured value reads "<value> <unit> <relation> <limit> <unit> … at <t> s" in that order,
  * the value printed with the decimals it takes to sit on its side of the limit (figures.ts).
  */
-import type { CriterionRun } from './criteria.js';
 import { asGiven, figureAgainst } from './figures.js';
+import type { CriterionSpec } from './spec.js';
+import type { Verdict } from './world.js';
 
-type Run = Pick<CriterionRun, 'spec' | 'verdict' | 'value' | 'hit' | 'at' | 'firstValue' | 'firstAt' | 'firstHit' | 't0' | 'how' | 'unit' | 'limit'>;
+/** how a goal criterion was decided */
+export type GoalHow = '' | 'stopped' | 'standing' | 'within' | 'past' | 'not_stopped' | 'never_moved' | 'reached' | 'timeout' | 'not_reached';
+
+/** What the text reads of a criterion's run (criteria.ts's CriterionRun has it). */
+interface Run {
+  readonly spec: CriterionSpec;
+  readonly verdict: Verdict;
+  readonly value: number;
+  readonly hit: string;
+  readonly at: number;
+  readonly firstValue: number;
+  readonly firstAt: number;
+  readonly firstHit: string;
+  readonly t0: number;
+  readonly how: GoalHow;
+  readonly unit: string;
+  readonly limit: number | null;
+}
 
 const time = (t: number) => `${t.toFixed(2)} s`;
 

@@ -35,7 +35,8 @@ import { clockReplySchema, pingSchema, signalInputSchema, signalReleaseSchema } 
 import { egoReportFromGnss } from '../wire.js';
 import type { FrameSink, PublishedFrame } from '../runner.js';
 import type { LiveSignalInput } from '../../scene/control/index.js';
-import { AccessControl, AccessError, EgoOwners, type Peer } from '../access.js';
+import { AccessControl, AccessError, type Peer } from '../access.js';
+import { EgoOwners } from '../ego-owners.js';
 
 export const WS_PATH = '/ws/vils/stream';
 export const MAX_MESSAGE_BYTES = 64 * 1024;
