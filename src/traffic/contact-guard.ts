@@ -54,9 +54,8 @@ const MARGIN_SPEED = 3;
 export class ContactGuard {
   /** per slot: 1 when the guard braked it in the last step */
   readonly braked: Uint8Array;
-  /** per slot: the vehicle (slot) it braked for in the last step, −1 with none */
-  readonly brakedFor: Int32Array;
-  /** per slot: that vehicle's slot, −1 with none (what the NPC waits for: two braked for each other form a ring) */
+  /** per slot: the vehicle (slot) it braked for in the last step, −1 with none (what the NPC waits for: two braked
+   * for each other form a ring) */
   readonly brakedForSlot: Int32Array;
   /** per slot: the slot and id of the vehicle it avoided in the last step, and its own id then (−1: none) */
   private readonly heldSlot: Int32Array;
@@ -86,7 +85,6 @@ export class ContactGuard {
     this.heldId = new Int32Array(capacity).fill(-1);
     this.heldSelfId = new Int32Array(capacity).fill(-1);
     this.braked = new Uint8Array(capacity);
-    this.brakedFor = new Int32Array(capacity).fill(-1);
     this.brakedForSlot = new Int32Array(capacity).fill(-1);
     this.px = new Float64Array(capacity * this.H);
     this.py = new Float64Array(capacity * this.H);
@@ -104,7 +102,6 @@ export class ContactGuard {
    */
   apply(world: World, controls: ContinuousControls, laneSteer: (slot: number, accel: number) => number): void {
     this.braked.fill(0);
-    this.brakedFor.fill(-1);
     this.brakedForSlot.fill(-1);
     this.rank.fill(-1);
     const H = this.H, hs = this.options.horizonSteps;
@@ -191,7 +188,6 @@ export class ContactGuard {
     const brake = Math.min(accel0, Math.max(-this.options.decel, -world.speed(i) / STEP_DT));
     if (!this.braked[i]) this.work.brakes++;
     this.braked[i] = 1;
-    this.brakedFor[i] = world.id[other];
     this.brakedForSlot[i] = other;
     this.heldSlot[i] = other;
     this.heldId[i] = world.id[other];
