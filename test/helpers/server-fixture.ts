@@ -1,22 +1,20 @@
 /** Starts a real VILS server on an ephemeral port for tests, and a small WebSocket client. */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
 import { createServer, type ServerOptions, type VilsServer } from '../../src/server/app.js';
-import { buildLateFusionOnnx, checkLateFusionWeights, readTorchCheckpoint, writeModelFromCheckpoint } from '../../src/policy/index.js';
-import { HAVE_SHARED, S75_CHECKPOINT } from './shared.js';
-import { randomLateFusionTensors } from './policy-fixtures.js';
-import { writeTorchZip } from './torch-writer.js';
+import { writeModelFromCheckpoint } from '../../src/policy/index.js';
+import { PROJECT_ROOT } from './shared.js';
 
 let modelPath: string | null = null;
-/** The S75 model when ../shared is there, else a random-weight model of the same net. */
+/** The S75 model, from the checkpoint the repository carries (the same file as ../shared's): without ../shared a
+ * random-weight net drove the NPCs, and tests of what NPCs do (people-claim, the signals page) failed. */
 export function testModel(): string {
   if (modelPath) return modelPath;
   const dir = mkdtempSync(join(tmpdir(), 'vils-srv-'));
   modelPath = join(dir, 'policy.onnx');
-  if (HAVE_SHARED) writeModelFromCheckpoint(S75_CHECKPOINT, modelPath);
-  else writeFileSync(modelPath, buildLateFusionOnnx(checkLateFusionWeights(readTorchCheckpoint(writeTorchZip(randomLateFusionTensors(4))))));
+  writeModelFromCheckpoint(join(PROJECT_ROOT, 'models', 'checkpoints', 'policy_S75_2025-05-21_u4800.pt'), modelPath);
   return modelPath;
 }
 
