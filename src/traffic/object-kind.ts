@@ -3,7 +3,9 @@
  * driven by their own simple walkers (live scene) or by a test case's script (story actors). Every moving object in
  * a frame carries its kind so that a car's perception stack can classify it (Autoware: PEDESTRIAN, BICYCLE).
  */
-export type ObjectKind = 'vehicle' | 'pedestrian' | 'cyclist';
+import type { ObjectKind } from '../vehicle/index.js';
+
+export type { ObjectKind };
 
 export const OBJECT_KINDS: readonly ObjectKind[] = ['vehicle', 'pedestrian', 'cyclist'];
 
