@@ -5,7 +5,7 @@
  */
 import type { NpcHold, NpcState } from '../scene/index.js';
 import type { SignalGroupState } from '../scene/control/index.js';
-import type { ObjectKind } from '../traffic/object-kind.js';
+import type { ObjectKind } from '../vehicle/index.js';
 
 /**
  * The NPC state fields compared in replay, in column order. flags: 1 collided, 2 off-road, 4 auto, bits 3–5

@@ -22,7 +22,7 @@ import {
 import type { GeoFrame } from '../geo/frame.js';
 import type { LoadedMap } from '../map/scene-json.js';
 import type { EgoState, NpcState, SceneSnapshot } from '../scene/index.js';
-import type { ObjectKind } from '../traffic/object-kind.js';
+import type { ObjectKind } from '../vehicle/index.js';
 import type { SignalGroupState } from '../scene/control/index.js';
 
 

@@ -10,6 +10,7 @@
  * it stands out of the heading's noise), a straight line while there are too few fixes for it. All are bounded to what a car can do. A car that brakes to a stop stays
  * stopped and stops turning; it never reverses. Pure, no allocation per fix or per pose.
  */
+import type { KinematicState } from '../vehicle/index.js';
 
 /** fixes within this span of the newest are fitted for acceleration (and for a yaw rate while the parabola has too few) [s] */
 export const RATE_WINDOW_S = 0.25;
@@ -39,14 +40,6 @@ export const MAX_LATERAL_MPS2 = 12;
 export const MAX_EXTRAPOLATION_S = 2;
 /** the yaw rate's change is also bounded by this lateral jerk at the car's speed [m/s³] (a driver's quickest steering) */
 export const MAX_LATERAL_JERK = 20;
-
-/** A pose at a time (written into a caller-owned object). */
-export interface MotionPose {
-  x: number;
-  y: number;
-  yaw: number;
-  speed: number;
-}
 
 export class EgoMotion {
   /** the latest fix, at its own time [s of simulation time] */
@@ -184,7 +177,7 @@ export class EgoMotion {
    * `moving` false keeps it where it was reported (a car whose heading is a placeholder); `maxS` bounds how far
    * beyond the fix it is carried (a simulated ego's report age is its plant's lag: unbounded).
    */
-  poseAt(t: number, out: MotionPose, moving = true, maxS = MAX_EXTRAPOLATION_S): MotionPose {
+  poseAt(t: number, out: KinematicState, moving = true, maxS = MAX_EXTRAPOLATION_S): KinematicState {
     const tau = moving && this.t === this.t ? Math.min(Math.max(t - this.t, 0), maxS) : 0;
     return ctra(this.x, this.y, this.yaw, this.speed, this.accel, this.yawRate, this.yawAccel, tau, out);
   }
@@ -199,7 +192,7 @@ let fitCurve = 0;
  * over tau seconds; a braking car stops (and stops turning) where its speed reaches 0. Integrated at the midpoints
  * of steps of at most INTEGRATION_STEP_S (exact for the speed and the yaw, which are polynomials in time).
  */
-export function ctra(x: number, y: number, yaw: number, v: number, a: number, w: number, wd: number, tau: number, out: MotionPose): MotionPose {
+export function ctra(x: number, y: number, yaw: number, v: number, a: number, w: number, wd: number, tau: number, out: KinematicState): KinematicState {
   let t = tau;
   if (a < 0 && v + a * t < 0) t = v > 0 ? -v / a : 0;
   const steps = Math.max(1, Math.ceil(t / INTEGRATION_STEP_S));

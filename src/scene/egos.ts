@@ -18,12 +18,13 @@
  */
 import type { ClockSource } from '../time/fix-clock.js';
 import type { TrafficEngine } from '../traffic/engine.js';
-import type { ObjectKind } from '../traffic/object-kind.js';
+import type { KinematicState, ObjectKind } from '../vehicle/index.js';
 import type { LaneNetwork } from '../traffic/lanes.js';
 import type { SceneConfig } from './config.js';
 import { InputError } from './errors.js';
-import { EgoMotion, type MotionPose } from './ego-motion.js';
+import { EgoMotion } from './ego-motion.js';
 import type { SceneEventListener } from './events.js';
+import type { VehicleState } from '../vehicle/index.js';
 
 /**
  * Course over ground: the yaw is derived from the displacement between fixes only while the car reports at
@@ -98,14 +99,9 @@ export interface EgoFixTiming {
 /** an actor's id in the frames' NPC list: this plus its number in the scene (NPC ids stay far below it) */
 export const ACTOR_ID_BASE = 1_000_000;
 
-export interface EgoState {
+/** An ego as the scene holds it: the car moved on to the snapshot's time, with what is known of its fixes. */
+export interface EgoState extends VehicleState {
   egoId: string;
-  x: number;
-  y: number;
-  yaw: number;
-  speed: number;
-  length: number;
-  width: number;
   stale: boolean;
   collided: boolean;
   /** simulation time of the latest report */
@@ -266,7 +262,7 @@ export class EgoRegistry {
 
   /** The ego moved from its latest fix to time t (with no idea of its heading — north as a placeholder — it stays put). */
   private extrapolate(e: Ego, t: number): void {
-    e.motion.poseAt(t, e as MotionPose, e.headingSource !== 'none', e.simulated ? Infinity : undefined);
+    e.motion.poseAt(t, e as KinematicState, e.headingSource !== 'none', e.simulated ? Infinity : undefined);
   }
 
   /**

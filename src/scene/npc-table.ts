@@ -6,21 +6,16 @@
 import { wrapPi } from '../geo/frame.js';
 import { POLICY_DT, type NpcView, type TrafficEngine } from '../traffic/engine.js';
 import { AgentKind } from '../traffic/world.js';
-import type { ObjectKind } from '../traffic/object-kind.js';
+import type { ObjectKind } from '../vehicle/index.js';
 import { hypot } from '../util/hypot.js';
 import type { NpcPopulation } from './population.js';
+import type { VehicleState } from '../vehicle/index.js';
 
-export interface NpcState {
+export interface NpcState extends VehicleState {
   id: number;
-  x: number;
-  y: number;
-  yaw: number;
   /** velocity of the motion shown (m/s, map frame): displacement over the current policy step */
   vx: number;
   vy: number;
-  speed: number;
-  length: number;
-  width: number;
   goalX: number;
   goalY: number;
   collided: boolean;

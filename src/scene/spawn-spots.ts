@@ -4,14 +4,10 @@
  * it because it is geometry over the scene's vehicles, tested on its own.
  */
 import { obbOverlap } from '../traffic/obb.js';
+import type { Box, Pose } from '../vehicle/index.js';
 
 /** A vehicle the population must keep clear of (NPCs and live egos). */
-export interface Obstacle {
-  x: number;
-  y: number;
-  yaw: number;
-  length: number;
-  width: number;
+export interface Obstacle extends Pose, Box {
   /** m/s (a vehicle coming up behind a spot needs room to slow down for a car started there) */
   speed?: number;
 }

@@ -33,7 +33,7 @@
  *     +18 u8  flags (1 stale, 2 collided, 4 has a timestamp); +19 f64 timestamp (0 when it has none)
  */
 import type { NpcHold } from '../scene/index.js';
-import type { ObjectKind } from '../traffic/object-kind.js';
+import type { ObjectKind } from '../vehicle/index.js';
 import type { NpcStatesFrame, RunState } from './wire.js';
 
 /** why an NPC is held back, by its code in byte 43 of its record (0: nothing holds it) */

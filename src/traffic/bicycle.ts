@@ -3,6 +3,7 @@
  * dt = 0.1 s, speed = ‖velocity‖ (never negative when read), no speed clamp. The velocity vector is
  * stored, so a negative new speed makes it point backwards and the next step reads its magnitude.
  */
+import type { Pose } from '../vehicle/index.js';
 export const STEP_DT = 0.1;
 
 const TWO_PI = 2 * Math.PI;
@@ -17,10 +18,7 @@ export function wrapAngle(a: number): number {
 }
 
 /** Mutable kinematic state of one agent: position (m), yaw (rad, CCW from +x), world velocity (m/s). */
-export interface KinematicState {
-  x: number;
-  y: number;
-  yaw: number;
+export interface BicycleState extends Pose {
   vx: number;
   vy: number;
 }
@@ -30,7 +28,7 @@ export interface KinematicState {
  * for a vehicle of logged (unscaled) length `length` (m). Float32 inputs give float32-faithful results
  * once stored back into Float32Arrays.
  */
-export function stepBicycle(s: KinematicState, accel: number, steer: number, length: number, dt = STEP_DT): void {
+export function stepBicycle(s: BicycleState, accel: number, steer: number, length: number, dt = STEP_DT): void {
   const speed = Math.fround(Math.sqrt(s.vx * s.vx + s.vy * s.vy));
   const tanSteer = Math.fround(Math.tan(steer));
   const v = speed + 0.5 * accel * dt;
@@ -46,10 +44,7 @@ export function stepBicycle(s: KinematicState, accel: number, steer: number, len
 }
 
 /** A pose with its heading's cosine and sine kept alongside. */
-export interface TurningPose {
-  x: number;
-  y: number;
-  yaw: number;
+export interface TurningPose extends Pose {
   /** cos(yaw), sin(yaw) */
   c: number;
   sn: number;

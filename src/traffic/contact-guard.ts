@@ -14,7 +14,7 @@
  * when it stopped in its way: 16 contact steps). A pair touching already is left to the shield, whose smaller boxes
  * let it part. No allocation per step.
  */
-import { stepBicycle, STEP_DT, type KinematicState } from './bicycle.js';
+import { stepBicycle, STEP_DT, type BicycleState } from './bicycle.js';
 import type { ContinuousControls } from './movement.js';
 import { obbOverlapCS } from './obb.js';
 import { AgentKind, type World } from './world.js';
@@ -70,7 +70,7 @@ export class ContactGuard {
   private readonly rank: Int32Array;
   private readonly near: Int32Array;
   private readonly byX: XOrder;
-  private readonly st: KinematicState = { x: 0, y: 0, yaw: 0, vx: 0, vy: 0 };
+  private readonly st: BicycleState = { x: 0, y: 0, yaw: 0, vx: 0, vy: 0 };
   /** buffer stride: the longer look-ahead */
   private readonly H: number;
   /** work done so far: pairs rolled out against each other, NPCs braked, of those kept avoiding a vehicle they had */

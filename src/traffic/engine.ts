@@ -27,6 +27,7 @@ import { HOLD_REASON_NAMES, StopConstraints } from './stops.js';
 import { Sim } from './sim.js';
 import { AgentKind, World } from './world.js';
 import type { PolicyStepper } from './policy-step.js';
+import type { VehicleState } from '../vehicle/index.js';
 
 export const MAX_NPCS = PARTNER_ROWS; // 63: an NPC observes at most 63 others
 /** The policy's step [s] (GPUDrive's dt): the NPC world always advances by this much simulation time. */
@@ -50,13 +51,7 @@ export interface NpcSpec {
   maxSpeed?: number;
 }
 
-export interface ExternalState {
-  x: number;
-  y: number;
-  yaw: number;
-  speed: number;
-  length: number;
-  width: number;
+export interface ExternalState extends VehicleState {
   /** collision box scale on length/width; default 1 (the real car's size) */
   collisionScale?: number;
 }
@@ -78,18 +73,12 @@ export interface StepTimings {
   npcs: number;
 }
 
-export interface NpcView {
+export interface NpcView extends VehicleState {
   id: number;
-  x: number;
-  y: number;
-  yaw: number;
   /** pose before the last step (equal to the pose for an NPC added since) */
   prevX: number;
   prevY: number;
   prevYaw: number;
-  speed: number;
-  length: number;
-  width: number;
   goalX: number;
   goalY: number;
   collided: boolean;

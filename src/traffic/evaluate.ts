@@ -12,13 +12,10 @@ import { initSceneWorld } from './scene-init.js';
 import { Sim } from './sim.js';
 import { stepPolicy, type PolicyStepper } from './policy-step.js';
 import { AgentKind, EPISODE_STEPS } from './world.js';
+import type { KinematicState } from '../vehicle/index.js';
 
-export interface TraceAgent {
+export interface TraceAgent extends KinematicState {
   id: number;
-  x: number;
-  y: number;
-  yaw: number;
-  speed: number;
   action: number;
 }
 

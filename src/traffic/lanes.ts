@@ -11,6 +11,7 @@ import type { LaneGraphJson } from '../map/scene-json.js';
 import { EntityType } from '../map/types.js';
 import type { SeededRandom } from '../util/random.js';
 import { hypot } from '../util/hypot.js';
+import type { Pose } from '../vehicle/index.js';
 
 interface Lane {
   readonly xs: Float32Array;
@@ -48,12 +49,6 @@ export interface LanePosition {
   s: number;
   /** lateral distance from the centre line, m */
   offset: number;
-}
-
-export interface Pose2 {
-  x: number;
-  y: number;
-  yaw: number;
 }
 
 const JOIN_DISTANCE = 1.5;
@@ -217,7 +212,7 @@ export class LaneNetwork {
     }
   }
 
-  pose(lane: number, s: number): Pose2 {
+  pose(lane: number, s: number): Pose {
     return poseAlong(this.lanes[lane], s);
   }
 
@@ -319,7 +314,7 @@ export class LaneNetwork {
   }
 
   /** The point `distance` metres ahead of (lane, s), following successor lanes (chosen with `rng` at forks). */
-  ahead(lane: number, s: number, distance: number, rng?: SeededRandom): Pose2 & { lane: number; s: number } {
+  ahead(lane: number, s: number, distance: number, rng?: SeededRandom): Pose & { lane: number; s: number } {
     let li = lane;
     let pos = s + distance;
     for (let hops = 0; hops < 64; hops++) {
@@ -339,9 +334,9 @@ export class LaneNetwork {
    * `maxDeviation` m: the policy heads for its goal fairly directly, so a goal round a bend pulls it across
    * the infield. Never shorter than `minDistance` (unless the lane network ends).
    */
-  aheadInSight(lane: number, s: number, maxDistance: number, maxDeviation: number, rng?: SeededRandom, minDistance = 15, step = 2): Pose2 & { lane: number; s: number } {
+  aheadInSight(lane: number, s: number, maxDistance: number, maxDeviation: number, rng?: SeededRandom, minDistance = 15, step = 2): Pose & { lane: number; s: number } {
     const start = this.pose(lane, s);
-    const path: Array<Pose2 & { lane: number; s: number }> = [];
+    const path: Array<Pose & { lane: number; s: number }> = [];
     let best = this.ahead(lane, s, Math.min(minDistance, maxDistance), rng);
     // Sample the path once with a fixed fork choice, so the goal lies on one branch.
     let li = lane;
@@ -517,7 +512,7 @@ function distanceToPolyline(x: number, y: number, xs: Float32Array, ys: Float32A
 }
 
 /** The pose at distance s (clamped) along a polyline with its cumulative lengths. */
-export function poseAlong(line: { readonly xs: ArrayLike<number>; readonly ys: ArrayLike<number>; readonly cum: ArrayLike<number> }, s: number): Pose2 {
+export function poseAlong(line: { readonly xs: ArrayLike<number>; readonly ys: ArrayLike<number>; readonly cum: ArrayLike<number> }, s: number): Pose {
   const { xs, ys, cum } = line;
   const sc = Math.min(Math.max(s, 0), cum[cum.length - 1]);
   const i = segmentEnd(cum, sc);

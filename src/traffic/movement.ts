@@ -4,10 +4,10 @@
  * with their action, experts replay their log one step behind, static and external agents do not move.
  */
 import { ACTION_ACCEL, ACTION_STEER } from '../policy/actions.js';
-import { stepBicycle, type KinematicState } from './bicycle.js';
+import { stepBicycle, type BicycleState } from './bicycle.js';
 import { AgentKind, type World } from './world.js';
 
-const scratch: KinematicState = { x: 0, y: 0, yaw: 0, vx: 0, vy: 0 };
+const scratch: BicycleState = { x: 0, y: 0, yaw: 0, vx: 0, vy: 0 };
 
 /**
  * Continuous controls for live NPCs (the safety shield's smoothed, rate-limited steering): where `use[i]` is

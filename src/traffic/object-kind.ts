@@ -5,8 +5,6 @@
  */
 import type { ObjectKind } from '../vehicle/index.js';
 
-export type { ObjectKind };
-
 export const OBJECT_KINDS: readonly ObjectKind[] = ['vehicle', 'pedestrian', 'cyclist'];
 
 /** Ids of ambient people in the live scene (NPC ids are small, story actors start at 1,000,000). */

@@ -5,10 +5,11 @@
  * to it (the policy heads for its goal fairly directly, so a goal round a bend would pull it off the road).
  */
 import type { SeededRandom } from '../util/random.js';
-import type { LaneNetwork, Pose2 } from './lanes.js';
+import type { LaneNetwork } from './lanes.js';
 import { hypot } from '../util/hypot.js';
+import type { Pose } from '../vehicle/index.js';
 
-export interface RouteGoal extends Pose2 {
+export interface RouteGoal extends Pose {
   /** the goal is the route's end */
   final: boolean;
   /** distance along the route from the NPC's progress to the goal [m] */
@@ -108,7 +109,7 @@ export class Route {
   }
 
   /** The pose at route distance d (clamped to the route). */
-  poseAt(d: number): Pose2 {
+  poseAt(d: number): Pose {
     const dc = Math.min(Math.max(d, 0), this.length);
     let k = 0;
     while (k + 1 < this.lanes.length && this.offsets[k + 1] <= dc) k++;
@@ -116,7 +117,7 @@ export class Route {
   }
 
   /** poseAt(d) written into `out` (nothing allocated but what storing into `out` takes). */
-  poseInto(d: number, out: Pose2): Pose2 {
+  poseInto(d: number, out: Pose): Pose {
     cell[D] = d;
     this.poseAtCell(true);
     out.x = cell[X];

@@ -8,7 +8,7 @@
  */
 import { ACCEL_VALUES } from '../policy/actions.js';
 import { RadiusMemo, type RoadIndex } from '../map/spatial-index.js';
-import { stepBicycle, stepTurning, STEP_DT, type KinematicState } from './bicycle.js';
+import { stepBicycle, stepTurning, STEP_DT, type BicycleState } from './bicycle.js';
 import { obbOverlapIn } from './obb.js';
 import { BRAKE, type MotionPredictor } from './predict.js';
 import type { ShieldOptions } from './shield-options.js';
@@ -106,7 +106,7 @@ export class ShieldRollout {
   /** the box scale used against edges in this NPC's checks (smaller when it is already close to one) */
   private edgeScale = 1;
   /** the rollout's state, and how far it has travelled (d) */
-  private readonly st: KinematicState & { d: number; c: number; sn: number } = { x: 0, y: 0, yaw: 0, vx: 0, vy: 0, d: 0, c: 0.5, sn: 0.5 };
+  private readonly st: BicycleState & { d: number; c: number; sn: number } = { x: 0, y: 0, yaw: 0, vx: 0, vy: 0, d: 0, c: 0.5, sn: 0.5 };
   /** the NPC's present pose (edge and lane checks from where it is) */
   private readonly here = { x: 0, y: 0, yaw: 0, d: 0, c: 0.5, sn: 0.5 };
   /** half extents of the box touchesEdge checks */

@@ -10,12 +10,13 @@
 import { describe, expect, it } from 'vitest';
 import { GOALS, p95, runTrack } from '../../bench/gnss-track.js';
 import { DEFAULT_SCENE_CONFIG } from '../../src/scene/config.js';
-import { ctra, EgoMotion, MAX_ACCEL_MPS2, type MotionPose } from '../../src/scene/ego-motion.js';
+import { ctra, EgoMotion, MAX_ACCEL_MPS2 } from '../../src/scene/ego-motion.js';
 import { EgoRegistry } from '../../src/scene/egos.js';
 import type { TrafficEngine } from '../../src/traffic/engine.js';
 import { SeededRandom } from '../../src/util/random.js';
+import type { KinematicState } from '../../src/vehicle/index.js';
 
-const pose = (): MotionPose => ({ x: 0, y: 0, yaw: 0, speed: 0 });
+const pose = (): KinematicState => ({ x: 0, y: 0, yaw: 0, speed: 0 });
 
 /** Fine Euler integration of constant acceleration and yaw rate, the reference for the closed model. */
 function integrate(v: number, a: number, w: number, tau: number) {

@@ -6,9 +6,10 @@
  */
 import { figureAgainst, kmhGiven } from './figures.js';
 import { along, boxGap, headwayOf, overlaps, ttcOf, type Along } from './geometry.js';
-import type { PlacePoint } from './references.js';
+
 import type { Condition, PointSpec } from './spec.js';
 import type { HappeningKind, StoryVehicle } from './world.js';
+import type { Pose } from '../../vehicle/index.js';
 
 /** below this a vehicle is standing [m/s] */
 export const STANDSTILL_MPS = 0.05;
@@ -36,7 +37,7 @@ export interface StoryContext {
   /** seconds it has been standing (NaN when moving or absent) */
   standingFor(id: string): number;
   /** a place's map point and its lane's direction there (NaN when its lane is unknown) */
-  pointOf(p: PointSpec): Readonly<PlacePoint>;
+  pointOf(p: PointSpec): Readonly<Pose>;
   /** the vehicle where it was at the previous step (null when it was not seen then, or this is the first step) */
   previous(id: string): { readonly x: number; readonly y: number; readonly yaw: number } | null;
   /** something a condition saw that the attempt's record should say (a start line crossed outside its band) */

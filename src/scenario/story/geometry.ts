@@ -16,15 +16,10 @@
 import type { LaneNetwork } from '../../traffic/lanes.js';
 import { obbOverlap } from '../../traffic/obb.js';
 import type { StoryVehicle } from './world.js';
-
-export interface PoseOut {
-  x: number;
-  y: number;
-  yaw: number;
-}
+import type { Pose } from '../../vehicle/index.js';
 
 /** The centre-line pose at s (clamped to the lane) into `out`: the lane network's own point and direction. */
-export function lanePoseInto(net: LaneNetwork, lane: number, s: number, out: PoseOut): void {
+export function lanePoseInto(net: LaneNetwork, lane: number, s: number, out: Pose): void {
   net.pointInto(lane, s, out);
   out.yaw = net.headingAt(lane, s);
 }

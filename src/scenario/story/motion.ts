@@ -12,9 +12,9 @@
  * it reaches the end of its path and stands.
  */
 import type { LaneNetwork, LanePosition } from '../../traffic/lanes.js';
-import { along, lanePoseInto, nextLane, projectOnLane, type Along, type LaneProjection, type PoseOut } from './geometry.js';
+import { along, lanePoseInto, nextLane, projectOnLane, type Along, type LaneProjection } from './geometry.js';
 import { shapeIntegral, shapeSlope, shapeValue } from './shapes.js';
-import type { ObjectKind } from '../../traffic/object-kind.js';
+import type { ObjectKind, Pose } from '../../vehicle/index.js';
 import type { Shape } from './spec.js';
 import type { ActorPose, StoryVehicle } from './world.js';
 
@@ -71,7 +71,7 @@ export class ScriptedActor implements StoryVehicle {
   private cD1 = 0;
   private cShape: Shape = 'sinusoidal';
   private latRate = 0;
-  private readonly pose: PoseOut = { x: 0, y: 0, yaw: 0 };
+  private readonly pose: Pose = { x: 0, y: 0, yaw: 0 };
   private readonly m: Along = { lon: 0, lat: 0, gap: 0, closing: 0, va: 0, inPath: false };
   private readonly proj: LaneProjection = { s: 0, offset: 0 };
   private readonly found: LanePosition = { lane: 0, s: 0, offset: 0 };

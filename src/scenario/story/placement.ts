@@ -4,10 +4,11 @@
  * messages (the runner adds the key), never as a half-placed actor.
  */
 import type { LaneNetwork } from '../../traffic/lanes.js';
-import { lanePoseInto, projectOnLane, travel, type LaneProjection, type PoseOut } from './geometry.js';
+import { lanePoseInto, projectOnLane, travel, type LaneProjection } from './geometry.js';
 import { MAX_LANE_OFFSET_M } from './motion.js';
 import type { ActorSpec } from './spec.js';
 import type { StoryVehicle } from './world.js';
+import type { Pose } from '../../vehicle/index.js';
 
 export interface Placement {
   lane: number;
@@ -92,7 +93,7 @@ export function placeActor(a: ActorSpec, net: LaneNetwork, prev: readonly number
     if (typeof t === 'string') return t;
     target = t;
   }
-  const pose: PoseOut = { x: 0, y: 0, yaw: 0 };
+  const pose: Pose = { x: 0, y: 0, yaw: 0 };
   lanePoseInto(net, to.lane, to.s, pose);
   projectOnLane(net, target, pose.x, pose.y, proj);
   if (Math.abs(proj.offset) > MAX_LANE_OFFSET_M) return `lane ${laneName(net, target)} is not beside lane ${laneName(net, to.lane)} there (${Math.abs(proj.offset).toFixed(1)} m away)`;

@@ -7,6 +7,7 @@
 import type { LaneNetwork } from '../../traffic/lanes.js';
 import { lanePoseInto } from './geometry.js';
 import type { ActionSpec, Condition, PointSpec, StorySpec } from './spec.js';
+import type { Pose } from '../../vehicle/index.js';
 
 /** A reference from the story to something the map or the scene must have. */
 export interface Use {
@@ -22,13 +23,6 @@ export interface LaneSpot {
   key: string;
 }
 
-/** A place's map point and the direction of its lane there (NaN for a point given as x, y). */
-export interface PlacePoint {
-  x: number;
-  y: number;
-  yaw: number;
-}
-
 /** A lane sequence of a route_s condition: its lanes (−1 unknown) and the distance to each lane's start. */
 export interface RouteLanes {
   lanes: Int32Array;
@@ -42,7 +36,7 @@ export class StoryReferences {
   readonly uses: Use[] = [];
   /** places given as {lane, s_m}, for the check that s is on the lane */
   readonly spots: LaneSpot[] = [];
-  readonly points = new Map<PointSpec, PlacePoint>();
+  readonly points = new Map<PointSpec, Pose>();
   readonly routes = new Map<readonly string[], RouteLanes>();
 
   constructor(spec: StorySpec, private readonly net: LaneNetwork) {

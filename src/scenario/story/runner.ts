@@ -29,11 +29,12 @@ import { predecessors } from './geometry.js';
 import { AfterEndMotion } from './after-end.js';
 import { END_OF_ROAD, LAT_DONE, LON_DONE, ScriptedActor } from './motion.js';
 import { laneName } from './placement.js';
-import { StoryReferences, type PlacePoint } from './references.js';
+import { StoryReferences } from './references.js';
 import type { ActionSpec, EventSpec, PointSpec, StorySpec } from './spec.js';
 import { StoryState } from './state.js';
 import { StoryRefused, validateStory, type StoryProblem } from './validate.js';
 import type { ActorPose, AttemptResult, AttemptStatus, Happening, HappeningKind, StepReport, StoryVehicle, StoryWorld } from './world.js';
+import type { Pose } from '../../vehicle/index.js';
 
 export { StoryRefused, type StoryProblem };
 
@@ -111,7 +112,7 @@ export class StoryRunner implements StoryContext {
   headingOf(v: StoryVehicle): number { return this.state.headingOf(v); }
   traveled(id: string): number { return this.state.traveled(id); }
   standingFor(id: string): number { return this.state.standingFor(id); }
-  pointOf(p: PointSpec): Readonly<PlacePoint> { return this.state.pointOf(p); }
+  pointOf(p: PointSpec): Readonly<Pose> { return this.state.pointOf(p); }
   previous(id: string): { readonly x: number; readonly y: number; readonly yaw: number } | null { return this.state.previous(id); }
   note(kind: HappeningKind, id: string, detail: string): void { this.happen(kind, id, detail); }
   routeS(id: string, route: readonly string[]): number { return this.state.routeS(id, route); }

@@ -6,7 +6,7 @@
  * ConditionGroups, `all` = one ConditionGroup), `end` is the Storyboard's StopTrigger. Units are in the key
  * names (`_s`, `_m`, `_kmh`, `_mps2`); here everything is SI (m, s, m/s, m/s², rad). Parsed in parse.ts.
  */
-import type { ObjectKind } from '../../traffic/object-kind.js';
+import type { ObjectKind } from '../../vehicle/index.js';
 import type { VruTarget } from './targets.js';
 
 /** How a value moves from start to target (OpenSCENARIO DynamicsShape): f(0) = 0, f(1) = 1. */

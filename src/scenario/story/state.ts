@@ -6,9 +6,10 @@
 import type { LaneNetwork, LanePosition } from '../../traffic/lanes.js';
 import { STANDSTILL_MPS, type StoryContext } from './conditions.js';
 import { ScriptedActor } from './motion.js';
-import type { PlacePoint, StoryReferences } from './references.js';
+import type { StoryReferences } from './references.js';
 import type { PointSpec } from './spec.js';
 import type { HappeningKind, StoryVehicle, StoryWorld } from './world.js';
+import type { Pose } from '../../vehicle/index.js';
 
 /** When an event last started and last completed (NaN: never). */
 export interface EventTimes {
@@ -16,7 +17,7 @@ export interface EventTimes {
   readonly doneAt: number;
 }
 
-const NO_POINT: PlacePoint = { x: NaN, y: NaN, yaw: NaN };
+const NO_POINT: Pose = { x: NaN, y: NaN, yaw: NaN };
 
 export class StoryState implements StoryContext {
   t = NaN;
@@ -155,7 +156,7 @@ export class StoryState implements StoryContext {
     return k === undefined ? NaN : this.t - this.standSince[k];
   }
 
-  pointOf(p: PointSpec): Readonly<PlacePoint> {
+  pointOf(p: PointSpec): Readonly<Pose> {
     return this.refs.points.get(p) ?? NO_POINT;
   }
 

@@ -7,7 +7,7 @@
  * stores searched (the search tool's pages/docs/code corpora); the figures the sources do not give are marked
  * "assumed" with how they were chosen. `length` is along the way the target moves, `width` across it.
  */
-import type { ObjectKind } from '../../traffic/object-kind.js';
+import type { ObjectKind } from '../../vehicle/index.js';
 
 export type VruTarget = 'EPTa' | 'EPTc' | 'EBTa';
 export const VRU_TARGETS: readonly VruTarget[] = ['EPTa', 'EPTc', 'EBTa'];

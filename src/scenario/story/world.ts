@@ -3,22 +3,15 @@
  * a StoryWorld snapshot at simulation time t; the story never looks at a clock or the scene itself, so the same
  * snapshots give the same actor motion, events and verdict.
  */
-import type { ObjectKind } from '../../traffic/object-kind.js';
+import type { ObjectKind } from '../../vehicle/index.js';
+import type { VehicleState } from '../../vehicle/index.js';
 
 /** One vehicle as the host sees it at t. Map frame (ENU metres), reference point = the box centre. */
-export interface StoryVehicle {
+export interface StoryVehicle extends VehicleState {
   /** egos by their scenario id, actors by their story id, NPCs as the host names them (e.g. `npc7`) */
   readonly id: string;
-  x: number;
-  y: number;
-  /** heading [rad], ENU: 0 = east, counter-clockwise */
-  yaw: number;
-  /** speed along the heading [m/s] */
-  speed: number;
   /** longitudinal acceleration [m/s²] (negative when braking) */
   accel: number;
-  length: number;
-  width: number;
 }
 
 export interface StoryWorld {
