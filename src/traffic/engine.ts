@@ -27,24 +27,17 @@ import { HOLD_REASON_NAMES, StopConstraints } from './stops.js';
 import { Sim } from './sim.js';
 import { AgentKind, World } from './world.js';
 import type { PolicyStepper } from './policy-step.js';
-import type { VehicleState } from '../vehicle/index.js';
+import type { Box, KinematicState, VehicleState } from '../vehicle/index.js';
 
 export const MAX_NPCS = PARTNER_ROWS; // 63: an NPC observes at most 63 others
 /** The policy's step [s] (GPUDrive's dt): the NPC world always advances by this much simulation time. */
 export const POLICY_DT = 0.1;
 const STEER_COUNT = STEER_VALUES.length;
 
-export interface NpcSpec {
-  x: number;
-  y: number;
-  /** rad, counter-clockwise from +x */
-  yaw: number;
-  /** m/s along the heading */
-  speed: number;
+/** An NPC to add: where it starts and where it heads; its outline defaults to the policy's usual car. */
+export interface NpcSpec extends KinematicState, Partial<Box> {
   goalX: number;
   goalY: number;
-  length?: number;
-  width?: number;
   /** caller's id; by default the engine assigns one */
   id?: number;
   /** speed governor limit, m/s (default: none) */
