@@ -19,6 +19,7 @@ import type { ContinuousControls } from './movement.js';
 import { obbOverlapCS } from './obb.js';
 import { AgentKind, type World } from './world.js';
 import { XOrder } from './x-order.js';
+import { GUARD_AHEAD_COS, GUARD_MARGIN_SPEED_MPS, GUARD_MIN_SPEED_MPS, GUARD_SAME_WAY_COS, GUARD_SLOW_SPEED_MPS } from './tuning.js';
 
 export interface ContactGuardOptions {
   /** how far ahead each pair is rolled on [steps of 0.1 s] */
@@ -39,17 +40,6 @@ export const DEFAULT_CONTACT_GUARD_OPTIONS: ContactGuardOptions = {
   marginLon: 0.2,
   marginLat: 0.1,
 };
-
-/** the other vehicle is ahead of an NPC within this cone (cosine of its half angle) */
-const AHEAD_COS = Math.cos((60 * Math.PI) / 180);
-/** two vehicles whose headings are closer than this go the same way (cosine of the angle) */
-const SAME_WAY_COS = Math.cos((30 * Math.PI) / 180);
-/** an NPC slower than this is left to the shield [m/s] */
-const MIN_SPEED = 0.05;
-/** below this, two NPCs in each other's way are standing or creeping (see apply) [m/s] */
-const SLOW_SPEED = 1;
-/** the margins count in full when either of a pair is this fast, in part below [m/s] */
-const MARGIN_SPEED = 3;
 
 export class ContactGuard {
   /** per slot: 1 when the guard braked it in the last step */
@@ -127,8 +117,8 @@ export class ContactGuard {
       if (j < 0) continue;
       const same = this.heldSelfId[i] === world.id[i] && this.rank[i] >= 0 && this.rank[j] >= 0 && world.id[j] === this.heldId[i];
       this.heldSlot[i] = -1;
-      if (hold === 0 || !same || world.speed(i) <= MIN_SPEED || !this.movingNpc(world, i, controls)) continue;
-      if (Math.cos(world.yaw[i] - world.yaw[j]) > SAME_WAY_COS) continue;
+      if (hold === 0 || !same || world.speed(i) <= GUARD_MIN_SPEED_MPS || !this.movingNpc(world, i, controls)) continue;
+      if (Math.cos(world.yaw[i] - world.yaw[j]) > GUARD_SAME_WAY_COS) continue;
       const steps = hold;
       // the other rolled on as it chose, going straight on at its speed (held steering turns an NPC coming out of
       // a bend away too soon), or stopping where it is (its shield may brake it for this one)
@@ -147,7 +137,7 @@ export class ContactGuard {
         if (!ni && !nj) continue;
         // two going the same way are car-following's and the shield's (a follower held at its acceleration
         // for the look-ahead meets its leader, and braking it cost the demo track 10 % of its speed)
-        if (Math.cos(world.yaw[i] - world.yaw[j]) > SAME_WAY_COS) continue;
+        if (Math.cos(world.yaw[i] - world.yaw[j]) > GUARD_SAME_WAY_COS) continue;
         const k = this.firstTouch(world, i, j, hs);
         if (k <= 0) continue;
         // the one whose own motion takes it into the other (held where it is) runs into it: it avoids (head-on,
@@ -159,7 +149,7 @@ export class ContactGuard {
         if (!iRuns && !jRuns) {
           const b = (i * H + k - 1), c = (j * H + k - 1);
           const dx = this.px[c] - this.px[b], dy = this.py[c] - this.py[b];
-          const ahead = AHEAD_COS * Math.hypot(dx, dy);
+          const ahead = GUARD_AHEAD_COS * Math.hypot(dx, dy);
           iRuns = ni && dx * this.pc[b] + dy * this.ps[b] > ahead;
           jRuns = nj && -dx * this.pc[c] - dy * this.ps[c] > ahead;
         }
@@ -174,7 +164,7 @@ export class ContactGuard {
    * the shield's alone: braking two that stand in each other's way holds both for good)
    */
   private movingNpc(world: World, i: number, controls: ContinuousControls): boolean {
-    return world.kind[i] === AgentKind.Controlled && controls.use[i] === 1 && (world.speed(i) > MIN_SPEED || controls.accel[i] > 0);
+    return world.kind[i] === AgentKind.Controlled && controls.use[i] === 1 && (world.speed(i) > GUARD_MIN_SPEED_MPS || controls.accel[i] > 0);
   }
 
   /**
@@ -243,9 +233,9 @@ export class ContactGuard {
     const o = this.options;
     const hli = 0.5 * world.length[i], hwi = 0.5 * world.width[i], hlj = 0.5 * world.length[j], hwj = 0.5 * world.width[j];
     if (obbOverlapCS(world.x[i], world.y[i], Math.cos(world.yaw[i]), Math.sin(world.yaw[i]), hli, hwi, world.x[j], world.y[j], Math.cos(world.yaw[j]), Math.sin(world.yaw[j]), hlj, hwj)) return 0;
-    // the margins in full from MARGIN_SPEED on, none for two at a standstill (one creeping past a standing car
+    // the margins in full from GUARD_MARGIN_SPEED_MPS on, none for two at a standstill (one creeping past a standing car
     // at real size clears it)
-    const f = Math.min(1, Math.max(world.speed(i), world.speed(j)) / MARGIN_SPEED);
+    const f = Math.min(1, Math.max(world.speed(i), world.speed(j)) / GUARD_MARGIN_SPEED_MPS);
     const Li = hli + f * o.marginLon, Wi = hwi + f * o.marginLat, Lj = hlj + f * o.marginLon, Wj = hwj + f * o.marginLat;
     const far = Math.hypot(Li, Wi) + Math.hypot(Lj, Wj);
     const H = this.H;

@@ -9,6 +9,7 @@ import { STEP_DT } from './bicycle.js';
 import { AgentKind, type World } from './world.js';
 import { XOrder } from './x-order.js';
 import { hypot } from '../util/hypot.js';
+import { FOLLOW_IDM_ACCEL_MPS2, FOLLOW_IDM_DECEL_MPS2, FOLLOW_IDM_GAP_M, FOLLOW_IDM_HEADWAY_S, FOLLOW_REACH_M } from './tuning.js';
 
 /** What car-following reads of the motion predictor's lane paths (MotionPredictor satisfies it; predict.ts owns them). */
 export interface FollowPaths {
@@ -24,13 +25,6 @@ export interface FollowPaths {
 }
 
 const SPACING = 1;
-/** car-following (IDM): comfortable acceleration and deceleration, standstill gap, time headway */
-const IDM_A = 2;
-const IDM_B = 2.5;
-const IDM_S0 = 2.5;
-const IDM_T = 1.2;
-/** car-following looks this far along the path beyond where the rollout reaches [m] (IDM at rest: 1 % of a at 25 m) */
-const FOLLOW_REACH_M = 25;
 /** path points per chunk of the nearest-point search's bounding boxes */
 const CHUNK = 8;
 
@@ -169,9 +163,9 @@ export class CarFollowing {
     }
     if (gapBest === Infinity) return Infinity;
     p.leader[j] = leader;
-    const sStar = IDM_S0 + Math.max(0, v * IDM_T + (v * dvBest) / (2 * Math.sqrt(IDM_A * IDM_B)));
+    const sStar = FOLLOW_IDM_GAP_M + Math.max(0, v * FOLLOW_IDM_HEADWAY_S + (v * dvBest) / (2 * Math.sqrt(FOLLOW_IDM_ACCEL_MPS2 * FOLLOW_IDM_DECEL_MPS2)));
     const s = Math.max(0.1, gapBest);
-    return IDM_A * (1 - (sStar / s) ** 2);
+    return FOLLOW_IDM_ACCEL_MPS2 * (1 - (sStar / s) ** 2);
   }
 
   /** The bounding boxes of a path's chunks of CHUNK points (path from index b, n points) into chunkBox from cbase. */

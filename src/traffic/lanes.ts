@@ -12,6 +12,7 @@ import { EntityType } from '../map/types.js';
 import type { SeededRandom } from '../util/random.js';
 import { hypot } from '../util/hypot.js';
 import type { Pose } from '../vehicle/index.js';
+import { LANE_JOIN_DISTANCE_M, LANE_TWIN_KEEP_RIGHT_M, LANE_TWIN_TAPER_M } from './tuning.js';
 
 interface Lane {
   readonly xs: Float32Array;
@@ -51,11 +52,6 @@ export interface LanePosition {
   offset: number;
 }
 
-const JOIN_DISTANCE = 1.5;
-/** how far a lane that shares its centre line with a lane the other way keeps right of that line [m] */
-const TWIN_KEEP_RIGHT_M = 1.3;
-/** the keep-right offset eases in over this distance from each end of the lane [m] */
-const TWIN_TAPER_M = 8;
 /** Spacing of the indexed points along each lane [m]. */
 const INDEX_SPACING = 2;
 
@@ -138,7 +134,7 @@ export class LaneNetwork {
 
   /**
    * Some maps draw a two-way road as one centre line carrying two lanes, one each way (FMTC's connectors and
-   * its circle): vehicles meeting there would meet head-on. Each such lane keeps TWIN_KEEP_RIGHT_M to the right
+   * its circle): vehicles meeting there would meet head-on. Each such lane keeps LANE_TWIN_KEEP_RIGHT_M to the right
    * of the shared line, easing in from its ends so it still joins its neighbours. Only this network (routes,
    * goals, starts) moves; the map the policy observes is unchanged.
    */
@@ -153,8 +149,8 @@ export class LaneNetwork {
         const B = L[b];
         const nb = B.xs.length;
         if (a === b || Math.abs(A.length - B.length) > 0.1 * A.length + 1) continue;
-        if (Math.hypot(B.xs[0] - A.xs[na - 1], B.ys[0] - A.ys[na - 1]) > JOIN_DISTANCE) continue;
-        if (Math.hypot(B.xs[nb - 1] - A.xs[0], B.ys[nb - 1] - A.ys[0]) > JOIN_DISTANCE) continue;
+        if (Math.hypot(B.xs[0] - A.xs[na - 1], B.ys[0] - A.ys[na - 1]) > LANE_JOIN_DISTANCE_M) continue;
+        if (Math.hypot(B.xs[nb - 1] - A.xs[0], B.ys[nb - 1] - A.ys[0]) > LANE_JOIN_DISTANCE_M) continue;
         const mid = this.pose(a, 0.5 * A.length);
         if (distanceToPolyline(mid.x, mid.y, B.xs, B.ys) > 0.5) continue;
         twins.push(a);
@@ -170,7 +166,7 @@ export class LaneNetwork {
       for (let k = 0; k < n; k++) {
         const s = k * step;
         const p = this.pose(a, s);
-        const off = TWIN_KEEP_RIGHT_M * Math.min(1, s / TWIN_TAPER_M, (A.length - s) / TWIN_TAPER_M);
+        const off = LANE_TWIN_KEEP_RIGHT_M * Math.min(1, s / LANE_TWIN_TAPER_M, (A.length - s) / LANE_TWIN_TAPER_M);
         xs[k] = p.x + off * Math.sin(p.yaw);
         ys[k] = p.y - off * Math.cos(p.yaw);
       }
@@ -205,7 +201,7 @@ export class LaneNetwork {
       for (let b = 0; b < this.lanes.length; b++) {
         if (a === b) continue;
         const B = this.lanes[b];
-        if (Math.hypot(B.xs[0] - ex, B.ys[0] - ey) > JOIN_DISTANCE) continue;
+        if (Math.hypot(B.xs[0] - ex, B.ys[0] - ey) > LANE_JOIN_DISTANCE_M) continue;
         const bh = Math.atan2(B.ys[1] - B.ys[0], B.xs[1] - B.xs[0]);
         if (Math.cos(bh - ah) > Math.cos(Math.PI / 4)) A.next.push(b);
       }

@@ -1,6 +1,6 @@
 /**
  * Where every vehicle will be over the next seconds, for the safety shield: each vehicle on a lane follows
- * that lane (its sideways offset from the centre line fading out over `OFFSET_FADE_M` of travel, as a
+ * that lane (its sideways offset from the centre line fading out over `PREDICT_OFFSET_FADE_M` of travel, as a
  * shielded NPC steers back), either at its present speed or braking to a stop; a vehicle off the lanes, or across them,
  * goes straight on. NPCs take forks towards their goal; egos the straightest way. Computed once per step
  * for all vehicles into typed arrays (nothing allocated per step), so every NPC's checks share them.
@@ -12,6 +12,7 @@ import { AgentKind, type World } from './world.js';
 import { PathInputs } from './path-inputs.js';
 import { CarFollowing } from './follow.js';
 import { hypot } from '../util/hypot.js';
+import { PREDICT_BEND_SEGMENTS, PREDICT_EGO_ACCEL_MPS2, PREDICT_EGO_MAX_SPEED_MPS, PREDICT_HEADING_BLEND_M, PREDICT_MAX_LANE_ANGLE_RAD, PREDICT_MAX_LANE_OFFSET_M, PREDICT_OFFSET_FADE_M, PREDICT_PATH_MIN_M } from './tuning.js';
 
 /** lanes of an NPC's plan kept per slot (the current one first) */
 export const MAX_PLAN = 16;
@@ -26,25 +27,11 @@ export interface Plans {
 }
 
 /** Prediction modes: keeps its speed, or brakes to a stop. */
-/** the far edge of a vehicle's prediction: keeping its speed (an ego: speeding up, see EGO_PREDICT_ACCEL) */
+/** the far edge of a vehicle's prediction: keeping its speed (an ego: speeding up, see PREDICT_EGO_ACCEL_MPS2) */
 export const KEEP_SPEED = 0;
 export const BRAKE = 1;
 
 const SPACING = 1;
-/** an ego's prediction reaches as far as speeding up at this [m/s²] to at least EGO_PREDICT_MAX_V [m/s] */
-const EGO_PREDICT_ACCEL = 2;
-const EGO_PREDICT_MAX_V = 14;
-/** the lane path is looked at at least this far ahead (for the curve speed limit) [m] */
-const PATH_MIN_M = 60;
-/** the sideways offset fades out over this much travel (a stopped car does not slide sideways) [m] */
-const OFFSET_FADE_M = 20;
-/** the heading turns to the lane's over this much travel [m] */
-const HEADING_BLEND_M = 5;
-/** a vehicle further than this from its lane, or more than this far off its direction, goes straight */
-const MAX_LANE_OFFSET = 3.5;
-const MAX_LANE_ANGLE = (75 * Math.PI) / 180;
-/** bendLimit: curvature is the heading change over this many path segments */
-const BEND_W = 4;
 /** predict(): what it made afresh */
 const FRESH = 2;
 const POSES = 1;
@@ -126,7 +113,7 @@ export class MotionPredictor {
     this.py = new Float32Array(n);
     this.pyaw = new Float32Array(n);
     this.onLane = new Uint8Array(capacity);
-    this.maxPath = Math.ceil(Math.max(maxSpeed * steps * STEP_DT + 20, PATH_MIN_M) / SPACING) + 2;
+    this.maxPath = Math.ceil(Math.max(maxSpeed * steps * STEP_DT + 20, PREDICT_PATH_MIN_M) / SPACING) + 2;
     this.pathX = new Float32Array(capacity * this.maxPath);
     this.pathY = new Float32Array(capacity * this.maxPath);
     this.pathYaw = new Float64Array(capacity * this.maxPath);
@@ -155,7 +142,7 @@ export class MotionPredictor {
   private bendLimit(j: number, aLat: number, decel: number): number {
     const n = this.pathN[j];
     const b = j * this.maxPath;
-    const w = BEND_W; // curvature = heading change over 4 m of path
+    const w = PREDICT_BEND_SEGMENTS; // curvature = heading change over 4 m of path
     const X = this.pathX, Y = this.pathY, H = this.pathYaw;
     // the path's directions computed so far (yawUpTo's, inline: no call in the loop)
     let yawN = this.yawN[j];
@@ -236,7 +223,7 @@ export class MotionPredictor {
     const v = Math.min(world.speed(j), this.maxSpeed);
     const reversing = world.vx[j] * Math.cos(yaw0) + world.vy[j] * Math.sin(yaw0) < 0;
     const dir = reversing ? -1 : 1;
-    const pathLength = Math.max(v * K * STEP_DT + 20, PATH_MIN_M);
+    const pathLength = Math.max(v * K * STEP_DT + 20, PREDICT_PATH_MIN_M);
     // the same inputs as the lane path it has (a vehicle standing still): the same path
     const fresh = this.reference || !this.plans || !this.inputs.unchanged(world, j, this.plans, reversing, pathLength);
     const stood = this.speedOf[j] === 0;
@@ -285,7 +272,7 @@ export class MotionPredictor {
       this.pos.s = plans.planS[j];
       at = this.pos;
     } else {
-      at = lanes.locate(world.x[j], world.y[j], world.yaw[j], MAX_LANE_OFFSET, this.pos, MAX_LANE_ANGLE);
+      at = lanes.locate(world.x[j], world.y[j], world.yaw[j], PREDICT_MAX_LANE_OFFSET_M, this.pos, PREDICT_MAX_LANE_ANGLE_RAD);
     }
     if (!at) return;
     const external = world.kind[j] === AgentKind.External;
@@ -302,8 +289,8 @@ export class MotionPredictor {
     const x0 = world.x[j], y0 = world.y[j], yaw0 = world.yaw[j];
     // an ego (a car in the loop, a simulated ego) may also speed up: a car pulling away from a stop into a
     // crossing was predicted standing, and an NPC at speed crossed in front of it
-    const a = world.kind[j] === AgentKind.External ? EGO_PREDICT_ACCEL : 0;
-    const tCap = a > 0 ? Math.max(0, (Math.max(v, EGO_PREDICT_MAX_V) - v) / a) : 0;
+    const a = world.kind[j] === AgentKind.External ? PREDICT_EGO_ACCEL_MPS2 : 0;
+    const tCap = a > 0 ? Math.max(0, (Math.max(v, PREDICT_EGO_MAX_SPEED_MPS) - v) / a) : 0;
     // an NPC held at a line (its own checks keep its front behind it) gets no further along its path
     const stops = this.plans?.stops;
     const stopAt = stops && this.onLane[j] && world.kind[j] === AgentKind.Controlled && stops.line[j] < Infinity ? Math.max(0, stops.line[j] - 0.5 * world.length[j]) : Infinity;
@@ -331,12 +318,12 @@ export class MotionPredictor {
           const u = f - i;
           const ax = X[b + i], ay = Y[b + i];
           const ptX = ax + u * (X[b + i + 1] - ax), ptY = ay + u * (Y[b + i + 1] - ay);
-          const fade = Math.max(0, 1 - d / OFFSET_FADE_M);
+          const fade = Math.max(0, 1 - d / PREDICT_OFFSET_FADE_M);
           this.px[idx] = ptX + ox * fade;
           this.py[idx] = ptY + oy * fade;
           if (m === KEEP_SPEED) continue; // (its headings are not used)
           if (i >= this.yawN[j]) this.yawUpTo(j, Math.min(n - 1, i + 9));
-          const w = Math.min(1, d / HEADING_BLEND_M);
+          const w = Math.min(1, d / PREDICT_HEADING_BLEND_M);
           let dy = this.pathYaw[b + i] - yaw0;
           // (within ±π the wrap subtracts 2π·±0: dy itself, or +0 for −0, which gives the same sum below)
           if (!(dy > -Math.PI && dy < Math.PI)) dy -= 2 * Math.PI * Math.round(dy / (2 * Math.PI));

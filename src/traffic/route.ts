@@ -8,6 +8,7 @@ import type { SeededRandom } from '../util/random.js';
 import type { LaneNetwork } from './lanes.js';
 import { hypot } from '../util/hypot.js';
 import type { Pose } from '../vehicle/index.js';
+import { ROUTE_SEARCH_AHEAD_M, ROUTE_SEARCH_BACK_M } from './tuning.js';
 
 export interface RouteGoal extends Pose {
   /** the goal is the route's end */
@@ -53,10 +54,6 @@ function growGoalSamples(): void {
   goalSx = new Float64Array(n);
   goalSy = new Float64Array(n);
 }
-
-/** How far back and ahead of its progress an NPC is looked for on its route [m]. */
-const SEARCH_BACK = 10;
-const SEARCH_AHEAD = 40;
 
 /** Which of the exits `next` of lane `from` a route takes, for a uniform draw u ∈ [0, 1). */
 export type ForkChooser = (from: number, next: readonly number[], u: number) => number;
@@ -159,7 +156,7 @@ export class Route {
     let bestD = Infinity;
     let bestP = this.progress;
     let bestSide = 1;
-    const from = this.progress - SEARCH_BACK, to = this.progress + SEARCH_AHEAD;
+    const from = this.progress - ROUTE_SEARCH_BACK_M, to = this.progress + ROUTE_SEARCH_AHEAD_M;
     for (let k = 0; k < this.lanes.length; k++) {
       const off = this.offsets[k];
       const L = this.net.lanes[this.lanes[k]];

@@ -17,22 +17,13 @@ import { AgentKind, type World } from './world.js';
 import { XOrder } from './x-order.js';
 import { GatheredStore } from './gathered.js';
 import { hypot } from '../util/hypot.js';
+import { ROLLOUT_EDGE_BOX_SCALES, ROLLOUT_FOLLOWER_COS, ROLLOUT_FOLLOWER_LAT_M, ROLLOUT_LEVEL_BOX_SCALE, ROLLOUT_LEVEL_MARGIN_SHARE } from './tuning.js';
 
 /** check(): the control is safe */
 export const SAFE = 0x7fffffff;
 /** check(): leaving the lane at step k is LANE_FAIL + k */
 export const LANE_FAIL = 100000;
-/** GPUDrive's collision box scale (spec §7.9) */
-const COLLISION_BOX = 0.7;
-/** a vehicle behind within 25° of our heading and about in our track follows us: keeping clear is its job */
-const FOLLOW_COS = Math.cos((25 * Math.PI) / 180);
-const FOLLOW_LAT_M = 1;
-/** vehicle check levels (see boxes()): share of the margins, and box scale */
-const LEVEL_MARGIN = [1, 0.5, 0, 0, 0, 0.04];
-const LEVEL_SCALE = [1, 1, 1, 0.85, 0.75, COLLISION_BOX];
-const LEVELS = LEVEL_MARGIN.length;
-/** box scales tried against edges the NPC is already close to (the first is options.edgeBoxScale) */
-const EDGE_SCALES = [NaN, COLLISION_BOX, 0.5, 0.3];
+const LEVELS = ROLLOUT_LEVEL_MARGIN_SHARE.length;
 /** the radius an NPC's edge memo is kept for is rounded up to a multiple of this [m] */
 const EDGE_MEMO_STEP_M = 5;
 /** slack on the reach bound of a rollout when leaving out edges it cannot touch [m] */
@@ -273,7 +264,7 @@ export class ShieldRollout {
       if (along < -0.5 * world.length[i]) {
         // (a car converging from behind at an angle, as at a merge, is not following: it is considered)
         const lat = Math.abs(-dx * si + dy * ci);
-        if (Math.cos(world.yaw[j] - world.yaw[i]) > FOLLOW_COS && lat < 0.5 * (world.width[i] + world.width[j]) + FOLLOW_LAT_M) continue;
+        if (Math.cos(world.yaw[j] - world.yaw[i]) > ROLLOUT_FOLLOWER_COS && lat < 0.5 * (world.width[i] + world.width[j]) + ROLLOUT_FOLLOWER_LAT_M) continue;
       }
       // the largest box that is still clear of it now (already touching even at 0.7: it does not hold us back)
       let level = 0;
@@ -305,7 +296,7 @@ export class ShieldRollout {
     this.edgeScale = 0;
     if (this.edgesNearN > 0) {
       for (let q = 0; q < 4; q++) {
-        const scale = q === 0 ? this.options.edgeBoxScale : EDGE_SCALES[q];
+        const scale = q === 0 ? this.options.edgeBoxScale : ROLLOUT_EDGE_BOX_SCALES[q];
         const here = this.here;
         here.x = world.x[i]; here.y = world.y[i]; here.yaw = world.yaw[i]; here.c = this.cosYaw[i]; here.sn = this.sinYaw[i];
         this.edgeHL = hl * scale; this.edgeHW = hw * scale;
@@ -404,9 +395,9 @@ export class ShieldRollout {
    */
   private boxes(world: World, i: number, j: number, level: number): [number, number, number, number] {
     const b = this.box4;
-    const margin = LEVEL_MARGIN[level];
-    const si = LEVEL_SCALE[level];
-    const sj = level === LEVELS - 1 ? world.collisionScale[j] : Math.max(LEVEL_SCALE[level], world.collisionScale[j]);
+    const margin = ROLLOUT_LEVEL_MARGIN_SHARE[level];
+    const si = ROLLOUT_LEVEL_BOX_SCALE[level];
+    const sj = level === LEVELS - 1 ? world.collisionScale[j] : Math.max(ROLLOUT_LEVEL_BOX_SCALE[level], world.collisionScale[j]);
     b[0] = 0.5 * world.length[i] * si + margin * this.options.marginLon;
     b[1] = 0.5 * world.width[i] * si + margin * this.options.marginLat;
     b[2] = 0.5 * world.length[j] * sj;

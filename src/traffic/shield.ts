@@ -8,7 +8,7 @@
  *     of the best) the one that turns the NPC least comes first, the rest follow by logit. The policy
  *     alternates hard steering (±1.047 rad is a 17° heading change in 0.1 s at 10 m/s) where a small one does
  *     nearly as well; a perception stack sees that as a vehicle shaking on the spot. Steering back along the
- *     lane is near-best too where the policy rates it so: it comes first for an NPC more than `LANE_RETURN_M`
+ *     lane is near-best too where the policy rates it so: it comes first for an NPC more than `SHIELD_LANE_RETURN_M`
  *     off its lane path (a drift of a few centimetres a step would otherwise take it into the opposite
  *     lane), and right after the preferred steering for the others.
  *  2. Check (a short rollout of GPUDrive's bicycle model): the action for one step, then a continuation that
@@ -33,7 +33,7 @@ import { MotionPredictor, type Plans } from './predict.js';
 import { clamp, LANE_FAIL, maxTurnAt, SAFE, ShieldRollout } from './shield-rollout.js';
 import type { World } from './world.js';
 import type { ShieldOptions } from './shield-options.js';
-
+import { SHIELD_CURVE_DECEL_MPS2, SHIELD_ESCAPE_MIN_SPEED_MPS, SHIELD_LANE_RETURN_M, SHIELD_MIN_REAL_TURN_RAD, SHIELD_MOVE_OFF_ACCEL_MPS2, SHIELD_MOVE_OFF_SPEED_MPS, SHIELD_MOVE_OFF_STEPS, SHIELD_SAME_TURN_RAD, SHIELD_STALL_SPEED_MPS, SHIELD_STALL_STEPS } from './tuning.js';
 
 export type { ShieldOptions };
 
@@ -72,37 +72,15 @@ const COS_BETA = Float64Array.from(TAN_STEER, (t) => Math.cos(Math.atan(0.5 * t)
 /** steering values whose tan is huge (±1.571 rad): the classic model moves the car almost sideways */
 const SIDEWAYS = Uint8Array.from(TAN_STEER, (t) => (Math.abs(t) > 100 ? 1 : 0));
 const STRAIGHT = STEER_VALUES.indexOf(0);
-/** a heading change below this (steer ±3.142: tan ≈ 0.0004) is driving straight, not turning [rad] */
-const MIN_REAL_TURN = 0.01;
-/** slowing down for a bend ahead at this deceleration [m/s²] */
-const CURVE_DECEL = 2;
-/** an NPC further than this from its lane path steers back towards it where the policy rates that near-best [m] */
-const LANE_RETURN_M = 0.5;
-/** heading changes closer than this are the same steering [rad] */
-const SAME_TURN = 0.01;
 /** candidates remembered per NPC and step (chooseFor tries at most 16) */
 const MAX_TRIED = 20;
-/** an NPC slower than this has no way to clear to make: it brakes [m/s] */
-const ESCAPE_MIN_SPEED = 1;
-/**
- * The policy now and then stands still on an open road, its goal ahead and nothing in its way (on K-City's long
- * southbound lane at y ≈ −260 m it slows every NPC and stops some for good): one that has stood this long while
- * nothing holds it (no stop line, car-following, or collision check) moves off at the policy's gentlest
- * acceleration along its lane, where the rollout clears that [steps, m/s, m/s²]
- */
-const STALL_STEPS = Math.round(3 / STEP_DT);
-const STALL_SPEED = 0.5;
-const MOVE_OFF_ACCEL = ACCEL_VALUES[4];
-/** … and keeps going for this long, up to this speed at least, unless something comes in its way [steps, m/s] */
-const MOVE_OFF_STEPS = Math.round(5 / STEP_DT);
-const MOVE_OFF_SPEED = 3;
 
 export class SafetyShield {
   /** per slot: ShieldOutcome of the last step */
   readonly outcome: Uint8Array;
   /** per slot: the policy's smoothed steering intent, as a heading change per step [rad] */
   private readonly intent: Float32Array;
-  /** per slot: policy steps it has stood (below STALL_SPEED) */
+  /** per slot: policy steps it has stood (below SHIELD_STALL_SPEED_MPS) */
   private readonly stillSteps: Int32Array;
   /** per slot: policy steps it still moves off for (after a stall) */
   private readonly moveOff: Int32Array;
@@ -185,7 +163,7 @@ export class SafetyShield {
 
   /** Predicts every vehicle once per step, before any NPC's action is chosen. */
   prepare(world: World, plans?: Plans): void {
-    this.predictor.prepare(world, this.options.curveLateralAccel, CURVE_DECEL, plans);
+    this.predictor.prepare(world, this.options.curveLateralAccel, SHIELD_CURVE_DECEL_MPS2, plans);
     this.rollout.prepare(world, plans?.stops ?? null);
   }
 
@@ -240,7 +218,7 @@ export class SafetyShield {
     const vPol = speed + 0.5 * govern(i, accel) * STEP_DT;
     const steerPref = o.smoothingMargin > 0 ? steerFor(turnPref, vPol, len) : ACTION_STEER[best];
     const policyTurn = turnSigned(best, speed, len);
-    const smoothed = Math.abs(turnPref - policyTurn) > SAME_TURN;
+    const smoothed = Math.abs(turnPref - policyTurn) > SHIELD_SAME_TURN_RAD;
     // steering back along the lane (pure pursuit towards the lane path), where the policy rates it nearly as
     // high as its first choice (the steering of its accel row closest to it is within smoothingMargin)
     const laneTurn = this.laneTurn(world, i, speed);
@@ -249,16 +227,16 @@ export class SafetyShield {
     // NPC across into the opposite lane: the corridor check lets an NPC already off-centre stay where it is)
     const here = this.here;
     here.x = world.x[i]; here.y = world.y[i]; here.d = 0;
-    if (laneNear && this.predictor.offsetFromPath(i, here) > LANE_RETURN_M && this.tryControl(world, i, govern(i, accel), steerFor(clamp(laneTurn, maxTurn), vPol, len), out)) {
+    if (laneNear && this.predictor.offsetFromPath(i, here) > SHIELD_LANE_RETURN_M && this.tryControl(world, i, govern(i, accel), steerFor(clamp(laneTurn, maxTurn), vPol, len), out)) {
       this.outcome[i] = ShieldOutcome.Smoothed;
       return;
     }
     // 0b. stalled: standing for a while, the policy asking for no acceleration, nothing ahead to follow
-    this.stillSteps[i] = speed < STALL_SPEED ? this.stillSteps[i] + 1 : 0;
-    if (this.stillSteps[i] > STALL_STEPS) this.moveOff[i] = MOVE_OFF_STEPS;
+    this.stillSteps[i] = speed < SHIELD_STALL_SPEED_MPS ? this.stillSteps[i] + 1 : 0;
+    if (this.stillSteps[i] > SHIELD_STALL_STEPS) this.moveOff[i] = SHIELD_MOVE_OFF_STEPS;
     if (this.moveOff[i] > 0) {
       this.moveOff[i]--;
-      const want = speed < MOVE_OFF_SPEED ? MOVE_OFF_ACCEL : 0;
+      const want = speed < SHIELD_MOVE_OFF_SPEED_MPS ? SHIELD_MOVE_OFF_ACCEL_MPS2 : 0;
       if (accel < want && !Number.isNaN(laneTurn) && this.predictor.followLimit[i] >= want) {
         const a = govern(i, want);
         if (a >= want && this.tryControl(world, i, a, steerFor(clamp(laneTurn, maxTurn), speed + 0.5 * a * STEP_DT, len), out)) {
@@ -306,7 +284,7 @@ export class SafetyShield {
     // could no longer stop): clear its path instead, going on along the lane without braking, where that
     // keeps clear of everything as predicted
     const held = this.waitingFor[i];
-    if (held >= 0 && this.rollout.yields[held] && speed > ESCAPE_MIN_SPEED && !Number.isNaN(laneTurn)) {
+    if (held >= 0 && this.rollout.yields[held] && speed > SHIELD_ESCAPE_MIN_SPEED_MPS && !Number.isNaN(laneTurn)) {
       const a = govern(i, accel);
       if (this.tryGoingOn(world, i, a, steerFor(clamp(laneTurn, maxTurn), speed + 0.5 * a * STEP_DT, len), out) ||
         (a > 0 && this.tryGoingOn(world, i, 0, steerFor(clamp(laneTurn, maxTurn), speed, len), out))) {
