@@ -10,19 +10,11 @@
  */
 import type { LaneNetwork } from '../traffic/lanes.js';
 import type { ForkChooser } from '../traffic/route.js';
-
-/** A vehicle slower than this stands in a queue [m/s]. */
-const QUEUED_BELOW_MPS = 2;
-/** How far after a fork its exit's queue is looked for [m]. */
-const LOOK_AHEAD_M = 120;
-/** An exit with q queued vehicles is taken 1/(1 + GAIN·q)² as often as a free one. */
-const GAIN = 10;
-/** A fork whose exit leads back to it within this distance is a loop's: a roundabout, a short circuit (not a city block) [m]. */
-const LOOP_M = 250;
+import { FORK_LOOP_BELOW_M, FORK_QUEUED_BELOW_MPS, FORK_QUEUE_GAIN, FORK_QUEUE_LOOK_AHEAD_M } from './tuning.js';
 
 export class LaneQueues {
   private readonly queued: Int32Array;
-  /** 1 for a lane whose fork has an exit that comes back to it within LOOP_M */
+  /** 1 for a lane whose fork has an exit that comes back to it within FORK_LOOP_BELOW_M */
   private readonly loopFork: Uint8Array;
 
   constructor(private readonly lanes: LaneNetwork) {
@@ -30,7 +22,7 @@ export class LaneQueues {
     this.loopFork = new Uint8Array(lanes.lanes.length);
     const best = new Float64Array(lanes.lanes.length).fill(Infinity);
     const touched: number[] = [];
-    for (let l = 0; l < lanes.lanes.length; l++) if (lanes.lanes[l].next.length > 1 && this.returnsTo(l, LOOP_M, best, touched)) this.loopFork[l] = 1;
+    for (let l = 0; l < lanes.lanes.length; l++) if (lanes.lanes[l].next.length > 1 && this.returnsTo(l, FORK_LOOP_BELOW_M, best, touched)) this.loopFork[l] = 1;
   }
 
   clear(): void {
@@ -39,12 +31,12 @@ export class LaneQueues {
 
   /** A vehicle on `lane` at `speed` [m/s]. */
   add(lane: number, speed: number): void {
-    if (speed < QUEUED_BELOW_MPS && lane >= 0 && lane < this.queued.length) this.queued[lane]++;
+    if (speed < FORK_QUEUED_BELOW_MPS && lane >= 0 && lane < this.queued.length) this.queued[lane]++;
   }
 
   /** The weight of taking `lane` at a fork. */
   forkWeight(lane: number): number {
-    return 1 / (1 + GAIN * this.queueAhead(lane, LOOK_AHEAD_M)) ** 2;
+    return 1 / (1 + FORK_QUEUE_GAIN * this.queueAhead(lane, FORK_QUEUE_LOOK_AHEAD_M)) ** 2;
   }
 
   /** The exit of `from` a draw u ∈ [0, 1) picks: in proportion to the weights, uniformly at a loop's fork. */

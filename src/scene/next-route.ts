@@ -8,11 +8,7 @@
  * oncoming and crossing traffic).
  */
 import type { LaneNetwork } from '../traffic/lanes.js';
-
-/** how far ahead an NPC's lanes are known (the shield's path reaches v·3 s + 20 m, at least 60 m) [m] */
-export const LANES_AHEAD_M = 80;
-/** a fork's direction is taken this far along it [m] */
-const FORK_PROBE_M = 10;
+import { FORK_PROBE_M, LANES_AHEAD_M } from './tuning.js';
 
 /**
  * `ahead`: a route's lanes from the one the NPC is on, which it is `s` m along; returns them followed by the

@@ -19,8 +19,9 @@ import type { SceneConfig } from './config.js';
 import { InputError } from './errors.js';
 import type { QualityMetrics } from './quality.js';
 import { gridlockedNpcs } from './gridlock.js';
-import { committedLanes, committedLanesInto, LaneScratch, LANES_AHEAD_M } from './next-route.js';
+import { committedLanes, committedLanesInto, LaneScratch } from './next-route.js';
 import { clearance, overlapping, type Obstacle } from './spawn-spots.js';
+import { GOAL_RENEW_AHEAD_M, GRIDLOCK_STOPPED_BELOW_MPS, LANES_AHEAD_M, RECYCLE_OFF_LANES_S, REROUTE_OFF_ROUTE_M, ROUTE_END_BELOW_M, SPAWN_LINE_CLEAR_M, SPAWN_LINE_DECEL_MPS2 } from './tuning.js';
 
 export { clearance, type Obstacle } from './spawn-spots.js';
 
@@ -54,33 +55,18 @@ interface Plan {
   final: boolean;
   /** step since which the NPC has been off its route with no lane near (−1: not lost) */
   lostSince: number;
-  /** step since which the NPC has been below GRIDLOCK_SPEED (−1: moving) */
+  /** step since which the NPC has been below GRIDLOCK_STOPPED_BELOW_MPS (−1: moving) */
   slowSince: number;
 }
 
 const r3 = (v: number) => Math.round(v * 1000) / 1000;
 const deg = (rad: number) => Math.round((((rad * 180) / Math.PI) % 360 + 360) % 360);
-/** an NPC further than this from its route is re-routed from where it is [m] */
-const OFF_ROUTE_M = 6;
-/** below this an NPC counts as stopped for gridlock detection [m/s] */
-const GRIDLOCK_SPEED = 0.5;
-/** a new route shorter than this means the end of the road [m] */
-const MIN_ROUTE_M = 30;
-/** an auto NPC off the lanes this long is recycled [s] */
-const LOST_S = 5;
-/** goals are renewed at least this far before the NPC gets there (GPUDrive's goal radius is 2 m) */
-const MIN_GOAL_GAP_M = 6;
 
 /** Where the junctions are, for starting auto NPCs (src/scene/control's rules answer it). */
 export interface JunctionSpots {
   vehicleInJunction(lane: number, s: number, length: number, width: number): boolean;
   distanceToLine(lanes: readonly number[], s0: number): number;
 }
-
-/** an auto NPC starts no faster than it could stop at this before the next junction's line (it may be red) [m/s²] */
-const SPAWN_LINE_DECEL = 2.5;
-/** … and with its centre at least this far before that line: its front (half a car) and a stop's margin clear of it [m] */
-const SPAWN_LINE_CLEAR_M = 4;
 
 export class NpcPopulation {
   private readonly plans = new Map<number, Plan>();
@@ -166,7 +152,7 @@ export class NpcPopulation {
    * on along (see committedLanes); from the nearest lane when it has strayed from its route.
    */
   private nextRoute(old: Route | null, n: NpcView): Route | null {
-    if (old && old.offRoute < OFF_ROUTE_M) {
+    if (old && old.offRoute < REROUTE_OFF_ROUTE_M) {
       const here = old.laneAtProgress();
       return this.newRoute(old.lanes[here.index], here.s, committedLanes(this.lanes, old.lanes.slice(here.index), here.s));
     }
@@ -239,7 +225,7 @@ export class NpcPopulation {
       const gap = clearance(p.x, p.y, p.yaw, avoid);
       if (gap < c.spawn_min_gap_m) continue;
       const route = this.newRoute(start.lane, start.s);
-      if (route.length < MIN_ROUTE_M) continue;
+      if (route.length < ROUTE_END_BELOW_M) continue;
       const limit = this.speedLimitAt(start.lane);
       const cruise = (Number.isFinite(limit) ? limit : c.speed_limit_mps) * (0.4 + 0.3 * this.rng.next());
       // no faster than it could stop in half the free road ahead, or before the next junction's line
@@ -247,7 +233,7 @@ export class NpcPopulation {
       // … and not with its front over that line (its centre before it, on the lane before: FMTC's J4, where one
       // started so, went in on J3's red and stood in J4 behind J3's queue for 40 s)
       if (toLine < SPAWN_LINE_CLEAR_M) continue;
-      const speed = Math.min(cruise, Math.sqrt(Math.max(0, gap - c.spawn_min_gap_m) * 2), Math.sqrt(2 * SPAWN_LINE_DECEL * Math.max(0, toLine - 5)));
+      const speed = Math.min(cruise, Math.sqrt(Math.max(0, gap - c.spawn_min_gap_m) * 2), Math.sqrt(2 * SPAWN_LINE_DECEL_MPS2 * Math.max(0, toLine - 5)));
       const goal = route.goal(c.goal_min_lead_m, c.goal_lead_m, c.goal_max_deviation_m, c.goal_lateral_gain);
       const id = engine.addNpc({ x: p.x, y: p.y, yaw: p.yaw, speed, goalX: goal.x, goalY: goal.y, maxSpeed: limit });
       this.plans.set(id, { auto: true, keepDriving: true, route, final: goal.final, lostSince: -1, slowSince: -1 });
@@ -267,7 +253,7 @@ export class NpcPopulation {
     for (const n of views) {
       const plan = this.plans.get(n.id);
       if (!plan) continue;
-      if (n.speed >= GRIDLOCK_SPEED) plan.slowSince = -1;
+      if (n.speed >= GRIDLOCK_STOPPED_BELOW_MPS) plan.slowSince = -1;
       else if (plan.slowSince < 0) plan.slowSince = step;
       if (plan.auto && plan.slowSince >= 0 && step - plan.slowSince > minSteps) candidate = true;
     }
@@ -325,7 +311,7 @@ export class NpcPopulation {
         const driveOn = plan.auto ? c.respawn : plan.keepDriving;
         const next = driveOn ? this.nextRoute(plan.route, n) : null;
         // the end of the road (a dead end of the lane graph, or off the lanes): the NPC leaves
-        if (!next || next.length < MIN_ROUTE_M) {
+        if (!next || next.length < ROUTE_END_BELOW_M) {
           this.remove(n.id);
           continue;
         }
@@ -336,10 +322,10 @@ export class NpcPopulation {
       }
       const route = plan.route;
       if (!route) continue;
-      if (route.update(n.x, n.y, n.yaw, n.speed, c.goal_lateral_lookahead_s) > OFF_ROUTE_M) {
+      if (route.update(n.x, n.y, n.yaw, n.speed, c.goal_lateral_lookahead_s) > REROUTE_OFF_ROUTE_M) {
         // wandered off (or was moved): a new route from where it is, same trip; an auto NPC that has found
-        // no lane for LOST_S is recycled
-        const at = this.lanes.locate(n.x, n.y, n.yaw, OFF_ROUTE_M * 2, this.at);
+        // no lane for RECYCLE_OFF_LANES_S is recycled
+        const at = this.lanes.locate(n.x, n.y, n.yaw, REROUTE_OFF_ROUTE_M * 2, this.at);
         if (at) {
           plan.route = new Route(this.lanes, at.lane, at.s, Math.max(40, route.remaining), this.rng);
           plan.lostSince = -1;
@@ -347,7 +333,7 @@ export class NpcPopulation {
           plan.final = false;
         } else if (plan.lostSince < 0) {
           plan.lostSince = step;
-        } else if (plan.auto && (step - plan.lostSince) * POLICY_DT > LOST_S) {
+        } else if (plan.auto && (step - plan.lostSince) * POLICY_DT > RECYCLE_OFF_LANES_S) {
           this.remove(n.id);
           continue;
         }
@@ -358,7 +344,7 @@ export class NpcPopulation {
       if (r.remaining < LANES_AHEAD_M) engine.setPlan(n.id, committedLanesInto(this.lanes, r.lanes, here.index, here.s, this.planLanes), 0, here.s);
       else engine.setPlan(n.id, r.lanes, here.index, here.s);
       const distToGoal = Math.hypot(n.goalX - n.x, n.goalY - n.y);
-      const renew = c.goal_update === 'continuous' || distToGoal < Math.max(MIN_GOAL_GAP_M + n.speed * POLICY_DT * 3, c.goal_renew_m) || n.reachedGoal;
+      const renew = c.goal_update === 'continuous' || distToGoal < Math.max(GOAL_RENEW_AHEAD_M + n.speed * POLICY_DT * 3, c.goal_renew_m) || n.reachedGoal;
       if (!renew || (plan.final && !n.reachedGoal)) continue;
       const g = r.goal(c.goal_min_lead_m, c.goal_lead_m, c.goal_max_deviation_m, c.goal_lateral_gain, undefined, this.goalOut);
       plan.final = g.final;

@@ -5,6 +5,7 @@
  */
 import { obbOverlap } from '../traffic/obb.js';
 import type { Box, Pose } from '../vehicle/index.js';
+import { SPAWN_BEHIND_CONE_TAN, SPAWN_BEHIND_DECEL_MPS2, SPAWN_BEHIND_M } from './tuning.js';
 
 /** A vehicle the population must keep clear of (NPCs and live egos). */
 export interface Obstacle extends Pose, Box {
@@ -13,16 +14,11 @@ export interface Obstacle extends Pose, Box {
 }
 
 const r1 = (v: number) => Math.round(v * 10) / 10;
-/** a spawn spot ahead of a moving vehicle leaves it room to slow down at this [m/s²] plus SPAWN_BEHIND_M */
-const SPAWN_BEHIND_DECEL = 3;
-const SPAWN_BEHIND_M = 8;
-/** … within ±25° of its heading (tan 25°) */
-const SPAWN_BEHIND_CONE = 0.47;
 
 /**
  * Free distance ahead of a pose (to the nearest vehicle within ±40° ahead, or nearer than 8 m anywhere); 0 when
  * a vehicle heading for the spot (the spot within ±25° ahead of it; following or crossing, not oncoming)
- * could not slow down for a car started there at SPAWN_BEHIND_DECEL.
+ * could not slow down for a car started there at SPAWN_BEHIND_DECEL_MPS2.
  */
 export function clearance(x: number, y: number, yaw: number, vehicles: readonly Obstacle[]): number {
   const c = Math.cos(yaw), s = Math.sin(yaw);
@@ -32,10 +28,10 @@ export function clearance(x: number, y: number, yaw: number, vehicles: readonly 
     const d = Math.hypot(dx, dy);
     if (d < 8) return 0;
     const vs = v.speed ?? 0;
-    if (vs > 1 && d < (vs * vs) / (2 * SPAWN_BEHIND_DECEL) + SPAWN_BEHIND_M && Math.cos(v.yaw - yaw) > -Math.SQRT1_2) {
+    if (vs > 1 && d < (vs * vs) / (2 * SPAWN_BEHIND_DECEL_MPS2) + SPAWN_BEHIND_M && Math.cos(v.yaw - yaw) > -Math.SQRT1_2) {
       const cv = Math.cos(v.yaw), sv = Math.sin(v.yaw);
       const along = -dx * cv - dy * sv;
-      if (along > 0 && Math.abs(dx * sv - dy * cv) < along * SPAWN_BEHIND_CONE) return 0;
+      if (along > 0 && Math.abs(dx * sv - dy * cv) < along * SPAWN_BEHIND_CONE_TAN) return 0;
     }
     const along = dx * c + dy * s;
     if (along > 0 && Math.abs(-dx * s + dy * c) < along * 0.85) free = Math.min(free, d);

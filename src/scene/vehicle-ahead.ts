@@ -5,6 +5,7 @@
  */
 import { WAITING_FOR_EGO, type NpcView } from '../traffic/engine.js';
 import { hypot } from '../util/hypot.js';
+import { VEHICLE_AHEAD_M, VEHICLE_AHEAD_PATH_MARGIN_M } from './tuning.js';
 
 /** Where the other vehicles are, for "is something ahead of this stopped NPC". */
 export interface VehiclePoint {
@@ -19,10 +20,6 @@ export interface VehiclePoint {
   width?: number;
 }
 
-const AHEAD_M = 15;
-/** the path ahead of an NPC is this much wider than the NPC on each side [m] */
-const PATH_MARGIN_M = 0.3;
-
 /**
  * Is the NPC held back by its shield for a vehicle within 15 m (a car crossing or merging in front of it that
  * the ±35° cone misses)? Waiting for an ego always counts.
@@ -31,7 +28,7 @@ export function heldBackNear(n: NpcView, vehicles: readonly VehiclePoint[]): boo
   if (n.waitingFor === WAITING_FOR_EGO) return true;
   if (n.waitingFor < 0) return false;
   for (const v of vehicles) {
-    if (v.id === n.waitingFor) return hypot(v.x - n.x, v.y - n.y) <= AHEAD_M + n.length;
+    if (v.id === n.waitingFor) return hypot(v.x - n.x, v.y - n.y) <= VEHICLE_AHEAD_M + n.length;
   }
   return false;
 }
@@ -44,7 +41,7 @@ export function heldBackNear(n: NpcView, vehicles: readonly VehiclePoint[]): boo
  */
 export function mayReachPath(along: number, lat: number, hl: number, hw: number, length: number, width: number): boolean {
   const most = 0.5 * (length + width);
-  return along + most > hl && along - most < hl + AHEAD_M && lat - most < hw + PATH_MARGIN_M;
+  return along + most > hl && along - most < hl + VEHICLE_AHEAD_M && lat - most < hw + VEHICLE_AHEAD_PATH_MARGIN_M;
 }
 
 /**
@@ -62,13 +59,13 @@ export function vehicleAhead(n: NpcView, vehicles: readonly VehiclePoint[]): Veh
     const along = dx * c + dy * s;
     const lat = Math.abs(-dx * s + dy * c);
     if (along >= bestAlong) continue;
-    let ahead = along > 0.5 && along <= AHEAD_M + n.length && lat <= along * 0.7;
+    let ahead = along > 0.5 && along <= VEHICLE_AHEAD_M + n.length && lat <= along * 0.7;
     if (!ahead && v.length !== undefined && v.width !== undefined && v.yaw !== undefined && mayReachPath(along, lat, hl, hw, v.length, v.width)) {
       // its box in the NPC's frame: how far it reaches along and across the NPC's heading
       const cr = Math.abs(Math.cos(v.yaw - n.yaw)), sr = Math.abs(Math.sin(v.yaw - n.yaw));
       const reachAlong = 0.5 * (cr * v.length + sr * v.width);
       const reachAcross = 0.5 * (sr * v.length + cr * v.width);
-      ahead = along + reachAlong > hl && along - reachAlong < hl + AHEAD_M && lat - reachAcross < hw + PATH_MARGIN_M;
+      ahead = along + reachAlong > hl && along - reachAlong < hl + VEHICLE_AHEAD_M && lat - reachAcross < hw + VEHICLE_AHEAD_PATH_MARGIN_M;
     }
     if (ahead) {
       best = v;

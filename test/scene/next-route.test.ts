@@ -44,7 +44,7 @@ describe('the plan of a live NPC near the end of its route', () => {
     const { setupScene } = await import('../../src/scene/index.js');
     const { POLICY_DT } = await import('../../src/traffic/engine.js');
     const { MAX_PLAN } = await import('../../src/traffic/predict.js');
-    const { LANES_AHEAD_M } = await import('../../src/scene/next-route.js');
+    const { LANES_AHEAD_M } = await import('../../src/scene/tuning.js');
     const { PROJECT_ROOT } = await import('../helpers/shared.js');
     const { testModel } = await import('../helpers/server-fixture.js');
     // short trips: many route ends
