@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { LaneNetwork } from '../../src/traffic/lanes.js';
 import { AgentKind, World } from '../../src/traffic/world.js';
-import { BODY_HALF_WIDTH_M } from '../../src/scene/people/crosswalks.js';
+import { GIVE_WAY_BODY_HALF_WIDTH_M } from '../../src/scene/people/tuning.js';
 import { CrosswalkGeometry, drawWalkingSpeed, Phase, Walkers, type WalkState } from '../../src/scene/people/index.js';
 import { SeededRandom } from '../../src/util/random.js';
 import { rightTurnMap } from '../helpers/junction-maps.js';
@@ -45,9 +45,9 @@ describe('people core', () => {
     expect(rows).toHaveLength(1);
     const r = rows[0];
     expect(geo.crossCw[r]).toBe(0);
-    // straight across: the body's axis range is the centre line's crossing ± BODY_HALF_WIDTH_M
-    expect(geo.crossULo[r]).toBeCloseTo(4.25 - BODY_HALF_WIDTH_M, 1);
-    expect(geo.crossUHi[r]).toBeCloseTo(4.25 + BODY_HALF_WIDTH_M, 1);
+    // straight across: the body's axis range is the centre line's crossing ± GIVE_WAY_BODY_HALF_WIDTH_M
+    expect(geo.crossULo[r]).toBeCloseTo(4.25 - GIVE_WAY_BODY_HALF_WIDTH_M, 1);
+    expect(geo.crossUHi[r]).toBeCloseTo(4.25 + GIVE_WAY_BODY_HALF_WIDTH_M, 1);
     // SOUTH starts at y = −8: the stripes' north edge (y = −14.5) 6.5 m along it, the south edge 9.5 m (the front's
     // distance as the body first touches them, and as it last touches them less the body's length)
     expect(geo.crossSIn[r]).toBeCloseTo(6.5, 0);

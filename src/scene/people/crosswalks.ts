@@ -7,14 +7,11 @@
 import type { CrosswalkRecord } from '../../map/traffic-control.js';
 import type { LaneNetwork } from '../../traffic/lanes.js';
 import { obbOverlap } from '../../traffic/obb.js';
+import { GIVE_WAY_BODY_HALF_LENGTH_M, GIVE_WAY_BODY_HALF_WIDTH_M } from './tuning.js';
 
 /** lanes are sampled this finely to find where they run through a crosswalk [m] */
 const SAMPLE_M = 0.25;
-/** the body the give-way rule plans for: the largest NPC's half length and half width, plus how far off its lane's
- * centre an NPC drives (the drive figures' mean lane offset is 0.4 m) [m] */
-export const BODY_HALF_LENGTH_M = 2.5;
-export const BODY_HALF_WIDTH_M = 1.0 + 0.5;
-const BODY_REACH_M = Math.hypot(BODY_HALF_LENGTH_M, BODY_HALF_WIDTH_M);
+const BODY_REACH_M = Math.hypot(GIVE_WAY_BODY_HALF_LENGTH_M, GIVE_WAY_BODY_HALF_WIDTH_M);
 /** people wait at least this far back from the end of the stripes, and further (up to WAIT_MAX_M, in WAIT_STEP_M)
  * until no lane centre line is within WAIT_CLEAR_M (half a lane, half a person, and the 2 m NPCs were seen to cut
  * inside a turn's centre line on FMTC, where 2.5 m left people waiting 0.4 m from the stripes struck); none: NaN [m] */
@@ -44,7 +41,7 @@ export class CrosswalkGeometry {
   readonly waitLatHiB: Float64Array;
   /** per lane: its crossings are rows crossFirst[lane] … crossFirst[lane + 1] − 1 */
   readonly crossFirst: Int32Array;
-  /** per crossing row: the crosswalk; where a body on the lane (BODY_HALF_LENGTH_M, BODY_HALF_WIDTH_M) has its front
+  /** per crossing row: the crosswalk; where a body on the lane (GIVE_WAY_BODY_HALF_LENGTH_M, GIVE_WAY_BODY_HALF_WIDTH_M) has its front
    * as it first touches the stripes (sIn), and that less the body's length as it last touches them (sOut) [m]; the
    * range of axis coordinates the body covers meanwhile (an oblique or turning lane's body sweeps more than a point) [m] */
   readonly crossCw: Int32Array;
@@ -109,21 +106,21 @@ export class CrosswalkGeometry {
             continue;
           }
           const yaw = lanes.headingAt(lane, s);
-          if (!obbOverlap(p.x, p.y, yaw, BODY_HALF_LENGTH_M, BODY_HALF_WIDTH_M, cx, cy, cwYaw, 0.5 * this.length[c], this.halfWidth[c])) {
+          if (!obbOverlap(p.x, p.y, yaw, GIVE_WAY_BODY_HALF_LENGTH_M, GIVE_WAY_BODY_HALF_WIDTH_M, cx, cy, cwYaw, 0.5 * this.length[c], this.halfWidth[c])) {
             if (!Number.isNaN(sFirst)) break;
             continue;
           }
           if (Number.isNaN(sFirst)) sFirst = s;
           sLast = s;
           const along = Math.abs(Math.cos(yaw) * this.ux[c] + Math.sin(yaw) * this.uy[c]);
-          const extent = BODY_HALF_LENGTH_M * along + BODY_HALF_WIDTH_M * Math.sqrt(Math.max(0, 1 - along * along));
+          const extent = GIVE_WAY_BODY_HALF_LENGTH_M * along + GIVE_WAY_BODY_HALF_WIDTH_M * Math.sqrt(Math.max(0, 1 - along * along));
           const u = this.u(c, p.x, p.y);
           uLo = Math.min(uLo, Math.max(u - extent, 0));
           uHi = Math.max(uHi, Math.min(u + extent, this.length[c]));
         }
         // as the front's distances: where the front is when the body first touches, and where it is when the body
         // last touches less the body's length (so sOut − sIn + the body's length is how far it drives to clear it)
-        const sIn = sFirst + BODY_HALF_LENGTH_M, sOut = sLast - BODY_HALF_LENGTH_M;
+        const sIn = sFirst + GIVE_WAY_BODY_HALF_LENGTH_M, sOut = sLast - GIVE_WAY_BODY_HALF_LENGTH_M;
         if (!Number.isNaN(sIn)) rows.push({ lane, cw: c, sIn, sOut, uLo, uHi });
       }
     }

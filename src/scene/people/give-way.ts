@@ -5,15 +5,15 @@
  * they wrote each NPC's stop (src/scene/control/rules.ts), it adds a stop before the first crosswalk on the NPC's
  * planned lanes that is occupied in its path, when that is nearer than the rule's own line, with the hold reason
  * 'crosswalk'. Occupied in its path (occupiedFor): a person in the lane's conflict zone (the axis range an NPC's body
- * on the lane sweeps on the stripes, crosswalks.ts, and CONFLICT_PAD_M and half a person either side) or walking into it before the vehicle would
- * have cleared the crosswalk (PERSON_GAP_S to spare), or one waiting at its kerb whom the pedestrian signal lets go
+ * on the lane sweeps on the stripes, crosswalks.ts, and GIVE_WAY_CONFLICT_PAD_M and half a person either side) or walking into it before the vehicle would
+ * have cleared the crosswalk (GIVE_WAY_PERSON_GAP_S to spare), or one waiting at its kerb whom the pedestrian signal lets go
  * and who would be there as soon. A vehicle that could only obey by braking harder than COMMIT_DECEL
  * (for a waiting person) or HARD_DECEL (for one on the crosswalk) is not held, unless it was already stopping
  * for that crosswalk; one whose front is already on the stripes clears them (a person on them waits) unless it is
- * slower than CREEP_HOLD_MPS with a person crossing in its path: it then stands where it is. Before a junction
+ * slower than GIVE_WAY_CREEP_HOLD_MPS with a person crossing in its path: it then stands where it is. Before a junction
  * (junctions joined by a road that holds no queue of two count as one) it waits at its line unless the crosswalks on
- * and just past its lanes through it stay clear BOX_EXTRA_S longer than it needs, so it never stands inside for people;
- * people let an NPC committed to a junction out first (markComing), and one that has waited IMPATIENT_S claims its turn.
+ * and just past its lanes through it stay clear GIVE_WAY_EXIT_CLEAR_EXTRA_S longer than it needs, so it never stands inside for people;
+ * people let an NPC committed to a junction out first (markComing), and one that has waited GIVE_WAY_IMPATIENT_S claims its turn.
  */
 import type { TrafficEngine } from '../../traffic/engine.js';
 import { POLICY_DT } from '../../traffic/engine.js';
@@ -23,50 +23,28 @@ import { AgentKind } from '../../traffic/world.js';
 import { COMFORT_DECEL, COMMIT_DECEL, DECIDE_M, GO_ACCEL, HARD_DECEL } from '../control/rule-params.js';
 import type { CrosswalkGeometry } from './crosswalks.js';
 import { GAP, Phase, PERSON_WIDTH_M, type Walkers } from './walkers.js';
-
-/** the conflict zone reaches this far either side of the vehicle's body along the walking axis [m] */
-export const CONFLICT_PAD_M = 1;
-/** an NPC before a junction waits there unless the crosswalk at its exit stays clear this much longer than it needs [s] */
-const BOX_EXTRA_S = 4;
-/** people do not start while an NPC inside a junction has a crosswalk within this of its front on its planned lanes,
- * or on them before it is this far past the junction's exit (J6 on FMTC is over 40 m across) [m] */
-const IN_BOX_REACH_M = 25;
-const PAST_EXIT_M = 10;
-/** an NPC that has stood this long at a junction's entry for people on the crosswalks past it claims its turn: people
- * there wait for it (on FMTC's J6 four crosswalks on one path were never clear at once: queues to J15 stood 90 s+) [s] */
-const IMPATIENT_S = 10;
-/** an NPC whose front is this close to a junction's line stands at its entry (see IMPATIENT_S) [m] */
-const AT_ENTRY_M = 1.5;
-/** slower than this an NPC is standing (people do not wait for it) [m/s] */
-const CREEP_MPS = 0.3;
-/** an NPC whose front is on the stripes and slower than this stands where it is for a person in its path [m/s] */
-const CREEP_HOLD_MPS = 2;
-/** vehicles stop with their front this far before the stripes (plus the governor's STOP_MARGIN_M) [m] */
-const LINE_BACK_M = 1;
+import { GIVE_WAY_AT_ENTRY_M, GIVE_WAY_CONFLICT_PAD_M, GIVE_WAY_CREEP_HOLD_MPS, GIVE_WAY_EXIT_CLEAR_EXTRA_S, GIVE_WAY_IMPATIENT_S, GIVE_WAY_IN_BOX_REACH_M, GIVE_WAY_LINE_BACK_M, GIVE_WAY_PAST_EXIT_M, GIVE_WAY_PERSON_GAP_S, GIVE_WAY_STANDING_BELOW_MPS } from './tuning.js';
 
 /** a road between two junctions shorter than this holds no queue of two vehicles of this half length standing at the
  * second one's line (1 m apart): the two junctions are one box for the crosswalks (FMTC's J7 into J6, 5.7 m; J4 into
  * J3, where two movements of J4 merge onto a 10 m road and the second of two NPCs stopping at J3's line stood in J4) [m] */
 function linkFit(half: number): number {
-  return 2 * (2 * half) + 1 + STOP_MARGIN_M + LINE_BACK_M;
+  return 2 * (2 * half) + 1 + STOP_MARGIN_M + GIVE_WAY_LINE_BACK_M;
 }
 
 /** Nothing in the way (0), a person waiting to step on (1), a person on the crosswalk in the path (2). */
 export const Occupied = { None: 0, Waiting: 1, Crossing: 2 } as const;
 
-/** a person reaching the conflict zone less than this after the vehicle would have cleared it is in the way [s] */
-export const PERSON_GAP_S = 1.5;
-
 /** How far a vehicle's conflict zone on a crosswalk reaches beyond the axis range its body covers (vehicleHalfWidth: beyond
- * its centre; 0: beyond the body's own extent): CONFLICT_PAD_M and half a person [m]. */
+ * its centre; 0: beyond the body's own extent): GIVE_WAY_CONFLICT_PAD_M and half a person [m]. */
 export function conflictReach(vehicleHalfWidth: number): number {
-  return vehicleHalfWidth + CONFLICT_PAD_M + 0.5 * PERSON_WIDTH_M;
+  return vehicleHalfWidth + GIVE_WAY_CONFLICT_PAD_M + 0.5 * PERSON_WIDTH_M;
 }
 
 /**
  * How crosswalk c is occupied for a vehicle whose path covers axis coordinates uLo … uHi on it (its conflict zone:
  * that, `reach` either side) and which would be clear of the crosswalk in `clearS` seconds: a person on it who is in that zone, or who
- * walks into it before clearS + PERSON_GAP_S (Occupied.Crossing); else one waiting at its kerb whom the signal lets
+ * walks into it before clearS + GIVE_WAY_PERSON_GAP_S (Occupied.Crossing); else one waiting at its kerb whom the signal lets
  * go and who would walk into it by then (Occupied.Waiting). People who have passed the zone, or are far enough
  * away that the vehicle clears it first, do not hold it (the reading of the law traffic simulators and the US
  * Uniform Vehicle Code § 11-502 take: yield to a person on the crosswalk in, or approaching so closely to, the
@@ -75,7 +53,7 @@ export function conflictReach(vehicleHalfWidth: number): number {
  */
 export function occupiedFor(walkers: Walkers, c: number, uLo: number, uHi: number, reach: number, clearS: number): number {
   let out: number = Occupied.None;
-  const horizon = clearS + PERSON_GAP_S;
+  const horizon = clearS + GIVE_WAY_PERSON_GAP_S;
   for (let i = 0; i < walkers.span; i++) {
     if (walkers.cw[i] !== c) continue;
     const ph = walkers.phase[i];
@@ -103,7 +81,7 @@ export class CrosswalkGiveWay {
   /** per slot: the crosswalk it is stopping for (−1 none), and the NPC id that holds the slot */
   private readonly heldCw: Int32Array;
   private readonly heldId: Int32Array;
-  /** per slot: steps it has stood at a junction's entry held for a crosswalk past it (see IMPATIENT_S) */
+  /** per slot: steps it has stood at a junction's entry held for a crosswalk past it (see GIVE_WAY_IMPATIENT_S) */
   private readonly boxWait: Int32Array;
 
   constructor(private readonly geo: CrosswalkGeometry, private readonly walkers: Walkers, private readonly engine: TrafficEngine) {
@@ -181,7 +159,7 @@ export class CrosswalkGiveWay {
           if (dFront < 0) {
             // its front already on the stripes: a slow one (creeping on from a queue or a stop line) stands where it
             // is while a person crossing is in its path; a faster one clears them (a person on them waits)
-            if (v < CREEP_HOLD_MPS && d + crossSOut[r] + half > 0 && occupiedFor(this.walkers, c, crossULo[r], crossUHi[r], reach, 0) === Occupied.Crossing) {
+            if (v < GIVE_WAY_CREEP_HOLD_MPS && d + crossSOut[r] + half > 0 && occupiedFor(this.walkers, c, crossULo[r], crossUHi[r], reach, 0) === Occupied.Crossing) {
               const here = half + STOP_MARGIN_M + (v * v) / (2 * COMMIT_DECEL);
               if (here < bestLine) {
                 bestLine = here;
@@ -190,26 +168,26 @@ export class CrosswalkGiveWay {
             }
             continue;
           }
-          if ((dFront > look && !inChainLook(dIn, boxIn, boxOut, fit)) || dIn - LINE_BACK_M >= bestLine) continue;
+          if ((dFront > look && !inChainLook(dIn, boxIn, boxOut, fit)) || dIn - GIVE_WAY_LINE_BACK_M >= bestLine) continue;
           // clear of the crosswalk: its whole length past the far side of the stripes, speeding up at GO_ACCEL
           const dClear = Math.max(dFront, 0) + (crossSOut[r] - crossSIn[r]) + 2 * half;
           const clearS = (Math.sqrt(v * v + 2 * GO_ACCEL * dClear) - v) / GO_ACCEL;
           const occ = occupiedFor(this.walkers, c, crossULo[r], crossUHi[r], reach, clearS);
           if (occ === Occupied.None) {
-            // before a junction whose exit it crosses: it does not enter unless the crosswalk stays clear BOX_EXTRA_S
+            // before a junction whose exit it crosses: it does not enter unless the crosswalk stays clear GIVE_WAY_EXIT_CLEAR_EXTRA_S
             // longer (it may slow for the turn or the traffic in it, and then stand in the junction for the people)
-            if (Number.isNaN(boxIn) || dIn - LINE_BACK_M - STOP_MARGIN_M - 2 * half >= (Number.isNaN(boxOut) ? d + lanes[lane].length : boxOut)) continue;
+            if (Number.isNaN(boxIn) || dIn - GIVE_WAY_LINE_BACK_M - STOP_MARGIN_M - 2 * half >= (Number.isNaN(boxOut) ? d + lanes[lane].length : boxOut)) continue;
             const needBox = (v * v) / (2 * Math.max(boxIn - half - STOP_MARGIN_M, 0.05));
             if (boxIn - half <= 0 || (needBox > COMMIT_DECEL && this.heldCw[s] !== c)) continue;
-            if (occupiedFor(this.walkers, c, crossULo[r], crossUHi[r], reach, clearS + BOX_EXTRA_S) === Occupied.None) continue;
+            if (occupiedFor(this.walkers, c, crossULo[r], crossUHi[r], reach, clearS + GIVE_WAY_EXIT_CLEAR_EXTRA_S) === Occupied.None) continue;
             if (boxIn >= bestLine) continue;
             bestLine = boxIn;
             bestCw = c;
             continue;
           }
-          const need = (v * v) / (2 * Math.max(dFront - LINE_BACK_M - STOP_MARGIN_M, 0.05));
+          const need = (v * v) / (2 * Math.max(dFront - GIVE_WAY_LINE_BACK_M - STOP_MARGIN_M, 0.05));
           if (need > (occ === Occupied.Crossing ? HARD_DECEL : COMMIT_DECEL) && this.heldCw[s] !== c) continue;
-          let line = dIn - LINE_BACK_M;
+          let line = dIn - GIVE_WAY_LINE_BACK_M;
           // standing there would leave its rear in the junction: it waits before the junction instead, where it
           // can stop comfortably (a vehicle standing in a junction for people past its exit blocks the crossing traffic)
           const boxEnd = Number.isNaN(boxOut) ? d + lanes[lane].length : boxOut;
@@ -228,9 +206,9 @@ export class CrosswalkGiveWay {
       // rules hold it at that line in between (the room past the exit, giving way): FMTC's J4 into J3, whose exit
       // crosswalks walk with J3's green, held an NPC for them on every green and by the box rule on every red, and the
       // count started afresh at each change (stuck 180 s); so did one crosswalk taking over from another
-      const atEntry = !Number.isNaN(boxIn) && boxIn - half - STOP_MARGIN_M < AT_ENTRY_M;
-      const heldAtEntry = (bestCw >= 0 && bestLine === boxIn) || stops.line[s] <= boxIn + AT_ENTRY_M;
-      if (v < CREEP_MPS && atEntry && heldAtEntry && (bestCw >= 0 || this.boxWait[s] > 0)) this.boxWait[s]++;
+      const atEntry = !Number.isNaN(boxIn) && boxIn - half - STOP_MARGIN_M < GIVE_WAY_AT_ENTRY_M;
+      const heldAtEntry = (bestCw >= 0 && bestLine === boxIn) || stops.line[s] <= boxIn + GIVE_WAY_AT_ENTRY_M;
+      if (v < GIVE_WAY_STANDING_BELOW_MPS && atEntry && heldAtEntry && (bestCw >= 0 || this.boxWait[s] > 0)) this.boxWait[s]++;
       else this.boxWait[s] = 0;
       if (this.heldMark) this.heldMark[s] = bestCw >= 0 && bestLine < stops.line[s] ? 1 : 0;
       if (bestCw >= 0 && bestLine < stops.line[s]) {
@@ -247,7 +225,7 @@ export class CrosswalkGiveWay {
 
   /**
    * Marks in walkers.coming every crosswalk an NPC's planned lanes run onto within the distance it needs to stop
-   * (a person's gap acceptance: reaction, then braking at GAP.decel), or within IN_BOX_REACH_M of an NPC inside a
+   * (a person's gap acceptance: reaction, then braking at GAP.decel), or within GIVE_WAY_IN_BOX_REACH_M of an NPC inside a
    * junction: the people there wait for it.
    */
   markComing(): void {
@@ -268,14 +246,14 @@ export class CrosswalkGiveWay {
       // one inside a junction, however slow, has the crosswalks at its exit: people let it out first (else, on a
       // long crosswalk with a steady stream of people, it stands in the junction and blocks the crossing traffic)
       const inBox = lanes[planLanes[s * MAX_PLAN]].internal;
-      // one that has stood at a junction's entry for a crosswalk past it IMPATIENT_S claims its turn: the people
+      // one that has stood at a junction's entry for a crosswalk past it GIVE_WAY_IMPATIENT_S claims its turn: the people
       // there let it go next (those on the crosswalks walk on; once they are off, it goes)
       // (not while the junction rules hold it at its line this step: the people wait for nothing then)
-      const impatient = this.boxWait[s] > IMPATIENT_S / POLICY_DT && !(engine.stops.line[s] < 0.5 * world.length[s] + STOP_MARGIN_M + AT_ENTRY_M);
-      if (v < CREEP_MPS && !inBox && !impatient) continue;
+      const impatient = this.boxWait[s] > GIVE_WAY_IMPATIENT_S / POLICY_DT && !(engine.stops.line[s] < 0.5 * world.length[s] + STOP_MARGIN_M + GIVE_WAY_AT_ENTRY_M);
+      if (v < GIVE_WAY_STANDING_BELOW_MPS && !inBox && !impatient) continue;
       const half = 0.5 * world.length[s];
       const gapReach = v < 0.3 ? -Infinity : (v * v) / (2 * GAP.decel) + v * GAP.reactionS + GAP.spareM;
-      let reach = Math.max(gapReach, inBox ? IN_BOX_REACH_M : 0);
+      let reach = Math.max(gapReach, inBox ? GIVE_WAY_IN_BOX_REACH_M : 0);
       let d = -planS[s];
       // one in a junction, or too close to stop before the next one at COMMIT_DECEL (the give-way does not hold it
       // there either), is committed to that junction's exit: people let it out across the whole junction, however
@@ -295,7 +273,7 @@ export class CrosswalkGiveWay {
         if (inChain && !internal) {
           inChain = false;
           exitD = d;
-          reach = Math.max(reach, d + half + PAST_EXIT_M);
+          reach = Math.max(reach, d + half + GIVE_WAY_PAST_EXIT_M);
         }
         if (!inChain && d - half >= reach) break;
         for (let r = crossFirst[lane]; r < crossFirst[lane + 1]; r++) {

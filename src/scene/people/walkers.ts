@@ -6,7 +6,7 @@
  *
  * When a waiting person starts: on 'walk', or at an unsignalised crosswalk ('none'), and only when no vehicle is
  * on the crosswalk or too close to stop before it (gap acceptance: its front, along its heading, reaches the
- * crosswalk within the distance it needs to stop at GAP_DECEL after REACTION_S). Never on 'flashing' or
+ * crosswalk within the distance it needs to stop at WALKER_GAP_DECEL_MPS2 after WALKER_GAP_REACTION_S). Never on 'flashing' or
  * 'dont_walk' (unless obeySignals is switched off, which tests use to make the don't-walk figure count).
  * Crossing, a person stands rather than walk into a moving vehicle's body (a standing one they walk past).
  */
@@ -17,6 +17,7 @@ import { SeededRandom } from '../../util/random.js';
 import type { CrosswalkGeometry } from './crosswalks.js';
 import { drawWalkingSpeed } from './walking-speed.js';
 import { WalkCode, walkCode, type WalkCodeId, type WalkStateSource } from './walk-state.js';
+import { WALKER_BODY_CLEAR_M, WALKER_FIRST_ARRIVALS_S, WALKER_GAP_DECEL_MPS2, WALKER_GAP_REACTION_S, WALKER_GAP_SPARE_M, WALKER_GIVE_UP_S, WALKER_IGNORES_BELOW_MPS } from './tuning.js';
 
 /** A person's box at real size: the Euro NCAP EPTa adult target's 0.5 m shoulder width, and 0.3 m deep (torso) [m] */
 export const PERSON_WIDTH_M = 0.5;
@@ -24,23 +25,10 @@ export const PERSON_DEPTH_M = 0.3;
 
 export const Phase = { Away: 0, Waiting: 1, Crossing: 2 } as const;
 
-/** a person assumes a vehicle brakes at this for them, after this reaction [m/s², s] */
-const GAP_DECEL = 3;
-const REACTION_S = 1;
-/** … and keeps this much to spare [m] */
-const GAP_SPARE_M = 1;
-/** vehicles slower than this do not stop a person from starting (unless on the crosswalk) [m/s] */
-const CREEP_MPS = 0.3;
-/** a person waits at most this long, then goes elsewhere [s] */
-const GIVE_UP_S = 120;
 /** between leaving one crosswalk and arriving at the next [s] */
 const AWAY_MIN_S = 2, AWAY_SPREAD_S = 8;
-/** at reset, people arrive over this long [s] */
-const FIRST_ARRIVALS_S = 10;
-/** while crossing, a person keeps this clear of vehicle bodies [m] */
-const BODY_CLEAR_M = 0.3;
 /** a person assumes a vehicle brakes at this for them, after this reaction, and keeps this to spare (exported for markComing) */
-export const GAP = { decel: GAP_DECEL, reactionS: REACTION_S, spareM: GAP_SPARE_M } as const;
+export const GAP = { decel: WALKER_GAP_DECEL_MPS2, reactionS: WALKER_GAP_REACTION_S, spareM: WALKER_GAP_SPARE_M } as const;
 /** vehicleThreat: a vehicle's body on the crosswalk, or one coming too close to stop */
 const THREAT_ON = 1, THREAT_COMING = 2;
 
@@ -97,7 +85,7 @@ export class Walkers {
     this.coming = new Uint8Array(geo.count);
   }
 
-  /** Everyone away, arriving over the first FIRST_ARRIVALS_S; ids from PERSON_ID_BASE again. */
+  /** Everyone away, arriving over the first WALKER_FIRST_ARRIVALS_S; ids from PERSON_ID_BASE again. */
   reset(seed: number): void {
     // a stream of its own (seed-derived), so the NPCs' random numbers are the same with or without people
     this.rng = new SeededRandom((seed ^ 0x5eed9e0) >>> 0);
@@ -107,7 +95,7 @@ export class Walkers {
     this.speed.fill(0);
     this.span = 0;
     if (this.geo.count === 0) return;
-    for (let i = 0; i < this.capacity; i++) this.at[i] = this.rng.next() * FIRST_ARRIVALS_S;
+    for (let i = 0; i < this.capacity; i++) this.at[i] = this.rng.next() * WALKER_FIRST_ARRIVALS_S;
   }
 
   /** people on the map now (waiting or crossing) */
@@ -166,7 +154,7 @@ export class Walkers {
           this.ready[i] = 0;
           this.startCode[i] = code;
         } else {
-          if (t - this.at[i] > GIVE_UP_S || i >= this.target) this.leave(i, t);
+          if (t - this.at[i] > WALKER_GIVE_UP_S || i >= this.target) this.leave(i, t);
           continue;
         }
       }
@@ -244,7 +232,7 @@ export class Walkers {
 
   /**
    * A vehicle on crosswalk c (THREAT_ON), or one whose front, along its heading, reaches it within the distance it needs to
-   * stop (reaction, then GAP_DECEL: THREAT_COMING)? 0: none.
+   * stop (reaction, then WALKER_GAP_DECEL_MPS2: THREAT_COMING)? 0: none.
    */
   private vehicleThreat(c: number, world: World): number {
     const geo = this.geo;
@@ -260,8 +248,8 @@ export class Walkers {
       // the body on the crosswalk (its centre within half its length of the stripes)
       if (geo.distance(c, x, y) <= half) return THREAT_ON;
       const v = world.speed(s);
-      if (v < CREEP_MPS) continue;
-      const reach = (v * v) / (2 * GAP_DECEL) + v * REACTION_S + GAP_SPARE_M;
+      if (v < WALKER_IGNORES_BELOW_MPS) continue;
+      const reach = (v * v) / (2 * WALKER_GAP_DECEL_MPS2) + v * WALKER_GAP_REACTION_S + WALKER_GAP_SPARE_M;
       const cs = Math.cos(world.yaw[s]), sn = Math.sin(world.yaw[s]);
       const fx = x + half * cs, fy = y + half * sn;
       if (geo.distance(c, fx, fy) > reach + 0.5 * world.width[s]) continue;
@@ -295,14 +283,14 @@ export class Walkers {
     return this.t0 <= this.t1;
   }
 
-  /** Would person i at axis coordinate `next` come within BODY_CLEAR_M of a moving vehicle's body? */
+  /** Would person i at axis coordinate `next` come within WALKER_BODY_CLEAR_M of a moving vehicle's body? */
   private bodyAhead(i: number, next: number, world: World): boolean {
     const c = this.cw[i];
     const geo = this.geo;
     const px = geo.ax[c] + next * geo.ux[c] - this.lat[i] * geo.uy[c];
     const py = geo.ay[c] + next * geo.uy[c] + this.lat[i] * geo.ux[c];
     // a standing vehicle they walk past (one held for them would otherwise wait for them for ever)
-    return vehicleOnPerson(world, px, py, this.yaw(i), BODY_CLEAR_M, CREEP_MPS) >= 0;
+    return vehicleOnPerson(world, px, py, this.yaw(i), WALKER_BODY_CLEAR_M, WALKER_IGNORES_BELOW_MPS) >= 0;
   }
 
   /** The walk state code a person started on (for the figures). */
