@@ -7,15 +7,11 @@
 import type { CrosswalkRecord } from '../../map/traffic-control.js';
 import type { LaneNetwork } from '../../traffic/lanes.js';
 import { obbOverlap } from '../../traffic/obb.js';
-import { GIVE_WAY_BODY_HALF_LENGTH_M, GIVE_WAY_BODY_HALF_WIDTH_M } from './tuning.js';
+import { GIVE_WAY_BODY_HALF_LENGTH_M, GIVE_WAY_BODY_HALF_WIDTH_M, WALKER_WAIT_CLEAR_M, WALKER_WAIT_MAX_M, WALKER_WAIT_MIN_M, WALKER_WAIT_STEP_M } from './tuning.js';
 
 /** lanes are sampled this finely to find where they run through a crosswalk [m] */
 const SAMPLE_M = 0.25;
 const BODY_REACH_M = Math.hypot(GIVE_WAY_BODY_HALF_LENGTH_M, GIVE_WAY_BODY_HALF_WIDTH_M);
-/** people wait at least this far back from the end of the stripes, and further (up to WAIT_MAX_M, in WAIT_STEP_M)
- * until no lane centre line is within WAIT_CLEAR_M (half a lane, half a person, and the 2 m NPCs were seen to cut
- * inside a turn's centre line on FMTC, where 2.5 m left people waiting 0.4 m from the stripes struck); none: NaN [m] */
-const WAIT_MIN_M = 0.4, WAIT_MAX_M = 6, WAIT_STEP_M = 0.4, WAIT_CLEAR_M = 3.5;
 
 export class CrosswalkGeometry {
   readonly count: number;
@@ -168,8 +164,8 @@ export class CrosswalkGeometry {
 function clearAcross(lanes: LaneNetwork, x: number, y: number, dx: number, dy: number, max: number): number {
   if (Number.isNaN(x)) return 0;
   let ok = 0;
-  for (let off = WAIT_STEP_M; off <= max + 1e-9; off += WAIT_STEP_M) {
-    if (lanes.locate(x + off * dx, y + off * dy, undefined, WAIT_CLEAR_M)) break;
+  for (let off = WALKER_WAIT_STEP_M; off <= max + 1e-9; off += WALKER_WAIT_STEP_M) {
+    if (lanes.locate(x + off * dx, y + off * dy, undefined, WALKER_WAIT_CLEAR_M)) break;
     ok = off;
   }
   return ok;
@@ -177,12 +173,12 @@ function clearAcross(lanes: LaneNetwork, x: number, y: number, dx: number, dy: n
 
 /**
  * How far back from a kerb end (x, y), going (ux, uy) away from the crossing, a person waits clear of the lanes [m];
- * NaN when no spot up to WAIT_MAX_M is (a crosswalk ending on a traffic island or beside a slip lane): nobody waits
+ * NaN when no spot up to WALKER_WAIT_MAX_M is (a crosswalk ending on a traffic island or beside a slip lane): nobody waits
  * at that kerb — people only arrive at the other one, and those crossing to it leave as they step off.
  */
 function waitBack(lanes: LaneNetwork, x: number, y: number, ux: number, uy: number): number {
-  for (let back = WAIT_MIN_M; back <= WAIT_MAX_M + 1e-9; back += WAIT_STEP_M) {
-    if (!lanes.locate(x + back * ux, y + back * uy, undefined, WAIT_CLEAR_M)) return back;
+  for (let back = WALKER_WAIT_MIN_M; back <= WALKER_WAIT_MAX_M + 1e-9; back += WALKER_WAIT_STEP_M) {
+    if (!lanes.locate(x + back * ux, y + back * uy, undefined, WALKER_WAIT_CLEAR_M)) return back;
   }
   return NaN;
 }

@@ -48,3 +48,12 @@ export const WALKER_GIVE_UP_S = 120;
 export const WALKER_FIRST_ARRIVALS_S = 10;
 /** while crossing, a person keeps this clear of vehicle bodies [m] */
 export const WALKER_BODY_CLEAR_M = 0.3;
+
+// crosswalks (where people wait)
+/** people wait at least this far back from the end of the stripes, and further (up to WALKER_WAIT_MAX_M, in WALKER_WAIT_STEP_M)
+ * until no lane centre line is within WALKER_WAIT_CLEAR_M (half a lane, half a person, and the 2 m NPCs were seen to cut
+ * inside a turn's centre line on FMTC, where 2.5 m left people waiting 0.4 m from the stripes struck); none: NaN [m] */
+export const WALKER_WAIT_MIN_M = 0.4;
+export const WALKER_WAIT_MAX_M = 6;
+export const WALKER_WAIT_STEP_M = 0.4;
+export const WALKER_WAIT_CLEAR_M = 3.5;
