@@ -23,7 +23,7 @@ import type { GeoFrame } from '../geo/frame.js';
 import type { LoadedMap } from '../map/scene-json.js';
 import type { EgoState, NpcState, SceneSnapshot } from '../scene/index.js';
 import type { ObjectKind } from '../traffic/object-kind.js';
-import type { SignalGroupState } from '../scene/control/index.js';
+import type { SignalGroupState } from '../scene/signals/index.js';
 
 
 export const MAP_FRAME = 'map';

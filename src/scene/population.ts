@@ -71,7 +71,7 @@ const LOST_S = 5;
 /** goals are renewed at least this far before the NPC gets there (GPUDrive's goal radius is 2 m) */
 const MIN_GOAL_GAP_M = 6;
 
-/** Where the junctions are, for starting auto NPCs (src/scene/control's rules answer it). */
+/** Where the junctions are, for starting auto NPCs (src/scene/rules/ answer it). */
 export interface JunctionSpots {
   vehicleInJunction(lane: number, s: number, length: number, width: number): boolean;
   distanceToLine(lanes: readonly number[], s0: number): number;

@@ -9,8 +9,10 @@
  */
 import type { LiveScene } from '../scene/index.js';
 import { InputError } from '../scene/index.js';
-import { walksNeverWalking } from '../scene/control/index.js';
-import type { ControlledJunction, GroupStateCode, LiveSignalInput, SignalPlan, SignalPlanOverride } from '../scene/control/index.js';
+import { walksNeverWalking } from '../scene/signals/index.js';
+import type { ControlledJunction, GroupStateCode } from '../scene/junction-kit/index.js';
+import type { LiveSignalInput, SignalPlan } from '../scene/signals/index.js';
+import type { SignalPlanOverride } from '../scene/traffic-control.js';
 import type { LiveSignalResult } from '../record/log.js';
 import type { SceneInputs } from './inputs.js';
 import { signalEntry, type SignalEntry } from './wire.js';

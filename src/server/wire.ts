@@ -7,7 +7,7 @@ import { convergenceDeg, headingFromYaw, type GeoFrame } from '../geo/frame.js';
 import type { EgoReport, EgoState, HeadingSource, NpcHold, NpcState, SceneSnapshot } from '../scene/index.js';
 import type { ClockSource } from '../time/fix-clock.js';
 import type { ObjectKind } from '../traffic/object-kind.js';
-import type { SignalGroupState } from '../scene/control/index.js';
+import type { SignalGroupState } from '../scene/signals/index.js';
 
 const r3 = (v: number) => Math.round(v * 1000) / 1000;
 const r7 = (v: number) => Math.round(v * 1e7) / 1e7;

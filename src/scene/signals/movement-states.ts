@@ -4,7 +4,7 @@
  * default plans and the rules all ask it, and must agree.
  */
 import { ConflictKind, type Movement } from '../../map/junctions.js';
-import type { ControlledJunction, SignalGroup } from './layout.js';
+import type { ControlledJunction, SignalGroup } from '../junction-kit/layout.js';
 import type { GroupStateCode } from './plan-spec.js';
 
 /** two approaches whose headings differ by more than 135° face each other */

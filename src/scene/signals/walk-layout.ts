@@ -29,7 +29,7 @@ import { crosswalkOfHead } from '../../map/crosswalks.js';
 import type { CrosswalkRecord, SignalHeadRecord } from '../../map/traffic-control.js';
 import type { Movement } from '../../map/junctions.js';
 import { poseAlong } from '../../traffic/lanes.js';
-import type { LayoutLane, TrafficLayout } from './layout.js';
+import type { LayoutLane, TrafficLayout } from '../junction-kit/layout.js';
 
 /** walking speed of the Korean signal timing rule [m/s] (see the top comment) */
 export const WALK_SPEED_MPS = 1.0;

@@ -144,11 +144,11 @@ export class JunctionMetrics {
   observe(world: World, time: number): void {
     const r = this.rules;
     const { inMg } = r.places;
-    const stops = r.engine.stops;
+    const stops = r.stops;
     this.steps++;
     const layout = r.layout;
     for (let g = 0; g < layout.groups.length; g++) {
-      const c = r.controller.code(g);
+      const c = r.signals.groupCode(g);
       if (c === 'G' || c === 'g') this.greenSteps[g]++;
     }
     for (let s = 0; s < world.count; s++) {
@@ -200,7 +200,7 @@ export class JunctionMetrics {
     if (reason !== 0) return reason;
     const shield = this.rules.engine.shield;
     const ahead = shield && this.rules.engine.shieldEnabled ? shield.waitingFor[s] : -1;
-    return ahead >= 0 && this.rules.engine.stops.reason[ahead] !== 0 ? HOLD_QUEUE : 0;
+    return ahead >= 0 && this.rules.stops.reason[ahead] !== 0 ? HOLD_QUEUE : 0;
   }
 
   /** Slot s no longer stands in a junction: a stand over 10 s goes into the log. */

@@ -9,11 +9,11 @@
  * (crossing the junction plus a car length at that speed); greens share the cycle so that it lasts 60–120 s.
  */
 import type { Movement } from '../../map/junctions.js';
-import type { ControlledJunction, LayoutLane, SignalGroup, TrafficLayout } from './layout.js';
+import type { ControlledJunction, LayoutLane, SignalGroup, TrafficLayout } from '../junction-kit/layout.js';
 import { groupsConflict, OPPOSITE_COS, turning } from './movement-states.js';
 import { PLAN_LIMITS, type GroupStateCode, type SignalPhase, type SignalPlan } from './plan-spec.js';
-import { timeToCover } from './right-of-way.js';
-import { GO_ACCEL } from './rule-params.js';
+import { timeToCover } from '../junction-kit/kinematics.js';
+import { GO_ACCEL } from '../junction-kit/kit-params.js';
 
 const DEFAULT_SPEED = 50 / 3.6;
 /** the shortest greens a default plan gives [s] */

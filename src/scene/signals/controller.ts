@@ -14,8 +14,8 @@
 import { InputError } from '../errors.js';
 import { actuatedTarget, actuatedTimeToChange, type SignalDetection } from './actuated.js';
 
-export { SignalDetection } from './actuated.js';
-import type { ControlledJunction, SignalGroup, TrafficLayout } from './layout.js';
+export { SignalDetection } from '../junction-kit/handoff.js';
+import type { ControlledJunction, SignalGroup, TrafficLayout } from '../junction-kit/layout.js';
 import { GROUP_STATE_CODES, groupsConflict, PLAN_LIMITS, stateConflicts, validatePlan, type GroupStateCode, type SignalPlan } from './plan.js';
 import type { WalkLayout } from './walk-layout.js';
 

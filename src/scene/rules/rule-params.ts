@@ -3,6 +3,9 @@
  * together (against `vils drive`'s junction figures) and every room of the rule layer reads some of them.
  */
 
+/** the numbers the signal room reads too (moving off, matching vehicles to movements): the kit's, below both rooms */
+export { GO_ACCEL, LOOKAHEAD_M, OCCUPY_M } from '../junction-kit/kit-params.js';
+
 /** stop on yellow where stopping takes at most this [m/s²] */
 export const YELLOW_DECEL = 3;
 /** a give-way, stop-order or full-junction hold is imposed only where stopping takes at most this [m/s²] */
@@ -20,8 +23,7 @@ export const STOP_DWELL_S = 1;
 export const DECIDE_M = 40;
 /** margin between the NPC clearing a conflict zone and a vehicle with priority reaching it [s] */
 export const GAP_S = 1.5;
-/** acceleration assumed for a vehicle moving off or speeding up to the limit: another, and the NPC itself [m/s²] */
-export const GO_ACCEL = 1.5;
+/** acceleration assumed for the NPC itself speeding up to the limit (another vehicle: GO_ACCEL) [m/s²] */
 export const OWN_ACCEL = 2;
 /** in a merge, the NPC goes when it will be through it this long before the vehicle with priority gets there [s] */
 export const MERGE_HEADWAY_S = 1;
@@ -53,8 +55,6 @@ export const MERGE_RESERVE_M = 30;
 export const MOVING_MPS = 2;
 export const MOVING_ROOM_DECEL = 4;
 export const MOVING_ROOM_MAX_M = 20;
-/** how far ahead along its lanes a vehicle is matched to movements [m] */
-export const LOOKAHEAD_M = 150;
 /** an ego standing at its line at an all-way stop keeps its turn this long, then NPCs go on [s] */
 export const EGO_TURN_S = 5;
 /** a vehicle calls for its signal group within this much time of the line at its speed, or this distance [s, m] */
@@ -62,5 +62,3 @@ export const CALL_S = 6;
 export const CALL_M = 40;
 /** a vehicle moving this close to its line counts as arriving now; standing this close, as queued [m] */
 export const DETECT_NEAR_M = 25;
-/** a vehicle inside a junction off its planned movements occupies those whose path passes this close [m] */
-export const OCCUPY_M = 1.8;

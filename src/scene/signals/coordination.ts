@@ -6,7 +6,7 @@
  * two fixed-time plans can keep a short link's outflow red whenever its inflow is green, and the vehicles queued
  * between them never get through. Pure: plans in, plans out.
  */
-import type { ControlledJunction, LayoutLane, TrafficLayout } from './layout.js';
+import type { ControlledJunction, LayoutLane, TrafficLayout } from '../junction-kit/layout.js';
 import type { SignalPlan } from './plan.js';
 
 /** signalised junctions this close along the lanes (exit to stop line) are coordinated [m] */

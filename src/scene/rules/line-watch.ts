@@ -18,8 +18,8 @@
  */
 import type { LaneNetwork } from '../../traffic/lanes.js';
 import { AgentKind, type World } from '../../traffic/world.js';
-import type { GroupStateCode } from './plan.js';
-import type { TrafficLayout } from './layout.js';
+import type { GroupStateCode } from '../junction-kit/handoff.js';
+import type { TrafficLayout } from '../junction-kit/layout.js';
 
 /** a full stop: at most this speed [m/s] … */
 export const FULL_STOP_MPS = 0.1;
