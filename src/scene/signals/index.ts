@@ -14,3 +14,4 @@ export * from './walk-layout.js';
 export * from './walk-signals.js';
 export * from './walk-plan.js';
 export * from './derived-plans.js';
+export * from './signal-entries.js';
