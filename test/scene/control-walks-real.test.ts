@@ -16,7 +16,8 @@ import { SignalController, SignalDetection } from '../../src/scene/signals/contr
 import { coordinatePlans } from '../../src/scene/signals/coordination.js';
 import { buildTrafficLayout, type ControlledJunction, type TrafficLayout } from '../../src/scene/junction-kit/layout.js';
 import { actuatePlan, defaultPlan, laneFlows, validatePlan, type SignalPlan } from '../../src/scene/signals/plan.js';
-import { buildWalkLayout, EXIT_REACH_M, WALK_ENTRY_S, type WalkLayout } from '../../src/scene/signals/walk-layout.js';
+import { buildWalkLayout, type WalkLayout } from '../../src/scene/signals/walk-layout.js';
+import { EXIT_REACH_M, WALK_ENTRY_S } from '../../src/scene/signals/signal-params.js';
 import { derivePlans } from '../../src/scene/signals/derived-plans.js';
 import { walksNeverWalking } from '../../src/scene/signals/walk-plan.js';
 import { CROSSWALK_DONT_WALK, CROSSWALK_FLASHING, CROSSWALK_WALK, WalkSignals } from '../../src/scene/signals/walk-signals.js';

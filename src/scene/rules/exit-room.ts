@@ -19,9 +19,8 @@ import {
   BOX_GAP_M, GO_ACCEL, GREEN_MARGIN_S, IMPATIENT_DECEL, IMPATIENT_S, LINK_GAP_M, MERGE_RESERVE_M, MOVING_MPS, MOVING_ROOM_DECEL, MOVING_ROOM_MAX_M, QUEUE_HEADWAY_S, QUEUE_SPEED, QUEUED_MPS,
 } from './rule-params.js';
 import type { VehiclePlaces } from './vehicle-places.js';
+import { AT_LINE_M } from './rule-params.js';
 
-/** a vehicle whose front is this close to its line stands at it [m] */
-const AT_LINE_M = 1.5;
 
 export class ExitRoom {
   constructor(

@@ -62,3 +62,42 @@ export const CALL_S = 6;
 export const CALL_M = 40;
 /** a vehicle moving this close to its line counts as arriving now; standing this close, as queued [m] */
 export const DETECT_NEAR_M = 25;
+
+// the exit room
+/** a vehicle whose front is this close to its line stands at it [m] */
+export const AT_LINE_M = 1.5;
+
+// the stop-line watch (violations from geometry, rules on or off)
+/** a full stop: at most this speed [m/s] … */
+export const FULL_STOP_MPS = 0.1;
+/** … with the front at most this far before the line [m] */
+export const STOP_WITHIN_M = 3;
+/** a line reaches this far either side of its lane's centre [m] (half a lane) */
+export const LINE_HALF_WIDTH_M = 1.75;
+/** a vehicle crosses a line only heading within this of the lane's direction (not a car crossing the approach) */
+export const ALONG_COS = Math.cos((60 * Math.PI) / 180);
+/** movement entries this close, heading within 25° of each other, are one line [m] */
+export const SAME_LINE_M = 1;
+export const SAME_LINE_COS = Math.cos((25 * Math.PI) / 180);
+/** the grid cells lines are kept in [m] */
+export const CELL_M = 25;
+/** a crossing whose movements' states differ waits until the vehicle is this far along (or nearer one path) [m] */
+export const RESOLVE_AFTER_M = 8;
+/** … and its path is this much nearer than any other's [m], or it has come this far whatever [m] */
+export const PATHS_APART_M = 1.5;
+export const RESOLVE_LATEST_M = 40;
+/** a crossing still unresolved this long after is dropped (the vehicle left the map, a path nobody drives) [s] */
+export const RESOLVE_WITHIN_S = 10;
+/** path samples every this much [m] */
+export const WATCH_SAMPLE_M = 1;
+
+// the junction figures
+/** held_by_junction lists this many junctions */
+export const HELD_TOP = 5;
+/** long_stands lists this many; the log keeps at most LONG_LOG of the longest */
+export const LONG_TOP = 5;
+export const LONG_LOG = 64;
+/** an NPC below this speed stands [m/s] */
+export const STAND_MPS = 0.5;
+/** a stand longer than this is a long one [s] */
+export const LONG_STAND_S = 10;

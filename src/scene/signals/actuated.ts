@@ -7,12 +7,11 @@
 import type { ControlledJunction } from '../junction-kit/layout.js';
 import type { SignalPlan } from './plan.js';
 import { SignalDetection } from '../junction-kit/handoff.js';
+import { JAM_S } from './signal-params.js';
 
 /** (what the detectors report: the kit's handoff, filled by the rules' places) */
 export { SignalDetection };
 
-/** a queue standing this long into its green is held by something else (a blocked exit): it no longer extends the green [s] */
-const JAM_S = 8;
 
 /** What the actuated timing reads and moves of a junction's run. */
 export interface ActuatedRun {

@@ -15,3 +15,4 @@ export * from './walk-signals.js';
 export * from './walk-plan.js';
 export * from './derived-plans.js';
 export * from './signal-entries.js';
+export * from './signal-params.js';
