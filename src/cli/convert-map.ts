@@ -6,7 +6,7 @@ import { writeOutputFile } from '../util/output-file.js';
 import { parseArgs } from 'node:util';
 import { convertNgii } from '../map/ngii/convert.js';
 import { parseMapJson } from '../map/scene-json.js';
-import { junctionReport, junctionReportLines } from '../scene/control/junction-report.js';
+import { junctionReport, junctionReportLines } from '../scene/signals/junction-report.js';
 import { UsageError, type Command } from './commands.js';
 
 function parseOrigin(s: string): { lat: number; lon: number } {

@@ -6,7 +6,7 @@
  */
 import { parseArgs } from 'node:util';
 import { defaultMapPath, setupScene, type QualitySummary, type SceneConfig } from '../scene/index.js';
-import { HELD_RULES, type JunctionHeld, type JunctionStand, type JunctionSummary } from '../scene/control/index.js';
+import { HELD_RULES, type JunctionHeld, type JunctionStand, type JunctionSummary } from '../scene/rules/index.js';
 import { MAX_PEDESTRIANS, type PeopleSummary } from '../scene/people/index.js';
 import { MAX_NPCS, POLICY_DT } from '../traffic/engine.js';
 import { UsageError, type Command } from './commands.js';

@@ -4,7 +4,7 @@
  * entities: the policy's observation is GPUDrive's and stays exactly as it is. Junctions are not stored; they are
  * derived from the lanes (junctions.ts). Validation happens here, at the edge, with the path of the field at fault.
  * Crosswalks (painted pedestrian crossings, NGII B3 Kind 5321: src/map/ngii/crosswalks.ts) are records here too,
- * never road entities; their walk signals are derived by the scene (src/scene/control/walk-signals.ts).
+ * never road entities; their walk signals are derived by the scene (src/scene/signals/walk-signals.ts).
  */
 import { MapFormatError } from './errors.js';
 

@@ -4,7 +4,7 @@
  * exactly through JSON text in JavaScript).
  */
 import type { NpcHold, NpcState } from '../scene/index.js';
-import type { SignalGroupState } from '../scene/control/index.js';
+import type { SignalGroupState } from '../scene/signals/index.js';
 import type { ObjectKind } from '../vehicle/index.js';
 
 /**

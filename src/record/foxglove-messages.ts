@@ -23,7 +23,8 @@ import type { GeoFrame } from '../geo/frame.js';
 import type { LoadedMap } from '../map/scene-json.js';
 import type { EgoState, NpcState, SceneSnapshot } from '../scene/index.js';
 import type { ObjectKind } from '../vehicle/index.js';
-import type { SignalGroupState } from '../scene/control/index.js';
+import type { SignalGroupState } from '../scene/signals/index.js';
+import { signalEntries } from '../scene/signals/signal-entries.js';
 
 
 export const MAP_FRAME = 'map';
@@ -242,9 +243,9 @@ export function signalsMessage(s: SceneSnapshot, wallTimeS: number) {
   return {
     timestamp: toTime(wallTimeS),
     sim_time_s: r3(s.time),
-    signals: s.signals.map((g) => ({
-      id: g.id, numeric_id: g.numeric_id, junction: g.junction, state: g.state, code: g.code,
-      time_to_change_s: g.time_to_change_s === null ? null : Math.round(g.time_to_change_s * 10) / 10, source: g.source, left: g.left,
+    // the frame's entries (built once for every exit) without the lane lists
+    signals: signalEntries(s.signals).map((g) => ({
+      id: g.id, numeric_id: g.numeric_id, junction: g.junction, state: g.state, code: g.code, time_to_change_s: g.time_to_change_s, source: g.source, left: g.left,
     })),
   };
 }

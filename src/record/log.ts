@@ -21,7 +21,8 @@
  */
 import type { EgoReport, LiveScene, SceneConfig, SpawnRequest } from '../scene/index.js';
 import { InputError } from '../scene/index.js';
-import type { LiveSignalInput, SignalPlan, SignalPlanOverride } from '../scene/control/index.js';
+import type { LiveSignalInput, SignalPlan } from '../scene/signals/index.js';
+import type { SignalPlanOverride } from '../scene/traffic-control.js';
 import { exactNum, exactObject, fromExactNum, fromExactObject } from './exact.js';
 
 export type SceneCallKind = 'advance' | 'reset' | 'ego' | 'remove_ego' | 'spawn' | 'remove_npc' | 'remove_all' | 'configure' | 'signal_live' | 'signal_release' | 'signal_plan';

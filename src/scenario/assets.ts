@@ -21,7 +21,8 @@ import type { EgoReport } from '../scene/egos.js';
 import type { SceneSnapshot } from '../scene/scene.js';
 import type { NativeStep, SessionAsset } from '../time/index.js';
 import { POLICY_DT } from '../traffic/engine.js';
-import type { StopPoint, TrafficObject } from './drivers.js';
+import type { TrafficObject } from './drivers.js';
+import type { StopLine as StopPoint } from '../vehicle/index.js';
 import { type SimEgo, US } from './sim-ego.js';
 
 export const WORLD_ASSET = 'world';

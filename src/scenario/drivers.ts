@@ -9,6 +9,7 @@ import type { VehicleState } from '../plant/state.js';
 import type { DriverCommand } from '../plant/types.js';
 import type { AutopilotSpec, ManeuverSpec } from './config.js';
 import { type DrivingLine, type LineProjection, alongDistance, pointAt, project } from './line.js';
+import type { StopLine } from '../vehicle/index.js';
 
 /** A vehicle the autopilot may have to follow: position and velocity at `t` (map frame). */
 export interface TrafficObject {
@@ -22,27 +23,11 @@ export interface TrafficObject {
   width?: number;
 }
 
-/**
- * A stop line the autopilot must not pass now: a movement whose signal shows red or yellow, from its entry
- * (where a front stops) to its exit. It applies to a vehicle whose line runs through both.
- */
-export interface StopPoint {
-  x: number;
-  y: number;
-  yaw: number;
-  exitX: number;
-  exitY: number;
-  /** entry → exit along the movement [m] */
-  length: number;
-  /** yellow: stop only when that takes no more than YELLOW_DECEL */
-  yellow: boolean;
-}
-
 export interface TrafficView {
   t: number;
   objects: readonly TrafficObject[];
   /** red and yellow stop lines as of t */
-  stops?: readonly StopPoint[];
+  stops?: readonly StopLine[];
 }
 
 /** VDSim's throttle_hold: clamp((v − vx)/3 + 0.05, 0, 1); above the target by more than 0.5 m/s it brakes (−e/3). */
@@ -121,7 +106,7 @@ export class Autopilot {
   /** until when crossing vehicles are left to yield (after standing DEADLOCK_S for them) [s] */
   private committedUntil = -Infinity;
   /** the yellow line it chose to stop at (the scene rebuilds its stop points on any signal change: matched by place) */
-  private yellowStop: StopPoint | null = null;
+  private yellowStop: StopLine | null = null;
   /** the entry (on the line, s) of the red or chosen yellow line it stops at, as of the last check (NaN: none) */
   private stopS = NaN;
   /** a stop line held it at the last check (standing there is not standing for crossing traffic) */
@@ -321,7 +306,7 @@ export class Autopilot {
 }
 
 /** Are two stop points the same movement's (the scene rebuilds them on every signal change)? */
-function sameMovement(a: StopPoint, b: StopPoint): boolean {
+function sameMovement(a: StopLine, b: StopLine): boolean {
   return a.x === b.x && a.y === b.y && a.exitX === b.exitX && a.exitY === b.exitY;
 }
 

@@ -14,7 +14,7 @@
  */
 import { ConfigError } from '../plant/config/errors.js';
 import { isRecord } from '../plant/config/yaml-file.js';
-import type { SignalPlanOverride } from '../scene/control/traffic-control.js';
+import type { SignalPlanOverride } from '../scene/traffic-control.js';
 import { expectKeys, numberAt } from './yaml-util.js';
 
 export interface ScenarioSignals {

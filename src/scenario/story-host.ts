@@ -23,7 +23,7 @@
  */
 import type { EgoReport, SpawnRequest } from '../scene/index.js';
 import type { SceneSnapshot } from '../scene/scene.js';
-import type { LiveSignalInput } from '../scene/control/index.js';
+import type { LiveSignalInput } from '../scene/signals/index.js';
 import type { LaneNetwork } from '../traffic/lanes.js';
 import { POLICY_DT } from '../traffic/engine.js';
 import type { SimEgo } from './sim-ego.js';

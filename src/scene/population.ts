@@ -62,7 +62,7 @@ interface Plan {
 const r3 = (v: number) => Math.round(v * 1000) / 1000;
 const deg = (rad: number) => Math.round((((rad * 180) / Math.PI) % 360 + 360) % 360);
 
-/** Where the junctions are, for starting auto NPCs (src/scene/control's rules answer it). */
+/** Where the junctions are, for starting auto NPCs (src/scene/rules/ answer it). */
 export interface JunctionSpots {
   vehicleInJunction(lane: number, s: number, length: number, width: number): boolean;
   distanceToLine(lanes: readonly number[], s0: number): number;

@@ -14,7 +14,8 @@ import type { PolicySession } from '../policy/session.js';
 import { POLICY_DT, TrafficEngine, type NpcView, type StepTimings, type StepWork } from '../traffic/engine.js';
 import type { LaneNetwork } from '../traffic/lanes.js';
 import { DEFAULT_SHIELD_OPTIONS } from '../traffic/shield.js';
-import { stepPolicy } from '../traffic/policy-step.js';
+import { stepPolicy, type PolicyStepper } from '../traffic/policy-step.js';
+import { StopConstraints } from '../traffic/stops.js';
 import { DEFAULT_SCENE_CONFIG, RESTART_ONLY_SETTINGS, SCENE_SETTINGS, type SceneConfig } from './config.js';
 import { checkSettings } from './settings.js';
 import { ACTOR_ID_BASE, EgoRegistry, type EgoReport, type EgoState } from './egos.js';
@@ -25,7 +26,9 @@ import { NpcTable, type NpcState } from './npc-table.js';
 import { NpcPopulation, type SpawnRequest } from './population.js';
 import { QualityMetrics } from './quality.js';
 import { npcsTouching, sceneVehicles, type StepVehicle } from './scene-vehicles.js';
-import { CROSSWALK_STATE_NAMES, TrafficControl, type SignalGroupState, type SignalPlanOverride, type SignalStopPoint } from './control/index.js';
+import type { StopLine } from '../vehicle/index.js';
+import { CROSSWALK_STATE_NAMES, type SignalGroupState } from './signals/index.js';
+import { TrafficControl, type SignalPlanOverride } from './traffic-control.js';
 import { ScenePeople } from './people/index.js';
 
 export { mapBounds, type MapBounds } from './map-bounds.js';
@@ -68,6 +71,13 @@ export class LiveScene {
   /** ambient people at the map's crosswalks, the NPCs' giving way to them and the people figures */
   readonly people: ScenePeople;
   private readonly engine: TrafficEngine;
+  /**
+   * where each NPC must stop in the step: the scene's, written by the junction rules and the crosswalk give-way
+   * before the step, handed to the engine's step (and read by the figures), never kept by the engine
+   */
+  private readonly stops: StopConstraints;
+  /** the engine's policy step with the scene's stops (observe, prepare, apply) */
+  private readonly stepper: PolicyStepper;
   /** the NPCs' observations, written by the engine and read by the policy's one call per step */
   private readonly policyInput: PolicyInput;
   private readonly egos: EgoRegistry;
@@ -121,9 +131,16 @@ export class LiveScene {
     this.quality = new QualityMetrics(this.lanes, this.config.speed_limit_mps);
     this.bounds = mapBounds(map);
     this.controlOptions = { signalPlans: opts.signalPlans, signalAll: opts.signalAll, ...(opts.signalsActuated ? { signalsActuated: true } : {}) };
-    this.control = new TrafficControl(map, this.engine, { rules: this.config.traffic_rules, plans: opts.signalPlans, signalAll: opts.signalAll, actuated: opts.signalsActuated, expectedNpcs: this.config.npc_target });
+    this.stops = new StopConstraints(this.engine.world.capacity);
+    const engine = this.engine, stops = this.stops;
+    this.stepper = {
+      observe: (input) => engine.observe(input),
+      prepare: () => engine.prepare(stops),
+      apply: (result, inferenceMs) => engine.apply(result, inferenceMs, stops),
+    };
+    this.control = new TrafficControl(map, this.engine, { rules: this.config.traffic_rules, plans: opts.signalPlans, signalAll: opts.signalAll, actuated: opts.signalsActuated, expectedNpcs: this.config.npc_target }, this.stops);
     this.control.rules.rightOnRed = this.config.right_turn_on_red;
-    this.people = new ScenePeople(map.trafficControl.crosswalks ?? [], this.engine, this.config.pedestrians);
+    this.people = new ScenePeople(map.trafficControl.crosswalks ?? [], this.engine, this.config.pedestrians, this.stops);
     // the box rule sees who the crosswalk give-way holds (as it sees its own holds)
     this.people.giveWay.heldMark = this.control.rules.memory.heldForPeople;
     // the people read each crosswalk's walk signal as the traffic control left it for the step (none: unsignalised)
@@ -225,7 +242,7 @@ export class LiveScene {
 
   spawnNpc(req: SpawnRequest): number {
     this.npcsChanged();
-    return this.population.spawn(req, this.steps, sceneVehicles(this.engine.npcs(), this.egos.list(this.time)));
+    return this.population.spawn(req, this.steps, sceneVehicles(this.engine.npcs(this.stops), this.egos.list(this.time)));
   }
 
   removeNpc(id: number): boolean {
@@ -304,7 +321,7 @@ export class LiveScene {
     let peopleMs = performance.now() - tp0;
     // the junction figures see the crosswalk stops too (a stand held for people says so)
     this.control.observeMetrics(at);
-    stepPolicy(this.engine, this.policy, this.policyInput);
+    stepPolicy(this.stepper, this.policy, this.policyInput);
     const t = this.engine.timings;
     this.npcsChanged();
     this.steps++;
@@ -312,7 +329,7 @@ export class LiveScene {
     const tp1 = performance.now();
     this.people.afterStep();
     peopleMs += performance.now() - tp1;
-    const npcs = this.engine.npcs();
+    const npcs = this.engine.npcs(this.stops);
     const contactsBefore = this.egos.collisionSteps;
     this.egos.afterStep(this.engine, after, (egoId) => npcsTouching(this.egos.list(this.time), egoId, npcs));
     // the views are the engine's NPCs as they are now (afterStep changes nothing in the engine)
@@ -364,14 +381,14 @@ export class LiveScene {
   /** The NPC table, brought up to date if something changed the NPCs since it was. */
   private npcRows(): NpcTable {
     if (this.npcTableState === 1 && !this.npcTable.fillAfterStep(this.stepViews, this.engine, this.population)) this.npcTableState = 2;
-    if (this.npcTableState === 2) this.npcTable.fill(this.engine.npcs(), this.engine, this.population);
+    if (this.npcTableState === 2) this.npcTable.fill(this.engine.npcs(this.stops), this.engine, this.population);
     this.npcTableState = 0;
     this.stepViews = NO_VIEWS;
     return this.npcTable;
   }
 
   /** The movements closed by a red or yellow signal now (for simulated egos' drivers). */
-  signalStops(): readonly SignalStopPoint[] {
+  signalStops(): readonly StopLine[] {
     return this.control.signalStops();
   }
 }

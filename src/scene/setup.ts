@@ -9,7 +9,7 @@ import { resolvePolicyModel } from '../policy/model-files.js';
 import { PolicySession, type ActionMode } from '../policy/session.js';
 import { projectRoot } from '../util/project-root.js';
 import type { SceneConfig } from './config.js';
-import type { SignalPlanOverride } from './control/traffic-control.js';
+import type { SignalPlanOverride } from './traffic-control.js';
 import { LiveScene } from './scene.js';
 
 export const DEFAULT_MAP = 'maps/demo-track.json';

@@ -15,7 +15,8 @@
  * difference it causes.
  */
 import type { EgoReport, LiveScene, SceneConfig, SceneSnapshot, SpawnRequest } from '../scene/index.js';
-import type { LiveSignalInput, SignalPlan, SignalPlanOverride } from '../scene/control/index.js';
+import type { LiveSignalInput, SignalPlan } from '../scene/signals/index.js';
+import type { SignalPlanOverride } from '../scene/traffic-control.js';
 import { releaseSignal, setSignalLive, setSignalPlan, type LiveSignalResult, type SceneCall, type SceneCallResult } from '../record/log.js';
 
 export interface SceneCallEvent {

@@ -20,7 +20,7 @@
  */
 import { POLICY_DT } from '../traffic/engine.js';
 import { ScenarioAssets, type SteppedScene, type StoryHook } from '../scenario/assets.js';
-import type { StopPoint } from '../scenario/drivers.js';
+import type { StopLine as StopPoint } from '../vehicle/index.js';
 import type { SimEgo } from '../scenario/sim-ego.js';
 import type { EgoReport } from '../scene/egos.js';
 import type { LiveScene, SceneSnapshot } from '../scene/scene.js';

@@ -4,7 +4,7 @@
  */
 import { settingsJsonSchema } from '../scene/settings.js';
 import { SESSION_SETTINGS } from './settings.js';
-import { LIVE_TIMEOUT_MAX_S } from '../scene/control/controller.js';
+import { LIVE_TIMEOUT_MAX_S } from '../scene/signals/signal-params.js';
 import { COURSE_MIN_DISPLACEMENT_M, COURSE_MIN_SPEED_MPS } from '../scene/egos.js';
 
 const num = { type: 'number' } as const;

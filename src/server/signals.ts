@@ -9,11 +9,13 @@
  */
 import type { LiveScene } from '../scene/index.js';
 import { InputError } from '../scene/index.js';
-import { walksNeverWalking } from '../scene/control/index.js';
-import type { ControlledJunction, GroupStateCode, LiveSignalInput, SignalPlan, SignalPlanOverride } from '../scene/control/index.js';
+import { walksNeverWalking } from '../scene/signals/index.js';
+import type { ControlledJunction, GroupStateCode } from '../scene/junction-kit/index.js';
+import type { LiveSignalInput, SignalPlan } from '../scene/signals/index.js';
+import type { SignalPlanOverride } from '../scene/traffic-control.js';
 import type { LiveSignalResult } from '../record/log.js';
 import type { SceneInputs } from './inputs.js';
-import { signalEntry, type SignalEntry } from './wire.js';
+import { signalEntries, type SignalEntry } from '../scene/signals/signal-entries.js';
 
 const r3 = (v: number) => Math.round(v * 1000) / 1000;
 
@@ -52,12 +54,12 @@ export interface JunctionView {
   groups: string[];
   plan: PlanView | null;
   live: LiveInputView | null;
-  signals: SignalEntry[];
+  signals: readonly SignalEntry[];
 }
 
 export interface SignalsView {
   sim_time_s: number;
-  signals: SignalEntry[];
+  signals: readonly SignalEntry[];
   junctions: JunctionView[];
   /** map records bound to no junction (a stop line at a mid-block crosswalk, a head whose lanes meet nothing) */
   unbound: { heads: string[]; stop_lines: string[]; signs: string[] };
@@ -155,7 +157,7 @@ export class SignalDesk {
       groups: cj.groups.map((g) => this.scene.control.layout.groups[g].id),
       plan: plan ? this.planView(plan, cj) : null,
       live: this.liveView(id, t),
-      signals: states.filter((s) => s.junction === id).map(signalEntry),
+      signals: signalEntries(states).filter((s) => s.junction === id),
     };
   }
 
@@ -165,7 +167,7 @@ export class SignalDesk {
     const u = this.scene.control.layout.unbound;
     return {
       sim_time_s: r3(t),
-      signals: states.map(signalEntry),
+      signals: signalEntries(states),
       junctions: this.scene.control.layout.junctions.map((cj) => this.junctionView(cj, t, states)),
       unbound: { heads: [...u.heads], stop_lines: [...u.stopLines], signs: [...u.signs] },
     };

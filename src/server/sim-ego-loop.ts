@@ -17,7 +17,8 @@ import { US, type SimEgo } from '../scenario/sim-ego.js';
 import type { Clock } from '../time/clock.js';
 import { Pacer } from '../time/pacer.js';
 import { LATE_BUCKETS, LATE_BUCKET_MS, type EgoRow, type Timeline, type TimedReport, type TrafficEgo } from './sim-ego-protocol.js';
-import type { StopPoint, TrafficObject } from '../scenario/drivers.js';
+import type { TrafficObject } from '../scenario/drivers.js';
+import type { StopLine as StopPoint } from '../vehicle/index.js';
 
 export interface PlantLoopOptions {
   readonly clock: Clock;

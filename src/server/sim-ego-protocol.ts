@@ -10,7 +10,8 @@
  * dropped on arrival (a report taken before a reset must not move the ego after it).
  */
 import type { IoCommand, TargetsPatch } from '../cosim/ports.js';
-import type { StopPoint, TrafficObject } from '../scenario/drivers.js';
+import type { TrafficObject } from '../scenario/drivers.js';
+import type { StopLine as StopPoint } from '../vehicle/index.js';
 import type { CmdExposure } from '../scenario/comms-link.js';
 import type { EgoReport } from '../scene/egos.js';
 

@@ -15,7 +15,7 @@ import type { IoCommand, TargetsPatch, TargetsView, UnknownVehicle, VehiclePorts
 import type { Scenario } from '../scenario/config.js';
 import type { EgoReport } from '../scene/egos.js';
 import type { SceneSnapshot } from '../scene/scene.js';
-import type { StopPoint } from '../scenario/drivers.js';
+import type { StopLine as StopPoint } from '../vehicle/index.js';
 import { projectRoot } from '../util/project-root.js';
 import { RollingStats } from './rolling-stats.js';
 import { LATE_BUCKET_MS, hrtimeOriginNs, type EgoPriority, type FromWorker, type IoCall, type SimEgoWorkerData, type Timeline, type ToWorker, type WorkerStats } from './sim-ego-protocol.js';

@@ -7,7 +7,7 @@ import { convergenceDeg, headingFromYaw, type GeoFrame } from '../geo/frame.js';
 import type { EgoReport, EgoState, HeadingSource, NpcHold, NpcState, SceneSnapshot } from '../scene/index.js';
 import type { ClockSource } from '../time/fix-clock.js';
 import type { ObjectKind } from '../vehicle/index.js';
-import type { SignalGroupState } from '../scene/control/index.js';
+import { signalEntries, type SignalEntry } from '../scene/signals/signal-entries.js';
 
 const r3 = (v: number) => Math.round(v * 1000) / 1000;
 const r7 = (v: number) => Math.round(v * 1e7) / 1e7;
@@ -240,37 +240,8 @@ export function egoEntry(e: EgoState): EgoEntry {
   return out;
 }
 
-/** A signal group's state as frames, the REST API and the Foxglove channel show it. */
-export interface SignalEntry {
-  id: string;
-  numeric_id: number;
-  junction: string;
-  state: SignalGroupState['state'];
-  code: SignalGroupState['code'];
-  /** seconds until the plan changes it, to 0.1 s (the yellow left while a live input clears); null while it is set live */
-  time_to_change_s: number | null;
-  source: SignalGroupState['source'];
-  left: boolean;
-  lanes: readonly string[];
-  /** a walk group: what it shows people (absent for vehicle groups) */
-  walk?: SignalGroupState['walk'];
-  /** a walk group's crosswalk ids (the map's traffic_control.crosswalks) */
-  crosswalks?: readonly string[];
-}
-
-const r1 = (v: number) => Math.round(v * 10) / 10;
-
-export function signalEntry(g: SignalGroupState): SignalEntry {
-  const e: SignalEntry = {
-    id: g.id, numeric_id: g.numeric_id, junction: g.junction, state: g.state, code: g.code,
-    time_to_change_s: g.time_to_change_s === null ? null : r1(g.time_to_change_s), source: g.source, left: g.left, lanes: g.lanes,
-  };
-  if (g.walk !== undefined) {
-    e.walk = g.walk;
-    e.crosswalks = g.crosswalks ?? [];
-  }
-  return e;
-}
+/** (a signal group's entry is built once per frame for every exit: scene/signals/signal-entries.ts) */
+export { signalEntry, type SignalEntry } from '../scene/signals/signal-entries.js';
 
 export type RunState = 'running' | 'paused' | 'stopped';
 
@@ -312,6 +283,6 @@ function frameOf(s: SceneSnapshot, state: RunState, wallTimeS: number, npcs: Npc
       num_active_npcs: s.npcs.length,
     },
     egos: s.egos.map(egoEntry),
-    signals: s.signals.map(signalEntry),
+    signals: signalEntries(s.signals),
   };
 }

@@ -133,8 +133,12 @@ export class TrafficEngine implements PolicyStepper {
   readonly planLanes: Int32Array;
   readonly planCount: Int32Array;
   readonly planS: Float32Array;
-  /** where each NPC must stop this step (written by the live scene's traffic rules; none in `vils eval`) */
-  readonly stops: StopConstraints;
+  /**
+   * where each NPC must stop in the step under way: handed to prepare/apply by the caller (the live scene's traffic
+   * rules fill them); none (an empty set) where not handed, as in the engine's own tests
+   */
+  private stepStops: StopConstraints;
+  private readonly noStops: StopConstraints;
   /** the shield's continuous controls per slot */
   private readonly controls: ContinuousControls;
   private readonly control = { accel: 0, steer: 0 };
@@ -199,7 +203,8 @@ export class TrafficEngine implements PolicyStepper {
     this.planLanes = new Int32Array(capacity * MAX_PLAN);
     this.planCount = new Int32Array(capacity);
     this.planS = new Float32Array(capacity);
-    this.stops = new StopConstraints(capacity);
+    this.noStops = new StopConstraints(capacity);
+    this.stepStops = this.noStops;
   }
 
   /** Room for injected externals next to the NPCs. */
@@ -380,13 +385,14 @@ export class TrafficEngine implements PolicyStepper {
 
   /**
    * The part of the second half that needs no policy result, done while the policy infers (stepPolicy): the
-   * shield's prediction of every vehicle. apply() does it where nobody did.
+   * shield's prediction of every vehicle (an NPC held at a line of `stops` is predicted to stop there). apply()
+   * does it where nobody did.
    */
-  prepare(): void {
+  prepare(stops: StopConstraints = this.noStops): void {
     const t0 = performance.now();
     const shield = this.shieldEnabled ? this.shield : null;
     if (shield) {
-      shield.prepare(this.world, this);
+      shield.prepare(this.world, this, stops);
       // the NPCs apply() will choose for, in its order
       const chosen = this.chosen;
       let m = 0;
@@ -399,16 +405,18 @@ export class TrafficEngine implements PolicyStepper {
 
   /**
    * The second half: the policy's result for the NPCs observed (actions, the shield over the logits, the speed
-   * governor and stop lines), then movement, collisions and goals. NPCs that reached their goal are reported by
-   * `npcs()` with reachedGoal and leave the world on the next step.
+   * governor and the lines of `stops`), then movement, collisions and goals. NPCs that reached their goal are
+   * reported by `npcs()` with reachedGoal and leave the world on the next step.
    */
-  apply(result: PolicyResult, inferenceMs = 0): StepTimings {
+  apply(result: PolicyResult, inferenceMs = 0, stops: StopConstraints = this.noStops): StepTimings {
     const n = this.observed;
     this.observed = 0;
     const observedAt = this.observedAt;
     this.observedAt = NaN;
-    if (!this.predicted) this.prepare();
+    if (!this.predicted) this.prepare(stops);
     this.predicted = false;
+    // (the governor, called back from the shield's choice, reads the step's stops here)
+    this.stepStops = stops;
     const t2 = performance.now();
     const { actions, logits } = result;
     // NPCs added or removed since observe drive straight on this once (they were not observed)
@@ -486,7 +494,7 @@ export class TrafficEngine implements PolicyStepper {
       accel = Math.min(accel, Math.max(ACCEL_VALUES[0], this.shield.followLimit(slot)));
     }
     // a line to stop at (a red light, a stop sign, giving way)
-    accel = Math.min(accel, this.stops.accelLimit(slot, v, 0.5 * this.world.length[slot]));
+    accel = Math.min(accel, this.stepStops.accelLimit(slot, v, 0.5 * this.world.length[slot]));
     const limit = this.maxSpeed[slot];
     if (limit === Infinity || v <= limit) return accel;
     return Math.min(accel, v > limit + 1.5 ? ACCEL_VALUES[2] : 0);
@@ -499,7 +507,7 @@ export class TrafficEngine implements PolicyStepper {
     const limit = this.maxSpeed[slot];
     if (limit !== Infinity && v > limit) cap = v > limit + 1.5 ? 2 : 3;
     // a line to stop at: the largest discrete acceleration within the stop's limit
-    const stop = this.stops.accelLimit(slot, v, 0.5 * this.world.length[slot]);
+    const stop = this.stepStops.accelLimit(slot, v, 0.5 * this.world.length[slot]);
     while (cap > 0 && ACCEL_VALUES[cap] > stop) cap--;
     return accelIdx <= cap ? action : cap * STEER_COUNT + (action % STEER_COUNT);
   }
@@ -511,7 +519,8 @@ export class TrafficEngine implements PolicyStepper {
     return { shieldChecks: w?.checks ?? 0, continuationSteps: w?.continuationSteps ?? 0, edgeTests: w?.edgeTests ?? 0, boxTests: this.sim.collisions.boxTests };
   }
 
-  npcs(): NpcView[] {
+  /** `stops`: the lines NPCs are held at (their hold and whom they wait for; without: none) */
+  npcs(stops: StopConstraints = this.noStops): NpcView[] {
     const w = this.world;
     const out: NpcView[] = [];
     const idBySlot = new Map<number, number>();
@@ -523,7 +532,7 @@ export class TrafficEngine implements PolicyStepper {
       // no ring was seen and the two stood until the other's stuck recycle)
       const guardHeld = this.guard && this.shield && this.shieldEnabled ? this.guard.brakedForSlot[s] : -1;
       const shieldHeld = this.shield && this.shieldEnabled ? this.shield.waitingFor[s] : -1;
-      const held = guardHeld >= 0 ? guardHeld : shieldHeld >= 0 ? shieldHeld : this.stops.holdFor[s];
+      const held = guardHeld >= 0 ? guardHeld : shieldHeld >= 0 ? shieldHeld : stops.holdFor[s];
       out.push({
         id, x: w.x[s], y: w.y[s], yaw: w.yaw[s], prevX: this.prevX[s], prevY: this.prevY[s], prevYaw: this.prevYaw[s], speed: w.speed(s),
         length: w.length[s], width: w.width[s], goalX: w.goalX[s], goalY: w.goalY[s],
@@ -531,7 +540,7 @@ export class TrafficEngine implements PolicyStepper {
         shield: this.shield ? this.shield.outcome[s] : 0, maxSpeed: this.maxSpeed[s],
         // a slot in slotById is `registered` and holds its NPC's id in world.id (addNpc); any other is not an NPC
         waitingFor: held < 0 ? -1 : idBySlot.get(held) ?? WAITING_FOR_EGO,
-        hold: HOLD_REASON_NAMES[this.stops.reason[s]] ?? 'none',
+        hold: HOLD_REASON_NAMES[stops.reason[s]] ?? 'none',
       });
     }
     return out;

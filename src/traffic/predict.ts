@@ -22,8 +22,6 @@ export interface Plans {
   readonly planLanes: Int32Array;
   readonly planCount: Int32Array;
   readonly planS: Float32Array;
-  /** lines NPCs stop at this step (an NPC held at one is predicted to stop there) */
-  readonly stops?: StopConstraints;
 }
 
 /** Prediction modes: keeps its speed, or brakes to a stop. */
@@ -85,6 +83,8 @@ export class MotionPredictor {
   private readonly following: CarFollowing;
   private readonly pos: LanePosition = { lane: 0, s: 0, offset: 0 };
   private plans: Plans | null = null;
+  /** lines NPCs stop at this step (an NPC held at one is predicted to stop there) */
+  private stops: StopConstraints | null = null;
   private readonly plan: PlannedLanes = { lanes: new Int32Array(0), offset: 0, count: 0, at: 0 };
   /** offsetFromPath's scratch: squared distance and offsets to each segment looked at; its result */
   private readonly nearSq = new Float64Array(3 * 10);
@@ -190,8 +190,9 @@ export class MotionPredictor {
    * Predicts every present vehicle of the world, and the curve speed limit of each NPC (bends taken at no
    * more than `aLat` of lateral acceleration, slowing down for them at `decel`).
    */
-  prepare(world: World, aLat: number, decel: number, plans?: Plans): void {
+  prepare(world: World, aLat: number, decel: number, plans?: Plans, stops?: StopConstraints): void {
     this.plans = plans ?? null;
+    this.stops = stops ?? null;
     // (without plans every path is sampled afresh: none is known to be from the inputs kept)
     if (aLat !== this.aLat || decel !== this.decel || !plans) {
       this.inputs.clear();
@@ -292,7 +293,7 @@ export class MotionPredictor {
     const a = world.kind[j] === AgentKind.External ? PREDICT_EGO_ACCEL_MPS2 : 0;
     const tCap = a > 0 ? Math.max(0, (Math.max(v, PREDICT_EGO_MAX_SPEED_MPS) - v) / a) : 0;
     // an NPC held at a line (its own checks keep its front behind it) gets no further along its path
-    const stops = this.plans?.stops;
+    const stops = this.stops;
     const stopAt = stops && this.onLane[j] && world.kind[j] === AgentKind.Controlled && stops.line[j] < Infinity ? Math.max(0, stops.line[j] - 0.5 * world.length[j]) : Infinity;
     const onLane = this.onLane[j] === 1;
     const n = this.pathN[j], b = j * this.maxPath;

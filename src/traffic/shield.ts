@@ -30,6 +30,7 @@ import type { RoadIndex } from '../map/spatial-index.js';
 import { MAX_TURN_K2, STEP_DT } from './bicycle.js';
 import type { LaneNetwork } from './lanes.js';
 import { MotionPredictor, type Plans } from './predict.js';
+import type { StopConstraints } from './stops.js';
 import { clamp, LANE_FAIL, maxTurnAt, SAFE, ShieldRollout } from './shield-rollout.js';
 import type { World } from './world.js';
 import type { ShieldOptions } from './shield-options.js';
@@ -162,9 +163,9 @@ export class SafetyShield {
   }
 
   /** Predicts every vehicle once per step, before any NPC's action is chosen. */
-  prepare(world: World, plans?: Plans): void {
-    this.predictor.prepare(world, this.options.curveLateralAccel, SHIELD_CURVE_DECEL_MPS2, plans);
-    this.rollout.prepare(world, plans?.stops ?? null);
+  prepare(world: World, plans?: Plans, stops?: StopConstraints): void {
+    this.predictor.prepare(world, this.options.curveLateralAccel, SHIELD_CURVE_DECEL_MPS2, plans, stops);
+    this.rollout.prepare(world, stops ?? null);
   }
 
   /**

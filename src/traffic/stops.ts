@@ -1,6 +1,7 @@
 /**
  * Where each NPC must stop in the coming step: a red light, a stop sign, giving way, a junction whose exit is
- * full. The live scene's rules (src/scene/control) write one line per NPC before a step; the engine then keeps the
+ * full. The live scene owns one set; its rules (src/scene/rules) write one line per NPC before a step, and the scene
+ * hands the set to the engine's step (prepare, apply), which keeps the
  * NPC's front behind it three ways: the speed governor brakes for it smoothly (constant deceleration from where
  * that reaches `decel`, stopping STOP_MARGIN_M short of the line), the safety shield refuses any control after
  * which the front could pass the line even braking at its continuation deceleration, and other NPCs' motion

@@ -1,6 +1,6 @@
 /**
  * Junctions derived from lane geometry (src/map/junctions.ts) and bound to the map's traffic control
- * (src/scene/control/layout.ts): crossings, merges, diverges, lanes on another level, approaches, turns, stop lines.
+ * (src/scene/junction-kit/layout.ts): crossings, merges, diverges, lanes on another level, approaches, turns, stop lines.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { buildRoadEntities } from '../../src/map/road-entities.js';
 import { ConflictKind, deriveJunctions, insideConvex, type JunctionLane } from '../../src/map/junctions.js';
 import { loadMapFile, parseMapJson, type LoadedMap } from '../../src/map/scene-json.js';
-import { buildTrafficLayout } from '../../src/scene/control/layout.js';
+import { buildTrafficLayout } from '../../src/scene/junction-kit/layout.js';
 import { LaneNetwork } from '../../src/traffic/lanes.js';
 import { crossingMap } from '../helpers/junction-maps.js';
 import { PROJECT_ROOT } from '../helpers/shared.js';

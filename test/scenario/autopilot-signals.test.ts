@@ -4,7 +4,8 @@
  * (the left turn beside its straight on, a line across its way for crossing traffic).
  */
 import { describe, expect, it } from 'vitest';
-import { type StopPoint, Autopilot } from '../../src/scenario/drivers.js';
+import { Autopilot } from '../../src/scenario/drivers.js';
+import type { StopLine } from '../../src/vehicle/index.js';
 import type { AutopilotSpec } from '../../src/scenario/config.js';
 import { makeLine } from '../../src/scenario/line.js';
 import { DEFAULT_VEHICLE_PARAMS } from '../../src/plant/params/vehicle.js';
@@ -14,15 +15,15 @@ import { neutralCommand } from '../../src/plant/types.js';
 const SPEC: AutopilotSpec = { speed: 15, speedFactor: 1, lookaheadM: 6, lookaheadGainS: 0.5, follow: true, timeGapS: 1.5, minGapM: 5, decel: 2.5 };
 // a straight line east, 400 m; the stop line at x = 200, the movement on to x = 230
 const line = makeLine([[0, 0], [400, 0]], false);
-const straight = (yellow = false): StopPoint => ({ x: 200, y: 0, yaw: 0, exitX: 230, exitY: 0, length: 30, yellow });
-const leftTurn: StopPoint = { x: 200, y: 0, yaw: 0, exitX: 215, exitY: 15, length: 24, yellow: false };
-const crossing: StopPoint = { x: 215, y: -15, yaw: Math.PI / 2, exitX: 215, exitY: 15, length: 30, yellow: false };
+const straight = (yellow = false): StopLine => ({ x: 200, y: 0, yaw: 0, exitX: 230, exitY: 0, length: 30, yellow });
+const leftTurn: StopLine = { x: 200, y: 0, yaw: 0, exitX: 215, exitY: 15, length: 24, yellow: false };
+const crossing: StopLine = { x: 215, y: -15, yaw: Math.PI / 2, exitX: 215, exitY: 15, length: 30, yellow: false };
 
 /**
  * Drives the autopilot's command through a point mass (throttle → 4 m/s², brake → `brakeDecel`, 8 m/s² unless
  * given) from x0 at v0; returns where it stands and the furthest it got.
  */
-function drive(stops: StopPoint[], x0: number, v0: number, seconds = 60, brakeDecel = 8): { x: number; v: number; maxX: number } {
+function drive(stops: StopLine[], x0: number, v0: number, seconds = 60, brakeDecel = 8): { x: number; v: number; maxX: number } {
   const ap = new Autopilot(SPEC, line, DEFAULT_VEHICLE_PARAMS, 4.5);
   const s = initialState({ x: x0, vx: v0 });
   const cmd = neutralCommand();

@@ -1,14 +1,14 @@
 /**
- * Vehicle-actuated signals (src/scene/control/controller.ts, plan.ts actuatePlan): greens that end early when
+ * Vehicle-actuated signals (src/scene/signals/controller.ts, plan.ts actuatePlan): greens that end early when
  * nobody arrives, run to their longest while traffic keeps coming, rest when nobody else waits, skip phases
  * nobody calls, and a plan that runs as fixed time where nothing detects vehicles. Decided on detections the test
  * sets, step by step; the property that the clearances always hold is in signal-plans.test.ts.
  */
 import { describe, expect, it } from 'vitest';
 import { buildRoadEntities } from '../../src/map/road-entities.js';
-import { SignalController, SignalDetection } from '../../src/scene/control/controller.js';
-import { buildTrafficLayout } from '../../src/scene/control/layout.js';
-import { actuatePlan, ACTUATED_GAP_S, ACTUATED_MIN_GREEN_S, defaultPlan, PLAN_LIMITS, validatePlan, type SignalPlan } from '../../src/scene/control/plan.js';
+import { SignalController, SignalDetection } from '../../src/scene/signals/controller.js';
+import { buildTrafficLayout } from '../../src/scene/junction-kit/layout.js';
+import { actuatePlan, ACTUATED_GAP_S, ACTUATED_MIN_GREEN_S, defaultPlan, PLAN_LIMITS, validatePlan, type SignalPlan } from '../../src/scene/signals/plan.js';
 import { LaneNetwork } from '../../src/traffic/lanes.js';
 import { crossingMap } from '../helpers/junction-maps.js';
 

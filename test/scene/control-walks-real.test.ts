@@ -12,14 +12,15 @@ import { buildRoadEntities } from '../../src/map/road-entities.js';
 import { convertNgii } from '../../src/map/ngii/convert.js';
 import { parseMapJson, type LoadedMap } from '../../src/map/scene-json.js';
 import type { CrosswalkRecord } from '../../src/map/traffic-control.js';
-import { SignalController, SignalDetection } from '../../src/scene/control/controller.js';
-import { coordinatePlans } from '../../src/scene/control/coordination.js';
-import { buildTrafficLayout, type ControlledJunction, type TrafficLayout } from '../../src/scene/control/layout.js';
-import { actuatePlan, defaultPlan, laneFlows, validatePlan, type SignalPlan } from '../../src/scene/control/plan.js';
-import { buildWalkLayout, EXIT_REACH_M, WALK_ENTRY_S, type WalkLayout } from '../../src/scene/control/walk-layout.js';
-import { derivePlans } from '../../src/scene/control/derived-plans.js';
-import { walksNeverWalking } from '../../src/scene/control/walk-plan.js';
-import { CROSSWALK_DONT_WALK, CROSSWALK_FLASHING, CROSSWALK_WALK, WalkSignals } from '../../src/scene/control/walk-signals.js';
+import { SignalController, SignalDetection } from '../../src/scene/signals/controller.js';
+import { coordinatePlans } from '../../src/scene/signals/coordination.js';
+import { buildTrafficLayout, type ControlledJunction, type TrafficLayout } from '../../src/scene/junction-kit/layout.js';
+import { actuatePlan, defaultPlan, laneFlows, validatePlan, type SignalPlan } from '../../src/scene/signals/plan.js';
+import { buildWalkLayout, type WalkLayout } from '../../src/scene/signals/walk-layout.js';
+import { EXIT_REACH_M, WALK_ENTRY_S } from '../../src/scene/signals/signal-params.js';
+import { derivePlans } from '../../src/scene/signals/derived-plans.js';
+import { walksNeverWalking } from '../../src/scene/signals/walk-plan.js';
+import { CROSSWALK_DONT_WALK, CROSSWALK_FLASHING, CROSSWALK_WALK, WalkSignals } from '../../src/scene/signals/walk-signals.js';
 import { InputError } from '../../src/scene/errors.js';
 import { LaneNetwork } from '../../src/traffic/lanes.js';
 type Lane = LaneNetwork['lanes'][number];
@@ -286,7 +287,7 @@ describe.skipIf(!RUN)('no walk while a protected green runs across it: every sig
   }
 
   it('the junction report (vils convert-map) counts them: K-City 40 of 53 signalised, 6 given a pedestrian interval, none never walking; FMTC 6 of 19', async () => {
-    const { junctionReport, junctionReportLines } = await import('../../src/scene/control/junction-report.js');
+    const { junctionReport, junctionReportLines } = await import('../../src/scene/signals/junction-report.js');
     const k = junctionReport(sites.kcity.map).walks, f = junctionReport(sites.fmtc.map).walks;
     expect([k.crosswalks, k.signalised, f.crosswalks, f.signalised]).toEqual([53, 40, 19, 6]);
     // no phase of the vehicle plan is free for these six: the derived plan gives them a pedestrian interval, and

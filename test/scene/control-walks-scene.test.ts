@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LoadedMap } from '../../src/map/scene-json.js';
 import { PolicySession } from '../../src/policy/session.js';
 import { LiveScene } from '../../src/scene/index.js';
-import { CROSSWALK_DONT_WALK, CROSSWALK_FLASHING, CROSSWALK_NONE, CROSSWALK_WALK } from '../../src/scene/control/walk-signals.js';
+import { CROSSWALK_DONT_WALK, CROSSWALK_FLASHING, CROSSWALK_NONE, CROSSWALK_WALK } from '../../src/scene/signals/walk-signals.js';
 import { crossingMap } from '../helpers/junction-maps.js';
 import { testModel } from '../helpers/server-fixture.js';
 

@@ -1,5 +1,5 @@
 /**
- * Walk signals (src/scene/control/walk-layout.ts, walk-signals.ts, walk-check.ts) on a hand-made four-way crossing
+ * Walk signals (src/scene/signals/walk-layout.ts, walk-signals.ts, walk-check.ts) on a hand-made four-way crossing
  * with a crosswalk on each arm and one mid-block: which vehicle groups each walk conflicts with, the walk → flashing
  * → don't walk timing (pedestrian green = entry time + length ÷ walking speed), the interlock under a live input,
  * the per-step crosswalk states, and the plan check that refuses a walk across a protected green.
@@ -8,13 +8,14 @@ import { describe, expect, it } from 'vitest';
 import { buildRoadEntities } from '../../src/map/road-entities.js';
 import type { LoadedMap } from '../../src/map/scene-json.js';
 import type { CrosswalkRecord } from '../../src/map/traffic-control.js';
-import { SignalController } from '../../src/scene/control/controller.js';
-import { buildTrafficLayout, type TrafficLayout } from '../../src/scene/control/layout.js';
-import { defaultPlan, validatePlan, type SignalPlan } from '../../src/scene/control/plan.js';
-import { buildWalkLayout, pedestrianGreenS, walkClearanceS, WALK_ENTRY_S, WALK_SPEED_MPS, type WalkLayout } from '../../src/scene/control/walk-layout.js';
-import { CROSSWALK_DONT_WALK, CROSSWALK_FLASHING, CROSSWALK_NONE, CROSSWALK_STATE_NAMES, CROSSWALK_WALK, WalkSignals } from '../../src/scene/control/walk-signals.js';
+import { SignalController } from '../../src/scene/signals/controller.js';
+import { buildTrafficLayout, type TrafficLayout } from '../../src/scene/junction-kit/layout.js';
+import { defaultPlan, validatePlan, type SignalPlan } from '../../src/scene/signals/plan.js';
+import { buildWalkLayout, pedestrianGreenS, walkClearanceS, type WalkLayout } from '../../src/scene/signals/walk-layout.js';
+import { WALK_ENTRY_S, WALK_SPEED_MPS } from '../../src/scene/signals/signal-params.js';
+import { CROSSWALK_DONT_WALK, CROSSWALK_FLASHING, CROSSWALK_NONE, CROSSWALK_STATE_NAMES, CROSSWALK_WALK, WalkSignals } from '../../src/scene/signals/walk-signals.js';
 import { InputError } from '../../src/scene/errors.js';
-import { walksNeverWalking, withWalkTime } from '../../src/scene/control/walk-plan.js';
+import { walksNeverWalking, withWalkTime } from '../../src/scene/signals/walk-plan.js';
 import { LaneNetwork } from '../../src/traffic/lanes.js';
 import { crossingMap } from '../helpers/junction-maps.js';
 

@@ -1,13 +1,13 @@
 /**
- * Impatience at a give-way line where the road beyond is short of room (src/scene/control/exit-room.ts): an NPC that
+ * Impatience at a give-way line where the road beyond is short of room (src/scene/rules/exit-room.ts): an NPC that
  * has stood IMPATIENT_S at its line takes the next gap that an NPC with priority merging into the same exit could
  * stop for, and that one leaves it the room. FMTC seed 4 with 20 people: at J15 the minor road stood 180 s (flagged
  * stuck) while every gap in the queue towards J4, held for people at J3 and J4, went to the main road.
  */
 import { describe, expect, it } from 'vitest';
 import { parseMapJson, type LoadedMap } from '../../src/map/scene-json.js';
-import { TrafficControl } from '../../src/scene/control/index.js';
-import { IMPATIENT_S } from '../../src/scene/control/rule-params.js';
+import { TrafficControl } from '../../src/scene/traffic-control.js';
+import { IMPATIENT_S } from '../../src/scene/rules/rule-params.js';
 import { TrafficEngine } from '../../src/traffic/engine.js';
 import { HoldReason } from '../../src/traffic/stops.js';
 
@@ -66,7 +66,7 @@ function decide(roomM: number, t: number, withMajor = true) {
   engine.setExternal('car', { x: -1.75, y: -8 - roomM - 2.25, yaw: -Math.PI / 2, speed: 0, length: 4.5, width: 1.9 });
   const slotOf = (id: number) => [...Array(engine.world.count).keys()].find((s) => engine.world.present[s] && engine.world.id[s] === id)!;
   for (let k = 0; k * 0.1 <= t + 1e-9; k++) control.beforeStep(k * 0.1);
-  const reason = (id: number) => (id < 0 ? -1 : engine.stops.reason[slotOf(id)]);
+  const reason = (id: number) => (id < 0 ? -1 : control.stops.reason[slotOf(id)]);
   return { minor: reason(minor), major: reason(major) };
 }
 

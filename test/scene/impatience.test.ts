@@ -1,12 +1,12 @@
 /**
- * Impatience at a give-way line (src/scene/control/right-of-way.ts), as SUMO's drivers have it: an NPC that has
+ * Impatience at a give-way line (src/scene/rules/right-of-way.ts), as SUMO's drivers have it: an NPC that has
  * stood at its line for IMPATIENT_S takes a gap that makes an NPC with priority brake gently for it (it gives way to
  * one in the junction). FMTC × 30 seed 14: an NPC turning left at J4 waited 180 s — the stream with priority came
  * whenever J3 was green, and when it broke J3 was red and the road between full.
  */
 import { describe, expect, it } from 'vitest';
-import { IMPATIENT_S } from '../../src/scene/control/rule-params.js';
-import { TrafficControl } from '../../src/scene/control/index.js';
+import { IMPATIENT_S } from '../../src/scene/rules/rule-params.js';
+import { TrafficControl } from '../../src/scene/traffic-control.js';
 import { TrafficEngine } from '../../src/traffic/engine.js';
 import { crossingMap } from '../helpers/junction-maps.js';
 

@@ -1,5 +1,5 @@
 /**
- * NPCs at junctions (src/scene/control/rules.ts), in live scenes on simulation time with the S75 policy: red → they
+ * NPCs at junctions (src/scene/rules/rules.ts), in live scenes on simulation time with the S75 policy: red → they
  * stop at the line and queue, green → they go; an all-way stop serves the approaches in the order their vehicles
  * stopped; a car standing in the junction holds crossing NPCs; a live signal input overrides the plan through the
  * clearances and times out back to it.

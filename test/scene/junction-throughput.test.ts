@@ -1,12 +1,12 @@
 /**
- * Junction throughput (src/scene/control/metrics.ts) through a merge: a car is counted through the movement it
+ * Junction throughput (src/scene/rules/metrics.ts) through a merge: a car is counted through the movement it
  * drove, once, and not through the other lane's movement whose path ends where it drives on. The junction's
  * outline places a car leaving a merging movement in the other one for a step or two (vehicle-places.ts); counted,
  * that made FMTC's J3 look as if its A approach turned left five times as often as it does (C's right turn and
  * A's left turn both run into lane 119).
  */
 import { describe, expect, it } from 'vitest';
-import { TrafficControl } from '../../src/scene/control/index.js';
+import { TrafficControl } from '../../src/scene/traffic-control.js';
 import { TrafficEngine } from '../../src/traffic/engine.js';
 import { mergeMap } from '../helpers/junction-maps.js';
 

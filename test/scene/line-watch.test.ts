@@ -1,5 +1,5 @@
 /**
- * Violations counted from geometry, the same with the rules on or off (src/scene/control/line-watch.ts, issue 41
+ * Violations counted from geometry, the same with the rules on or off (src/scene/rules/line-watch.ts, issue 41
  * item 1): a figure that stays 0 whatever the NPCs do proves nothing. With the rules switched off the demo track's
  * NPCs run the red at J1 and the watch counts every run (and records it as an event); with them on, none. A right
  * turn on red is counted unless the NPC stopped fully at the line first; a stop sign run without a full stop.

@@ -1,12 +1,12 @@
 /**
- * Two movements of one approach whose ways cross inside the junction (src/scene/control/right-of-way.ts): a turn from
+ * Two movements of one approach whose ways cross inside the junction (src/scene/rules/right-of-way.ts): a turn from
  * one lane across the lane beside it, as K-City's J35 has a left turn from its second lane across the straight on
  * from its first. The rules used to skip every conflict within an approach (they run side by side): the two NPCs went
  * in together on one green and touched where they cross (K-City × 63 seed 4, K-City without B2 × 63 seed 3: 14
  * contact steps each). The junction's own order holds: the turn gives way to the straight on.
  */
 import { describe, expect, it } from 'vitest';
-import { TrafficControl } from '../../src/scene/control/index.js';
+import { TrafficControl } from '../../src/scene/traffic-control.js';
 import { TrafficEngine } from '../../src/traffic/engine.js';
 import { HoldReason } from '../../src/traffic/stops.js';
 import { sideBySideCrossMap } from '../helpers/junction-maps.js';
@@ -37,9 +37,9 @@ describe('a turn across the lane beside it, within one approach', () => {
   it('without signals: the turn gives way to the straight on coming up beside it, which goes', () => {
     const { engine, control, turn, straight } = scene(false, { back: 20, speed: 8 }, { back: 22, speed: 8 });
     control.beforeStep(0);
-    expect(engine.stops.reason[turn]).toBe(HoldReason.GiveWay);
-    expect(engine.stops.holdFor[turn]).toBe(straight);
-    expect(engine.stops.reason[straight]).toBe(HoldReason.None);
+    expect(control.stops.reason[turn]).toBe(HoldReason.GiveWay);
+    expect(control.stops.holdFor[turn]).toBe(straight);
+    expect(control.stops.reason[straight]).toBe(HoldReason.None);
   });
 
   it('on one green, both standing at the line: the turn waits for the straight on beside it however long it has stood there', () => {
@@ -47,9 +47,9 @@ describe('a turn across the lane beside it, within one approach', () => {
     // (a car standing a while is otherwise taken as not coming: one held at a red, or one a driver waits on)
     for (let t = 0; t <= 10; t += 0.5) {
       control.beforeStep(t);
-      expect(engine.stops.reason[straight]).toBe(HoldReason.None);
-      expect(engine.stops.reason[turn]).toBe(HoldReason.GiveWay);
-      expect(engine.stops.holdFor[turn]).toBe(straight);
+      expect(control.stops.reason[straight]).toBe(HoldReason.None);
+      expect(control.stops.reason[turn]).toBe(HoldReason.GiveWay);
+      expect(control.stops.holdFor[turn]).toBe(straight);
     }
   });
 });

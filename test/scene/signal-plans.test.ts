@@ -1,5 +1,5 @@
 /**
- * Signal plans and the signal controller (src/scene/control/plan.ts, controller.ts): the default plans, what a plan
+ * Signal plans and the signal controller (src/scene/signals/plan.ts, controller.ts): the default plans, what a plan
  * or a live state must satisfy, clearances on every transition, and the property that no two conflicting
  * movements are ever green or yellow together — over every junction of K-City and FMTC (all of them signalised for
  * the test) under the plans and random live inputs.
@@ -12,9 +12,10 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { buildRoadEntities } from '../../src/map/road-entities.js';
 import { convertNgii } from '../../src/map/ngii/convert.js';
 import { loadMapFile, parseMapJson, type LoadedMap } from '../../src/map/scene-json.js';
-import { SignalController, SignalDetection } from '../../src/scene/control/controller.js';
-import { buildTrafficLayout, type TrafficLayout } from '../../src/scene/control/layout.js';
-import { actuatePlan, defaultPlan, groupsConflict, laneFlows, PLAN_LIMITS, queueStartUpS, SATURATION_VPS, stateConflicts, validatePlan, type SignalPlan } from '../../src/scene/control/plan.js';
+import { SignalController, SignalDetection } from '../../src/scene/signals/controller.js';
+import { buildTrafficLayout, type TrafficLayout } from '../../src/scene/junction-kit/layout.js';
+import { actuatePlan, defaultPlan, groupsConflict, laneFlows, PLAN_LIMITS, queueStartUpS, stateConflicts, validatePlan, type SignalPlan } from '../../src/scene/signals/plan.js';
+import { SATURATION_VPS } from '../../src/scene/signals/signal-params.js';
 import { InputError } from '../../src/scene/errors.js';
 import { LaneNetwork } from '../../src/traffic/lanes.js';
 import { crossingMap } from '../helpers/junction-maps.js';

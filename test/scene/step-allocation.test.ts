@@ -50,7 +50,7 @@ const apply = engine.apply.bind(engine);
 const cell = new Float64Array(3);
 let h0 = 0;
 engine.observe = (input) => { if (cell[2]) h0 = used(); observe(input); };
-engine.apply = (result, ms) => { const r = apply(result, ms); if (cell[2]) cell[0] += used() - h0 - cell[1]; return r; };
+engine.apply = (result, ms, stops) => { const r = apply(result, ms, stops); if (cell[2]) cell[0] += used() - h0 - cell[1]; return r; };
 cell[1] = Infinity;
 for (let i = 0; i < 20; i++) { const a = used(); const b = used(); cell[1] = Math.min(cell[1], b - a); }
 let k = 0;

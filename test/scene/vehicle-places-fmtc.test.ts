@@ -1,5 +1,5 @@
 /**
- * Where the rules place a vehicle among the junction movements (src/scene/control/vehicle-places.ts), at two spots
+ * Where the rules place a vehicle among the junction movements (src/scene/rules/vehicle-places.ts), at two spots
  * of FMTC where they used to get it wrong:
  * - J19 and J2 lie closer than a car's length: a car leaving J19 has its front in J2 while its centre is still in
  *   J19. It no longer approached J2 and was not yet counted in it, so for that moment a car giving way at J2 saw
@@ -11,8 +11,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { convertNgii } from '../../src/map/ngii/convert.js';
 import { parseMapJson } from '../../src/map/scene-json.js';
-import { TrafficControl } from '../../src/scene/control/index.js';
-import type { RightOfWay } from '../../src/scene/control/right-of-way.js';
+import { TrafficControl } from '../../src/scene/traffic-control.js';
+import type { RightOfWay } from '../../src/scene/rules/right-of-way.js';
 import { PolicySession } from '../../src/policy/session.js';
 import { LiveScene } from '../../src/scene/index.js';
 import { TrafficEngine } from '../../src/traffic/engine.js';

@@ -1,10 +1,10 @@
 /**
- * Two lanes of one road merging where neither gives way (src/scene/control/right-of-way.ts): the vehicle ahead goes
+ * Two lanes of one road merging where neither gives way (src/scene/rules/right-of-way.ts): the vehicle ahead goes
  * first, as in a zip merge. FMTC's J20 has two such lanes; NPCs on both came up level at 14 m/s, both went in, and
  * stood nose to nose in the merge until the gridlock recycling took one (× 30 seed 6).
  */
 import { describe, expect, it } from 'vitest';
-import { TrafficControl } from '../../src/scene/control/index.js';
+import { TrafficControl } from '../../src/scene/traffic-control.js';
 import { TrafficEngine } from '../../src/traffic/engine.js';
 import { zipMap } from '../helpers/junction-maps.js';
 

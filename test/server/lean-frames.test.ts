@@ -41,12 +41,13 @@ const { testModel } = await import('../helpers/server-fixture.js');
 type LiveScene = import('../../src/scene/index.js').LiveScene;
 type NpcView = import('../../src/traffic/engine.js').NpcView;
 type TrafficEngine = import('../../src/traffic/engine.js').TrafficEngine;
+type StopConstraints = import('../../src/traffic/stops.js').StopConstraints;
 
 const DEMO = join(PROJECT_ROOT, 'maps', 'demo-track.json');
 
 /** LiveScene.snapshot's NPCs as the code before made them: from engine.npcs(), per frame. */
 function snapshotBefore(scene: LiveScene, t: number) {
-  const inner = scene as unknown as { engine: TrafficEngine; population: { isAuto(id: number): boolean } };
+  const inner = scene as unknown as { engine: TrafficEngine; stops: StopConstraints; population: { isAuto(id: number): boolean } };
   const engine = inner.engine;
   const holdOf = (n: NpcView) => {
     if ((n.hold === 'red' || n.hold === 'yellow' || n.hold === 'stop_sign') && n.waitingFor !== -1) return 'queue';
@@ -55,7 +56,7 @@ function snapshotBefore(scene: LiveScene, t: number) {
   };
   const base = (scene.steps - 1) * POLICY_DT;
   const alpha = scene.steps === 0 ? 0 : Math.min(1, Math.max(0, (t - base) / POLICY_DT));
-  return engine.npcs().map((n) => {
+  return engine.npcs(inner.stops).map((n) => {
     const fresh = engine.isFresh(n.id);
     const dx = n.x - n.prevX;
     const dy = n.y - n.prevY;

@@ -2,7 +2,7 @@
  * NPC vehicles give way to people at crosswalks (Korean Road Traffic Act art. 27: a driver stops before a
  * crosswalk while a person crosses it or is about to; turning vehicles in permissive phases and right turns on
  * red included, as their planned lanes run through the crosswalk). A rule layer over the junction rules: after
- * they wrote each NPC's stop (src/scene/control/rules.ts), it adds a stop before the first crosswalk on the NPC's
+ * they wrote each NPC's stop (src/scene/rules/rules.ts), it adds a stop before the first crosswalk on the NPC's
  * planned lanes that is occupied in its path, when that is nearer than the rule's own line, with the hold reason
  * 'crosswalk'. Occupied in its path (occupiedFor): a person in the lane's conflict zone (the axis range an NPC's body
  * on the lane sweeps on the stripes, crosswalks.ts, and GIVE_WAY_CONFLICT_PAD_M and half a person either side) or walking into it before the vehicle would
@@ -18,9 +18,9 @@
 import type { TrafficEngine } from '../../traffic/engine.js';
 import { POLICY_DT } from '../../traffic/engine.js';
 import { MAX_PLAN } from '../../traffic/predict.js';
-import { HoldReason, STOP_MARGIN_M } from '../../traffic/stops.js';
+import { HoldReason, STOP_MARGIN_M, type StopConstraints } from '../../traffic/stops.js';
 import { AgentKind } from '../../traffic/world.js';
-import { COMFORT_DECEL, COMMIT_DECEL, DECIDE_M, GO_ACCEL, HARD_DECEL } from '../control/rule-params.js';
+import { COMFORT_DECEL, COMMIT_DECEL, DECIDE_M, GO_ACCEL, HARD_DECEL } from '../rules/rule-params.js';
 import type { CrosswalkGeometry } from './crosswalks.js';
 import { GAP, Phase, PERSON_WIDTH_M, type Walkers } from './walkers.js';
 import { GIVE_WAY_AT_ENTRY_M, GIVE_WAY_CONFLICT_PAD_M, GIVE_WAY_CREEP_HOLD_MPS, GIVE_WAY_EXIT_CLEAR_EXTRA_S, GIVE_WAY_IMPATIENT_S, GIVE_WAY_IN_BOX_REACH_M, GIVE_WAY_LINE_BACK_M, GIVE_WAY_PAST_EXIT_M, GIVE_WAY_PERSON_GAP_S, GIVE_WAY_STANDING_BELOW_MPS } from './tuning.js';
@@ -84,7 +84,7 @@ export class CrosswalkGiveWay {
   /** per slot: steps it has stood at a junction's entry held for a crosswalk past it (see GIVE_WAY_IMPATIENT_S) */
   private readonly boxWait: Int32Array;
 
-  constructor(private readonly geo: CrosswalkGeometry, private readonly walkers: Walkers, private readonly engine: TrafficEngine) {
+  constructor(private readonly geo: CrosswalkGeometry, private readonly walkers: Walkers, private readonly engine: TrafficEngine, private readonly stops: StopConstraints) {
     const cap = engine.world.capacity;
     this.heldCw = new Int32Array(cap).fill(-1);
     this.heldId = new Int32Array(cap).fill(-1);
@@ -98,14 +98,14 @@ export class CrosswalkGiveWay {
     this.boxWait.fill(0);
   }
 
-  /** Adds each NPC's crosswalk stop to the engine's stops (after the junction rules wrote theirs). */
+  /** Adds each NPC's crosswalk stop to the scene's stops (after the junction rules wrote theirs). */
   apply(): void {
     const geo = this.geo;
     this.clearMarks();
     if (!this.enabled || geo.count === 0) return;
     const engine = this.engine;
     const world = engine.world;
-    const stops = engine.stops;
+    const stops = this.stops;
     const lanes = engine.lanes.lanes;
     const { planLanes, planCount, planS } = engine;
     const { crossFirst, crossCw, crossSIn, crossSOut, crossULo, crossUHi } = geo;
@@ -249,7 +249,7 @@ export class CrosswalkGiveWay {
       // one that has stood at a junction's entry for a crosswalk past it GIVE_WAY_IMPATIENT_S claims its turn: the people
       // there let it go next (those on the crosswalks walk on; once they are off, it goes)
       // (not while the junction rules hold it at its line this step: the people wait for nothing then)
-      const impatient = this.boxWait[s] > GIVE_WAY_IMPATIENT_S / POLICY_DT && !(engine.stops.line[s] < 0.5 * world.length[s] + STOP_MARGIN_M + GIVE_WAY_AT_ENTRY_M);
+      const impatient = this.boxWait[s] > GIVE_WAY_IMPATIENT_S / POLICY_DT && !(this.stops.line[s] < 0.5 * world.length[s] + STOP_MARGIN_M + GIVE_WAY_AT_ENTRY_M);
       if (v < GIVE_WAY_STANDING_BELOW_MPS && !inBox && !impatient) continue;
       const half = 0.5 * world.length[s];
       const gapReach = v < 0.3 ? -Infinity : (v * v) / (2 * GAP.decel) + v * GAP.reactionS + GAP.spareM;

@@ -5,6 +5,7 @@
  */
 import type { CrosswalkRecord } from '../../map/traffic-control.js';
 import { POLICY_DT, type TrafficEngine } from '../../traffic/engine.js';
+import type { StopConstraints } from '../../traffic/stops.js';
 import type { NpcState } from '../npc-table.js';
 import { CrosswalkGeometry } from './crosswalks.js';
 import { CrosswalkGiveWay } from './give-way.js';
@@ -39,10 +40,11 @@ export class ScenePeople {
   /** the pedestrian signal of each crosswalk (unsignalised until the scene is given a source) */
   walk: WalkStateSource = UNSIGNALISED;
 
-  constructor(records: readonly CrosswalkRecord[], private readonly engine: TrafficEngine, target: number) {
+  /** `stops`: the scene's stop constraints, which the crosswalk give-way adds its stops to */
+  constructor(records: readonly CrosswalkRecord[], private readonly engine: TrafficEngine, target: number, stops: StopConstraints) {
     this.geo = new CrosswalkGeometry(records, engine.lanes);
     this.walkers = new Walkers(this.geo, MAX_PEDESTRIANS);
-    this.giveWay = new CrosswalkGiveWay(this.geo, this.walkers, engine);
+    this.giveWay = new CrosswalkGiveWay(this.geo, this.walkers, engine, stops);
     this.watch = new PeopleWatch(this.geo, MAX_PEDESTRIANS, engine.world.capacity);
     this.target = target;
   }

@@ -17,7 +17,7 @@ import { gzip } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
 import type { LoadedMap } from '../../map/scene-json.js';
 import type { SignalHeadKind, SignKind } from '../../map/traffic-control.js';
-import type { JunctionControl, TrafficLayout } from '../../scene/control/index.js';
+import type { JunctionControl, TrafficLayout } from '../../scene/junction-kit/index.js';
 import type { SceneHost } from '../host.js';
 import { mapReplySchema } from '../schemas.js';
 

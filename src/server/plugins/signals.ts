@@ -15,7 +15,8 @@
  * Reads need a viewer token, writes an operator token (access.ts).
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { LiveSignalInput, SignalPlanOverride } from '../../scene/control/index.js';
+import type { LiveSignalInput } from '../../scene/signals/index.js';
+import type { SignalPlanOverride } from '../../scene/traffic-control.js';
 import type { SceneHost } from '../host.js';
 import { UnknownJunctionError } from '../signals.js';
 import { errorReplySchema, junctionViewSchema, signalLiveBodySchema, signalLiveReplySchema, signalPlanBodySchema, signalPlanSchema, signalsReplySchema } from '../schemas.js';

@@ -228,7 +228,7 @@ describe.skipIf(!RUN)('NGII traffic control on the real FMTC release', () => {
 
 describe.skipIf(!RUN)('what a scene runs on the converted maps: paths joined, lines derived (issue 41 item 2)', () => {
   it('FMTC: J3\'s free right turn from approach B (lane 016) joins J3 under J3.B; K-City: the sign approaches without paint get derived lines', async () => {
-    const { junctionReport } = await import('../../../src/scene/control/junction-report.js');
+    const { junctionReport } = await import('../../../src/scene/signals/junction-report.js');
     const fmtc = junctionReport(parseMapJson(JSON.parse(JSON.stringify((await convertNgii(FMTC)).map)), 'fmtc'));
     expect(fmtc.joined).toContainEqual({ junction: 'J3', lane: 'A2235W000016', turn: 'right', group: 'J3.B' });
     expect(fmtc.derived_stop_lines).toEqual([]);

@@ -11,8 +11,9 @@ import type { TrafficEngine } from '../../traffic/engine.js';
 import type { LaneNetwork } from '../../traffic/lanes.js';
 import { STOP_MARGIN_M } from '../../traffic/stops.js';
 import { AgentKind, type World } from '../../traffic/world.js';
-import type { MovementIndex } from './movement-index.js';
-import { GREEN, GREEN_YIELD, YELLOW, type MovementSignals } from './movement-signals.js';
+import type { MovementIndex } from '../junction-kit/movement-index.js';
+import { GREEN, GREEN_YIELD, YELLOW, type MovementSignalStates } from '../junction-kit/handoff.js';
+import { speedLimitOf, timeToCover } from '../junction-kit/kinematics.js';
 import type { RuleMemory } from './rule-memory.js';
 import {
   COMMIT_DECEL, EGO_TURN_S, FULL_STOP_SPEED, GAP_S, GO_ACCEL, IMPATIENT_DECEL, IMPATIENT_S, LOOKAHEAD_M, MERGE_HEADWAY_S, OWN_ACCEL, QUEUE_GAP_M, QUEUED_MPS, STILL_S, STOP_ZONE_M,
@@ -20,28 +21,11 @@ import {
 } from './rule-params.js';
 import type { VehiclePlaces } from './vehicle-places.js';
 
-/** The time to cover d from speed v, accelerating at a up to vmax (at least 0.5 m/s) [s]. */
-export function timeToCover(d: number, v: number, a: number, vmax: number): number {
-  if (d <= 0) return 0;
-  const top = Math.max(vmax, v, 0.5);
-  if (v >= top) return d / top;
-  const t1 = (top - v) / a;
-  const d1 = v * t1 + 0.5 * a * t1 * t1;
-  if (d <= d1) return (-v + Math.sqrt(v * v + 2 * a * d)) / a;
-  return t1 + (d - d1) / top;
-}
-
-/** A lane's speed limit, 50 km/h where the map gives none [m/s]. */
-export function speedLimitOf(lanes: LaneNetwork, lane: number): number {
-  const v = lanes.lanes[lane].speedLimit;
-  return Number.isFinite(v) ? v : 50 / 3.6;
-}
-
 export class RightOfWay {
   constructor(
     private readonly index: MovementIndex,
     private readonly places: VehiclePlaces,
-    private readonly signals: MovementSignals,
+    private readonly signals: MovementSignalStates,
     private readonly memory: RuleMemory,
     private readonly lanes: LaneNetwork,
     private readonly engine: TrafficEngine,

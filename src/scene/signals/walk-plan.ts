@@ -15,7 +15,7 @@
  * Pure: a default plan (green / yellow / all-red triples, or one all-green phase) in, a plan that passes
  * validatePlan out. Plans given by a scenario or the API are never passed through here (see walkReport).
  */
-import type { ControlledJunction } from './layout.js';
+import type { ControlledJunction } from '../junction-kit/layout.js';
 import { PLAN_LIMITS, type SignalPhase, type SignalPlan } from './plan-spec.js';
 import { pedestrianGreenS, type WalkGroup } from './walk-layout.js';
 import { WALK_MIN_S } from './walk-signals.js';

@@ -18,31 +18,13 @@
  */
 import type { LaneNetwork } from '../../traffic/lanes.js';
 import { AgentKind, type World } from '../../traffic/world.js';
-import type { GroupStateCode } from './plan.js';
-import type { TrafficLayout } from './layout.js';
+import type { GroupStateCode } from '../junction-kit/handoff.js';
+import type { TrafficLayout } from '../junction-kit/layout.js';
+import {
+  ALONG_COS, CELL_M, FULL_STOP_MPS, LINE_HALF_WIDTH_M, PATHS_APART_M, RESOLVE_AFTER_M, RESOLVE_LATEST_M, RESOLVE_WITHIN_S, SAME_LINE_COS, SAME_LINE_M, STOP_WITHIN_M,
+  WATCH_SAMPLE_M,
+} from './rule-params.js';
 
-/** a full stop: at most this speed [m/s] … */
-export const FULL_STOP_MPS = 0.1;
-/** … with the front at most this far before the line [m] */
-export const STOP_WITHIN_M = 3;
-/** a line reaches this far either side of its lane's centre [m] (half a lane) */
-const LINE_HALF_WIDTH_M = 1.75;
-/** a vehicle crosses a line only heading within this of the lane's direction (not a car crossing the approach) */
-const ALONG_COS = Math.cos((60 * Math.PI) / 180);
-/** movement entries this close, heading within 25° of each other, are one line [m] */
-const SAME_LINE_M = 1;
-const SAME_LINE_COS = Math.cos((25 * Math.PI) / 180);
-/** the grid cells lines are kept in [m] */
-const CELL_M = 25;
-/** a crossing whose movements' states differ waits until the vehicle is this far along (or nearer one path) [m] */
-const RESOLVE_AFTER_M = 8;
-/** … and its path is this much nearer than any other's [m], or it has come this far whatever [m] */
-const PATHS_APART_M = 1.5;
-const RESOLVE_LATEST_M = 40;
-/** a crossing still unresolved this long after is dropped (the vehicle left the map, a path nobody drives) [s] */
-const RESOLVE_WITHIN_S = 10;
-/** path samples every this much [m] */
-const SAMPLE_M = 1;
 
 const RED = 'r'.charCodeAt(0);
 const NO_RUNS: readonly LineRun[] = [];
@@ -165,7 +147,7 @@ export class StopLineWatch {
       this.mvTurn.push(mv.turn);
       this.pStart[g] = xs.length;
       for (const piece of mv.pieces) {
-        for (let s = piece.s0; s < piece.s1; s += SAMPLE_M) {
+        for (let s = piece.s0; s < piece.s1; s += WATCH_SAMPLE_M) {
           lanes.pointInto(piece.lane, s, pt);
           xs.push(pt.x);
           ys.push(pt.y);

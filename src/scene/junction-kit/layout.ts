@@ -15,6 +15,7 @@ import { ConflictKind, deriveJunctions, type Junction, type JunctionLane, type M
 import { controlsVehicles, type TrafficControlRecords } from '../../map/traffic-control.js';
 import { wrapPi } from '../../geo/frame.js';
 import { poseAlong } from '../../traffic/lanes.js';
+import { BIND_BACK_M, OPPOSITE_COS, STOP_LINE_AHEAD_M, STOP_LINE_BACK_M } from './kit-params.js';
 
 export type JunctionControl = 'signal' | 'all_way_stop' | 'stop' | 'yield' | 'priority';
 
@@ -96,13 +97,6 @@ export interface TrafficLayout {
   readonly unbound: { readonly heads: readonly string[]; readonly stopLines: readonly string[]; readonly signs: readonly string[] };
 }
 
-/** how far back along the lanes before a movement's entry a head or sign still belongs to it [m] */
-const BIND_BACK_M = 60;
-/** a mapped stop line is used when it lies this far before the derived entry, or this far after it [m] */
-const STOP_LINE_BACK_M = 25;
-const STOP_LINE_AHEAD_M = 2.5;
-/** opposite approaches: headings within this of 180° */
-const OPPOSITE_COS = Math.cos((135 * Math.PI) / 180);
 
 
 /** Where a polyline crosses a lane's centre line: distance along the lane, or NaN. */

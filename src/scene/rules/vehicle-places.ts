@@ -8,7 +8,7 @@ import type { TrafficEngine } from '../../traffic/engine.js';
 import type { LaneNetwork, LanePosition } from '../../traffic/lanes.js';
 import { MAX_PLAN } from '../../traffic/predict.js';
 import { AgentKind, type World } from '../../traffic/world.js';
-import type { MovementIndex } from './movement-index.js';
+import type { MovementIndex } from '../junction-kit/movement-index.js';
 import { LOOKAHEAD_M, OCCUPY_M } from './rule-params.js';
 
 export class VehiclePlaces {

@@ -4,7 +4,7 @@
  * every green, an all-red before a conflicting green, greens long enough, a sound actuated timing, and no walk
  * granted across a protected green (walk-check.ts).
  */
-import type { ControlledJunction, SignalGroup } from './layout.js';
+import type { ControlledJunction, SignalGroup } from '../junction-kit/layout.js';
 import { groupsConflict, stateConflicts } from './movement-states.js';
 import { GROUP_STATE_CODES, PLAN_LIMITS, type SignalPlan } from './plan-spec.js';
 import { validateWalks } from './walk-check.js';

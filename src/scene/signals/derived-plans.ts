@@ -5,7 +5,7 @@
  * junctions running alone. Pure.
  */
 import { coordinatePlans } from './coordination.js';
-import type { LayoutLane, TrafficLayout } from './layout.js';
+import type { LayoutLane, TrafficLayout } from '../junction-kit/layout.js';
 import { actuatePlan, defaultPlan, laneFlows, type SignalPlan } from './plan.js';
 import type { WalkLayout } from './walk-layout.js';
 import { withWalkTime, type WalkPlanResult } from './walk-plan.js';

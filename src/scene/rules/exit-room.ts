@@ -10,27 +10,25 @@ import type { LaneNetwork } from '../../traffic/lanes.js';
 import { MAX_PLAN } from '../../traffic/predict.js';
 import { STOP_MARGIN_M } from '../../traffic/stops.js';
 import { AgentKind, type World } from '../../traffic/world.js';
-import type { SignalController } from './controller.js';
-import type { MovementIndex } from './movement-index.js';
-import { GREEN, GREEN_YIELD, OFF, type MovementSignals } from './movement-signals.js';
-import { speedLimitOf, timeToCover, type RightOfWay } from './right-of-way.js';
+import type { MovementIndex } from '../junction-kit/movement-index.js';
+import { GREEN, GREEN_YIELD, OFF, type MovementSignalStates } from '../junction-kit/handoff.js';
+import { speedLimitOf, timeToCover } from '../junction-kit/kinematics.js';
+import type { RightOfWay } from './right-of-way.js';
 import type { RuleMemory } from './rule-memory.js';
 import {
   BOX_GAP_M, GO_ACCEL, GREEN_MARGIN_S, IMPATIENT_DECEL, IMPATIENT_S, LINK_GAP_M, MERGE_RESERVE_M, MOVING_MPS, MOVING_ROOM_DECEL, MOVING_ROOM_MAX_M, QUEUE_HEADWAY_S, QUEUE_SPEED, QUEUED_MPS,
 } from './rule-params.js';
 import type { VehiclePlaces } from './vehicle-places.js';
+import { AT_LINE_M } from './rule-params.js';
 
-/** a vehicle whose front is this close to its line stands at it [m] */
-const AT_LINE_M = 1.5;
 
 export class ExitRoom {
   constructor(
     private readonly index: MovementIndex,
     private readonly places: VehiclePlaces,
-    private readonly signals: MovementSignals,
+    private readonly signals: MovementSignalStates,
     private readonly memory: RuleMemory,
     private readonly rightOfWay: RightOfWay,
-    private readonly controller: SignalController,
     private readonly lanes: LaneNetwork,
     private readonly engine: TrafficEngine,
   ) {}
@@ -109,7 +107,7 @@ export class ExitRoom {
         const group = nj.groupOfMovement[index.refs[next].m];
         const dist = dFront + clear + between;
         const t = Math.max(timeToCover(dist, v, GO_ACCEL, Math.max(speedLimitOf(this.lanes, mv.entry.lane), 5)), dist / QUEUE_SPEED) + QUEUE_HEADWAY_S * Math.round(linkUse / 7);
-        greenThrough = this.controller.timeToChange(group) > t + GREEN_MARGIN_S;
+        greenThrough = this.signals.timeToChange(group) > t + GREEN_MARGIN_S;
       }
       // … or it will have to give way there (an NPC on a minor approach may wait at that line)
       const nm = index.refs[next].m, nn = nj.movements.length;

@@ -15,20 +15,23 @@
  *
  * Giving way is a gap check: the NPC goes if every vehicle with priority on a conflicting movement reaches the
  * conflict zone after the NPC has cleared it (with GAP_S to spare) or leaves it before the NPC gets there. A stop
- * is written into the engine's StopConstraints (the governor brakes for it, the shield never passes it); a rule
+ * is written into the scene's StopConstraints, which the engine's step is handed (the governor brakes for it, the
+ * shield never passes it); a rule
  * that would need more than COMMIT_DECEL to obey is not imposed on an NPC that was not already stopping for it
  * (it is committed), except a red light.
+ *
+ * The signals are read, never driven: their states per movement come in through the kit's MovementSignalStates
+ * (the signal room's output for the step); the detectors' readings go out through its SignalDetection.
  */
 import type { TrafficEngine } from '../../traffic/engine.js';
 import type { LaneNetwork } from '../../traffic/lanes.js';
-import { HoldReason, STOP_MARGIN_M, type HoldReasonId } from '../../traffic/stops.js';
+import { HoldReason, STOP_MARGIN_M, type HoldReasonId, type StopConstraints } from '../../traffic/stops.js';
 import { AgentKind, type World } from '../../traffic/world.js';
-import { SignalDetection, type SignalController } from './controller.js';
 import { detectVehicles } from './detectors.js';
 import { ExitRoom } from './exit-room.js';
-import type { ControlledJunction, TrafficLayout } from './layout.js';
-import { MovementIndex } from './movement-index.js';
-import { MovementSignals, OFF, RED, YELLOW } from './movement-signals.js';
+import { OFF, RED, SignalDetection, YELLOW, type MovementSignalStates } from '../junction-kit/handoff.js';
+import type { ControlledJunction, TrafficLayout } from '../junction-kit/layout.js';
+import type { MovementIndex } from '../junction-kit/movement-index.js';
 import { RightOfWay } from './right-of-way.js';
 import { RuleMemory } from './rule-memory.js';
 import {
@@ -39,17 +42,18 @@ import { VehiclePlaces } from './vehicle-places.js';
 export { FULL_STOP_SPEED, YELLOW_DECEL } from './rule-params.js';
 
 /**
- * The rule layer's step: where every vehicle is (vehicle-places.ts), the detectors and the signals, then each NPC's
- * stop, which may ask for giving way (right-of-way.ts) and room past the exit (exit-room.ts). The junction figures
- * (metrics.ts) read the same places, signals and memory after the step.
+ * The rule layer's step, in two halves around the signals' update (traffic-control.ts runs them): where every
+ * vehicle is (locate: vehicle-places.ts) and what the detectors see (detect), then, with the signals' states of the
+ * step, each NPC's stop (decide), which may ask for giving way (right-of-way.ts) and room past the exit
+ * (exit-room.ts). The junction figures (metrics.ts) read the same places, signals and memory after the step.
  */
 export class TrafficRules {
   /** the movements, numbered once */
   readonly index: MovementIndex;
   /** where each vehicle is this step */
   readonly places: VehiclePlaces;
-  /** the movements' signal states this step */
-  readonly signals: MovementSignals;
+  /** the movements' signal states this step (the signal room's output, read only) */
+  readonly signals: MovementSignalStates;
   /** what the rules remember of each vehicle */
   readonly memory: RuleMemory;
   /** what the signals' detectors see this step */
@@ -59,14 +63,21 @@ export class TrafficRules {
   /** right turns on red after a full stop at the line, giving way to every movement that goes (Korean law) */
   rightOnRed = true;
 
-  constructor(readonly layout: TrafficLayout, readonly controller: SignalController, lanes: LaneNetwork, readonly engine: TrafficEngine) {
+  /**
+   * `stops`: where each NPC must stop this step, the scene's (the rules fill it, the engine's step is handed it).
+   * `index` and `signals`: the movements numbered once, and their signal states each step.
+   */
+  constructor(
+    readonly layout: TrafficLayout, index: MovementIndex, signals: MovementSignalStates, lanes: LaneNetwork, readonly engine: TrafficEngine,
+    readonly stops: StopConstraints,
+  ) {
     this.detection = new SignalDetection(layout.groups.length);
-    this.index = new MovementIndex(layout, lanes);
-    this.signals = new MovementSignals(layout, this.index);
+    this.index = index;
+    this.signals = signals;
     this.places = new VehiclePlaces(this.index, lanes, engine);
     this.memory = new RuleMemory(engine.world.capacity);
     this.rightOfWay = new RightOfWay(this.index, this.places, this.signals, this.memory, lanes, engine);
-    this.exitRoom = new ExitRoom(this.index, this.places, this.signals, this.memory, this.rightOfWay, controller, lanes, engine);
+    this.exitRoom = new ExitRoom(this.index, this.places, this.signals, this.memory, this.rightOfWay, lanes, engine);
   }
 
   /** (the population asks these two where it may start an NPC: movement-index.ts answers) */
@@ -87,14 +98,14 @@ export class TrafficRules {
     this.memory.reset();
   }
 
-  /** Decides every NPC's stop line for the policy step at simulation time t. */
-  update(t: number): void {
+  /** The first half at simulation time t: clears the stops, and places every vehicle among the movements. */
+  locate(t: number): void {
     const memory = this.memory;
     const places = this.places;
     memory.time = t;
     const engine = this.engine;
     const world = engine.world;
-    engine.stops.clear();
+    this.stops.clear();
     places.clear();
     for (let s = 0; s < world.count; s++) {
       places.unplace(s);
@@ -116,13 +127,20 @@ export class TrafficRules {
       const memo = Math.abs(memory.yellowMemo[s]) - 1;
       if (memo >= 0 && !places.involves(s, memo)) memory.yellowMemo[s] = 0;
     }
-    // only an actuated plan reads the detectors: fixed-time scenes skip the pass over the vehicles
-    if (this.controller.actuated) detectVehicles(world, places, this.index, this.detection);
-    this.controller.update(t, this.detection);
-    this.signals.update(this.controller);
+  }
+
+  /** What the signals' detectors see where the vehicles were placed (for an actuated plan: the others skip it). */
+  detect(): SignalDetection {
+    detectVehicles(this.engine.world, this.places, this.index, this.detection);
+    return this.detection;
+  }
+
+  /** The second half, once the signals have their states of the step: every NPC's stop line. */
+  decide(): void {
+    const world = this.engine.world;
     for (let s = 0; s < world.count; s++) {
       if (!world.present[s] || world.kind[s] !== AgentKind.Controlled) continue;
-      this.decide(world, s);
+      this.decideFor(world, s);
     }
   }
 
@@ -131,7 +149,7 @@ export class TrafficRules {
    * two junctions are close (the NPC is decided for both at once, as a driver looks through the first junction to
    * the second); a stop at the second line that would leave it standing in the first is made at the first line.
    */
-  private decide(world: World, s: number): void {
+  private decideFor(world: World, s: number): void {
     const memory = this.memory;
     const { apMg, apD, ap2Mg, ap2D } = this.places;
     const half = 0.5 * world.length[s];
@@ -168,7 +186,7 @@ export class TrafficRules {
 
   private hold(s: number, mg: number, line: number): void {
     this.memory.heldMg[s] = mg;
-    this.engine.stops.set(s, line, this.ruleDecel, this.ruleReason, this.ruleHoldFor);
+    this.stops.set(s, line, this.ruleDecel, this.ruleReason, this.ruleHoldFor);
   }
 
   /**

@@ -4,33 +4,14 @@
  * earliest time a group's state can change. Pure functions over the junction's run; the controller
  * (controller.ts) keeps the clearances whatever they choose.
  */
-import type { ControlledJunction } from './layout.js';
+import type { ControlledJunction } from '../junction-kit/layout.js';
 import type { SignalPlan } from './plan.js';
+import { SignalDetection } from '../junction-kit/handoff.js';
+import { JAM_S } from './signal-params.js';
 
-/** What the junction's detectors report before a step, per signal group (global index); filled by the rules. */
-export class SignalDetection {
-  /** a vehicle approaches one of the group's movements, near enough to be served */
-  readonly call: Uint8Array;
-  /** seconds until the next moving vehicle reaches the group's line (0: one is moving close to it; Infinity: none) */
-  readonly arrive: Float64Array;
-  /** a vehicle stands close to the group's line (a queue) */
-  readonly queued: Uint8Array;
+/** (what the detectors report: the kit's handoff, filled by the rules' places) */
+export { SignalDetection };
 
-  constructor(groups: number) {
-    this.call = new Uint8Array(groups);
-    this.arrive = new Float64Array(groups).fill(Infinity);
-    this.queued = new Uint8Array(groups);
-  }
-
-  clear(): void {
-    this.call.fill(0);
-    this.arrive.fill(Infinity);
-    this.queued.fill(0);
-  }
-}
-
-/** a queue standing this long into its green is held by something else (a blocked exit): it no longer extends the green [s] */
-const JAM_S = 8;
 
 /** What the actuated timing reads and moves of a junction's run. */
 export interface ActuatedRun {

@@ -19,6 +19,7 @@ import { HOLD_REASON_NAMES } from '../../traffic/stops.js';
 import { AgentKind, type World } from '../../traffic/world.js';
 import type { StopLineWatch } from './line-watch.js';
 import type { TrafficRules } from './rules.js';
+import { HELD_TOP, LONG_LOG, LONG_STAND_S, LONG_TOP, STAND_MPS } from './rule-params.js';
 
 export interface JunctionSummary {
   /** junctions of the map by control: signal, all_way_stop, stop, yield, priority */
@@ -60,12 +61,12 @@ export interface JunctionSummary {
 /** the rules that hold an NPC at a line (HoldReason 1…5) */
 export const HELD_RULES = HOLD_REASON_NAMES.slice(1) as ReadonlyArray<Exclude<(typeof HOLD_REASON_NAMES)[number], 'none'>>;
 const REASONS = HOLD_REASON_NAMES.length;
+/** standHold: behind a vehicle that a rule holds (beyond the HoldReason codes) */
+const HOLD_QUEUE = 255;
 
 /** NPC-seconds held at one junction's lines, in all and by rule (as SUMO's waiting time, per junction) */
 export type JunctionHeld = { junction: string; npc_s: number } & Record<(typeof HELD_RULES)[number], number>;
 
-/** held_by_junction lists this many junctions */
-const HELD_TOP = 5;
 
 /** A stand of more than 10 s inside a junction: where, who, from when, how long, and the rule holding it then */
 export interface JunctionStand {
@@ -79,14 +80,6 @@ export interface JunctionStand {
    * vehicle that such a rule holds, or none: other traffic ahead of it */
   held_by: (typeof HOLD_REASON_NAMES)[number] | 'queue';
 }
-/** long_stands lists this many; the log keeps at most LONG_LOG of the longest */
-const LONG_TOP = 5;
-const LONG_LOG = 64;
-
-const STAND_SPEED = 0.5;
-/** standHold: behind a vehicle that a rule holds (beyond the HoldReason codes) */
-const HOLD_QUEUE = 255;
-const LONG_STAND_S = 10;
 
 export class JunctionMetrics {
   private prevIn: Int32Array;
@@ -144,11 +137,11 @@ export class JunctionMetrics {
   observe(world: World, time: number): void {
     const r = this.rules;
     const { inMg } = r.places;
-    const stops = r.engine.stops;
+    const stops = r.stops;
     this.steps++;
     const layout = r.layout;
     for (let g = 0; g < layout.groups.length; g++) {
-      const c = r.controller.code(g);
+      const c = r.signals.groupCode(g);
       if (c === 'G' || c === 'g') this.greenSteps[g]++;
     }
     for (let s = 0; s < world.count; s++) {
@@ -179,7 +172,7 @@ export class JunctionMetrics {
       this.held[reason]++;
       const heldMg = r.memory.heldMg[s];
       if (reason !== 0 && heldMg >= 0) this.heldAt[r.index.refs[heldMg].j * REASONS + reason]++;
-      if (inn >= 0 && world.speed(s) < STAND_SPEED) {
+      if (inn >= 0 && world.speed(s) < STAND_MPS) {
         if (this.standSteps[s] === 0) {
           this.standFrom[s] = time;
           this.standMg[s] = inn;
@@ -200,7 +193,7 @@ export class JunctionMetrics {
     if (reason !== 0) return reason;
     const shield = this.rules.engine.shield;
     const ahead = shield && this.rules.engine.shieldEnabled ? shield.waitingFor[s] : -1;
-    return ahead >= 0 && this.rules.engine.stops.reason[ahead] !== 0 ? HOLD_QUEUE : 0;
+    return ahead >= 0 && this.rules.stops.reason[ahead] !== 0 ? HOLD_QUEUE : 0;
   }
 
   /** Slot s no longer stands in a junction: a stand over 10 s goes into the log. */
@@ -249,7 +242,7 @@ export class JunctionMetrics {
       if (laneOf[w] !== mv.exit.lane && inMg[w] !== mg) continue;
       const dx = world.x[w] - world.x[s], dy = world.y[w] - world.y[s];
       const ahead = dx * Math.cos(world.yaw[s]) + dy * Math.sin(world.yaw[s]);
-      if (ahead > 0 && ahead < toExit + world.length[s] + 0.5 * world.length[w] + 2 && world.speed(w) < STAND_SPEED) return true;
+      if (ahead > 0 && ahead < toExit + world.length[s] + 0.5 * world.length[w] + 2 && world.speed(w) < STAND_MPS) return true;
     }
     return false;
   }

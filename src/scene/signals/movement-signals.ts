@@ -1,35 +1,39 @@
 /**
- * The signal state of every movement for the step, as one byte each in the rule layer's global movement order: the
- * rules test it per vehicle and per conflict many times a step, so it is read off the controller once, up front.
+ * The signal room's output for the step: the state of every movement as one byte each in the movement index's
+ * global order (the rules test it per vehicle and per conflict many times a step, so it is read off the controller
+ * once, up front), and the groups' states and time to change, asked of the controller as the rules need them. The
+ * rules read it through the kit's MovementSignalStates and never see the controller.
  */
+import type { GroupStateCode, MovementSignalStates } from '../junction-kit/handoff.js';
+import type { TrafficLayout } from '../junction-kit/layout.js';
+import type { MovementIndex } from '../junction-kit/movement-index.js';
 import type { SignalController } from './controller.js';
-import type { TrafficLayout } from './layout.js';
-import type { MovementIndex } from './movement-index.js';
 import { movementStates, type MovementState } from './movement-states.js';
 
-/** a movement's state code (0: the junction has no signals) */
-export const GREEN = 'G'.charCodeAt(0);
-export const GREEN_YIELD = 'g'.charCodeAt(0);
-export const YELLOW = 'y'.charCodeAt(0);
-export const RED = 'r'.charCodeAt(0);
-export const OFF = 'o'.charCodeAt(0);
-
-export class MovementSignals {
-  /** per movement, this step: its state code and whether it gives way (a permissive green) */
+export class MovementSignals implements MovementSignalStates {
   readonly code: Uint8Array;
   readonly yields: Uint8Array;
   private readonly msBuf: MovementState[][];
 
-  constructor(private readonly layout: TrafficLayout, private readonly index: MovementIndex) {
+  constructor(private readonly layout: TrafficLayout, private readonly index: MovementIndex, private readonly controller: SignalController) {
     const total = index.base[layout.junctions.length];
     this.code = new Uint8Array(total);
     this.yields = new Uint8Array(total);
     this.msBuf = layout.junctions.map((cj) => cj.movements.map((): MovementState => ({ code: 'r', yields: false })));
   }
 
+  timeToChange(group: number): number {
+    return this.controller.timeToChange(group);
+  }
+
+  groupCode(group: number): GroupStateCode {
+    return this.controller.code(group);
+  }
+
   /** Reads every movement's state off the controller (after its update for the step). */
-  update(controller: SignalController): void {
+  update(): void {
     const J = this.layout.junctions;
+    const controller = this.controller;
     for (let j = 0; j < J.length; j++) {
       const cj = J[j];
       const b = this.index.base[j];

@@ -1,32 +1,27 @@
 /**
- * Traffic control of one live scene: the layout of its map, a plan per signalised junction (the default, or a
- * scenario's override), the signal controller, the NPC rules and the junction figures, behind one object the
- * scene calls once per policy step.
+ * Traffic control of one live scene: the layout of its map (junction-kit), a plan per signalised junction (the
+ * default, or a scenario's override) and the signal controller (signals/), the NPC rules and the junction figures
+ * (rules/), behind one object the scene calls once per policy step. The one place that holds both rooms: it runs
+ * the signals, hands their per-movement states to the rules (and the detectors' readings back to the signals), and
+ * the rules fill the scene's StopConstraints, which the scene hands to the engine's step.
  */
-import type { LoadedMap } from '../../map/scene-json.js';
-import type { TrafficEngine } from '../../traffic/engine.js';
-import { InputError } from '../errors.js';
-import { SignalController, type SignalGroupState } from './controller.js';
-import { derivePlans } from './derived-plans.js';
-import { buildTrafficLayout, type TrafficLayout } from './layout.js';
-import { StopLineWatch } from './line-watch.js';
-import { JunctionMetrics } from './metrics.js';
-import { actuatePlan, PLAN_LIMITS, validatePlan, type SignalPhase, type SignalPlan } from './plan.js';
-import { TrafficRules } from './rules.js';
-import { crosswalksOf } from '../../map/traffic-control.js';
-import { buildWalkLayout, type WalkLayout } from './walk-layout.js';
-import { WalkSignals } from './walk-signals.js';
-
-/** A movement closed by its signal, as SignalStops gives it (map frame). */
-export interface SignalStopPoint {
-  readonly x: number;
-  readonly y: number;
-  readonly yaw: number;
-  readonly exitX: number;
-  readonly exitY: number;
-  readonly length: number;
-  readonly yellow: boolean;
-}
+import type { LoadedMap } from '../map/scene-json.js';
+import type { TrafficEngine } from '../traffic/engine.js';
+import { StopConstraints } from '../traffic/stops.js';
+import type { StopLine } from '../vehicle/index.js';
+import { InputError } from './errors.js';
+import { SignalController, type SignalGroupState } from './signals/controller.js';
+import { derivePlans } from './signals/derived-plans.js';
+import { MovementSignals } from './signals/movement-signals.js';
+import { buildTrafficLayout, type TrafficLayout } from './junction-kit/layout.js';
+import { MovementIndex } from './junction-kit/movement-index.js';
+import { StopLineWatch } from './rules/line-watch.js';
+import { JunctionMetrics } from './rules/metrics.js';
+import { actuatePlan, PLAN_LIMITS, validatePlan, type SignalPhase, type SignalPlan } from './signals/plan.js';
+import { TrafficRules } from './rules/rules.js';
+import { crosswalksOf } from '../map/traffic-control.js';
+import { buildWalkLayout, type WalkLayout } from './signals/walk-layout.js';
+import { WalkSignals } from './signals/walk-signals.js';
 
 /** A scenario's (or the API's) change to a junction's plan. */
 export interface SignalPlanOverride {
@@ -58,7 +53,11 @@ export interface TrafficControlOptions {
 export class TrafficControl {
   readonly layout: TrafficLayout;
   readonly controller: SignalController;
+  /** the signals' output each step: every movement's state (the rules' one view of the signals) */
+  readonly movementSignals: MovementSignals;
   readonly rules: TrafficRules;
+  /** where each NPC must stop this step: the scene's, filled by the rules (and the crosswalk give-way), handed to the engine's step */
+  readonly stops: StopConstraints;
   /** red-light and stop-sign violations from geometry, whether the rules run or not */
   readonly watch: StopLineWatch;
   readonly metrics: JunctionMetrics;
@@ -67,8 +66,10 @@ export class TrafficControl {
   readonly walks: WalkSignals;
   enabled: boolean;
 
-  constructor(map: LoadedMap, private readonly engine: TrafficEngine, opts: TrafficControlOptions = {}) {
+  /** `stops`: the scene's stop constraints (a fresh set where not given) */
+  constructor(map: LoadedMap, private readonly engine: TrafficEngine, opts: TrafficControlOptions = {}, stops?: StopConstraints) {
     const lanes = engine.lanes;
+    this.stops = stops ?? new StopConstraints(engine.world.capacity);
     this.layout = buildTrafficLayout(lanes.lanes, map.trafficControl, (id) => lanes.laneById(id), { signalAll: opts.signalAll });
     const crosswalks = crosswalksOf(map.trafficControl);
     this.walkLayout = buildWalkLayout(this.layout, lanes.lanes, crosswalks, map.trafficControl.signals);
@@ -81,7 +82,9 @@ export class TrafficControl {
     }
     this.controller = new SignalController(this.layout, plans, this.walkLayout);
     this.walks = new WalkSignals(this.walkLayout, this.controller, crosswalks.length);
-    this.rules = new TrafficRules(this.layout, this.controller, lanes, engine);
+    const index = new MovementIndex(this.layout, lanes);
+    this.movementSignals = new MovementSignals(this.layout, index, this.controller);
+    this.rules = new TrafficRules(this.layout, index, this.movementSignals, lanes, engine, this.stops);
     this.watch = new StopLineWatch(this.layout, lanes, engine.world.capacity);
     this.metrics = new JunctionMetrics(this.rules, this.watch);
     this.enabled = opts.rules ?? true;
@@ -141,9 +144,15 @@ export class TrafficControl {
    * it once the crosswalk give-way has added its stops, so that a stand shows the hold that made it).
    */
   beforeStep(t: number, withMetrics = true): void {
-    if (this.enabled) this.rules.update(t);
-    else {
-      this.engine.stops.clear();
+    if (this.enabled) {
+      // the rules place the vehicles, the signals step (an actuated plan on what its detectors see there), and the
+      // rules decide on the signals' states of the step
+      this.rules.locate(t);
+      this.controller.update(t, this.controller.actuated ? this.rules.detect() : this.rules.detection);
+      this.movementSignals.update();
+      this.rules.decide();
+    } else {
+      this.stops.clear();
       this.controller.update(t);
     }
     this.walks.update(t);
@@ -160,10 +169,10 @@ export class TrafficControl {
    * Every movement that must not be entered now for its signal (red; yellow flagged): entry, exit and length,
    * for drivers outside the NPC world (a simulated ego's autopilot). Rebuilt only when a state changes.
    */
-  signalStops(): readonly SignalStopPoint[] {
-    if (this.controller.version === this.stopsVersion) return this.stops;
+  signalStops(): readonly StopLine[] {
+    if (this.controller.version === this.stopsVersion) return this.closed;
     this.stopsVersion = this.controller.version;
-    const out: SignalStopPoint[] = [];
+    const out: StopLine[] = [];
     for (const cj of this.layout.junctions) {
       for (const m of cj.movements) {
         const g = cj.groupOfMovement[m.index];
@@ -173,14 +182,14 @@ export class TrafficControl {
         out.push({ x: m.entry.x, y: m.entry.y, yaw: m.entry.yaw, exitX: m.exit.x, exitY: m.exit.y, length: m.length, yellow: code === 'y' });
       }
     }
-    this.stops = out;
+    this.closed = out;
     return out;
   }
 
   /** the signal state of a group, for the line watch (one function, not one per step) */
   private readonly codeOf = (g: number) => this.controller.code(g);
   private stopsVersion = -1;
-  private stops: readonly SignalStopPoint[] = [];
+  private closed: readonly StopLine[] = [];
 
   /** Every signal group's state: the vehicle groups, then the walk groups (marked `walk`, with their crosswalk). */
   signals(t?: number): SignalGroupState[] {
@@ -203,6 +212,6 @@ export class TrafficControl {
     this.rules.reset();
     this.watch.reset();
     this.metrics.reset();
-    this.engine.stops.clear();
+    this.stops.clear();
   }
 }

@@ -8,7 +8,7 @@
 import type { LoadedMap } from '../../map/scene-json.js';
 import { buildRoadEntities } from '../../map/road-entities.js';
 import { LaneNetwork } from '../../traffic/lanes.js';
-import { buildTrafficLayout } from './layout.js';
+import { buildTrafficLayout } from '../junction-kit/layout.js';
 import { crosswalksOf } from '../../map/traffic-control.js';
 import { derivePlans } from './derived-plans.js';
 import { walksNeverWalking } from './walk-plan.js';

@@ -3,7 +3,7 @@
  * whose protected green crosses the crosswalk (walk-layout.ts conflicts) is green or yellow — else the plan is
  * refused, naming the phase, the walk, its crosswalk and the vehicle group with the movement that crosses it.
  */
-import type { ControlledJunction, SignalGroup } from './layout.js';
+import type { ControlledJunction, SignalGroup } from '../junction-kit/layout.js';
 import type { SignalPlan } from './plan-spec.js';
 import type { WalkGroup } from './walk-layout.js';
 

@@ -7,7 +7,7 @@
 import { insideConvex, OPPOSED_COS, PASSING_GAP_M } from '../../map/junctions.js';
 import type { LaneNetwork } from '../../traffic/lanes.js';
 import type { ControlledJunction, TrafficLayout } from './layout.js';
-import { LOOKAHEAD_M, OCCUPY_M } from './rule-params.js';
+import { LOOKAHEAD_M, OCCUPY_M } from './kit-params.js';
 
 export interface MovementRef {
   readonly j: number;

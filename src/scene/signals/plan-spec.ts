@@ -7,8 +7,8 @@
  * group in the junction's group order: `G` green, `g` green that must give way, `y` yellow, `r` red, `o` off.
  */
 
-export type GroupStateCode = 'G' | 'g' | 'y' | 'r' | 'o';
-export const GROUP_STATE_CODES: readonly GroupStateCode[] = ['G', 'g', 'y', 'r', 'o'];
+/** (the state codes are the handoff's vocabulary, the rules read them too) */
+export { GROUP_STATE_CODES, type GroupStateCode } from '../junction-kit/handoff.js';
 
 export interface SignalPhase {
   duration_s: number;

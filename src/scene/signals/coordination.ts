@@ -6,13 +6,10 @@
  * two fixed-time plans can keep a short link's outflow red whenever its inflow is green, and the vehicles queued
  * between them never get through. Pure: plans in, plans out.
  */
-import type { ControlledJunction, LayoutLane, TrafficLayout } from './layout.js';
+import type { ControlledJunction, LayoutLane, TrafficLayout } from '../junction-kit/layout.js';
 import type { SignalPlan } from './plan.js';
+import { COORDINATE_M, TRAVEL_SPEED_SHARE } from './signal-params.js';
 
-/** signalised junctions this close along the lanes (exit to stop line) are coordinated [m] */
-export const COORDINATE_M = 150;
-/** travel between them at this share of the speed limit (a platoon moving off) */
-const TRAVEL_SPEED_SHARE = 0.7;
 
 interface Link {
   up: number;

@@ -9,29 +9,15 @@
  * (crossing the junction plus a car length at that speed); greens share the cycle so that it lasts 60–120 s.
  */
 import type { Movement } from '../../map/junctions.js';
-import type { ControlledJunction, LayoutLane, SignalGroup, TrafficLayout } from './layout.js';
-import { groupsConflict, OPPOSITE_COS, turning } from './movement-states.js';
+import type { ControlledJunction, LayoutLane, SignalGroup, TrafficLayout } from '../junction-kit/layout.js';
+import { groupsConflict, turning } from './movement-states.js';
 import { PLAN_LIMITS, type GroupStateCode, type SignalPhase, type SignalPlan } from './plan-spec.js';
-import { timeToCover } from './right-of-way.js';
-import { GO_ACCEL } from './rule-params.js';
-
-const DEFAULT_SPEED = 50 / 3.6;
-/** the shortest greens a default plan gives [s] */
-const MIN_MAIN_GREEN_S = 10;
-const MIN_LEFT_GREEN_S = 6;
-/** the textbook saturation flow of a lane: 1,800 vehicles an hour of green [veh/s] */
-export const SATURATION_VPS = 0.5;
-/** NPCs cruise at about this share of the limit between junctions (for the expected flows) */
-const CRUISE_SHARE = 0.7;
-/** HCM's saturation-flow factors of protected left and right turns */
-const LEFT_TURN_FACTOR = 0.95;
-const RIGHT_TURN_FACTOR = 0.85;
-/** a default plan's greens keep each phase's degree of saturation (flow over capacity) at most this */
-const TARGET_SATURATION = 0.8;
-/** Webster's cycle uses the flow ratios up to this sum (beyond it the junction is saturated: the longest cycle) */
-const MAX_FLOW_RATIO = 0.9;
-/** a road between two junctions holding fewer than two standing cars (4.5 m and a 2.5 m gap each) stores no queue [m] */
-const QUEUE_STORAGE_M = 14;
+import { timeToCover } from '../junction-kit/kinematics.js';
+import { DEFAULT_SPEED_LIMIT_MPS, GO_ACCEL, OPPOSITE_COS } from '../junction-kit/kit-params.js';
+import {
+  CRUISE_SHARE, LEFT_TURN_FACTOR, MAX_FLOW_RATIO, MIN_LEFT_GREEN_S, MIN_MAIN_GREEN_S, QUEUE_STORAGE_M, RIGHT_TURN_FACTOR, SATURATION_VPS,
+  TARGET_SATURATION,
+} from './signal-params.js';
 
 /**
  * The start-up time a group's green loses because its queue cannot stand before its line: where the road from the
@@ -43,7 +29,7 @@ export function queueStartUpS(cj: ControlledJunction, group: SignalGroup, layout
   let worst = 0;
   for (const mi of group.movements) {
     const m = cj.movements[mi];
-    const v = Number.isFinite(lanes[m.entry.lane].speedLimit) ? lanes[m.entry.lane].speedLimit : DEFAULT_SPEED;
+    const v = Number.isFinite(lanes[m.entry.lane].speedLimit) ? lanes[m.entry.lane].speedLimit : DEFAULT_SPEED_LIMIT_MPS;
     // back from the line along the lanes, as far as QUEUE_STORAGE_M, to the exit of another junction's movement
     const stack: Array<{ lane: number; s: number; back: number }> = [{ lane: m.entry.lane, s: m.entry.s, back: 0 }];
     let guard = 0;
@@ -97,7 +83,7 @@ export function laneFlows(lanes: readonly LayoutLane[], npcs?: number): Float64A
   if (npcs === undefined) return f;
   let hopS = 0;
   for (let a = 0; a < n; a++) {
-    const v = Number.isFinite(lanes[a].speedLimit) ? lanes[a].speedLimit : DEFAULT_SPEED;
+    const v = Number.isFinite(lanes[a].speedLimit) ? lanes[a].speedLimit : DEFAULT_SPEED_LIMIT_MPS;
     hopS += (f[a] * lanes[a].length) / (CRUISE_SHARE * v);
   }
   const scale = hopS > 0 ? npcs / hopS : 0;
@@ -147,9 +133,9 @@ function approachSpeed(cj: ControlledJunction, lanes: readonly LayoutLane[]): nu
   let v = 0;
   for (const m of cj.movements) {
     const l = lanes[m.entry.lane].speedLimit;
-    v = Math.max(v, Number.isFinite(l) && l > 0 ? l : DEFAULT_SPEED);
+    v = Math.max(v, Number.isFinite(l) && l > 0 ? l : DEFAULT_SPEED_LIMIT_MPS);
   }
-  return v || DEFAULT_SPEED;
+  return v || DEFAULT_SPEED_LIMIT_MPS;
 }
 
 /** Yellow (ITE kinematic: 1 s reaction + v / (2 · 3 m/s²), 3–4 s) and all-red (crossing plus a car length, 1–3 s), to 0.5 s. */

@@ -4,8 +4,8 @@
  * calls its signal as an NPC does.
  */
 import { AgentKind, type World } from '../../traffic/world.js';
-import type { SignalDetection } from './actuated.js';
-import type { MovementIndex } from './movement-index.js';
+import type { SignalDetection } from '../junction-kit/handoff.js';
+import type { MovementIndex } from '../junction-kit/movement-index.js';
 import { CALL_M, CALL_S, DETECT_NEAR_M, QUEUED_MPS } from './rule-params.js';
 import type { VehiclePlaces } from './vehicle-places.js';
 

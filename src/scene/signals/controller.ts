@@ -14,10 +14,11 @@
 import { InputError } from '../errors.js';
 import { actuatedTarget, actuatedTimeToChange, type SignalDetection } from './actuated.js';
 
-export { SignalDetection } from './actuated.js';
-import type { ControlledJunction, SignalGroup, TrafficLayout } from './layout.js';
+export { SignalDetection } from '../junction-kit/handoff.js';
+import type { ControlledJunction, SignalGroup, TrafficLayout } from '../junction-kit/layout.js';
 import { GROUP_STATE_CODES, groupsConflict, PLAN_LIMITS, stateConflicts, validatePlan, type GroupStateCode, type SignalPlan } from './plan.js';
 import type { WalkLayout } from './walk-layout.js';
+import { LIVE_TIMEOUT_DEFAULT_S, LIVE_TIMEOUT_MAX_S } from './signal-params.js';
 
 export type SignalColour = 'green' | 'green_yield' | 'yellow' | 'red' | 'off';
 
@@ -51,10 +52,8 @@ export interface LiveSignalInput {
   timeout_s?: number;
 }
 
-export const LIVE_TIMEOUT_DEFAULT_S = 10;
 /** the least all-red a plan has between conflicting greens (one phase) [s] */
 const MIN_ALL_RED_S = PLAN_LIMITS.minPhaseS;
-export const LIVE_TIMEOUT_MAX_S = 3600;
 
 const COLOUR: Record<GroupStateCode, SignalColour> = { G: 'green', g: 'green_yield', y: 'yellow', r: 'red', o: 'off' };
 

@@ -4,11 +4,9 @@
  * default plans and the rules all ask it, and must agree.
  */
 import { ConflictKind, type Movement } from '../../map/junctions.js';
-import type { ControlledJunction, SignalGroup } from './layout.js';
+import type { ControlledJunction, SignalGroup } from '../junction-kit/layout.js';
 import type { GroupStateCode } from './plan-spec.js';
-
-/** two approaches whose headings differ by more than 135° face each other */
-export const OPPOSITE_COS = Math.cos((135 * Math.PI) / 180);
+import { OPPOSITE_COS } from '../junction-kit/kit-params.js';
 
 export const turning = (m: Movement) => m.turn === 'left' || m.turn === 'uturn';
 

@@ -3,6 +3,9 @@
  * together (against `vils drive`'s junction figures) and every room of the rule layer reads some of them.
  */
 
+/** the numbers the signal room reads too (moving off, matching vehicles to movements): the kit's, below both rooms */
+export { GO_ACCEL, LOOKAHEAD_M, OCCUPY_M } from '../junction-kit/kit-params.js';
+
 /** stop on yellow where stopping takes at most this [m/s²] */
 export const YELLOW_DECEL = 3;
 /** a give-way, stop-order or full-junction hold is imposed only where stopping takes at most this [m/s²] */
@@ -20,8 +23,7 @@ export const STOP_DWELL_S = 1;
 export const DECIDE_M = 40;
 /** margin between the NPC clearing a conflict zone and a vehicle with priority reaching it [s] */
 export const GAP_S = 1.5;
-/** acceleration assumed for a vehicle moving off or speeding up to the limit: another, and the NPC itself [m/s²] */
-export const GO_ACCEL = 1.5;
+/** acceleration assumed for the NPC itself speeding up to the limit (another vehicle: GO_ACCEL) [m/s²] */
 export const OWN_ACCEL = 2;
 /** in a merge, the NPC goes when it will be through it this long before the vehicle with priority gets there [s] */
 export const MERGE_HEADWAY_S = 1;
@@ -53,8 +55,6 @@ export const MERGE_RESERVE_M = 30;
 export const MOVING_MPS = 2;
 export const MOVING_ROOM_DECEL = 4;
 export const MOVING_ROOM_MAX_M = 20;
-/** how far ahead along its lanes a vehicle is matched to movements [m] */
-export const LOOKAHEAD_M = 150;
 /** an ego standing at its line at an all-way stop keeps its turn this long, then NPCs go on [s] */
 export const EGO_TURN_S = 5;
 /** a vehicle calls for its signal group within this much time of the line at its speed, or this distance [s, m] */
@@ -62,5 +62,42 @@ export const CALL_S = 6;
 export const CALL_M = 40;
 /** a vehicle moving this close to its line counts as arriving now; standing this close, as queued [m] */
 export const DETECT_NEAR_M = 25;
-/** a vehicle inside a junction off its planned movements occupies those whose path passes this close [m] */
-export const OCCUPY_M = 1.8;
+
+// the exit room
+/** a vehicle whose front is this close to its line stands at it [m] */
+export const AT_LINE_M = 1.5;
+
+// the stop-line watch (violations from geometry, rules on or off)
+/** a full stop: at most this speed [m/s] … */
+export const FULL_STOP_MPS = 0.1;
+/** … with the front at most this far before the line [m] */
+export const STOP_WITHIN_M = 3;
+/** a line reaches this far either side of its lane's centre [m] (half a lane) */
+export const LINE_HALF_WIDTH_M = 1.75;
+/** a vehicle crosses a line only heading within this of the lane's direction (not a car crossing the approach) */
+export const ALONG_COS = Math.cos((60 * Math.PI) / 180);
+/** movement entries this close, heading within 25° of each other, are one line [m] */
+export const SAME_LINE_M = 1;
+export const SAME_LINE_COS = Math.cos((25 * Math.PI) / 180);
+/** the grid cells lines are kept in [m] */
+export const CELL_M = 25;
+/** a crossing whose movements' states differ waits until the vehicle is this far along (or nearer one path) [m] */
+export const RESOLVE_AFTER_M = 8;
+/** … and its path is this much nearer than any other's [m], or it has come this far whatever [m] */
+export const PATHS_APART_M = 1.5;
+export const RESOLVE_LATEST_M = 40;
+/** a crossing still unresolved this long after is dropped (the vehicle left the map, a path nobody drives) [s] */
+export const RESOLVE_WITHIN_S = 10;
+/** path samples every this much [m] */
+export const WATCH_SAMPLE_M = 1;
+
+// the junction figures
+/** held_by_junction lists this many junctions */
+export const HELD_TOP = 5;
+/** long_stands lists this many; the log keeps at most LONG_LOG of the longest */
+export const LONG_TOP = 5;
+export const LONG_LOG = 64;
+/** an NPC below this speed stands [m/s] */
+export const STAND_MPS = 0.5;
+/** a stand longer than this is a long one [s] */
+export const LONG_STAND_S = 10;

@@ -6,4 +6,4 @@
 export * from './plan-spec.js';
 export { groupsConflict, movementStates, permissiveAgainst, stateConflicts, type MovementState } from './movement-states.js';
 export { validatePlan } from './plan-check.js';
-export { clearanceTimes, defaultPlan, laneFlows, queueStartUpS, SATURATION_VPS } from './default-plan.js';
+export { clearanceTimes, defaultPlan, laneFlows, queueStartUpS } from './default-plan.js';

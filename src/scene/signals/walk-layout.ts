@@ -29,15 +29,9 @@ import { crosswalkOfHead } from '../../map/crosswalks.js';
 import type { CrosswalkRecord, SignalHeadRecord } from '../../map/traffic-control.js';
 import type { Movement } from '../../map/junctions.js';
 import { poseAlong } from '../../traffic/lanes.js';
-import type { LayoutLane, TrafficLayout } from './layout.js';
+import type { LayoutLane, TrafficLayout } from '../junction-kit/layout.js';
+import { EXIT_REACH_M, WALK_ENTRY_S, WALK_SAMPLE_M, WALK_SPEED_MPS } from './signal-params.js';
 
-/** walking speed of the Korean signal timing rule [m/s] (see the top comment) */
-export const WALK_SPEED_MPS = 1.0;
-/** pedestrian entry time (보행진입시간) of the rule [s]: the least steady walk a walk phase starts with */
-export const WALK_ENTRY_S = 7;
-/** a movement crosses a far-side crosswalk this far past its exit (and a crossing this far before its entry) [m] */
-export const EXIT_REACH_M = 15;
-const SAMPLE_M = 0.5;
 
 /** The flashing clearance of a crossing: its length at the walking speed [s]. */
 export function walkClearanceS(lengthM: number): number {
@@ -93,19 +87,19 @@ export interface WalkLayout {
  */
 function forEachSample(m: Movement, lanes: readonly LayoutLane[], visit: (x: number, y: number, outside: boolean) => boolean): void {
   const E = lanes[m.entry.lane];
-  for (let s = Math.max(0, m.entry.s - EXIT_REACH_M); s < m.entry.s - 1e-6; s += SAMPLE_M) {
+  for (let s = Math.max(0, m.entry.s - EXIT_REACH_M); s < m.entry.s - 1e-6; s += WALK_SAMPLE_M) {
     const q = poseAlong(E, s);
     if (visit(q.x, q.y, true)) return;
   }
   for (const p of m.pieces) {
-    for (let s = p.s0; s <= p.s1 + 1e-6; s += SAMPLE_M) {
+    for (let s = p.s0; s <= p.s1 + 1e-6; s += WALK_SAMPLE_M) {
       const q = poseAlong(lanes[p.lane], s);
       if (visit(q.x, q.y, false)) return;
     }
   }
   const L = lanes[m.exit.lane];
   const end = Math.min(L.length, m.exit.s + EXIT_REACH_M);
-  for (let s = m.exit.s + SAMPLE_M; s <= end + 1e-6; s += SAMPLE_M) {
+  for (let s = m.exit.s + WALK_SAMPLE_M; s <= end + 1e-6; s += WALK_SAMPLE_M) {
     const q = poseAlong(L, s);
     if (visit(q.x, q.y, true)) return;
   }
