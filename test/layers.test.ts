@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from './helpers/shared.js';
 
 const LAYER: Record<string, number> = {
-  util: 0, time: 0, geo: 0, vehicle: 0,
+  util: 0, time: 0, geo: 0, vehicle: 0, protocol: 0,
   policy: 1, map: 1,
   traffic: 2, plant: 2, cosim: 2,
   scene: 3, scenario: 3, record: 3,
