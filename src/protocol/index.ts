@@ -4,4 +4,5 @@
  * server code into its bundle.
  */
 export * from './frame.js';
+export * from './npc-view.js';
 export type { WireType } from './derive.js';

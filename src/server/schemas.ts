@@ -5,12 +5,12 @@
 import { settingsJsonSchema } from '../scene/settings.js';
 import { SESSION_SETTINGS } from './settings.js';
 import { LIVE_TIMEOUT_MAX_S } from '../scene/control/controller.js';
-import { egoTimingFields, headingSourceSchema, npcStatesSchema, num, signalEntrySchema, str, strList } from '../protocol/index.js';
+import { egoTimingFields, headingSourceSchema, npcStatesSchema, npcViewSchema, num, signalEntrySchema, str, strList } from '../protocol/index.js';
 import { egoStateSchema } from './ego-state-schema.js';
 
 // the frame's schemas live with the protocol's types (the page reads them too), ego_state's beside the wire
 // adapter that reads it; validation and docs take them all from here
-export { egoStateSchema, npcStatesSchema, signalEntrySchema };
+export { egoStateSchema, npcStatesSchema, npcViewSchema, signalEntrySchema };
 
 export const pingSchema = {
   $id: 'ping',
@@ -185,16 +185,6 @@ export const npcSpawnSchema = {
       properties: { x: mapMetres, y: mapMetres, lat: { type: 'number', minimum: -90, maximum: 90 }, lon: { type: 'number', minimum: -180, maximum: 180 } },
     },
     keep_driving: { type: 'boolean', default: true, description: 'at the goal (or the end of its route) drive on along the lanes; false: leave the map there' },
-  },
-} as const;
-
-export const npcViewSchema = {
-  type: 'object',
-  properties: {
-    id: { type: 'integer' }, x: num, y: num, lat: num, lon: num, yaw: num, heading: num, speed: num, vx: num, vy: num, length: num, width: num,
-    goal_x: num, goal_y: num, collided: { type: 'boolean' }, offroad: { type: 'boolean' }, auto: { type: 'boolean' },
-    hold: { enum: ['none', 'red', 'yellow', 'stop_sign', 'give_way', 'box', 'queue', 'crosswalk'], description: 'why it is held back: a traffic rule (red, yellow, stop_sign, give_way, box: no room past the junction, crosswalk: a person on or about to step onto a crosswalk in its path), a vehicle ahead that waits (queue), or none' },
-    actor: { type: 'string', description: "a test case's scripted actor: its story id (absent for the policy's NPCs; its goal is where it is)" },
   },
 } as const;
 
