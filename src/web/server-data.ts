@@ -1,5 +1,5 @@
 /** What the page reads over REST: the map (retried until it comes), the config, and once a second the status and the NPC details. */
-import type { WebMap } from './app.js';
+import type { MapHandle } from './map-handle.js';
 import { $ } from './dom.js';
 import { toast } from './toasts.js';
 import type { MapReply, NpcDetail, NpcStatesFrame, ServerConfig, ServerStatus } from './types.js';
@@ -12,7 +12,7 @@ export class ServerData {
   private detailsBusy = false;
   private statusBusy = false;
 
-  constructor(private readonly page: WebMap) {}
+  constructor(private readonly page: MapHandle) {}
 
   async loadMap(): Promise<void> {
     for (let attempt = 0; ; attempt++) {
