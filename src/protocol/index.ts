@@ -4,5 +4,6 @@
  * server code into its bundle.
  */
 export * from './frame.js';
+export * from './map.js';
 export * from './npc-view.js';
 export type { WireType } from './derive.js';

@@ -1,11 +1,11 @@
 /**
  * What the page reads from the server: the npc_states frame (docs/protocol/npc_states.schema.json), the
- * REST replies it uses, and GET /api/map. The page is a client of the public protocol: it takes the types
- * derived from the protocol's schemas (src/protocol/, type-only: nothing of it enters the bundle), never the
- * server's code.
+ * REST replies it uses, and GET /api/map. The page is a client of the public protocol: the frame, GET /api/npcs
+ * and GET /api/map take the types derived from the protocol's schemas (src/protocol/, type-only: nothing of it
+ * enters the bundle), never the server's code; the story, status, time and config replies are written here
+ * (their schemas leave them open, or are made from the settings table at run time).
  */
-
-import type { EgoFrameEntry, NpcFrameEntry, NpcHold, NpcStatesMessage, NpcView, ObjectKind, RunState, SignalColour, SignalFrameEntry } from '../protocol/index.js';
+import type { EgoFrameEntry, MapReply as MapReplyMessage, NpcFrameEntry, NpcHold, NpcStatesMessage, NpcView, ObjectKind, RunState, SignalColour, SignalFrameEntry } from '../protocol/index.js';
 
 // the frame's types are derived from its schemas (src/protocol/frame.ts), as the protocol has them: the
 // extensions newer servers add are optional, so the page reads frames from older servers and recordings too
@@ -105,51 +105,8 @@ export interface ServerConfig {
   [k: string]: unknown;
 }
 
-export type LineColour = 'white' | 'yellow';
-export type LinePattern = 'solid' | 'broken' | 'double' | 'double_broken' | 'passing';
+// GET /api/map: derived from its schema (src/protocol/map.ts)
+export type { JunctionControl, LineColour, LinePattern, MapCrosswalk, MapRoad, MapRoadType, MapTrafficControl } from '../protocol/index.js';
 
-export interface MapRoad {
-  points: number[];
-  index: number;
-  element?: number;
-  colour?: LineColour;
-  pattern?: LinePattern;
-  median?: boolean;
-  lane_id?: string;
-  speed_limit?: number;
-}
-
-export type MapRoadType = 'lane' | 'road_line' | 'road_edge' | 'crosswalk' | 'speed_bump' | 'stop_sign' | 'driveway';
-
-export interface MapReply {
-  name: string;
-  origin: { lat: number; lon: number };
-  convergence_deg: number;
-  bounds: { min_x: number; min_y: number; max_x: number; max_y: number };
-  roads: Partial<Record<MapRoadType, MapRoad[]>>;
-  counts: Record<string, number>;
-  /** absent from servers without traffic control */
-  traffic_control?: MapTrafficControl;
-}
-
-export type JunctionControl = 'signal' | 'all_way_stop' | 'stop' | 'yield' | 'priority';
-
-export interface MapTrafficControl {
-  junctions: Array<{ id: string; control: JunctionControl; polygon: number[] }>;
-  groups: Array<{ id: string; junction: string; stop_line: number[]; heads: string[]; left: boolean }>;
-  heads: Array<{ id: string; x: number; y: number; kind: string; head: string; left_arrow: boolean; groups: string[] }>;
-  /** painted lines, and (derived: true) where vehicles stop that no paint marks */
-  stop_lines: Array<{ id: string; points: number[]; derived?: boolean }>;
-  signs: Array<{ id: string; x: number; y: number; kind: string }>;
-  /** absent from servers before crosswalks were carried */
-  crosswalks?: MapCrosswalk[];
-}
-
-export interface MapCrosswalk {
-  id: string;
-  /** outline, flat [x0, y0, x1, y1, …] */
-  polygon: number[];
-  /** walking axis kerb to kerb, [ax, ay, bx, by] */
-  axis?: number[];
-  lanes?: string[];
-}
+/** GET /api/map (the schema leaves the corners of its bounds optional: the server always gives all four) */
+export type MapReply = Omit<MapReplyMessage, 'bounds'> & { bounds: Required<MapReplyMessage['bounds']> };
