@@ -168,7 +168,11 @@ export function npcDetail(geo: GeoFrame, n: NpcState) {
   return { ...npcEntry(geo, n), goal_x: r3(n.goalX), goal_y: r3(n.goalY), auto: n.auto, hold: n.hold };
 }
 
-/** An ego entry as this server writes it (the schema: egoEntrySchema): with its box and client timestamp (null: none). */
+/**
+ * An ego entry as this server writes it (the schema: egoEntrySchema): with its box and client timestamp (null:
+ * none). Binary frames carry neither heading_source nor the fix and clock figures; frames recorded before those
+ * were added lack them too.
+ */
 export type EgoEntry = EgoFrameEntry & Required<Pick<EgoFrameEntry, 'length' | 'width' | 'timestamp'>>;
 
 export function egoEntry(e: EgoState): EgoEntry {
