@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from './helpers/shared.js';
 
 const LAYER: Record<string, number> = {
-  util: 0, time: 0, geo: 0, vehicle: 0,
+  util: 0, time: 0, geo: 0, vehicle: 0, protocol: 0,
   policy: 1, map: 1,
   traffic: 2, plant: 2, cosim: 2,
   scene: 3, scenario: 3, record: 3,
@@ -85,7 +85,6 @@ describe('layers', () => {
     expect(circles.sort()).toEqual([
       'scenario/assets.ts scenario/config.ts scenario/drivers.ts scenario/ego-config.ts scenario/sim-ego.ts',
       'server/host-status.ts server/host.ts server/story-desk.ts',
-      'web/actions.ts web/app.ts web/connection.ts web/debug-handle.ts web/input.ts web/inspector.ts web/map-canvas.ts web/server-data.ts web/spawn.ts web/status-bar.ts web/story-panel.ts',
     ]);
   });
 });

@@ -5,52 +5,12 @@
 import { settingsJsonSchema } from '../scene/settings.js';
 import { SESSION_SETTINGS } from './settings.js';
 import { LIVE_TIMEOUT_MAX_S } from '../scene/signals/signal-params.js';
-import { COURSE_MIN_DISPLACEMENT_M, COURSE_MIN_SPEED_MPS } from '../scene/egos.js';
+import { egoTimingFields, headingSourceSchema, mapReplySchema, npcStatesSchema, npcViewSchema, num, signalEntrySchema, str, strList } from '../protocol/index.js';
+import { egoStateSchema } from './ego-state-schema.js';
 
-const num = { type: 'number' } as const;
-const str = { type: 'string' } as const;
-const strList = { type: 'array', items: str } as const;
-/** npc_states.egos[] and GET /api/egos, /api/status egos */
-/** what the server knows of a stamped car's fixes and clock (src/time/fix-clock.ts), in frames and REST alike */
-const egoTimingFields = {
-  accel: { ...num, description: 'longitudinal acceleration from the fixes at their own times, m/s² (negative when braking)' },
-  yaw_rate: { ...num, description: 'yaw rate from the fixes at their own times, rad/s counter-clockwise' },
-  fix_time_s: { ...num, description: 'simulation time at which the latest fix was measured (its arrival less its latency), s' },
-  latency_s: { ...num, description: 'a stamped fix: the latest one was measured this long before it arrived (transport latency on the server clock), s' },
-  clock_offset_s: { ...num, description: "a stamped fix: the car's clock minus the server's, as estimated, s" },
-  clock_source: { enum: ['probe', 'synced', 'fixes', 'none'], description: "how the car's clock offset is known: from its answers to clock_probe (probe), taken as synchronised because its fixes' latencies are plausible (synced, the offset is clock_offset_s), from the lower envelope of its fixes alone (fixes: the least latency is not observable and counts as 0), or no stamps (none: placed at arrival)" },
-  out_of_order: { type: 'integer', description: 'fixes dropped because they came after a later one' },
-  clock_jumps: { type: 'integer', description: "times the car's clock offset moved by more than 0.1 s" },
-} as const;
-
-const headingSourceSchema = { enum: ['reported', 'course', 'held', 'lane', 'none'], description: 'where the yaw comes from: the ego_state heading (reported), the course over ground between fixes (course), the last of those kept while the ego stands or creeps (held), the nearest lane before it had one (lane), or nothing yet: north, not extrapolated (none)' } as const;
-
-export const egoStateSchema = {
-  $id: 'ego_state',
-  title: 'ego_state (client → server)',
-  description: "The real (or simulated) ego vehicle's GNSS state. Send at any rate; the server uses the latest.",
-  type: 'object',
-  required: ['type', 'data'],
-  additionalProperties: false,
-  properties: {
-    type: { const: 'ego_state' },
-    timestamp: { ...num, description: "when the fix was taken, on the client's clock, seconds since the Unix epoch (echoed back in npc_states.egos). The fix is placed at that moment on the server's clock (its offset measured through clock_probe, taken as synchronised when the latencies are plausible, else estimated from the fixes), the transport latency compensated; a fix stamped in the future beyond 0.05 s, older than ego_timeout_s or not after the last one is not used. Without it the fix counts as taken when it arrives" },
-    ego_id: { type: 'string', minLength: 1, maxLength: 64, description: 'extension: which ego this is, when several cars share a session (default "ego")' },
-    data: {
-      type: 'object',
-      required: ['lat', 'lon', 'speed'],
-      additionalProperties: false,
-      properties: {
-        lat: { type: 'number', minimum: -90, maximum: 90, description: 'WGS84 latitude, degrees' },
-        lon: { type: 'number', minimum: -180, maximum: 180, description: 'WGS84 longitude, degrees' },
-        heading: { type: 'number', minimum: -360, maximum: 720, description: `degrees clockwise from true north. Optional (a single-antenna receiver has none): without it the server takes the course over ground between this ego's fixes once it reports at least ${COURSE_MIN_SPEED_MPS} m/s and has moved ${COURSE_MIN_DISPLACEMENT_M} m, holds the last heading below that, and before any uses the nearest lane's direction (else north); npc_states.egos[].heading_source says which` },
-        speed: { type: 'number', minimum: 0, maximum: 100, description: `m/s, ≥ 0 (without a heading, the course over ground is only taken from ${COURSE_MIN_SPEED_MPS} m/s up)` },
-        length: { type: 'number', exclusiveMinimum: 0, maximum: 30, description: 'extension: vehicle length, m' },
-        width: { type: 'number', exclusiveMinimum: 0, maximum: 10, description: 'extension: vehicle width, m' },
-      },
-    },
-  },
-} as const;
+// the frame's schemas live with the protocol's types (the page reads them too), ego_state's beside the wire
+// adapter that reads it; validation and docs take them all from here
+export { egoStateSchema, mapReplySchema, npcStatesSchema, npcViewSchema, signalEntrySchema };
 
 export const pingSchema = {
   $id: 'ping',
@@ -61,90 +21,6 @@ export const pingSchema = {
   properties: { type: { const: 'ping' }, timestamp: num },
 } as const;
 
-const npcSchema = {
-  type: 'object',
-  required: ['id', 'x', 'y', 'lat', 'lon', 'yaw', 'speed', 'length', 'width'],
-  properties: {
-    id: { type: 'integer' },
-    x: { ...num, description: 'local east, m, about the map origin' },
-    y: { ...num, description: 'local north (UTM grid), m' },
-    lat: num,
-    lon: num,
-    yaw: { ...num, description: 'rad, counter-clockwise from local east' },
-    speed: { ...num, description: 'm/s: the speed of the motion shown (displacement over the current policy step)' },
-    vx: { ...num, description: 'extension: velocity east (map frame), m/s, of the motion shown' },
-    vy: { ...num, description: 'extension: velocity north (map frame), m/s, of the motion shown' },
-    length: num,
-    width: num,
-    heading: { ...num, description: 'extension: degrees clockwise from true north' },
-    collided: { type: 'boolean', description: 'extension: touched a vehicle in this step' },
-    offroad: { type: 'boolean', description: 'extension: touched a road edge in this step' },
-    kind: { enum: ['vehicle', 'pedestrian', 'cyclist'], description: 'extension: what it is (every entry from the server says it; a client reading frames made before it takes an entry without it as a vehicle). Pedestrians and cyclists are people: length and width are their footprint (a pedestrian about 0.5 m across, a cyclist about 1.8 × 0.6 m)' },
-    actor: { type: 'string', description: "extension: a test case's scripted actor (its story id; its id is 1000000 + its number); absent for the policy's NPCs" },
-    hold: { enum: ['red', 'yellow', 'stop_sign', 'give_way', 'box', 'queue', 'crosswalk'], description: 'extension: why it is held back: a traffic rule at a junction (red, yellow, stop_sign, give_way, box: no room past the junction, crosswalk: a person on or about to step onto a crosswalk in its path) or a vehicle ahead that waits (queue); absent when nothing holds it' },
-  },
-} as const;
-
-/** One signal group's state (npc_states.signals, signal_states, GET /api/signals). */
-export const signalEntrySchema = {
-  type: 'object',
-  required: ['id', 'numeric_id', 'junction', 'state', 'code', 'time_to_change_s', 'source', 'left', 'lanes'],
-  properties: {
-    id: { ...str, description: 'signal group: <junction>.<approach letter> (A, B, … clockwise from north), <…>.left for an arrow-controlled left turn' },
-    numeric_id: { type: 'integer', description: '1, 2, … over the map (for consumers that need integer ids)' },
-    junction: str,
-    state: { enum: ['green', 'green_yield', 'yellow', 'red', 'off'], description: 'green_yield: green that gives way (a permissive left turn)' },
-    code: { enum: ['G', 'g', 'y', 'r', 'o'], description: 'the state as one character (SUMO style)' },
-    time_to_change_s: { type: ['number', 'null'], description: 'seconds until the plan changes it (0.1 s steps; at a vehicle-actuated junction the earliest it can: greens at their shortest, or as long as arriving vehicles extend them), or the yellow left while a live input clears; null while set live' },
-    source: { enum: ['plan', 'live', 'transition'], description: 'what drives it: the fixed-time plan, a live input, or the clearance (yellow, all-red) between the two' },
-    left: { type: 'boolean', description: 'a protected left-turn group' },
-    lanes: { ...strList, description: 'ids of the lanes its movements start on (none for a walk group)' },
-    walk: { enum: ['walk', 'flashing', 'dont_walk'], description: 'extension: a walk group (<junction>.walk.<n>, a crosswalk at a signalised junction) and what it shows people; its code is G (walk), y (flashing: do not start crossing) or r. Absent for vehicle groups' },
-    crosswalks: { ...strList, description: 'extension: a walk group\'s crosswalk ids (the map\'s traffic_control.crosswalks)' },
-  },
-} as const;
-
-export const npcStatesSchema = {
-  $id: 'npc_states',
-  title: 'npc_states (server → client)',
-  description: 'Sent to every client publish_hz times a second (10 by default) while running, once a second while paused. NPCs step every 0.1 s of simulation time; frames between steps show them along the motion the last step committed them to.',
-  type: 'object',
-  required: ['type', 'timestamp', 'step', 'npcs', 'metrics'],
-  properties: {
-    type: { const: 'npc_states' },
-    timestamp: { ...num, description: 'wall-clock time of the frame, seconds since the Unix epoch' },
-    sim_time_s: { ...num, description: 'extension: simulation time of the frame, s since the last reset' },
-    step: { type: 'integer', description: 'policy steps (0.1 s each) since the last reset' },
-    state: { enum: ['running', 'paused', 'stopped'], description: 'extension: the run state' },
-    npcs: { type: 'array', items: npcSchema },
-    metrics: {
-      type: 'object',
-      required: ['sim_time_ms', 'policy_time_ms', 'total_time_ms', 'num_active_npcs'],
-      properties: { sim_time_ms: num, policy_time_ms: num, total_time_ms: num, num_active_npcs: { type: 'integer' } },
-    },
-    egos: {
-      description: 'extension: the egos at the frame time (moved along their heading from the latest report)',
-      type: 'array',
-      items: {
-        type: 'object',
-        required: ['ego_id', 'x', 'y', 'yaw', 'speed', 'stale', 'collided'],
-        properties: {
-          ego_id: str, x: num, y: num, yaw: num, speed: num, length: num, width: num,
-          stale: { type: 'boolean', description: 'no update for ego_timeout: NPCs no longer see it' },
-          collided: { type: 'boolean', description: 'an NPC touched this ego in this step' },
-          timestamp: { type: ['number', 'null'], description: 'the client timestamp of the latest ego_state used' },
-          heading_source: headingSourceSchema,
-          ...egoTimingFields,
-        },
-      },
-    },
-    signals: {
-      description: 'extension: every signal group\'s state at the frame time (empty when the map has no signals). Not in binary frames: binary clients get signal_states messages',
-      type: 'array',
-      items: signalEntrySchema,
-    },
-  },
-} as const;
 
 const liveStates = {
   type: 'object',
@@ -312,16 +188,6 @@ export const npcSpawnSchema = {
   },
 } as const;
 
-export const npcViewSchema = {
-  type: 'object',
-  properties: {
-    id: { type: 'integer' }, x: num, y: num, lat: num, lon: num, yaw: num, heading: num, speed: num, vx: num, vy: num, length: num, width: num,
-    goal_x: num, goal_y: num, collided: { type: 'boolean' }, offroad: { type: 'boolean' }, auto: { type: 'boolean' },
-    hold: { enum: ['none', 'red', 'yellow', 'stop_sign', 'give_way', 'box', 'queue', 'crosswalk'], description: 'why it is held back: a traffic rule (red, yellow, stop_sign, give_way, box: no room past the junction, crosswalk: a person on or about to step onto a crosswalk in its path), a vehicle ahead that waits (queue), or none' },
-    actor: { type: 'string', description: "a test case's scripted actor: its story id (absent for the policy's NPCs; its goal is where it is)" },
-  },
-} as const;
-
 export const egoViewSchema = {
   type: 'object',
   properties: {
@@ -430,124 +296,7 @@ export const signalsReplySchema = {
   },
 } as const;
 
-// ---- map (GET /api/map) ----
-
-const mapRoadSchema = {
-  type: 'object',
-  required: ['points', 'index'],
-  properties: {
-    points: { type: 'array', items: num, description: 'flat [x0, y0, x1, y1, …], map metres (1 cm steps); a polyline (lanes in driving direction) or a polygon ring' },
-    index: { type: 'integer', description: 'position in the map file\'s road list' },
-    element: { type: 'integer', description: 'Waymax map_element_id, when the map gives one' },
-    colour: { enum: ['white', 'yellow'], description: 'road lines' },
-    pattern: { enum: ['solid', 'broken', 'double', 'double_broken', 'passing'], description: 'road lines' },
-    median: { type: 'boolean', description: 'road edges: a median rather than a kerb or barrier' },
-    lane_id: { type: 'string', description: 'lanes: the lane-graph id' },
-    speed_limit: { type: 'number', description: 'lanes: m/s' },
-  },
-} as const;
-
-const roadList = { type: 'array', items: mapRoadSchema } as const;
-
-const flatPoints = (description: string) => ({ type: 'array', items: num, description }) as const;
-const idList = (description: string) => ({ type: 'array', items: str, description }) as const;
-
-const mapTrafficControlSchema = {
-  type: 'object',
-  description: 'the traffic control the scene runs: junctions derived from the lanes with their control, signal groups (the ids of the frames\' signals), and the map\'s signal heads, stop lines and signs; coordinates in 1 cm steps',
-  required: ['junctions', 'groups', 'heads', 'stop_lines', 'signs'],
-  properties: {
-    junctions: {
-      type: 'array',
-      items: {
-        type: 'object',
-        required: ['id', 'control', 'polygon'],
-        properties: {
-          id: str,
-          control: { enum: ['signal', 'all_way_stop', 'stop', 'yield', 'priority'] },
-          polygon: flatPoints('outline, flat [x0, y0, x1, y1, …], a convex ring'),
-        },
-      },
-    },
-    groups: {
-      type: 'array',
-      items: {
-        type: 'object',
-        required: ['id', 'junction', 'stop_line', 'heads', 'left'],
-        properties: {
-          id: { ...str, description: 'e.g. J1.A, J3.B.left: the id of its state in npc_states.signals' },
-          junction: str,
-          stop_line: flatPoints('where its vehicles stop, flat [x0, y0, x1, y1, …] across its lanes'),
-          heads: idList('ids of the signal heads that show it'),
-          left: { type: 'boolean', description: 'the protected-left group of an approach with left-arrow heads' },
-        },
-      },
-    },
-    heads: {
-      type: 'array',
-      items: {
-        type: 'object',
-        required: ['id', 'x', 'y', 'kind', 'head', 'left_arrow', 'groups'],
-        properties: {
-          id: str, x: num, y: num,
-          kind: { enum: ['vehicle', 'bus', 'pedestrian', 'bicycle', 'lane_control', 'warning', 'other'] },
-          head: { ...str, description: 'the head\'s design, e.g. vehicle_horizontal_3_colour' },
-          left_arrow: { type: 'boolean' },
-          groups: idList('the signal groups it shows (none: a pedestrian head, or one bound to no junction)'),
-        },
-      },
-    },
-    stop_lines: {
-      type: 'array',
-      items: {
-        type: 'object', required: ['id', 'points'],
-        properties: {
-          id: str, points: flatPoints('the line, flat [x0, y0, x1, y1, …]'),
-          derived: { type: 'boolean', description: 'the map paints no line here: where the vehicles of a signal group (id: the group) or of a stop or yield sign\'s approach (id: junction.approach letter) stop, where their lanes enter the junction' },
-        },
-      },
-    },
-    signs: {
-      type: 'array',
-      items: {
-        type: 'object',
-        required: ['id', 'x', 'y', 'kind'],
-        properties: { id: str, x: num, y: num, kind: { enum: ['stop', 'yield', 'speed_limit', 'min_speed', 'slow'] } },
-      },
-    },
-    crosswalks: {
-      type: 'array',
-      description: 'the map\'s crosswalks (empty for maps made before they were carried); a walk signal group in npc_states.signals names the ones it governs',
-      items: {
-        type: 'object',
-        required: ['id', 'polygon', 'axis', 'lanes'],
-        properties: {
-          id: str,
-          polygon: flatPoints('outline, flat [x0, y0, x1, y1, …], a ring without its closing repeat'),
-          axis: flatPoints('the walking axis kerb to kerb, flat [ax, ay, bx, by]'),
-          lanes: idList('ids of the lanes whose centre lines cross it'),
-        },
-      },
-    },
-  },
-} as const;
-
-export const mapReplySchema = {
-  type: 'object',
-  required: ['name', 'origin', 'convergence_deg', 'bounds', 'roads', 'counts', 'traffic_control'],
-  properties: {
-    name: str,
-    origin: { type: 'object', properties: { lat: num, lon: num } },
-    convergence_deg: { ...num, description: 'meridian convergence at the origin: grid north is this many degrees clockwise of true north' },
-    bounds: { type: 'object', properties: { min_x: num, min_y: num, max_x: num, max_y: num } },
-    roads: {
-      type: 'object',
-      properties: { lane: roadList, road_line: roadList, road_edge: roadList, crosswalk: roadList, speed_bump: roadList, stop_sign: roadList, driveway: roadList },
-    },
-    counts: { type: 'object', additionalProperties: { type: 'integer' }, description: 'roads per type, points, and roads of other types skipped' },
-    traffic_control: mapTrafficControlSchema,
-  },
-} as const;
+// ---- map (GET /api/map): mapReplySchema, in src/protocol/map.ts ----
 
 /** POST /api/story/arm: the attempt number the client sees (GET /api/story `attempt`); the new one is that + 1. */
 export const storyArmSchema = {

@@ -4,23 +4,15 @@
  * both round the same way).
  */
 import { convergenceDeg, headingFromYaw, type GeoFrame } from '../geo/frame.js';
-import type { EgoReport, EgoState, HeadingSource, NpcHold, NpcState, SceneSnapshot } from '../scene/index.js';
-import type { ClockSource } from '../time/fix-clock.js';
-import type { ObjectKind } from '../vehicle/index.js';
+import type { EgoReport, EgoState, NpcState, SceneSnapshot } from '../scene/index.js';
 import { signalEntries, type SignalEntry } from '../scene/signals/signal-entries.js';
+import type { EgoFrameEntry, NpcFrameEntry, NpcHoldReason, NpcStatesMessage, ObjectKind, RunState } from '../protocol/index.js';
+import type { GnssEgo } from './ego-state-schema.js';
+
+export type { GnssEgo, RunState };
 
 const r3 = (v: number) => Math.round(v * 1000) / 1000;
 const r7 = (v: number) => Math.round(v * 1e7) / 1e7;
-
-export interface GnssEgo {
-  lat: number;
-  lon: number;
-  /** degrees clockwise from true north; absent from a receiver without one (the scene derives the course) */
-  heading?: number;
-  speed: number;
-  length?: number;
-  width?: number;
-}
 
 export function egoReportFromGnss(geo: GeoFrame, egoId: string, d: GnssEgo, clientTimestamp?: number): EgoReport {
   const p = geo.toLocal(d.lat, d.lon);
@@ -38,28 +30,11 @@ export function mapPoint(geo: GeoFrame, p: { x?: number; y?: number; lat?: numbe
   return hasXY ? { x: p.x as number, y: p.y as number } : geo.toLocal(p.lat as number, p.lon as number);
 }
 
-export interface NpcEntry {
-  id: number;
-  x: number;
-  y: number;
-  lat: number;
-  lon: number;
-  yaw: number;
-  heading: number;
-  speed: number;
-  vx: number;
-  vy: number;
-  length: number;
-  width: number;
-  collided: boolean;
-  offroad: boolean;
-  /** what it is: a vehicle, a pedestrian or a cyclist (every entry says it; frames recorded or decoded before it: a vehicle) */
-  kind: ObjectKind;
-  /** a test case's scripted actor: its story id (absent for the policy's NPCs) */
-  actor?: string;
-  /** why it is held back (a rule at a junction, or a queue behind one); absent when nothing holds it */
-  hold?: Exclude<NpcHold, 'none'>;
-}
+/**
+ * An NPC entry as this server writes it (the schema: npcEntrySchema in src/protocol/frame.ts): every extension
+ * filled, but actor (a scripted actor only) and hold (only while something holds it).
+ */
+export type NpcEntry = NpcFrameEntry & Required<Pick<NpcFrameEntry, 'heading' | 'vx' | 'vy' | 'collided' | 'offroad' | 'kind'>>;
 
 export function npcEntry(geo: GeoFrame, n: NpcState): NpcEntry {
   const ll = geo.toLatLon(n.x, n.y);
@@ -92,7 +67,7 @@ class ReusedNpcEntry implements NpcEntry {
   /** JSON leaves it out while undefined: a policy NPC's entry is as it always was */
   actor: string | undefined = undefined;
   /** likewise, while nothing holds it */
-  hold: Exclude<NpcHold, 'none'> | undefined = undefined;
+  hold: NpcHoldReason | undefined = undefined;
 }
 
 /**
@@ -193,31 +168,12 @@ export function npcDetail(geo: GeoFrame, n: NpcState) {
   return { ...npcEntry(geo, n), goal_x: r3(n.goalX), goal_y: r3(n.goalY), auto: n.auto, hold: n.hold };
 }
 
-export interface EgoEntry {
-  ego_id: string;
-  x: number;
-  y: number;
-  yaw: number;
-  speed: number;
-  length: number;
-  width: number;
-  stale: boolean;
-  collided: boolean;
-  timestamp: number | null;
-  /** where the yaw comes from (JSON only: binary frames and frames recorded before it leave it out) */
-  heading_source?: HeadingSource;
-  /** from the fixes at their own times [m/s², rad/s] (absent from frames recorded before them) */
-  accel?: number;
-  yaw_rate?: number;
-  /** simulation time the latest fix was measured at [s] */
-  fix_time_s?: number;
-  /** a stamped car's latest transport latency [s], its clock minus the server's [s], how that is known, fixes dropped out of order, clock jumps */
-  latency_s?: number;
-  clock_offset_s?: number;
-  clock_source?: ClockSource;
-  out_of_order?: number;
-  clock_jumps?: number;
-}
+/**
+ * An ego entry as this server writes it (the schema: egoEntrySchema): with its box and client timestamp (null:
+ * none). Binary frames carry neither heading_source nor the fix and clock figures; frames recorded before those
+ * were added lack them too.
+ */
+export type EgoEntry = EgoFrameEntry & Required<Pick<EgoFrameEntry, 'length' | 'width' | 'timestamp'>>;
 
 export function egoEntry(e: EgoState): EgoEntry {
   const out: EgoEntry = {
@@ -243,25 +199,15 @@ export function egoEntry(e: EgoState): EgoEntry {
 /** (a signal group's entry is built once per frame for every exit: scene/signals/signal-entries.ts) */
 export { signalEntry, type SignalEntry } from '../scene/signals/signal-entries.js';
 
-export type RunState = 'running' | 'paused' | 'stopped';
-
-export interface NpcStatesFrame {
-  type: 'npc_states';
-  /** wall-clock time of the frame, seconds since the Unix epoch */
-  timestamp: number;
-  /** simulation time shown [s] */
-  sim_time_s: number;
-  step: number;
-  state: RunState;
+/**
+ * An npc_states frame as this server builds it (the schema: npcStatesSchema): with its simulation time, run state
+ * and egos. Frames decoded from the binary format carry no signals (binary clients get signal_states messages).
+ */
+export type NpcStatesFrame = Omit<NpcStatesMessage, 'npcs' | 'egos' | 'signals'> & Required<Pick<NpcStatesMessage, 'sim_time_s' | 'state'>> & {
   npcs: NpcEntry[];
-  metrics: { sim_time_ms: number; policy_time_ms: number; total_time_ms: number; num_active_npcs: number };
   egos: EgoEntry[];
-  /**
-   * every signal group's state at the frame time (empty when the map has none). Absent from frames decoded
-   * from the binary format, which carries NPCs and egos only (binary clients get `signal_states` messages).
-   */
   signals?: SignalEntry[];
-}
+};
 
 export function buildNpcStatesFrame(geo: GeoFrame, s: SceneSnapshot, state: RunState, wallTimeS: number): NpcStatesFrame {
   return frameOf(s, state, wallTimeS, s.npcs.map((n) => npcEntry(geo, n)));

@@ -31,7 +31,8 @@ export interface VehicleState extends KinematicState, Box {}
  * What a moving object is. Vehicles are what the policy drives; pedestrians and cyclists are people. Every moving
  * object in a frame carries its kind so that a car's perception stack can classify it (Autoware: PEDESTRIAN, BICYCLE).
  */
-export type ObjectKind = 'vehicle' | 'pedestrian' | 'cyclist';
+export const OBJECT_KINDS = ['vehicle', 'pedestrian', 'cyclist'] as const;
+export type ObjectKind = (typeof OBJECT_KINDS)[number];
 
 /**
  * A stop line a vehicle must not pass now: a movement closed by its signal (red or yellow), from its entry (where

@@ -1,15 +1,14 @@
 /** Every action of the page as a REST call (start, pause, clear, reset, init, delete, forget, spawn); a refusal is shown in the server's own words. */
-import type { WebMap } from './app.js';
+import type { MapHandle, SpawnDraft } from './map-handle.js';
 import { ApiError } from './api.js';
 import { $ } from './dom.js';
-import type { SpawnDraft } from './spawn.js';
 import { toast } from './toasts.js';
 import type { RunState, ServerConfig, ServerStatus } from './types.js';
 
 export class Actions {
   private toggling = false;
 
-  constructor(private readonly page: WebMap) {}
+  constructor(private readonly page: MapHandle) {}
 
   /** Runs a REST action; a refusal is shown with the server's text. */
   private async act<T>(what: string, f: () => Promise<T>): Promise<T | undefined> {

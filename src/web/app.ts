@@ -8,11 +8,11 @@
 import { Actions } from './actions.js';
 import { Api } from './api.js';
 import { Connection } from './connection.js';
-import { debugHandle } from './debug-handle.js';
 import { $, setText } from './dom.js';
 import type { Hit } from './draw.js';
 import { Input } from './input.js';
 import { updateInspector } from './inspector.js';
+import type { MapHandle } from './map-handle.js';
 import { MapCanvas } from './map-canvas.js';
 import { SceneState } from './scene-state.js';
 import { ServerData } from './server-data.js';
@@ -23,7 +23,7 @@ import { updateStatusBar } from './status-bar.js';
 import type { MapReply, RunState } from './types.js';
 import { View } from './view.js';
 
-export class WebMap {
+export class WebMap implements MapHandle {
   readonly api: Api;
   readonly state = new SceneState();
   readonly view = new View();
@@ -88,10 +88,5 @@ export class WebMap {
     updateStatusBar(this, now);
     updateInspector(this);
     this.connection.updateBanner();
-  }
-
-  /** for tests and the curious: window.__vils */
-  debugHandle() {
-    return debugHandle(this);
   }
 }

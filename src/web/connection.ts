@@ -1,5 +1,5 @@
 /** The stream glue: frames into the scene state, the connection's state in the banner and status bar, and after a reconnect the map, config and details read again. */
-import type { WebMap } from './app.js';
+import type { MapHandle } from './map-handle.js';
 import { withToken } from './api.js';
 import { $, setText } from './dom.js';
 import { StreamClient, type ConnectionState } from './stream.js';
@@ -10,7 +10,7 @@ export class Connection {
   conn: ConnectionState = { kind: 'connecting', attempt: 0 };
   private readonly stream: StreamClient;
 
-  constructor(private readonly page: WebMap) {
+  constructor(private readonly page: MapHandle) {
     const wsUrl = withToken(`${location.protocol === 'https:' ? 'wss:' : 'ws:'}//${location.host}${page.base}/ws/vils/stream`);
     this.stream = new StreamClient(wsUrl, {
       onFrame: (f, t) => this.onFrame(f, t),

@@ -1,5 +1,5 @@
 /** The keyboard and mouse: toolbar buttons and checkboxes, the keys, and on the canvas pan, zoom, pinch, click to inspect and the spawn gesture's pointer events. */
-import type { WebMap } from './app.js';
+import type { MapHandle } from './map-handle.js';
 import { $ } from './dom.js';
 import { hitTest } from './draw.js';
 import { helpOpen, toggleHelp } from './help.js';
@@ -10,7 +10,7 @@ export class Input {
   private pan: { id: number; x: number; y: number; moved: boolean; button: number } | null = null;
   private pinch: { d: number; mx: number; my: number } | null = null;
 
-  constructor(private readonly page: WebMap) {}
+  constructor(private readonly page: MapHandle) {}
 
   bind(): void {
     const { page } = this;

@@ -3,7 +3,7 @@
  * waits ("Waiting: red light (J1.A)"). A test case's scripted actor says so ("scripted actor cutter of test case
  * cut_in") and has no goal and no Delete: the story places and removes it (the panel's Reset takes it away).
  */
-import type { WebMap } from './app.js';
+import type { MapHandle } from './map-handle.js';
 import { $, compassDeg, setHtml, setText } from './dom.js';
 import { findEgo } from './draw.js';
 import { HOLD_WORDS, type SignalLayer } from './signals.js';
@@ -29,7 +29,7 @@ export function holdText(n: NpcFrameEntry, d: NpcDetail | undefined, signals: re
 }
 
 /** Fills the inspector for the page's selection, or hides it. */
-export function updateInspector(page: WebMap): void {
+export function updateInspector(page: MapHandle): void {
   const panel = $('inspector');
   const sel = page.selected;
   if (!sel) {

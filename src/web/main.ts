@@ -2,7 +2,9 @@
 import './style.css';
 import { scenePrefix } from './api.js';
 import { WebMap } from './app.js';
+import { debugHandle } from './debug-handle.js';
 
 const app = new WebMap(scenePrefix(location.pathname));
-(window as unknown as { __vils: ReturnType<WebMap['debugHandle']> }).__vils = app.debugHandle();
+// for tests and the curious
+(window as unknown as { __vils: ReturnType<typeof debugHandle> }).__vils = debugHandle(app);
 app.start();

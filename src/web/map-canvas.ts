@@ -1,5 +1,5 @@
 /** The map canvas: its size, the animation-frame loop that draws roads, signals, vehicles and the spawn gesture when something changed, fit and follow, frame-time figures. */
-import type { WebMap } from './app.js';
+import type { MapHandle } from './map-handle.js';
 import { $ } from './dom.js';
 import { drawOverlay, findEgo, type DrawnActor, type DrawnPerson, type LabelBox } from './draw.js';
 import { MapLayer } from './map-layer.js';
@@ -38,7 +38,7 @@ export class MapCanvas {
   private fitVersion = -1;
   private lastDom = 0;
 
-  constructor(private readonly page: WebMap) {
+  constructor(private readonly page: MapHandle) {
     this.el = $<HTMLCanvasElement>('map');
     this.ctx = this.el.getContext('2d', { alpha: false }) as CanvasRenderingContext2D;
   }

@@ -101,7 +101,7 @@ export class MapLayer {
       return t;
     };
     /** Adds a polyline (flat x, y list; a NaN pair starts a new subpath) to the tile of its first point. */
-    const add = (key: StyleKey, pts: number[], closed: boolean, pad: number) => {
+    const add = (key: StyleKey, pts: readonly number[], closed: boolean, pad: number) => {
       let start = 0;
       while (start < pts.length && Number.isNaN(pts[start])) start += 2;
       if (pts.length - start < 2) return;
@@ -322,7 +322,7 @@ export class MapLayer {
 }
 
 /** Chevrons along a lane, pointing in its driving direction, every ARROW_EVERY_M: three points each, NaN pairs between. */
-function arrows(pts: number[]): number[] {
+function arrows(pts: readonly number[]): number[] {
   const out: number[] = [];
   let acc = ARROW_EVERY_M / 2;
   for (let i = 2; i < pts.length; i += 2) {

@@ -1,8 +1,8 @@
 /** What the page reads over REST: the map (retried until it comes), the config, and once a second the status and the NPC details. */
-import type { WebMap } from './app.js';
+import type { MapHandle } from './map-handle.js';
 import { $ } from './dom.js';
 import { toast } from './toasts.js';
-import type { MapReply, NpcDetail, ServerConfig, ServerStatus } from './types.js';
+import type { MapReply, NpcDetail, NpcStatesFrame, ServerConfig, ServerStatus } from './types.js';
 
 export class ServerData {
   mapReply: MapReply | null = null;
@@ -12,7 +12,7 @@ export class ServerData {
   private detailsBusy = false;
   private statusBusy = false;
 
-  constructor(private readonly page: WebMap) {}
+  constructor(private readonly page: MapHandle) {}
 
   async loadMap(): Promise<void> {
     for (let attempt = 0; ; attempt++) {
@@ -62,9 +62,10 @@ export class ServerData {
       const r = await this.page.api.call<{ npcs: NpcDetail[] }>('GET', '/api/npcs');
       state.setDetails(r.npcs);
       this.page.canvas.dirty = true;
-      // a paused scene sends a frame once a second: show the result of an action at once
+      // a paused scene sends a frame once a second: show the result of an action at once (the entries stand in for
+      // the frame's: their hold may say none, which frames leave out, but the page reads holds from the details only)
       const f = state.frame;
-      if (force && f && f.state !== 'running') state.frame = { ...f, npcs: r.npcs, metrics: { ...f.metrics, num_active_npcs: r.npcs.length } };
+      if (force && f && f.state !== 'running') state.frame = { ...f, npcs: r.npcs as unknown as NpcStatesFrame['npcs'], metrics: { ...f.metrics, num_active_npcs: r.npcs.length } };
     } catch {
       /* shown by the connection state */
     } finally {

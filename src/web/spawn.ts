@@ -1,5 +1,7 @@
 /** The spawn gesture (A): press at the spawn point, drag for heading and speed (shown live), release, then click the goal or right-click for the server's; drawn while it lasts. */
-import type { WebMap } from './app.js';
+import type { MapHandle, SpawnDraft, SpawnMode } from './map-handle.js';
+
+export type { SpawnDraft, SpawnMode };
 import { $, compassDeg, setText } from './dom.js';
 import { VEHICLE_COLOURS } from './draw.js';
 import type { View } from './view.js';
@@ -9,30 +11,13 @@ export const PX_PER_MPS = 10;
 export const MAX_SPAWN_SPEED = 40;
 const DEAD_ZONE_PX = 8;
 
-export type SpawnMode = 'idle' | 'spawn-press' | 'spawn-drag' | 'spawn-goal';
-
-export interface SpawnDraft {
-  /** map point pressed */
-  x: number;
-  y: number;
-  /** screen point pressed */
-  sx: number;
-  sy: number;
-  /** rad in the map frame; undefined: along the lane (the server decides) */
-  yaw?: number;
-  speed: number;
-  /** pointer, screen */
-  px: number;
-  py: number;
-}
-
 type Point = { x: number; y: number };
 
 export class SpawnGesture {
   mode: SpawnMode = 'idle';
   draft: SpawnDraft | null = null;
 
-  constructor(private readonly page: WebMap) {}
+  constructor(private readonly page: MapHandle) {}
 
   /** A and the Add NPC button: start spawning, or cancel it. */
   toggle(): void {

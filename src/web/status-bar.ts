@@ -1,5 +1,5 @@
 /** The status bar's figures (run state, step, time, publish rate, timings, counts, shield, time sync and its panel, signals, drawing rate) and the toolbar buttons' state. */
-import type { WebMap } from './app.js';
+import type { MapHandle } from './map-handle.js';
 import { $, fmt, setHtml, setText } from './dom.js';
 import { signalSummary } from './signals.js';
 import { timePanelHtml, timeSummary } from './time-panel.js';
@@ -21,7 +21,7 @@ export function shieldText(st: ServerStatus | null): string {
  * at the 4 Hz of the rest of the bar, the signal line lagged the map by up to a quarter of a second, more on a
  * busy machine, and read "J1.A red 0.1 s" while the map had turned J1.A green.
  */
-export function updateFrameFigures(page: WebMap): void {
+export function updateFrameFigures(page: MapHandle): void {
   const f = page.state.frame;
   setText($('st-step'), f ? String(f.step) : '–');
   setText($('st-time'), f?.sim_time_s !== undefined ? `${f.sim_time_s.toFixed(1)} s` : '–');
@@ -44,7 +44,7 @@ export function updateFrameFigures(page: WebMap): void {
   $('btn-follow').setAttribute('aria-pressed', String(page.canvas.follow !== null));
 }
 
-export function updateStatusBar(page: WebMap, now: number): void {
+export function updateStatusBar(page: MapHandle, now: number): void {
   const st = page.data.status;
   const state = page.runState();
   const stateEl = $('st-state');
@@ -86,7 +86,7 @@ export function toggleTimePanel(st: ServerStatus | null, show?: boolean): void {
 }
 
 /** The status bar's signals: each group's state and time to change (a few), else the counts by state. */
-function updateSignals(page: WebMap): void {
+function updateSignals(page: MapHandle): void {
   const sum = signalSummary(page.state.frame?.signals);
   const item = $('st-signals-item');
   const groups = page.signals.layer?.groups.length ?? 0;

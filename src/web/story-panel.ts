@@ -10,7 +10,7 @@
  * browser reports each one as a console error. Following the status also finds a case served after a
  * reconnect, by another server. V (or the ×) closes the panel and stops its polling.
  */
-import type { WebMap } from './app.js';
+import type { MapHandle } from './map-handle.js';
 import { ApiError } from './api.js';
 import { $, setHtml, setText } from './dom.js';
 import { storyPanelHtml } from './story-view.js';
@@ -28,7 +28,7 @@ export class StoryPanel {
   private timer = 0;
   private busy = false;
 
-  constructor(private readonly page: WebMap) {}
+  constructor(private readonly page: MapHandle) {}
 
   bind(): void {
     $('story-arm').addEventListener('click', (e) => {

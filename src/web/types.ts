@@ -1,88 +1,20 @@
 /**
  * What the page reads from the server: the npc_states frame (docs/protocol/npc_states.schema.json), the
- * REST replies it uses, and GET /api/map. The page is a client of the public protocol, so these are
- * written from the schemas, not imported from the server.
+ * REST replies it uses, and GET /api/map. The page is a client of the public protocol: the frame, GET /api/npcs
+ * and GET /api/map take the types derived from the protocol's schemas (src/protocol/, type-only: nothing of it
+ * enters the bundle), never the server's code; the story, status, time and config replies are written here
+ * (their schemas leave them open, or are made from the settings table at run time).
  */
+import type { EgoFrameEntry, MapReply as MapReplyMessage, NpcFrameEntry, NpcHold, NpcStatesMessage, NpcView, ObjectKind, RunState, SignalColour, SignalFrameEntry } from '../protocol/index.js';
 
-export type RunState = 'running' | 'paused' | 'stopped';
-
-/** What a moving object is (npc_states npcs[].kind); an entry without it (older servers, recordings) is a vehicle. */
-export type ObjectKind = 'vehicle' | 'pedestrian' | 'cyclist';
-
-export interface NpcFrameEntry {
-  id: number;
-  x: number;
-  y: number;
-  yaw: number;
-  heading?: number;
-  speed: number;
-  vx?: number;
-  vy?: number;
-  length: number;
-  width: number;
-  collided?: boolean;
-  offroad?: boolean;
-  kind?: ObjectKind;
-  /** a test case's scripted actor: its story id (id 1000000 + n); absent for the policy's NPCs */
-  actor?: string;
-}
-
-export interface EgoFrameEntry {
-  ego_id: string;
-  x: number;
-  y: number;
-  yaw: number;
-  speed: number;
-  length?: number;
-  width?: number;
-  stale: boolean;
-  collided: boolean;
-  timestamp?: number | null;
-  /** where the yaw comes from (newer servers, JSON frames) */
-  heading_source?: 'reported' | 'course' | 'held' | 'lane' | 'none';
-  /** from the fixes at their own times (newer servers, JSON frames) */
-  accel?: number;
-  yaw_rate?: number;
-  /** a stamped car's transport latency, clock offset and how that is known, out-of-order fixes, clock jumps */
-  latency_s?: number;
-  clock_offset_s?: number;
-  clock_source?: 'probe' | 'synced' | 'fixes' | 'none';
-  out_of_order?: number;
-  clock_jumps?: number;
-}
-
-export type SignalColour = 'green' | 'green_yield' | 'yellow' | 'red' | 'off';
+// the frame's types are derived from its schemas (src/protocol/frame.ts), as the protocol has them: the
+// extensions newer servers add are optional, so the page reads frames from older servers and recordings too
+export type { EgoFrameEntry, NpcFrameEntry, NpcHold, ObjectKind, RunState, SignalColour };
 
 /** One signal group's state in a frame (`signals`). */
-export interface SignalState {
-  id: string;
-  numeric_id?: number;
-  junction: string;
-  state: SignalColour;
-  code?: 'G' | 'g' | 'y' | 'r' | 'o';
-  /** seconds until it changes by the plan; null while set live */
-  time_to_change_s?: number | null;
-  source?: 'plan' | 'live' | 'transition';
-  left?: boolean;
-  lanes?: string[];
-  /** a walk signal group: the ids of the crosswalks (GET /api/map traffic_control.crosswalks) it governs */
-  crosswalks?: string[];
-  /** a walk group's state in pedestrian terms, when the server gives it (else read from `state`: crosswalks.ts) */
-  walk?: string;
-}
+export type SignalState = SignalFrameEntry;
 
-export interface NpcStatesFrame {
-  type: 'npc_states';
-  timestamp: number;
-  sim_time_s?: number;
-  step: number;
-  state?: RunState;
-  npcs: NpcFrameEntry[];
-  metrics: { sim_time_ms: number; policy_time_ms: number; total_time_ms: number; num_active_npcs: number };
-  egos?: EgoFrameEntry[];
-  /** every signal group's state (servers with traffic control) */
-  signals?: SignalState[];
-}
+export type NpcStatesFrame = NpcStatesMessage;
 
 /** GET /api/story: the test case a scene serves (src/server/story-desk.ts); 404 when it serves none. */
 export type AttemptStatus = 'running' | 'passed' | 'failed' | 'not_started' | 'aborted' | 'invalid';
@@ -117,17 +49,8 @@ export interface StoryView {
   attempts: Array<{ attempt: number; status: string; reason: string; armed_at_s: number; end_s: number | null }>;
 }
 
-/** Why an NPC stands or slows (GET /api/npcs `hold`). */
-export type NpcHold = 'none' | 'red' | 'yellow' | 'stop_sign' | 'give_way' | 'box' | 'queue' | 'crosswalk';
-
-/** GET /api/npcs entries: the frame entry plus goal and origin. */
-export interface NpcDetail extends NpcFrameEntry {
-  goal_x: number;
-  goal_y: number;
-  auto: boolean;
-  heading: number;
-  hold?: NpcHold;
-}
+/** GET /api/npcs entries: the frame entry plus goal and origin, and why it stands or slows (`hold`, none included). */
+export type NpcDetail = Omit<NpcFrameEntry, 'hold'> & Required<Pick<NpcView, 'goal_x' | 'goal_y' | 'auto' | 'heading'>> & Pick<NpcView, 'hold'>;
 
 /** GET /api/status, the fields the page shows (every one optional: the page tolerates older and newer servers). */
 export interface ServerStatus {
@@ -182,51 +105,8 @@ export interface ServerConfig {
   [k: string]: unknown;
 }
 
-export type LineColour = 'white' | 'yellow';
-export type LinePattern = 'solid' | 'broken' | 'double' | 'double_broken' | 'passing';
+// GET /api/map: derived from its schema (src/protocol/map.ts)
+export type { JunctionControl, LineColour, LinePattern, MapCrosswalk, MapRoad, MapRoadType, MapTrafficControl } from '../protocol/index.js';
 
-export interface MapRoad {
-  points: number[];
-  index: number;
-  element?: number;
-  colour?: LineColour;
-  pattern?: LinePattern;
-  median?: boolean;
-  lane_id?: string;
-  speed_limit?: number;
-}
-
-export type MapRoadType = 'lane' | 'road_line' | 'road_edge' | 'crosswalk' | 'speed_bump' | 'stop_sign' | 'driveway';
-
-export interface MapReply {
-  name: string;
-  origin: { lat: number; lon: number };
-  convergence_deg: number;
-  bounds: { min_x: number; min_y: number; max_x: number; max_y: number };
-  roads: Partial<Record<MapRoadType, MapRoad[]>>;
-  counts: Record<string, number>;
-  /** absent from servers without traffic control */
-  traffic_control?: MapTrafficControl;
-}
-
-export type JunctionControl = 'signal' | 'all_way_stop' | 'stop' | 'yield' | 'priority';
-
-export interface MapTrafficControl {
-  junctions: Array<{ id: string; control: JunctionControl; polygon: number[] }>;
-  groups: Array<{ id: string; junction: string; stop_line: number[]; heads: string[]; left: boolean }>;
-  heads: Array<{ id: string; x: number; y: number; kind: string; head: string; left_arrow: boolean; groups: string[] }>;
-  /** painted lines, and (derived: true) where vehicles stop that no paint marks */
-  stop_lines: Array<{ id: string; points: number[]; derived?: boolean }>;
-  signs: Array<{ id: string; x: number; y: number; kind: string }>;
-  /** absent from servers before crosswalks were carried */
-  crosswalks?: MapCrosswalk[];
-}
-
-export interface MapCrosswalk {
-  id: string;
-  /** outline, flat [x0, y0, x1, y1, …] */
-  polygon: number[];
-  /** walking axis kerb to kerb, [ax, ay, bx, by] */
-  axis?: number[];
-  lanes?: string[];
-}
+/** GET /api/map (the schema leaves the corners of its bounds optional: the server always gives all four) */
+export type MapReply = Omit<MapReplyMessage, 'bounds'> & { bounds: Required<MapReplyMessage['bounds']> };

@@ -10,8 +10,7 @@ import { readAction } from './parse-actions.js';
 import { readCondition } from './parse-conditions.js';
 import { readCriterion } from './parse-criteria.js';
 import { StoryFields } from './parse-fields.js';
-import { OBJECT_KINDS } from '../../traffic/object-kind.js';
-import type { ObjectKind } from '../../vehicle/index.js';
+import { OBJECT_KINDS, type ObjectKind } from '../../vehicle/index.js';
 import { AFTER_END, DEFAULT_QUALITY_LIMITS, REMOVE_BEYOND_M, type ActorSpec, type ActorStart, type AfterEnd, type EventSpec, type ImpactSpec, type Priority, type StorySpec } from './spec.js';
 import { DEFAULT_TARGET, MAX_PERSON_SPEED_MPS, TARGET_SIZES, VRU_TARGETS, type VruTarget } from './targets.js';
 

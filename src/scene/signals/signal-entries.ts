@@ -3,25 +3,11 @@
  * signal_states), the Foxglove /vils/signals channel and the REST API. Built once per set of states (a frame's, or
  * the API's at its own time) by whichever exit asks first; the others read the same entries.
  */
+import type { SignalFrameEntry } from '../../protocol/index.js';
 import type { SignalGroupState } from './controller.js';
 
-/** A signal group's state as frames, the REST API and the Foxglove channel show it. */
-export interface SignalEntry {
-  id: string;
-  numeric_id: number;
-  junction: string;
-  state: SignalGroupState['state'];
-  code: SignalGroupState['code'];
-  /** seconds until the plan changes it, to 0.1 s (the yellow left while a live input clears); null while it is set live */
-  time_to_change_s: number | null;
-  source: SignalGroupState['source'];
-  left: boolean;
-  lanes: readonly string[];
-  /** a walk group: what it shows people (absent for vehicle groups) */
-  walk?: SignalGroupState['walk'];
-  /** a walk group's crosswalk ids (the map's traffic_control.crosswalks) */
-  crosswalks?: readonly string[];
-}
+/** A signal group's state as frames, the REST API and the Foxglove channel show it (its one definition: the protocol's signalEntrySchema). */
+export type SignalEntry = SignalFrameEntry;
 
 const r1 = (v: number) => Math.round(v * 10) / 10;
 
