@@ -7,7 +7,7 @@
 import type { VehicleParams } from '../plant/params/vehicle.js';
 import type { VehicleState } from '../plant/state.js';
 import type { DriverCommand } from '../plant/types.js';
-import type { AutopilotSpec, ManeuverSpec } from './config.js';
+import type { AutopilotSpec, ManeuverSpec } from './ego-config.js';
 import { type DrivingLine, type LineProjection, alongDistance, pointAt, project } from './line.js';
 
 /** A vehicle the autopilot may have to follow: position and velocity at `t` (map frame). */

@@ -15,8 +15,9 @@ import type { LiveScene, SceneSnapshot } from '../scene/scene.js';
 import { setupScene, type SceneSetup } from '../scene/setup.js';
 import type { PolicySession } from '../policy/session.js';
 import type { Clock } from '../time/clock.js';
-import { TimedWorld, type SessionStatus, type TimeSession, type TimeSettings } from '../time/index.js';
-import { ScenarioAssets, STEP_US, observeEachOther, observeSnapshot, type SteppedScene } from './assets.js';
+import type { SessionStatus, TimeSession, TimeSettings } from '../time/index.js';
+import { STEP_US, observeEachOther, observeSnapshot, type SteppedScene } from './assets.js';
+import { ConductedWorld } from './conducted-world.js';
 import type { Scenario } from './config.js';
 import { SimEgo, US, type SimEgoOptions } from './sim-ego.js';
 import type { WorldObject } from './sensors.js';
@@ -86,7 +87,7 @@ export class ScenarioWorld {
   /** the live scene, when the scenario has NPCs */
   readonly scene: LiveScene | null;
   /** the world and each plant on the conductor (`vils run` attaches external assets to its session) */
-  readonly timed: TimedWorld;
+  readonly timed: ConductedWorld;
   /** the conductor's settings in force */
   readonly timeSettings: TimeSettings;
   /** the scenario's scripted test case on this world (its `story:`), or null */
@@ -104,8 +105,7 @@ export class ScenarioWorld {
     });
     this.timeSettings = opts.time ?? scenario.time;
     this.story = scenario.story && scene ? new StoryHost(scenario.story, directSink(scene), this.egos) : null;
-    const assets = new ScenarioAssets({ scene, egos: this.egos, report: (r, ts) => scene?.updateEgo(r, ts), waitsFor: (n) => this.timed?.session.waitsFor(n) ?? true, story: this.story });
-    this.timed = new TimedWorld(this.timeSettings, assets, { clock: opts.clock });
+    this.timed = new ConductedWorld(this.timeSettings, { scene, egos: this.egos, report: (r, ts) => scene?.updateEgo(r, ts), story: this.story }, { clock: opts.clock });
     this.reset();
   }
 

@@ -12,7 +12,7 @@ import { InputError } from '../scene/index.js';
 import { walksNeverWalking } from '../scene/control/index.js';
 import type { ControlledJunction, GroupStateCode, LiveSignalInput, SignalPlan, SignalPlanOverride } from '../scene/control/index.js';
 import type { LiveSignalResult } from '../record/log.js';
-import type { SceneInputs } from './inputs.js';
+import type { SceneInputs } from '../session/inputs.js';
 import { signalEntry, type SignalEntry } from './wire.js';
 
 const r3 = (v: number) => Math.round(v * 1000) / 1000;
