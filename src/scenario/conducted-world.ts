@@ -1,12 +1,12 @@
 /**
- * A scenario's world on the time conductor: one TimedWorld (src/time/timed-world.ts) over one set of the
+ * A scenario's world on the time conductor: a TimedWorld (src/time/timed-world.ts) over one set of the
  * scenario's assets (assets.ts: the NPC world, each simulated ego's plant, an optional story around each policy
- * step). The one set-up that `vils run`'s world (world.ts) and a served scene's time (src/session/scene-time.ts)
- * share, so both step a scene the same way; a set can be swapped between two advances (simulated egos attached
- * to a served scene).
+ * step). The one set-up that `vils run`'s world (world.ts) and a served session's conductor
+ * (src/session/scene-time.ts) share, so both step a scene the same way; a set can be swapped between two
+ * advances (simulated egos attached to a served scene). Its advance is the TimedWorld's.
  */
 import type { Clock } from '../time/clock.js';
-import { TimedWorld, type AdvanceOptions, type AdvanceResult, type RunnerEvent, type TimeSession, type TimeSettings } from '../time/index.js';
+import { TimedWorld, type RunnerEvent, type TimeSession, type TimeSettings } from '../time/index.js';
 import { ScenarioAssets, type ScenarioAssetsOptions } from './assets.js';
 import type { SimEgo } from './sim-ego.js';
 
@@ -18,50 +18,44 @@ export interface ConductedWorldOptions {
   readonly onEvent?: (e: RunnerEvent) => void;
 }
 
-export class ConductedWorld {
-  private readonly timed: TimedWorld;
+/** The session a set's world asset asks whether to wait for an ego (known once the TimedWorld is built). */
+interface SessionRef {
+  session: TimeSession | null;
+}
+
+function assetsOf(set: WorldSet, ref: SessionRef): ScenarioAssets {
+  // realtime: the world does not wait for an ego the session says is lagging (or past the tick's budget)
+  return new ScenarioAssets({ ...set, waitsFor: (n) => ref.session?.waitsFor(n) ?? true });
+}
+
+export class ConductedWorld extends TimedWorld {
   private set: ScenarioAssets;
+  private readonly ref: SessionRef;
 
   /** Throws TimeSettingsError when the set's steps do not fit the settings. */
-  constructor(readonly settings: TimeSettings, set: WorldSet, opts: ConductedWorldOptions = {}) {
-    this.set = this.assetsOf(set);
-    this.timed = new TimedWorld(settings, this.set, opts);
-  }
-
-  /** the conductor (external assets attach to it over the asset port) */
-  get session(): TimeSession {
-    return this.timed.session;
-  }
-
-  private assetsOf(set: WorldSet): ScenarioAssets {
-    // (the world may not wait for an ego the session says is lagging: realtime)
-    return new ScenarioAssets({ ...set, waitsFor: (n) => this.timed?.session.waitsFor(n) ?? true });
-  }
-
-  /** Throws TimeSettingsError when this set's steps do not fit the settings (nothing changes). */
-  check(set: WorldSet): void {
-    this.timed.check(this.assetsOf(set));
-  }
-
-  /** Swaps the set (between two advances): the old assets leave with `reason`, the new ones join. */
-  replace(set: WorldSet, reason: string): void {
-    const assets = this.assetsOf(set);
-    this.timed.replace(assets, reason);
+  constructor(settings: TimeSettings, set: WorldSet, opts: ConductedWorldOptions = {}) {
+    const ref: SessionRef = { session: null };
+    const assets = assetsOf(set, ref);
+    super(settings, assets, opts);
+    ref.session = this.session;
+    this.ref = ref;
     this.set = assets;
   }
 
-  /** Advances the world to targetUs through the conductor (TimeSession.advance). */
-  advance(targetUs: number, opts: AdvanceOptions = {}): Promise<AdvanceResult> {
-    return this.timed.advance(targetUs, opts);
+  /** Throws TimeSettingsError when this set's steps do not fit the settings (nothing changes). */
+  checkSet(set: WorldSet): void {
+    this.check(assetsOf(set, this.ref));
+  }
+
+  /** Swaps the set (between two advances): the old assets leave with `reason`, the new ones join. */
+  replaceSet(set: WorldSet, reason: string): void {
+    const assets = assetsOf(set, this.ref);
+    this.replace(assets, reason);
+    this.set = assets;
   }
 
   /** Hands an ego's report to the scene at the ego's own time (the frame shows it; the scene extrapolates). */
   reportNow(e: SimEgo): void {
     this.set.reportNow(e);
-  }
-
-  /** Back to time 0: the assets, then the conductor. */
-  reset(): void {
-    this.timed.reset();
   }
 }

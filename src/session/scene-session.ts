@@ -6,9 +6,10 @@
  * headless; `vils run`'s world steps the same ConductedWorld (src/scenario/conducted-world.ts); replay re-makes
  * its logged calls on a scene (src/record/replay.ts).
  *
- * The tick: runner → here → scene-time → the conductor (src/time) → the world asset (src/scenario/assets.ts)
- * → the logged inputs → the scene. Nothing on it calls back up: the world asset steps the scene through the
- * inputs' logged advance, and the conductor's time is moved on here, after the world's steps.
+ * The tick: runner → here → the conductor (src/time/timed-world.ts, session.ts) → the world asset
+ * (src/scenario/assets.ts) → the logged inputs → the scene. Nothing on it calls back up: the world asset steps
+ * the scene through the inputs' logged advance, and the scene's time is moved on here, after the world's steps.
+ * scene-time.ts is the conductor's set-up (what is attached to it), not a step on the way.
  */
 import type { LiveScene, SceneSnapshot } from '../scene/index.js';
 import type { Clock } from '../time/clock.js';
@@ -52,11 +53,20 @@ export class SceneSession implements RunnerScene {
   }
 
   /**
-   * The one entry per tick: everything that runs the scene (the world's policy steps, the simulated egos, the
-   * test case, external assets) advanced to simulation time t. Returns the logged advance's steps.
+   * The one entry per tick: everything that runs the scene (the world's policy steps through the logged inputs,
+   * the simulated egos within half a tick, the test case, external assets) advanced to simulation time t; then
+   * each ego reported as it is now, and the scene's time moved on to where the conductor reached, short of a
+   * policy step the world asset has not taken. Returns the policy steps that last move ran (none: 0).
    */
-  advanceTo(t: number): Promise<number> {
-    return this.conductor.advanceTo(t);
+  async advanceTo(t: number): Promise<number> {
+    const period = this.conductor.periodS;
+    const world = this.conductor.world;
+    const r = await world.advance(Math.round(t * 1e6), { budgetS: period / 2, maxWaitS: period });
+    const reached = r.held ? r.tcUs / 1e6 : t;
+    // each ego as it is now, for the frame (one left behind at its own time: the scene moves it on)
+    for (const e of this.conductor.egos) world.reportNow(e);
+    const to = Math.min(reached, this.scene.nextStepTime - 2e-6);
+    return to > this.scene.time + 1e-9 ? this.inputs.advance(to) : 0;
   }
 
   /** Back to time 0 (logged), then the conductor and whatever is attached to it. */

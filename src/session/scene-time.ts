@@ -1,9 +1,9 @@
 /**
  * The time conductor of a hosted scene (src/time/session.ts): the NPC world, the simulated egos of a scenario
  * (sim-egos.ts) and external simulators that register over the UDP asset protocol are assets of one
- * TimeSession (one ConductedWorld, src/scenario/conducted-world.ts, as `vils run`'s world has), and the
- * session's advance (scene-session.ts) goes through it; its world asset steps the scene through the logged
- * inputs (inputs.ts), never back through here.
+ * TimeSession (one ConductedWorld, src/scenario/conducted-world.ts, as `vils run`'s world has): this is its
+ * set-up — what is attached, the asset port, the status — and the session's tick (scene-session.ts) advances
+ * its world; the world asset steps the scene through the logged inputs (inputs.ts), never back through here.
  *
  * Modes (`time:` of the scenario, or `vils serve --time-mode`):
  *   - realtime (default): the runner's clock is the wall clock and the master: a wall-clock asset is dragged to
@@ -54,10 +54,11 @@ interface Attached {
 
 export class SceneTime {
   readonly settings: TimeSettings;
-  /** the world (and the simulated egos, once attached) on the conductor */
-  private readonly world: ConductedWorld;
+  /** the world (and the simulated egos, once attached) on the conductor: the session's tick advances it */
+  readonly world: ConductedWorld;
   private readonly scene: LiveScene;
-  private egos: readonly SimEgo[] = [];
+  /** the simulated egos stepped in-process (attached at a reset) */
+  private attached: readonly SimEgo[] = [];
   private onReset: (() => void) | null = null;
   /** egos to attach at the next reset (between two ticks, never under one) */
   private pending: Attached | null = null;
@@ -101,7 +102,7 @@ export class SceneTime {
   /** A test case steps with the world from the next reset on (the caller resets the runner next). */
   setStory(story: StoryHook): void {
     this.story = story;
-    this.pending ??= { egos: this.egos, report: this.report, onReset: this.onReset ?? (() => undefined), observe: this.observer };
+    this.pending ??= { egos: this.attached, report: this.report, onReset: this.onReset ?? (() => undefined), observe: this.observer };
   }
 
   private report: (r: EgoReport, tS: number) => void = () => undefined;
@@ -114,14 +115,14 @@ export class SceneTime {
    * Throws TimeSettingsError when their steps do not fit the settings.
    */
   attachEgos(egos: readonly SimEgo[], report: (r: EgoReport, tS: number) => void, onReset: () => void, observe: TrafficObserver | null = null): void {
-    this.world.check(this.set(egos, report));
+    this.world.checkSet(this.set(egos, report));
     this.pending = { egos, report, onReset, observe };
   }
 
   private swapIn({ egos, report, onReset, observe }: Attached): void {
     this.observer = observe;
-    this.world.replace(this.set(egos, report), 'replaced');
-    this.egos = egos;
+    this.world.replaceSet(this.set(egos, report), 'replaced');
+    this.attached = egos;
     this.report = report;
     this.onReset = onReset;
   }
@@ -129,8 +130,8 @@ export class SceneTime {
   /** Detaches the simulated egos (their assets leave; the world no longer waits for them). */
   detachEgos(): void {
     this.observer = null;
-    this.world.replace(this.set([], () => undefined), 'detached');
-    this.egos = [];
+    this.world.replaceSet(this.set([], () => undefined), 'detached');
+    this.attached = [];
     this.onReset = null;
   }
 
@@ -150,20 +151,14 @@ export class SceneTime {
     return this.port?.port ?? null;
   }
 
-  /**
-   * The conductor to t: the world takes the policy steps due (through the logged inputs), the egos step within
-   * the tick's budget; then each ego is reported as it is now, and the scene's time moves on to where the
-   * conductor reached (short of a policy step the world asset has not taken).
-   */
-  async advanceTo(t: number): Promise<number> {
-    const period = this.opts.periodS();
-    const r = await this.world.advance(Math.round(t * 1e6), { budgetS: period / 2, maxWaitS: period });
-    const reached = r.held ? r.tcUs / 1e6 : t;
-    // each ego as it is now, for the frame (one left behind at its own time: the scene moves it on)
-    for (const e of this.egos) this.world.reportNow(e);
-    // the scene's time to `reached`, short of a policy step the world asset has not taken
-    const to = Math.min(reached, this.scene.nextStepTime - 2e-6);
-    return to > this.scene.time + 1e-9 ? this.inputs.advance(to) : 0;
+  /** the simulated egos on the conductor now (reported to the scene after each tick) */
+  get egos(): readonly SimEgo[] {
+    return this.attached;
+  }
+
+  /** a tick's budget and wait [s]: the runner's publish period now */
+  get periodS(): number {
+    return this.opts.periodS();
   }
 
   /** After the scene's reset: egos attached since join, the conductor back to 0, the egos at their starts. */
