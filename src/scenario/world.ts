@@ -1,7 +1,8 @@
 /**
  * A scenario's world: its simulated egos and, on a road map with NPCs, the live scene (src/scene), on one
  * simulation clock kept by the time conductor (src/time/session.ts): the NPC world and each ego's plant are
- * assets of one TimeSession (src/scenario/assets.ts), in the scenario's `time:` mode — afap (default for
+ * assets of one TimeSession (assets.ts), built as a served session's are (one ConductedWorld,
+ * conducted-world.ts), in the scenario's `time:` mode — afap (default for
  * `vils run` in api mode), lockstep, or realtime (rt_comms) — and external simulators may join it over the
  * asset protocol (`vils run` opens the port). The plants tick at their own steps up to each policy step time
  * s·0.1; each ego is reported to the scene at exactly that time; the policy step runs (NPCs see the egos where

@@ -3,8 +3,8 @@
  * (inputs.ts), its time conductor (scene-time.ts: the NPC world, simulated egos and external assets), and the
  * optional test case and simulated egos attached to it (story-desk.ts, sim-egos.ts), with one entry per tick,
  * advanceTo(t). `vils serve` paces it in real time (runner.ts) and serves it (src/server); `vils drive` steps it
- * headless; `vils run`'s world steps the same ConductedWorld (src/scenario/conducted-world.ts); replay re-makes
- * its logged calls on a scene (src/record/replay.ts).
+ * headless; `vils run`'s world advances the same conductor (a ConductedWorld: src/scenario/conducted-world.ts);
+ * replay makes a recording's logged calls again through the input log (inputs.apply, src/record/replay.ts).
  *
  * The tick: runner → here → the conductor (src/time/timed-world.ts, session.ts) → the world asset
  * (src/scenario/assets.ts) → the logged inputs → the scene. Nothing on it calls back up: the world asset steps
