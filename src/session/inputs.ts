@@ -1,6 +1,6 @@
 /**
- * The inputs of a hosted scene, in one place: every call that changes the scene (ego reports, NPC and ego
- * commands, settings, and the runner's own advanceTo and reset) goes through here, so it can be logged with
+ * The inputs of a session's scene, in one place: every call that changes the scene (ego reports, NPC and ego
+ * commands, settings, and the session's own advances and resets) goes through here, so it can be logged with
  * the simulation time and the policy step at which it took effect — what an exact replay needs — and raw
  * inputs (ego_state messages as received, REST commands) can be observed by a recorder.
  *
