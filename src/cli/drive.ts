@@ -9,6 +9,8 @@ import { defaultMapPath, setupScene, type QualitySummary, type SceneConfig } fro
 import { HELD_RULES, type JunctionHeld, type JunctionStand, type JunctionSummary } from '../scene/rules/index.js';
 import { MAX_PEDESTRIANS, type PeopleSummary } from '../scene/people/index.js';
 import { MAX_NPCS, POLICY_DT } from '../traffic/engine.js';
+import { SceneSession } from '../session/scene-session.js';
+import { defaultTimeSettings, type TimeSettings } from '../time/settings.js';
 import { UsageError, type Command } from './commands.js';
 
 /** "J3 1144 NPC-s (red 1138, yellow 6)" */
@@ -59,17 +61,22 @@ export interface DriveResult extends QualitySummary, Omit<JunctionSummary, 'junc
   real_time_factor: number;
 }
 
+/** The session's conductor for a headless drive: as fast as it goes, one core step per policy step (the NPC world is its only asset). */
+const DRIVE_TIME: TimeSettings = { ...defaultTimeSettings('afap'), step_ms: POLICY_DT * 1000, dmax_ms: POLICY_DT * 1000 };
+
 export async function driveMap(opts: { mapPath: string; npcs: number; seconds: number; seed: number; modelPath?: string; rules?: boolean; rightOnRed?: boolean; actuated?: boolean; routeChoice?: SceneConfig['route_choice']; pedestrians?: number }): Promise<DriveResult> {
   const tSetup = performance.now();
   const rules = opts.rules ?? true;
   const rightOnRed = opts.rightOnRed ?? true;
   const { scene, map, release } = await setupScene({ mapPath: opts.mapPath, modelPath: opts.modelPath, config: { npc_target: opts.npcs, seed: opts.seed, traffic_rules: rules, right_turn_on_red: rightOnRed, ...(opts.routeChoice ? { route_choice: opts.routeChoice } : {}), ...(opts.pedestrians !== undefined ? { pedestrians: opts.pedestrians } : {}) }, signals: opts.actuated ? { actuated: true } : undefined });
+  // the scene run by a session, as `vils serve` runs it (no egos, no story, no runner: stepped as fast as it goes)
+  const session = new SceneSession(scene, { time: DRIVE_TIME, periodS: () => POLICY_DT });
   try {
-    scene.reset();
+    session.reset();
     const setup = (performance.now() - tSetup) / 1000;
     const steps = Math.round(opts.seconds / POLICY_DT);
     const t0 = performance.now();
-    for (let k = 0; k < steps; k++) await scene.advanceTo(k * POLICY_DT);
+    for (let k = 0; k < steps; k++) await session.advanceTo(k * POLICY_DT);
     const wall = (performance.now() - t0) / 1000;
     const q = scene.quality.summary();
     const { junctions, ...j } = scene.control.metrics.summary();
@@ -82,6 +89,7 @@ export async function driveMap(opts: { mapPath: string; npcs: number; seconds: n
       real_time_factor: opts.seconds / wall,
     };
   } finally {
+    await session.close();
     await release();
   }
 }

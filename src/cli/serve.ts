@@ -13,12 +13,12 @@ import { DEFAULT_RECORDING, recordingDir, type RecordingSettings } from '../serv
 import { UsageError, type Command } from './commands.js';
 import { loadAccessFile } from '../server/access.js';
 import { loadScenario } from '../scenario/config.js';
-import { attachSimEgos, type SimEgoSession } from '../server/sim-egos.js';
-import { attachStory } from '../server/story-desk.js';
+import { attachSimEgos, type SimEgoSession } from '../session/sim-egos.js';
+import { attachStory } from '../session/story-desk.js';
 import { ioPlugin } from '../server/io-plugin.js';
 import { allowAllWarning } from '../cosim/sources.js';
-import type { EgoPriority } from '../server/sim-ego-protocol.js';
-import type { SimEgoThread } from '../server/sim-ego-thread.js';
+import type { EgoPriority } from '../session/sim-ego-protocol.js';
+import type { SimEgoThread } from '../session/sim-ego-thread.js';
 import { applyCpus, chooseCpus, formatCpuList, processCpus, parseCpuSetting, type CpuSetting } from '../server/cpu-affinity.js';
 import { TimeSettingsError, parseTimeSettings, type TimeSettings } from '../time/settings.js';
 import type { Clock } from '../time/clock.js';
@@ -131,7 +131,7 @@ export async function startServe(argv: string[], overrides: ServeOverrides = {})
   const port = Number(values.port ?? filePort ?? 8000);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be 0..65535, got ${values.port}`);
   const bind = values.host ?? fileHost ?? '0.0.0.0';
-  // --scenario: its road map, NPCs and scene settings, and its simulated egos (src/server/sim-egos.ts)
+  // --scenario: its road map, NPCs and scene settings, and its simulated egos (src/session/sim-egos.ts)
   const scenario = values.scenario ? await loadScenario(values.scenario) : null;
   if (scenario && !scenario.map.roadMapPath) throw new UsageError(`--scenario ${values.scenario}: its map ${scenario.map.file} has no road_map for the NPCs and the web map`);
   // the port, the maps and the record folder before anything is loaded (and so before a recording is begun)
@@ -180,7 +180,7 @@ export async function startServe(argv: string[], overrides: ServeOverrides = {})
     const story = scenario.story ? attachStory(server.host, scenario, [], { realEgo: storyEgo }) : null;
     if (served.egos.length > 0) {
       // in realtime on the system clock the plants and their UDP I/O run in a thread of their own
-      // (src/server/sim-ego-thread.ts); a test case's simulated egos stay in-process (its story reads their plants
+      // (src/session/sim-ego-thread.ts); a test case's simulated egos stay in-process (its story reads their plants
       // at each policy step), and VILS_SIM_EGO_THREAD=off keeps them there too (a comparison, a diagnosis)
       const thread = overrides.clock === undefined && !(story && storyEgo === undefined) && process.env.VILS_SIM_EGO_THREAD !== 'off';
       try {
@@ -229,7 +229,7 @@ export async function startServe(argv: string[], overrides: ServeOverrides = {})
 
 /**
  * --ego-priority for the simulated egos' thread: `fifo` (the real-time scheduler, the default: a 1 kHz plant on a
- * busy 2-core machine needs it to keep its period, src/server/sim-ego-worker.ts), `normal` (as it is) or a
+ * busy 2-core machine needs it to keep its period, src/session/sim-ego-worker.ts), `normal` (as it is) or a
  * niceness −20..19.
  */
 function parseEgoPriority(v: string | undefined): EgoPriority {

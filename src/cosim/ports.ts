@@ -46,7 +46,7 @@ export interface UnknownVehicle {
   vehicles: number[];
 }
 
-/** A value now, or later (vehicles in another thread answer through a message: src/server/sim-ego-thread.ts). */
+/** A value now, or later (vehicles in another thread answer through a message: src/session/sim-ego-thread.ts). */
 export type Awaitable<T> = T | Promise<T>;
 
 /** The vehicle ports of a running co-simulation, as the JSON data port sees them. */

@@ -1,7 +1,9 @@
 /**
  * Exact replay: a recorded session made again from its scene-call log, on simulation time, against a fresh
  * scene built from the recorded map, settings and model (checked by sha256), with the policy in the
- * recorded (deterministic) mode. Each recorded frame is compared with the replayed scene's snapshot at the
+ * recorded (deterministic) mode. The calls are made again through the session's input log
+ * (src/session/inputs.ts), the one place where the live side makes them too; the recorded advances are the
+ * world's steps and time moves the live session took, so no conductor runs here. Each recorded frame is compared with the replayed scene's snapshot at the
  * same simulation time, every NPC state field bit for bit (float64 patterns) and every signal group's state
  * (code, source, time to change); each call's result and refusal are compared too (live signal inputs and plan
  * changes are scene calls like the others). The first difference is reported with where it happened. A
@@ -21,7 +23,8 @@ import {
   NPC_FLAGS_V1_MASK, NPC_FLAGS_V2_MASK, base64ToF64, describeNpcFlags, describeSignalValue, firstNpcDifference, firstSignalDifference, fromExactNum, packNpcs,
   packSignals, unpackNpcs, unpackSignals, type NpcDifference, type SignalDifference, type SignalGroupInfo,
 } from './exact.js';
-import { applySceneCall, decodeCall, type FrameRecord, type SceneCallRecord } from './log.js';
+import { SceneInputs } from '../session/inputs.js';
+import { decodeCall, type FrameRecord, type SceneCallRecord } from './log.js';
 import { decodeJson, readSession, sessionSegments, type ReadEnd } from './reader.js';
 
 export interface SessionInfo {
@@ -127,6 +130,8 @@ export async function replayRecording(path: string, opts: ReplayOptions = {}): P
   let sessionMeta: Map<string, string> | null = null;
   let mapBytes: Uint8Array | null = null;
   let scene: LiveScene | null = null;
+  /** the session's input log over the replayed scene: every recorded call is made again through it */
+  let inputs: SceneInputs | null = null;
   let policy: PolicySession | null = null;
   let nextCall = 0;
   /** policy steps run by the replay, across resets */
@@ -193,6 +198,7 @@ export async function replayRecording(path: string, opts: ReplayOptions = {}): P
       }
       const msg = item.message;
       scene ??= await build();
+      inputs ??= new SceneInputs(scene);
       if (msg.topic === '/vils/calls') {
         const rec = decodeJson<SceneCallRecord>(msg.data);
         if (rec.n !== nextCall) {
@@ -207,7 +213,7 @@ export async function replayRecording(path: string, opts: ReplayOptions = {}): P
           differ({ what: 'call_step', frame: null, simTimeS: scene.time, step: scene.steps, call: rec.n, npc: null, message: `${rec.kind} was made after step ${rec.at_step}, replay is at step ${scene.steps}` });
         }
         const before = scene.steps;
-        const out = await applySceneCall(scene, call);
+        const out = inputs.apply(call);
         if (call.kind === 'advance') totalSteps += scene.steps - before;
         if (out.error !== rec.error) {
           differ({ what: 'call_error', frame: null, simTimeS: scene.time, step: scene.steps, call: rec.n, npc: null, message: `${rec.kind}: recorded ${rec.error === null ? 'success' : `refusal "${rec.error}"`}, replay ${out.error === null ? 'succeeded' : `refused: "${out.error}"`}` });

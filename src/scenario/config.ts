@@ -40,12 +40,14 @@ import { STEP_US, egoAssetName } from './assets.js';
 import { loadTemplates } from '../cosim/comms/templates/registry.js';
 import { parseEgos, sensorHosts, type EgoSpec, type InfraSensor, type ParamPatch } from './ego-config.js';
 import { type ScenarioMap, loadScenarioMap } from './map.js';
-import { type RefOptions, resolveRef } from './refs.js';
+import { type ScenarioLoadOptions, resolveRef } from './refs.js';
 import { clonePlain, expectKeys, mapAt, numberAt, setDotted, stringAt } from './yaml-util.js';
 
 export {
   MANEUVERS, type AutopilotSpec, type DriverSpec, type EgoSpec, type InfraSensor, type ManeuverSpec, type ManeuverType,
 } from './ego-config.js';
+
+export type { ScenarioLoadOptions } from './refs.js';
 
 export type RunMode = 'api' | 'rt_comms';
 
@@ -85,12 +87,6 @@ export interface Scenario {
   /** the document after overrides, with every reference as an absolute path (loadable as it is) */
   resolved: Record<string, unknown>;
   warnings: string[];
-}
-
-export interface ScenarioLoadOptions extends RefOptions {
-  /** dotted key → value, applied on top of the file's own `_overrides` */
-  overrides?: Readonly<Record<string, unknown>>;
-  allowDuplicateKeys?: boolean;
 }
 
 const TOP_KEYS = ['name', 'label', 'description', 'map', 'npcs', 'seed', 'duration', 'at_end', 'dt', 'scene', 'signals', 'story', 'sensors', 'metrics', 'egos', 'run', 'time', '_overrides',

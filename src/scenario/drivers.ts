@@ -7,7 +7,7 @@
 import type { VehicleParams } from '../plant/params/vehicle.js';
 import type { VehicleState } from '../plant/state.js';
 import type { DriverCommand } from '../plant/types.js';
-import type { AutopilotSpec, ManeuverSpec } from './config.js';
+import type { AutopilotSpec, ManeuverSpec } from './ego-config.js';
 import { type DrivingLine, type LineProjection, alongDistance, pointAt, project } from './line.js';
 import type { StopLine } from '../vehicle/index.js';
 

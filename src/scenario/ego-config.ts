@@ -15,10 +15,9 @@ import { type SensorParams, sensorParams } from '../plant/params/sensor.js';
 import type { TireParams, TireSetup } from '../plant/params/tire.js';
 import type { VehicleParams } from '../plant/params/vehicle.js';
 import { LEVELS, type Level } from '../plant/types.js';
-import type { ScenarioLoadOptions } from './config.js';
 import { type DrivingLine, pointAt } from './line.js';
 import type { ScenarioMap } from './map.js';
-import { resolveRef } from './refs.js';
+import { type ScenarioLoadOptions, resolveRef } from './refs.js';
 import { boolAt, clonePlain, expectKeys, mapAt, numberAt, setDotted, stringAt } from './yaml-util.js';
 
 export type ManeuverType = 'constant_speed' | 'path' | 'step_steer' | 'accel' | 'brake' | 'iso7401';

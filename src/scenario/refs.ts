@@ -31,6 +31,13 @@ export interface RefOptions {
   aliases?: Readonly<Record<string, string>>;
 }
 
+/** How a scenario is loaded: where its references are found, and the overrides on top of it. */
+export interface ScenarioLoadOptions extends RefOptions {
+  /** dotted key → value, applied on top of the file's own `_overrides` */
+  overrides?: Readonly<Record<string, unknown>>;
+  allowDuplicateKeys?: boolean;
+}
+
 export function projectConfigDir(): string {
   return join(projectRoot(), 'configs');
 }

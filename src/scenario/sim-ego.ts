@@ -16,7 +16,7 @@ import { freeRollWheelSpin, initialState } from '../plant/state.js';
 import { type DriverCommand, neutralCommand, wrapAngle } from '../plant/types.js';
 import type { EgoReport } from '../scene/egos.js';
 import type { GroundSpec } from '../cosim/scene.js';
-import type { EgoSpec } from './config.js';
+import type { EgoSpec } from './ego-config.js';
 import { Autopilot, ManeuverDriver, type TrafficView } from './drivers.js';
 import type { DrivingLine } from './line.js';
 import { Trace } from './trace.js';

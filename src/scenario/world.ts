@@ -1,7 +1,8 @@
 /**
  * A scenario's world: its simulated egos and, on a road map with NPCs, the live scene (src/scene), on one
  * simulation clock kept by the time conductor (src/time/session.ts): the NPC world and each ego's plant are
- * assets of one TimeSession (src/scenario/assets.ts), in the scenario's `time:` mode — afap (default for
+ * assets of one TimeSession (assets.ts), built as a served session's are (one ConductedWorld,
+ * conducted-world.ts), in the scenario's `time:` mode — afap (default for
  * `vils run` in api mode), lockstep, or realtime (rt_comms) — and external simulators may join it over the
  * asset protocol (`vils run` opens the port). The plants tick at their own steps up to each policy step time
  * s·0.1; each ego is reported to the scene at exactly that time; the policy step runs (NPCs see the egos where
@@ -15,8 +16,9 @@ import type { LiveScene, SceneSnapshot } from '../scene/scene.js';
 import { setupScene, type SceneSetup } from '../scene/setup.js';
 import type { PolicySession } from '../policy/session.js';
 import type { Clock } from '../time/clock.js';
-import { TimedWorld, type SessionStatus, type TimeSession, type TimeSettings } from '../time/index.js';
-import { ScenarioAssets, STEP_US, observeEachOther, observeSnapshot, type SteppedScene } from './assets.js';
+import type { SessionStatus, TimeSession, TimeSettings } from '../time/index.js';
+import { STEP_US, observeEachOther, observeSnapshot, type SteppedScene } from './assets.js';
+import { ConductedWorld } from './conducted-world.js';
 import type { Scenario } from './config.js';
 import { SimEgo, US, type SimEgoOptions } from './sim-ego.js';
 import type { WorldObject } from './sensors.js';
@@ -86,7 +88,7 @@ export class ScenarioWorld {
   /** the live scene, when the scenario has NPCs */
   readonly scene: LiveScene | null;
   /** the world and each plant on the conductor (`vils run` attaches external assets to its session) */
-  readonly timed: TimedWorld;
+  readonly timed: ConductedWorld;
   /** the conductor's settings in force */
   readonly timeSettings: TimeSettings;
   /** the scenario's scripted test case on this world (its `story:`), or null */
@@ -104,8 +106,7 @@ export class ScenarioWorld {
     });
     this.timeSettings = opts.time ?? scenario.time;
     this.story = scenario.story && scene ? new StoryHost(scenario.story, directSink(scene), this.egos) : null;
-    const assets = new ScenarioAssets({ scene, egos: this.egos, report: (r, ts) => scene?.updateEgo(r, ts), waitsFor: (n) => this.timed?.session.waitsFor(n) ?? true, story: this.story });
-    this.timed = new TimedWorld(this.timeSettings, assets, { clock: opts.clock });
+    this.timed = new ConductedWorld(this.timeSettings, { scene, egos: this.egos, report: (r, ts) => scene?.updateEgo(r, ts), story: this.story }, { clock: opts.clock });
     this.reset();
   }
 

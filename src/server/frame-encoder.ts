@@ -5,8 +5,8 @@
  */
 import type { GeoFrame } from '../geo/frame.js';
 import type { ClientRegistry } from './clients.js';
-import { RollingStats } from './rolling-stats.js';
-import type { FrameSink, PublishedFrame } from './runner.js';
+import { RollingStats } from '../util/rolling-stats.js';
+import type { FrameSink, PublishedFrame } from '../session/runner.js';
 import { NpcFrameBuilder, type NpcStatesFrame, type SignalEntry } from './wire.js';
 import { encodeNpcStatesBinary } from './wire-binary.js';
 

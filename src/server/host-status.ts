@@ -1,9 +1,35 @@
 /** What GET /api/status shows of a hosted scene: run state, time, egos, NPCs, timings, the loop, quality, attachments. */
+import type { GeoFrame } from '../geo/frame.js';
+import type { LoadedMap } from '../map/scene-json.js';
+import type { PolicySession } from '../policy/session.js';
 import type { LiveScene } from '../scene/index.js';
-import type { SceneHost } from './host.js';
+import type { SceneRunner } from '../session/runner.js';
+import type { SceneTime } from '../session/scene-time.js';
+import type { SessionAttachment } from '../session/served.js';
+import type { ClientRegistry } from './clients.js';
+import type { EgoClocks } from './ego-clocks.js';
+import type { FrameEncoder } from './frame-encoder.js';
+import type { ServingConfig } from './settings.js';
 import { egoEntry } from './wire.js';
 
-export function sceneStatus(host: SceneHost): Record<string, unknown> {
+/** What the status reads of a hosted scene (a SceneHost: host.ts). */
+export interface HostedScene {
+  readonly name: string;
+  readonly scene: LiveScene;
+  readonly map: LoadedMap;
+  readonly geo: GeoFrame;
+  readonly policy: PolicySession;
+  readonly runner: SceneRunner;
+  readonly time: SceneTime;
+  readonly clients: ClientRegistry;
+  readonly frames: FrameEncoder;
+  readonly egoClocks: EgoClocks;
+  readonly serving: ServingConfig;
+  readonly counters: { readonly messages: number; readonly errors: number };
+  readonly attachments: ReadonlyMap<string, SessionAttachment>;
+}
+
+export function sceneStatus(host: HostedScene): Record<string, unknown> {
   const scene = host.scene;
   const frames = host.frames;
   return {

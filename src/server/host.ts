@@ -1,8 +1,9 @@
 /**
- * One hosted scene: the scene and its set-up, the runner that paces it, its inputs, its WebSocket clients, and
- * the settings the REST API shows and changes. The fastify plugins of a scene take one of these. Its other jobs
- * are rooms of their own: the frame encoding (frame-encoder.ts), the status (host-status.ts), the log lines
- * (host-log.ts).
+ * One hosted scene: a session (src/session: the scene, its inputs, its time conductor) and the runner that
+ * paces it, with what serving it needs — its WebSocket clients, the frames' encodings, the signal desk, the real
+ * cars' clocks, and the settings the REST API shows and changes. The fastify plugins of a scene take one of
+ * these. Its other jobs are rooms of their own: the frame encoding (frame-encoder.ts), the status
+ * (host-status.ts), the log lines (src/session/log.ts).
  */
 import { EgoClocks } from './ego-clocks.js';
 import type { GeoFrame } from '../geo/frame.js';
@@ -12,21 +13,23 @@ import { checkSettings, DEFAULT_SCENE_CONFIG, InputError, settingDefaults, type 
 import type { Clock } from '../time/clock.js';
 import { defaultTimeSettings, type TimeSettings } from '../time/index.js';
 import { ClientRegistry } from './clients.js';
-import { SceneInputs } from './inputs.js';
+import type { SceneInputs } from '../session/inputs.js';
 import { FrameEncoder } from './frame-encoder.js';
-import { logSceneEvent, logTimeEvent, type Logger } from './host-log.js';
+import { logSceneEvent, logTimeEvent, type Logger } from '../session/log.js';
 import { sceneStatus } from './host-status.js';
-import { SceneRunner, type PublishedFrame } from './runner.js';
-import { SceneTime } from './scene-time.js';
+import { SceneRunner, type PublishedFrame } from '../session/runner.js';
+import { SceneSession } from '../session/scene-session.js';
+import type { SceneTime } from '../session/scene-time.js';
+import type { ServedSession, SessionAttachment } from '../session/served.js';
 import { SERVING_SETTINGS, SESSION_SETTINGS, type ServingConfig } from './settings.js';
 
 export type { ServingConfig } from './settings.js';
 import { SignalDesk } from './signals.js';
-import type { StoryDesk } from './story-desk.js';
+import type { StoryDesk } from '../session/story-desk.js';
 import { stopLinesOf, type StopLines } from '../record/foxglove-messages.js';
 import type { SignalEntry } from './wire.js';
 
-export type { Logger } from './host-log.js';
+export type { Logger } from '../session/log.js';
 
 export const DEFAULT_SERVING_CONFIG: Readonly<ServingConfig> = settingDefaults(SERVING_SETTINGS) as unknown as ServingConfig;
 
@@ -54,14 +57,9 @@ export interface HostOptions {
 }
 
 /** Something attached to a host that reports status and is closed with it (the recorder, the Foxglove channels). */
-export interface HostAttachment {
-  status(): Record<string, unknown>;
-  /** a line for the periodic health log when something of it lagged since the last call (server/watch.ts) */
-  health?(): string | null;
-  close(): Promise<void>;
-}
+export type HostAttachment = SessionAttachment;
 
-export class SceneHost {
+export class SceneHost implements ServedSession {
   readonly name: string;
   readonly scene: LiveScene;
   readonly geo: GeoFrame;
@@ -73,9 +71,11 @@ export class SceneHost {
   readonly counters: WsCounters = { messages: 0, errors: 0 };
   /** the frames' wire forms and encodings, once per frame for every consumer; the clients' broadcast */
   readonly frames: FrameEncoder;
+  /** what runs the scene: its inputs and time conductor, advanced once per tick by the runner */
+  readonly session: SceneSession;
   /** every input that changes the scene goes through here (logged for recording and exact replay) */
   readonly inputs: SceneInputs;
-  /** the time conductor: the world, simulated egos and external simulators as assets (the runner's step driver) */
+  /** the time conductor: the world, simulated egos and external simulators as assets */
   readonly time: SceneTime;
   /** junctions and signal groups: what the API shows, live signal input and plan changes (through `inputs`) */
   readonly signals: SignalDesk;
@@ -99,11 +99,15 @@ export class SceneHost {
     this.serving = { ...DEFAULT_SERVING_CONFIG, ...opts.serving };
     this.clients = new ClientRegistry(() => this.serving.max_queue);
     this.egoClocks = new EgoClocks(() => ({ assumedOffsetS: this.serving.clock_offset_s, maxLatencyS: this.scene.config.ego_timeout_s }));
-    this.inputs = new SceneInputs(this.scene, (err) => this.logger?.error({ err, scene: this.name }, 'input listener failed'));
     const log = this.logger;
-    this.time = new SceneTime(this.scene, { settings: opts.time ?? defaultTimeSettings('realtime'), clock: opts.clock, periodS: () => 1 / this.serving.publish_hz, onEvent: (e) => log && logTimeEvent(log, this.name, e) });
-    this.inputs.driver = this.time;
-    this.runner = new SceneRunner(this.inputs.runnerScene, {
+    this.session = new SceneSession(this.scene, {
+      time: opts.time ?? defaultTimeSettings('realtime'), clock: opts.clock, periodS: () => 1 / this.serving.publish_hz,
+      onTimeEvent: (e) => log && logTimeEvent(log, this.name, e),
+      onListenerError: (err) => this.logger?.error({ err, scene: this.name }, 'input listener failed'),
+    });
+    this.inputs = this.session.inputs;
+    this.time = this.session.conductor;
+    this.runner = new SceneRunner(this.session, {
       publishHz: this.serving.publish_hz,
       clock: opts.clock,
       epochNow: opts.epochNow,
@@ -172,7 +176,7 @@ export class SceneHost {
 
   async close(): Promise<void> {
     await this.runner.close();
-    await this.time.close();
+    await this.session.close();
     for (const [name, a] of this.attachments) {
       try {
         await a.close();

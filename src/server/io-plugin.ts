@@ -1,6 +1,6 @@
 /**
  * The JSON data port (VDSim's GUI data port, spec §4) as a fastify plugin, over any VehiclePorts (src/cosim) — in
- * this thread, or answered by the simulated egos' own thread (src/server/sim-ego-thread.ts):
+ * this thread, or answered by the simulated egos' own thread (src/session/sim-ego-thread.ts):
  *
  *   POST /api/io            {vehicle?, throttle?, brake?, steer?} → that vehicle's command; replies with the state
  *   GET  /api/io            the state snapshot (VDSim: GET /api/io and /api/state)

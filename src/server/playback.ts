@@ -16,7 +16,7 @@ import { frameSnapshot, parseSessionInfo, recordedSignalGroups, type SessionInfo
 import type { FrameRecord } from '../record/log.js';
 import { ClientRegistry } from './clients.js';
 import { FoxgloveChannels, foxglovePlugin, handleProtocols } from './plugins/foxglove.js';
-import type { PublishedFrame } from './runner.js';
+import type { PublishedFrame } from '../session/runner.js';
 import { MAX_MESSAGE_BYTES, WS_PATH } from './plugins/stream.js';
 import { mapPlugin } from './plugins/map.js';
 import { loadWebBundle, webPlugin, type WebBundle } from './plugins/web.js';

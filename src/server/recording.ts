@@ -30,8 +30,8 @@ import { DEFAULT_FLUSH_S, RecordingWriter, type ChannelSpec } from '../record/wr
 import type { SceneEvent } from '../scene/index.js';
 import { projectRoot } from '../util/project-root.js';
 import type { HostAttachment, SceneHost } from './host.js';
-import type { RawInput, SceneCallEvent } from './inputs.js';
-import type { FrameSink, PublishedFrame } from './runner.js';
+import type { RawInput, SceneCallEvent } from '../session/inputs.js';
+import type { FrameSink, PublishedFrame } from '../session/runner.js';
 import { npcStatesSchema } from './schemas.js';
 
 export const RECORDING_FORMAT = 'vils-recording/1';

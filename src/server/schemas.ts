@@ -308,7 +308,7 @@ export const storyArmSchema = {
   },
 } as const;
 
-/** GET /api/story and its commands' replies: a served test case (src/server/story-desk.ts). */
+/** GET /api/story and its commands' replies: a served test case (src/session/story-desk.ts). */
 export const storyViewSchema = {
   type: 'object',
   properties: {

@@ -3,7 +3,7 @@
  * GET/PUT /api/config show and take, from which the REST schema and `vils serve --config`'s checks are made.
  */
 import { SCENE_SETTINGS, type SettingSpec, type SettingsTable } from '../scene/index.js';
-import { MAX_PUBLISH_HZ, MIN_PUBLISH_HZ } from './runner.js';
+import { MAX_PUBLISH_HZ, MIN_PUBLISH_HZ } from '../session/runner.js';
 
 /** Settings of the server side of a scene (the rest are the scene's own). */
 export interface ServingConfig {

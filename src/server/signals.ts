@@ -14,7 +14,7 @@ import type { ControlledJunction, GroupStateCode } from '../scene/junction-kit/i
 import type { LiveSignalInput, SignalPlan } from '../scene/signals/index.js';
 import type { SignalPlanOverride } from '../scene/traffic-control.js';
 import type { LiveSignalResult } from '../record/log.js';
-import type { SceneInputs } from './inputs.js';
+import type { SceneInputs } from '../session/inputs.js';
 import { signalEntries, type SignalEntry } from '../scene/signals/signal-entries.js';
 
 const r3 = (v: number) => Math.round(v * 1000) / 1000;

@@ -1,7 +1,7 @@
 /**
  * A world on the time conductor: one TimeSession with the world's in-process assets, planned from the
  * conductor settings, and the priming, advancing and reset around it — the one set-up that a scenario's world
- * (src/scenario/world.ts), a hosted scene's time (src/server/scene-time.ts) and `vils realtime`
+ * (src/scenario/world.ts), a hosted scene's time (src/session/scene-time.ts) and `vils realtime`
  * (src/cosim/realtime.ts) share. It lives with the conductor so that every room that steps a world can reach
  * it (the layers let cosim import time, not scene).
  *

@@ -16,7 +16,7 @@ export type SignalState = SignalFrameEntry;
 
 export type NpcStatesFrame = NpcStatesMessage;
 
-/** GET /api/story: the test case a scene serves (src/server/story-desk.ts); 404 when it serves none. */
+/** GET /api/story: the test case a scene serves (src/session/story-desk.ts); 404 when it serves none. */
 export type AttemptStatus = 'running' | 'passed' | 'failed' | 'not_started' | 'aborted' | 'invalid';
 
 export interface StoryView {

@@ -2,7 +2,7 @@
  * Atomic steps: the policy's inference is one synchronous call between the engine's observe and apply
  * (src/traffic/policy-step.ts), so a policy step never yields to the event loop and no socket message is
  * handled in the middle of one — an input can only ever arrive between the runner's advances
- * (src/server/inputs.ts). Under a flood of ego_state messages from several clients, every input in the log
+ * (src/session/inputs.ts). Under a flood of ego_state messages from several clients, every input in the log
  * takes effect at the policy step count of the advance logged before it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * The live scene under the time conductor (src/server/scene-time.ts): in realtime a slow external simulator
+ * The live scene under the time conductor (src/session/scene-time.ts): in realtime a slow external simulator
  * (over the UDP protocol, in a child process) or a slow in-process asset is reported lagging and never holds
  * the frames; in lockstep the runner waits for every asset at every step; GET /api/status shows each asset's
  * time, skew to Tc and held counts.

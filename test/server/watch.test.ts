@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { HostAttachment, SceneHost } from '../../src/server/host.js';
-import { SimEgoThread } from '../../src/server/sim-ego-thread.js';
+import { SimEgoThread } from '../../src/session/sim-ego-thread.js';
 import { watchLoops } from '../../src/server/watch.js';
 
 describe('watchLoops', () => {

@@ -23,7 +23,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { GeoFrame } from '../../geo/frame.js';
 import type { LoadedMap } from '../../map/scene-json.js';
 import { FOXGLOVE_SCHEMAS, SIGNALS_SCHEMA, egoTransforms, locationFixes, mapUpdate, sceneUpdate, signalsMessage, timeToNs, type StopLines } from '../../record/foxglove-messages.js';
-import type { FrameSink, PublishedFrame } from '../runner.js';
+import type { FrameSink, PublishedFrame } from '../../session/runner.js';
 import { npcStatesSchema } from '../schemas.js';
 import { AccessError, type Admit } from '../access.js';
 import { HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from '../body-policy.js';

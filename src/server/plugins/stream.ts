@@ -33,7 +33,7 @@ import { admitEgoState, clockNotice, describeSchemaErrors } from '../ego-admissi
 import { CLOCK_PROBE_PERIOD_S, CLOCK_PROBES_KEPT } from '../ego-clocks.js';
 import { clockReplySchema, pingSchema, signalInputSchema, signalReleaseSchema } from '../schemas.js';
 import { egoReportFromGnss } from '../wire.js';
-import type { FrameSink, PublishedFrame } from '../runner.js';
+import type { FrameSink, PublishedFrame } from '../../session/runner.js';
 import type { LiveSignalInput } from '../../scene/signals/index.js';
 import { AccessControl, AccessError, type Peer } from '../access.js';
 import { EgoOwners } from '../ego-owners.js';

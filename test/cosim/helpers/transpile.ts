@@ -30,6 +30,8 @@ function closure(entries: string[]): Set<string> {
     }
     // the inference thread's worker is started from its file at run time
     if (f.endsWith(join('policy', 'inference-thread.ts'))) queue.push(join(dirname(f), 'inference-worker.ts'));
+    // and so is the simulated egos' thread's (beside it, it needs no dist/)
+    if (f.endsWith(join('session', 'sim-ego-thread.ts'))) queue.push(join(dirname(f), 'sim-ego-worker.ts'));
     // the comms templates are imported from their folder at run time
     if (f.endsWith(join('templates', 'registry.ts'))) for (const n of readdirSync(dirname(f))) if (n.endsWith('.ts')) queue.push(join(dirname(f), n));
   }

@@ -1,6 +1,6 @@
 /**
- * The inputs of a hosted scene, in one place: every call that changes the scene (ego reports, NPC and ego
- * commands, settings, and the runner's own advanceTo and reset) goes through here, so it can be logged with
+ * The inputs of a session's scene, in one place: every call that changes the scene (ego reports, NPC and ego
+ * commands, settings, and the session's own advances and resets) goes through here, so it can be logged with
  * the simulation time and the policy step at which it took effect — what an exact replay needs — and raw
  * inputs (ego_state messages as received, REST commands) can be observed by a recorder.
  *
@@ -10,14 +10,15 @@
  * states bit for bit. (While the time conductor waits for an external asset, inputs still arrive between the
  * world's steps, each of which is its own logged advance.)
  *
- * The runner drives the scene through `runnerScene` (SceneHost does), and every other caller through the
- * methods here: a change made on `host.scene` directly is not in the log, and replay will find the
- * difference it causes.
+ * The session (scene-session.ts) advances and resets the scene through here too, and the world asset of its
+ * time conductor steps the scene through `stepped` (the logged advance): a change made on the scene directly is
+ * not in the log, and replay will find the difference it causes.
  */
-import type { EgoReport, LiveScene, SceneConfig, SceneSnapshot, SpawnRequest } from '../scene/index.js';
+import type { SteppedScene } from '../scenario/assets.js';
+import type { EgoReport, LiveScene, SceneConfig, SpawnRequest } from '../scene/index.js';
 import type { LiveSignalInput, SignalPlan } from '../scene/signals/index.js';
 import type { SignalPlanOverride } from '../scene/traffic-control.js';
-import { releaseSignal, setSignalLive, setSignalPlan, type LiveSignalResult, type SceneCall, type SceneCallResult } from '../record/log.js';
+import { applySceneCall, releaseSignal, setSignalLive, setSignalPlan, type LiveSignalResult, type SceneCall, type SceneCallResult } from './calls.js';
 
 export interface SceneCallEvent {
   call: SceneCall;
@@ -39,48 +40,22 @@ type Listener<T> = (e: T) => void;
 
 const epochNow = () => (performance.timeOrigin + performance.now()) / 1000;
 
-/**
- * Something that drives the runner's steps itself (the simulated egos of a scenario, src/server/sim-egos.ts):
- * the runner's advanceTo(t) goes to it, with the logged advance to call for the scene's own steps, and it hears
- * of every reset. Its ego reports go through `updateEgo` like any other input, so they are logged in order.
- */
-export interface StepDriver {
-  advanceTo(t: number, advance: (t: number) => number): Promise<number>;
-  afterReset?(): void;
-}
-
-/** The scene as the runner drives it (SceneRunner): advanced and reset through the log, read directly. */
-export interface RunnerScene {
-  readonly time: number;
-  readonly nextStepTime: number;
-  advanceTo(t: number): Promise<number> | number;
-  reset(): void;
-  snapshot(t?: number): SceneSnapshot;
-}
-
 export class SceneInputs {
   private readonly callListeners: Array<Listener<SceneCallEvent>> = [];
   private readonly rawListeners: Array<Listener<RawInput>> = [];
   /** calls made so far (the log's length) */
   calls = 0;
-  /** set by a scenario with simulated egos */
-  driver: StepDriver | null = null;
-  /** the scene as the runner drives it: advanceTo (through the driver, if any) and reset are logged */
-  readonly runnerScene: RunnerScene;
+  /** the scene as the time conductor's world asset steps it: advanceTo is the logged advance */
+  readonly stepped: SteppedScene;
 
   constructor(readonly scene: LiveScene, private readonly onListenerError: (err: unknown) => void = () => {}) {
-    const advance = (t: number) => this.advance(t);
-    const inputs = this;
-    this.runnerScene = {
-      get time() {
-        return scene.time;
-      },
+    this.stepped = {
       get nextStepTime() {
         return scene.nextStepTime;
       },
-      advanceTo: (t) => (this.driver ? this.driver.advanceTo(t, advance) : advance(t)),
-      reset: () => inputs.reset(),
+      advanceTo: (t) => this.advance(t),
       snapshot: (t) => scene.snapshot(t),
+      signalStops: () => scene.signalStops(),
     };
   }
 
@@ -119,7 +94,7 @@ export class SceneInputs {
   }
 
   /** The scene advanced to t (a logged call, with the policy steps taken by then). */
-  private advance(t: number): number {
+  advance(t: number): number {
     let error: string | null = null;
     try {
       return this.scene.advanceTo(t);
@@ -131,10 +106,10 @@ export class SceneInputs {
     }
   }
 
-  private reset(): void {
+  /** The scene back to time 0 (a logged call). */
+  reset(): void {
     this.scene.reset();
     this.log({ kind: 'reset' }, null, null);
-    this.driver?.afterReset?.();
   }
 
   /** Makes a call now; logs it with its result or error. */
@@ -148,6 +123,16 @@ export class SceneInputs {
     }
     this.log(call, resultOf(value), null);
     return Promise.resolve(value);
+  }
+
+  /**
+   * A recorded call made again (replay, src/record/replay.ts): applied to the scene and logged as the live side
+   * made it. Its result, or the refusal (InputError) it met; other errors are thrown.
+   */
+  apply(call: SceneCall): { result: SceneCallResult; error: string | null } {
+    const out = applySceneCall(this.scene, call);
+    this.log(call, out.result, out.error);
+    return out;
   }
 
   // ---- the inputs ----

@@ -1,7 +1,9 @@
 /**
  * The time conductor of a hosted scene (src/time/session.ts): the NPC world, the simulated egos of a scenario
  * (sim-egos.ts) and external simulators that register over the UDP asset protocol are assets of one
- * TimeSession, and this object is the scene's StepDriver, so the runner's advanceTo(t) goes through it.
+ * TimeSession (one ConductedWorld, src/scenario/conducted-world.ts, as `vils run`'s world has): this is its
+ * set-up — what is attached, the asset port, the status — and the session's tick (scene-session.ts) advances
+ * its world; the world asset steps the scene through the logged inputs (inputs.ts), never back through here.
  *
  * Modes (`time:` of the scenario, or `vils serve --time-mode`):
  *   - realtime (default): the runner's clock is the wall clock and the master: a wall-clock asset is dragged to
@@ -14,19 +16,20 @@
  *     time up (RunnerStats.heldS) and publishes the frame where the scene is. lockstep steps every asset by the
  *     same step (every asset sees every step); afap lets them run up to dmax apart.
  *
- * The world joins at 0 having taken the policy step at 0, through the runner's logged advance, so a recording
+ * The world joins at 0 having taken the policy step at 0, through the logged advance, so a recording
  * replays exactly as before. Between the world's steps the runner's last advance only moves the scene's time
  * (never to a policy step the world asset has not taken: that would run a step behind the conductor's back).
  */
 import { POLICY_DT } from '../traffic/engine.js';
-import { ScenarioAssets, type SteppedScene, type StoryHook } from '../scenario/assets.js';
-import type { StopLine as StopPoint } from '../vehicle/index.js';
+import type { StoryHook } from '../scenario/assets.js';
+import { ConductedWorld, type WorldSet } from '../scenario/conducted-world.js';
+import type { StopLine } from '../vehicle/index.js';
 import type { SimEgo } from '../scenario/sim-ego.js';
 import type { EgoReport } from '../scene/egos.js';
 import type { LiveScene, SceneSnapshot } from '../scene/scene.js';
 import type { Clock } from '../time/clock.js';
-import { TimedWorld, openAssetPort, sessionStatusJson, type AssetServer, type RunnerEvent, type TimeSession, type TimeSettings } from '../time/index.js';
-import type { StepDriver } from './inputs.js';
+import { openAssetPort, sessionStatusJson, type AssetServer, type RunnerEvent, type TimeSession, type TimeSettings } from '../time/index.js';
+import type { SceneInputs } from './inputs.js';
 
 export interface SceneTimeOptions {
   readonly settings: TimeSettings;
@@ -36,13 +39,11 @@ export interface SceneTimeOptions {
   readonly onEvent?: (e: RunnerEvent) => void;
 }
 
-type Advance = (t: number) => number;
-
 /**
  * Egos that are not assets of the session (a served scenario's plants in their own thread, sim-ego-thread.ts):
  * they hear of every policy step's snapshot and the stop lines closed then, after the step.
  */
-export type TrafficObserver = (tS: number, snap: SceneSnapshot, stops: readonly StopPoint[]) => void;
+export type TrafficObserver = (tS: number, snap: SceneSnapshot, stops: readonly StopLine[]) => void;
 
 interface Attached {
   egos: readonly SimEgo[];
@@ -51,48 +52,36 @@ interface Attached {
   observe: TrafficObserver | null;
 }
 
-export class SceneTime implements StepDriver {
+export class SceneTime {
   readonly settings: TimeSettings;
-  /** the world (and the simulated egos, once attached) on the conductor */
-  private readonly timed: TimedWorld;
-  private assets: ScenarioAssets;
-  private egos: readonly SimEgo[] = [];
+  /** the world (and the simulated egos, once attached) on the conductor: the session's tick advances it */
+  readonly world: ConductedWorld;
+  private readonly scene: LiveScene;
+  /** the simulated egos stepped in-process (attached at a reset) */
+  private attached: readonly SimEgo[] = [];
   private onReset: (() => void) | null = null;
   /** egos to attach at the next reset (between two ticks, never under one) */
   private pending: Attached | null = null;
   /** egos outside the session that observe the world's steps */
   private observer: TrafficObserver | null = null;
-  private advanceFn: Advance | null = null;
   private port: { server: AssetServer; port: number } | null = null;
-  private readonly stepped: SteppedScene;
   /** a served test case, stepped with the world (set before the reset that attaches it) */
   private story: StoryHook | null = null;
 
-  constructor(private readonly scene: LiveScene, private readonly opts: SceneTimeOptions) {
+  constructor(private readonly inputs: SceneInputs, private readonly opts: SceneTimeOptions) {
     this.settings = opts.settings;
-    // the world asset steps the scene through the runner's logged advance (given with every advanceTo)
-    this.stepped = {
-      get nextStepTime() {
-        return scene.nextStepTime;
-      },
-      advanceTo: (t) => {
-        if (!this.advanceFn) throw new Error('the world asset stepped outside the runner');
-        return this.advanceFn(t);
-      },
-      snapshot: (t) => scene.snapshot(t),
-      signalStops: () => scene.signalStops(),
-    };
-    this.assets = this.build([], () => undefined);
-    this.timed = new TimedWorld(this.settings, this.assets, { clock: opts.clock, onEvent: opts.onEvent });
+    this.scene = inputs.scene;
+    this.world = new ConductedWorld(this.settings, this.set([], () => undefined), { clock: opts.clock, onEvent: opts.onEvent });
   }
 
   /** the conductor (external assets attach to it over the asset port) */
   get session(): TimeSession {
-    return this.timed.session;
+    return this.world.session;
   }
 
-  private build(egos: readonly SimEgo[], report: (r: EgoReport, tS: number) => void): ScenarioAssets {
-    return new ScenarioAssets({ scene: this.stepped, egos, report, waitsFor: (n) => this.session.waitsFor(n), story: this.hook() });
+  /** The world asset steps the scene through the logged inputs. */
+  private set(egos: readonly SimEgo[], report: (r: EgoReport, tS: number) => void): WorldSet {
+    return { scene: this.inputs.stepped, egos, report, story: this.hook() };
   }
 
   /** The world's hook around each policy step: the test case, then the observer (the egos' thread) after it. */
@@ -113,7 +102,7 @@ export class SceneTime implements StepDriver {
   /** A test case steps with the world from the next reset on (the caller resets the runner next). */
   setStory(story: StoryHook): void {
     this.story = story;
-    this.pending ??= { egos: this.egos, report: this.report, onReset: this.onReset ?? (() => undefined), observe: this.observer };
+    this.pending ??= { egos: this.attached, report: this.report, onReset: this.onReset ?? (() => undefined), observe: this.observer };
   }
 
   private report: (r: EgoReport, tS: number) => void = () => undefined;
@@ -126,16 +115,14 @@ export class SceneTime implements StepDriver {
    * Throws TimeSettingsError when their steps do not fit the settings.
    */
   attachEgos(egos: readonly SimEgo[], report: (r: EgoReport, tS: number) => void, onReset: () => void, observe: TrafficObserver | null = null): void {
-    this.timed.check(this.build(egos, report));
+    this.world.checkSet(this.set(egos, report));
     this.pending = { egos, report, onReset, observe };
   }
 
   private swapIn({ egos, report, onReset, observe }: Attached): void {
     this.observer = observe;
-    const assets = this.build(egos, report);
-    this.timed.replace(assets, 'replaced');
-    this.assets = assets;
-    this.egos = egos;
+    this.world.replaceSet(this.set(egos, report), 'replaced');
+    this.attached = egos;
     this.report = report;
     this.onReset = onReset;
   }
@@ -143,9 +130,8 @@ export class SceneTime implements StepDriver {
   /** Detaches the simulated egos (their assets leave; the world no longer waits for them). */
   detachEgos(): void {
     this.observer = null;
-    this.assets = this.build([], () => undefined);
-    this.timed.replace(this.assets, 'detached');
-    this.egos = [];
+    this.world.replaceSet(this.set([], () => undefined), 'detached');
+    this.attached = [];
     this.onReset = null;
   }
 
@@ -165,23 +151,22 @@ export class SceneTime implements StepDriver {
     return this.port?.port ?? null;
   }
 
-  async advanceTo(t: number, advance: Advance): Promise<number> {
-    this.advanceFn = advance;
-    const period = this.opts.periodS();
-    const r = await this.timed.advance(Math.round(t * 1e6), { budgetS: period / 2, maxWaitS: period });
-    const reached = r.held ? r.tcUs / 1e6 : t;
-    // each ego as it is now, for the frame (one left behind at its own time: the scene moves it on)
-    for (const e of this.egos) this.assets.reportNow(e);
-    // the scene's time to `reached`, short of a policy step the world asset has not taken
-    const to = Math.min(reached, this.scene.nextStepTime - 2e-6);
-    return to > this.scene.time + 1e-9 ? advance(to) : 0;
+  /** the simulated egos on the conductor now (reported to the scene after each tick) */
+  get egos(): readonly SimEgo[] {
+    return this.attached;
   }
 
+  /** a tick's budget and wait [s]: the runner's publish period now */
+  get periodS(): number {
+    return this.opts.periodS();
+  }
+
+  /** After the scene's reset: egos attached since join, the conductor back to 0, the egos at their starts. */
   afterReset(): void {
     const p = this.pending;
     this.pending = null;
     if (p) this.swapIn(p);
-    this.timed.reset();
+    this.world.reset();
     this.onReset?.();
   }
 

@@ -19,7 +19,12 @@ import { StoryHost, type AttemptState, type StorySceneSink } from '../scenario/s
 import { StoryRefused, type AttemptResult, type Happening, type StoryProblem } from '../scenario/story/index.js';
 import type { StoryHook } from '../scenario/assets.js';
 import { InputError, type SceneSnapshot } from '../scene/index.js';
-import type { HostAttachment, SceneHost } from './host.js';
+import type { ServedSession, SessionAttachment } from './served.js';
+
+/** A served session that shows its test case (the REST plugin reads `story`). */
+export interface StoryServedSession extends ServedSession {
+  story: StoryDesk | null;
+}
 
 /**
  * An arm that names an attempt other than the current one (a second click, another operator's arm in between):
@@ -65,7 +70,7 @@ export class StoryDesk implements StoryHook, FrameSink {
   private armAtNext: boolean;
   private readonly history: StoryView['attempts'] = [];
 
-  constructor(private readonly host: SceneHost, private readonly scenario: Scenario, simEgos: readonly SimEgo[], opts: { realEgo?: string } = {}) {
+  constructor(private readonly host: ServedSession, private readonly scenario: Scenario, simEgos: readonly SimEgo[], opts: { realEgo?: string } = {}) {
     const spec = scenario.story!;
     this.storyEgo = scenario.egos[0]?.id ?? 'ego';
     this.ego = opts.realEgo ?? this.storyEgo;
@@ -211,10 +216,10 @@ function refusal(problems: readonly StoryProblem[]): InputError {
  * Serves a scenario's test case on a host: the desk steps with the world from the next reset (the caller
  * resets the runner next, as attachSimEgos does) and shows in GET /api/status `story`.
  */
-export function attachStory(host: SceneHost, scenario: Scenario, simEgos: readonly SimEgo[], opts: { realEgo?: string } = {}): StoryDesk {
+export function attachStory(host: StoryServedSession, scenario: Scenario, simEgos: readonly SimEgo[], opts: { realEgo?: string } = {}): StoryDesk {
   const desk = new StoryDesk(host, scenario, simEgos, opts);
   host.time.setStory(desk);
-  const attachment: HostAttachment = {
+  const attachment: SessionAttachment = {
     status: () => {
       const v = desk.view();
       return { case: v.case, ego: v.ego, attempt: v.attempt, state: v.state, status: v.result?.status ?? null, auto_arm: v.auto_arm };

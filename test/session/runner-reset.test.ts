@@ -9,7 +9,7 @@
  * scene at time 0.
  */
 import { describe, expect, it } from 'vitest';
-import { SceneRunner, type PublishedFrame } from '../../src/server/runner.js';
+import { SceneRunner, type PublishedFrame } from '../../src/session/runner.js';
 import type { Clock } from '../../src/time/clock.js';
 import { countingScene } from '../helpers/counting-scene.js';
 

@@ -28,7 +28,8 @@ import type { AtEnd, EgoSpec, Scenario } from '../scenario/config.js';
 import { SimEgo } from '../scenario/sim-ego.js';
 import { placeEgos } from '../scenario/world.js';
 import type { EgoReport } from '../scene/egos.js';
-import type { HostAttachment, Logger, SceneHost } from './host.js';
+import type { Logger } from './log.js';
+import type { ServedSession, SessionAttachment } from './served.js';
 import { MAX_TICK_HZ } from './runner.js';
 import type { EgoPriority } from './sim-ego-protocol.js';
 import { SimEgoThread } from './sim-ego-thread.js';
@@ -75,7 +76,7 @@ export function endMessage(duration: number, action: AtEnd): string {
   return `scenario duration ${d} s reached: ${action === 'pause' ? 'paused' : action === 'loop' ? 'looping (reset to 0 s, running again)' : 'exiting'}`;
 }
 
-export async function attachSimEgos(host: SceneHost, scenario: Scenario, opts: SimEgoOptions = {}): Promise<SimEgoSession> {
+export async function attachSimEgos(host: ServedSession, scenario: Scenario, opts: SimEgoOptions = {}): Promise<SimEgoSession> {
   // in a thread, these stand at their starts for the placement after each reset (the thread ticks its own)
   const egos = scenario.egos.map((s) => new SimEgo(s, { ground: scenario.map.ground, line: scenario.map.line, cmdTimeoutS: 0.1, record: false }));
   const inputs = host.inputs;
@@ -121,7 +122,7 @@ export async function attachSimEgos(host: SceneHost, scenario: Scenario, opts: S
       } else if (action === 'exit') opts.onExit?.();
     });
   }
-  const attachment: HostAttachment = {
+  const attachment: SessionAttachment = {
     status: () => ({
       scenario: scenario.name,
       duration_s: scenario.duration,

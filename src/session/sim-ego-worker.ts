@@ -1,6 +1,6 @@
 /**
  * The thread of a served scenario's simulated egos (started by sim-ego-thread.ts; it runs the compiled
- * dist/src/server/sim-ego-worker.js): the scenario loaded again from its resolved document, the egos' plants
+ * dist/src/session/sim-ego-worker.js): the scenario loaded again from its resolved document, the egos' plants
  * (SimEgo) on their own paced loop (sim-ego-loop.ts), and their comms link (src/scenario/comms-link.ts) — the
  * VDS1 command ports, STATE and sensor channels, the fail-safe watchdog and the JSON data port's state — all
  * opened here, so nothing the main thread does (an NPC step, 20 viewers' frames) delays a STATE datagram or a

@@ -1,6 +1,6 @@
 /**
  * The plant isolated (issue 24, item 6): `vils serve --scenario` in realtime runs its simulated egos' plants and
- * their UDP I/O in a thread of their own (src/server/sim-ego-thread.ts), served in-process through startServe as
+ * their UDP I/O in a thread of their own (src/session/sim-ego-thread.ts), served in-process through startServe as
  * the CLI starts it, on the system clock. What it decides, never how fast this machine is:
  *  - the main thread's event loop blocked for 0.5 s (a busy loop standing for a long NPC step): STATE keeps
  *    arriving at a UDP listener in another thread during the block, where the in-process plant sends none;

@@ -17,14 +17,14 @@ import type { EgoReport } from '../scene/egos.js';
 import type { SceneSnapshot } from '../scene/scene.js';
 import type { StopLine as StopPoint } from '../vehicle/index.js';
 import { projectRoot } from '../util/project-root.js';
-import { RollingStats } from './rolling-stats.js';
+import { RollingStats } from '../util/rolling-stats.js';
 import { LATE_BUCKET_MS, hrtimeOriginNs, type EgoPriority, type FromWorker, type IoCall, type SimEgoWorkerData, type Timeline, type ToWorker, type WorkerStats } from './sim-ego-protocol.js';
 
 /** The compiled worker: beside this module when it runs compiled, else dist/ (tests on the sources use it too). */
 export function workerScript(): string {
   const here = fileURLToPath(new URL('./sim-ego-worker.js', import.meta.url));
   if (existsSync(here)) return here;
-  const built = join(projectRoot(), 'dist', 'src', 'server', 'sim-ego-worker.js');
+  const built = join(projectRoot(), 'dist', 'src', 'session', 'sim-ego-worker.js');
   if (!existsSync(built)) throw new Error(`${built} is missing: run npm run build first (the simulated egos' thread runs the compiled code)`);
   return built;
 }

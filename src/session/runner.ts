@@ -9,11 +9,20 @@
  * n-th tick, so their STATE leaves paced instead of in a burst per frame.
  */
 import type { SceneSnapshot } from '../scene/index.js';
-import type { RunnerScene } from './inputs.js';
 import { POLICY_DT } from '../traffic/engine.js';
 import { createSystemClock, type Clock } from '../time/clock.js';
 import { Pacer } from '../time/pacer.js';
-import type { RunState } from './wire.js';
+import type { RunState } from '../protocol/index.js';
+
+
+/** The scene as the runner drives it (a SceneSession): advanced and reset through its one entry, read directly. */
+export interface RunnerScene {
+  readonly time: number;
+  readonly nextStepTime: number;
+  advanceTo(t: number): Promise<number> | number;
+  reset(): void;
+  snapshot(t?: number): SceneSnapshot;
+}
 
 export interface PublishedFrame {
   readonly snapshot: SceneSnapshot;

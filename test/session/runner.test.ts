@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadMapFile } from '../../src/map/scene-json.js';
 import { PolicySession } from '../../src/policy/session.js';
 import { LiveScene } from '../../src/scene/index.js';
-import { SceneRunner, type PublishedFrame } from '../../src/server/runner.js';
+import { SceneRunner, type PublishedFrame } from '../../src/session/runner.js';
 import { VirtualClock } from '../../src/time/clock.js';
 import { PROJECT_ROOT } from '../helpers/shared.js';
 import { TestClient, startServer, testModel } from '../helpers/server-fixture.js';

@@ -1,5 +1,5 @@
 /**
- * The paced loop of a served scenario's simulated egos in their own thread (src/server/sim-ego-loop.ts), on a
+ * The paced loop of a served scenario's simulated egos in their own thread (src/session/sim-ego-loop.ts), on a
  * virtual clock: what it decides, never how fast this machine is. It ticks on the scene's grid and stamps its
  * reports with the plant time; a tick a whole period late is an overrun and the ticks it missed are skipped (one
  * plant step, never a burst); when the scene gives time up after a stall the plants keep their schedule and
@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadScenario, type Scenario } from '../../src/scenario/config.js';
 import { SimEgo } from '../../src/scenario/sim-ego.js';
-import { PlantLoop } from '../../src/server/sim-ego-loop.js';
-import type { TimedReport } from '../../src/server/sim-ego-protocol.js';
+import { PlantLoop } from '../../src/session/sim-ego-loop.js';
+import type { TimedReport } from '../../src/session/sim-ego-protocol.js';
 import { VirtualClock } from '../../src/time/clock.js';
 import { PROJECT_ROOT } from '../helpers/shared.js';
 
