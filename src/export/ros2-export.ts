@@ -13,7 +13,8 @@ import { McapWriter, type IWritable } from '@mcap/core';
 import { decodeJson, readSession, sessionSegments } from '../record/reader.js';
 import { GeoFrame } from '../geo/frame.js';
 import { Ros2Definitions } from './ros2-definitions.js';
-import { detectionArray, holdMarkerArray, markerArray, navSatFix, predictedObjects, stampOf, transform, type NpcStatesFrame } from './ros2-messages.js';
+import { detectionArray, holdMarkerArray, markerArray, navSatFix, predictedObjects, stampOf, transform } from './ros2-messages.js';
+import type { NpcStatesMessage } from '../protocol/index.js';
 import { parseGroupIds, signalsJson, trafficLightGroups } from './ros2-signals.js';
 
 export interface Ros2ExportOptions {
@@ -150,7 +151,7 @@ export async function exportRos2(input: string, out: string, opts: Ros2ExportOpt
       await write(egoFixTopic(id), T.fix, logTime, navSatFix(stamp, `vils/${id}/gnss`, msg.data.lat, msg.data.lon, msg.data.alt));
       continue;
     }
-    const frame = decodeJson<NpcStatesFrame>(data);
+    const frame = decodeJson<NpcStatesMessage>(data);
     frames++;
     await write('/vils/npcs/markers', T.markers, logTime, markerArray(frame, frameId, { CUBE: marker.CUBE, CYLINDER: marker.CYLINDER, ADD: marker.ADD }));
     await write('/vils/npcs/holds', T.markers, logTime, holdMarkerArray(frame, frameId, { TEXT_VIEW_FACING: marker.TEXT_VIEW_FACING, ADD: marker.ADD }));

@@ -6,6 +6,7 @@
  * each other on one recording.
  */
 import { createHash } from 'node:crypto';
+import type { NpcFrameEntry, NpcStatesMessage, SignalFrameEntry } from '../protocol/index.js';
 
 export const NPC_HEIGHT_M = 1.6;
 const COLOR_OK = [0.2, 0.55, 1.0, 0.9];
@@ -16,24 +17,6 @@ const MARKER_LIFETIME_NS = 300_000_000;
 const COLOR_HOLD_TEXT = [1.0, 1.0, 1.0, 0.95];
 const HOLD_TEXT_HEIGHT_M = 1.0;
 const HOLD_TEXT_ABOVE_M = 0.6;
-
-/** the fields of an npc_states frame these conversions read (docs/protocol/npc_states.schema.json) */
-export interface FrameNpc {
-  id: number; x: number; y: number; yaw: number; vx?: number; vy?: number; speed?: number; length: number; width: number;
-  collided?: boolean; offroad?: boolean;
-  /** what it is: vehicle, pedestrian, cyclist (absent from frames of servers before it: a vehicle) */
-  kind?: string;
-  /** why it waits (red, yellow, stop_sign, give_way, box, queue); absent while nothing holds it */
-  hold?: string;
-}
-export interface FrameSignal {
-  id?: string; numeric_id?: number; junction?: string; state?: unknown; code?: string; time_to_change_s?: unknown; source?: string;
-  left?: boolean; lanes?: string[];
-}
-export interface FrameEgo { ego_id: string; x: number; y: number; yaw: number; speed: number }
-export interface NpcStatesFrame {
-  timestamp: number; sim_time_s?: number; npcs?: FrameNpc[]; egos?: FrameEgo[]; signals?: FrameSignal[];
-}
 
 export interface Stamp { sec: number; nanosec: number }
 type Quaternion = { x: number; y: number; z: number; w: number };
@@ -74,12 +57,12 @@ export const KINDS: Readonly<Record<string, KindClass>> = {
 };
 const KIND_UNKNOWN: KindClass = { ...KINDS.vehicle, label: 'UNKNOWN', classId: 'unknown' };
 
-export function kindOf(n: FrameNpc): KindClass {
+export function kindOf(n: NpcFrameEntry): KindClass {
   return Object.hasOwn(KINDS, n.kind ?? 'vehicle') ? KINDS[n.kind ?? 'vehicle'] : KIND_UNKNOWN;
 }
 
 /** {x, y, z} of an NPC's body: length, width, its kind's height; a cylinder's x and y its diameter (convert.npc_size) */
-export function npcSize(n: FrameNpc): { x: number; y: number; z: number } {
+export function npcSize(n: NpcFrameEntry): { x: number; y: number; z: number } {
   const k = kindOf(n);
   if (k.shape === 'CYLINDER') {
     const d = Math.max(n.length, n.width);
@@ -88,12 +71,12 @@ export function npcSize(n: FrameNpc): { x: number; y: number; z: number } {
   return { x: n.length, y: n.width, z: k.heightM };
 }
 
-function color(n: FrameNpc): number[] {
+function color(n: NpcFrameEntry): number[] {
   return n.collided ? COLOR_COLLIDED : n.offroad ? COLOR_OFFROAD : COLOR_OK;
 }
 
 /** visualization_msgs/MarkerArray: one CUBE per NPC, a CYLINDER per pedestrian (Marker.CUBE, CYLINDER, ADD from the definition) */
-export function markerArray(frame: NpcStatesFrame, frameId: string, c: { CUBE: number; CYLINDER: number; ADD: number }) {
+export function markerArray(frame: NpcStatesMessage, frameId: string, c: { CUBE: number; CYLINDER: number; ADD: number }) {
   const stamp = stampOf(frame.timestamp);
   return {
     markers: (frame.npcs ?? []).map((n) => {
@@ -113,7 +96,7 @@ export function markerArray(frame: NpcStatesFrame, frameId: string, c: { CUBE: n
  * hold, above the NPC's box (Marker.TEXT_VIEW_FACING, Marker.ADD from the definition), as convert.npc_hold_markers;
  * an empty array when nothing holds any
  */
-export function holdMarkerArray(frame: NpcStatesFrame, frameId: string, c: { TEXT_VIEW_FACING: number; ADD: number }) {
+export function holdMarkerArray(frame: NpcStatesMessage, frameId: string, c: { TEXT_VIEW_FACING: number; ADD: number }) {
   const stamp = stampOf(frame.timestamp);
   const [r, g, b, a] = COLOR_HOLD_TEXT;
   return {
@@ -127,7 +110,7 @@ export function holdMarkerArray(frame: NpcStatesFrame, frameId: string, c: { TEX
 }
 
 /** vision_msgs/Detection3DArray: one detection per NPC, class 'car', 'pedestrian' or 'bicycle' by its kind */
-export function detectionArray(frame: NpcStatesFrame, frameId: string) {
+export function detectionArray(frame: NpcStatesMessage, frameId: string) {
   const h = header(stampOf(frame.timestamp), frameId);
   return {
     header: h,
@@ -148,7 +131,7 @@ const zeroCov = () => new Array<number>(36).fill(0);
 export interface ObjectConstants { UNKNOWN: number; CAR: number; PEDESTRIAN: number; BICYCLE: number; BOUNDING_BOX: number; CYLINDER: number }
 
 /** autoware_perception_msgs/PredictedObjects: one object per NPC, classified by its kind (CAR, PEDESTRIAN, BICYCLE) with its size, its velocity in its own frame */
-export function predictedObjects(frame: NpcStatesFrame, frameId: string, c: ObjectConstants) {
+export function predictedObjects(frame: NpcStatesMessage, frameId: string, c: ObjectConstants) {
   return {
     header: header(stampOf(frame.timestamp), frameId),
     objects: (frame.npcs ?? []).map((n) => {

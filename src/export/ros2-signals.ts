@@ -3,7 +3,8 @@
  * why each state is the element it is): autoware_perception_msgs/TrafficLightGroupArray, one group per signal group
  * with one element, and the JSON side message (std_msgs/String) with what that type has no field for.
  */
-import { stampOf, type FrameSignal, type NpcStatesFrame } from './ros2-messages.js';
+import { stampOf } from './ros2-messages.js';
+import type { NpcStatesMessage, SignalFrameEntry } from '../protocol/index.js';
 
 const SIGNAL_CODES: Record<string, string> = { G: 'green', g: 'green_yield', y: 'yellow', r: 'red', o: 'off' };
 type Element = [color: string, shape: string, status: string];
@@ -34,7 +35,7 @@ export function parseGroupIds(text: string): Map<string, number> {
   return out;
 }
 
-function records(frame: NpcStatesFrame): FrameSignal[] | null {
+function records(frame: NpcStatesMessage): SignalFrameEntry[] | null {
   return Array.isArray(frame.signals) ? frame.signals.filter((s) => s !== null && typeof s === 'object') : null;
 }
 
@@ -42,18 +43,18 @@ function integer(v: unknown): number | null {
   return typeof v === 'number' && Number.isFinite(v) && Number.isInteger(v) ? v : null;
 }
 
-function groupId(s: FrameSignal, ids: Map<string, number>): number | null {
+function groupId(s: SignalFrameEntry, ids: Map<string, number>): number | null {
   if (ids.size > 0) return ids.get(String(s.id)) ?? null;
   return integer(s.numeric_id);
 }
 
-function stateOf(s: FrameSignal): string {
+function stateOf(s: SignalFrameEntry): string {
   const state = s.state ?? (s.code !== undefined ? SIGNAL_CODES[s.code] ?? s.code : undefined);
   return typeof state === 'string' ? state : JSON.stringify(state);
 }
 
 /** TrafficLightGroupArray of a frame (null: the frame has no signals, publish nothing); `c` the element constants */
-export function trafficLightGroups(frame: NpcStatesFrame, ids: Map<string, number>, c: Record<string, number>) {
+export function trafficLightGroups(frame: NpcStatesMessage, ids: Map<string, number>, c: Record<string, number>) {
   const recs = records(frame);
   if (recs === null) return null;
   const groups = [];
@@ -74,7 +75,7 @@ export function trafficLightGroups(frame: NpcStatesFrame, ids: Map<string, numbe
 }
 
 /** the JSON of /vils/signals (convert.signals_side_message), or null without signals */
-export function signalsJson(frame: NpcStatesFrame, ids: Map<string, number>): string | null {
+export function signalsJson(frame: NpcStatesMessage, ids: Map<string, number>): string | null {
   const recs = records(frame);
   if (recs === null) return null;
   const signals = recs.map((s) => ({

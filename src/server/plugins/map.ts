@@ -20,78 +20,13 @@ import type { SignalHeadKind, SignKind } from '../../map/traffic-control.js';
 import type { JunctionControl, TrafficLayout } from '../../scene/junction-kit/index.js';
 import type { SceneHost } from '../host.js';
 import { mapReplySchema } from '../schemas.js';
+import type { LineColour, LinePattern, MapReply, MapRoad, MapRoadType, MapTrafficControl } from '../../protocol/index.js';
 
 export const MAP_ROAD_TYPES = ['lane', 'road_line', 'road_edge', 'crosswalk', 'speed_bump', 'stop_sign', 'driveway'] as const;
-export type MapRoadType = (typeof MAP_ROAD_TYPES)[number];
-
-export type LineColour = 'white' | 'yellow';
-export type LinePattern = 'solid' | 'broken' | 'double' | 'double_broken' | 'passing';
-
-export interface MapRoad {
-  /** flat x, y pairs, map metres */
-  points: number[];
-  /** Waymax map_element_id when the map gives one */
-  element?: number;
-  /** source id in the map's road list */
-  index: number;
-  colour?: LineColour;
-  pattern?: LinePattern;
-  median?: boolean;
-  lane_id?: string;
-  speed_limit?: number;
-}
-
-export interface MapJunction {
-  id: string;
-  control: JunctionControl;
-  /** outline, flat x, y pairs (a convex ring), map metres */
-  polygon: number[];
-}
-
-export interface MapSignalGroup {
-  /** e.g. J1.A, J3.B.left: the ids of the frames' `signals` */
-  id: string;
-  /** junction id */
-  junction: string;
-  /** where its vehicles stop, flat x, y pairs across the lanes it controls */
-  stop_line: number[];
-  /** ids of the mapped heads that show it */
-  heads: string[];
-  /** the protected-left group of an approach whose heads have a left arrow */
-  left: boolean;
-}
-
-export interface MapSignalHead {
-  id: string;
-  x: number;
-  y: number;
-  kind: SignalHeadKind;
-  head: string;
-  left_arrow: boolean;
-  /** the groups it shows (none: a pedestrian head, or one bound to no junction) */
-  groups: string[];
-}
-
-export interface MapTrafficControl {
-  junctions: MapJunction[];
-  groups: MapSignalGroup[];
-  heads: MapSignalHead[];
-  /** painted stop lines, then those vehicles stop at where the map paints none (derived: true; the id names the group or sign approach) */
-  stop_lines: Array<{ id: string; points: number[]; derived?: boolean }>;
-  signs: Array<{ id: string; x: number; y: number; kind: SignKind }>;
-  /** the map's crosswalks (none in maps made before they were carried): outline, walking axis kerb to kerb, lanes crossed */
-  crosswalks: Array<{ id: string; polygon: number[]; axis: number[]; lanes: string[] }>;
-}
-
-export interface MapReply {
-  name: string;
-  origin: { lat: number; lon: number };
-  convergence_deg: number;
-  bounds: { min_x: number; min_y: number; max_x: number; max_y: number };
-  roads: Record<MapRoadType, MapRoad[]>;
-  counts: Record<MapRoadType, number> & { points: number; skipped: number };
-  traffic_control: MapTrafficControl;
-}
+/** GET /api/map's reply and its parts: the protocol's types (derived from mapReplySchema, src/protocol/map.ts) */
+type MapJunction = MapTrafficControl['junctions'][number];
+type MapSignalGroup = MapTrafficControl['groups'][number];
+type MapSignalHead = MapTrafficControl['heads'][number];
 
 /** Waymax road-line ids (spec §8.8) → colour and pattern; anything else (5: unknown) a solid white line. */
 export function lineStyle(element: number | undefined): { colour: LineColour; pattern: LinePattern } {
@@ -133,7 +68,10 @@ export function trafficControlReply(map: Pick<LoadedMap, 'trafficControl'>, layo
   };
 }
 
-export function buildMapReply(map: LoadedMap, host: Pick<SceneHost, 'geo' | 'scene'>): MapReply {
+/** GET /api/map's reply as this server builds it: every road type listed, empty or not. */
+export type BuiltMapReply = MapReply & { roads: Record<MapRoadType, MapRoad[]> };
+
+export function buildMapReply(map: LoadedMap, host: Pick<SceneHost, 'geo' | 'scene'>): BuiltMapReply {
   const roads = Object.fromEntries(MAP_ROAD_TYPES.map((t) => [t, [] as MapRoad[]])) as Record<MapRoadType, MapRoad[]>;
   const lanesByRoad = new Map<number, { id: string; speed?: number }>();
   for (const l of map.mapMetadata?.lane_graph?.lanes ?? []) lanesByRoad.set(l.road_index, { id: String(l.id), speed: l.speed_limit });
