@@ -74,9 +74,12 @@ describe('the pages hold to the code', () => {
     }
   });
 
-  it('development.md\'s layout names every folder of src/, and only folders that exist', () => {
+  it('development.md\'s layout names every folder of src/ (subfolders too, one line each), and only folders that exist', () => {
     const listed = layoutFolders(read('docs/development.md'));
-    const folders = readdirSync(join(PROJECT_ROOT, 'src')).filter((f) => statSync(join(PROJECT_ROOT, 'src', f)).isDirectory());
+    const foldersUnder = (rel: string): string[] => readdirSync(join(PROJECT_ROOT, 'src', rel))
+      .filter((f) => statSync(join(PROJECT_ROOT, 'src', rel, f)).isDirectory())
+      .flatMap((f) => [rel ? `${rel}/${f}` : f, ...foldersUnder(rel ? `${rel}/${f}` : f)]);
+    const folders = foldersUnder('');
     expect(folders.filter((f) => !listed.includes(f)), 'folders of src/ the layout leaves out').toEqual([]);
     expect(listed.filter((f) => !folders.includes(f)), 'folders the layout names that src/ does not have').toEqual([]);
   });

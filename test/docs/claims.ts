@@ -93,5 +93,5 @@ export function helpKeys(indexHtml: string): string[] {
 /** The src/ folders development.md's layout names (`src/x/` at the start of a line of its text block). */
 export function layoutFolders(developmentMd: string): string[] {
   const block = developmentMd.slice(developmentMd.indexOf('## Layout'));
-  return [...block.matchAll(/^src\/([a-z0-9-]+)\/\s/gm)].map((m) => m[1]);
+  return [...block.matchAll(/^src\/([a-z0-9/-]+)\/\s/gm)].map((m) => m[1]);
 }
