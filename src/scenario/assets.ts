@@ -22,7 +22,7 @@ import type { SceneSnapshot } from '../scene/scene.js';
 import type { NativeStep, SessionAsset } from '../time/index.js';
 import { POLICY_DT } from '../traffic/engine.js';
 import type { TrafficObject } from './drivers.js';
-import type { StopLine as StopPoint } from '../vehicle/index.js';
+import type { StopLine } from '../vehicle/index.js';
 import { type SimEgo, US } from './sim-ego.js';
 
 export const WORLD_ASSET = 'world';
@@ -31,15 +31,17 @@ export const STEP_US = Math.round(POLICY_DT * US);
 
 /** What the world asset needs of a scene (a LiveScene, or the server's logged view of one). */
 export interface SteppedScene {
+  /** the scene's time [s] */
+  readonly time: number;
   readonly nextStepTime: number;
   advanceTo(t: number): number;
   snapshot(t?: number): SceneSnapshot;
   /** the stop lines closed by red or yellow signals now (none when absent) */
-  signalStops?(): readonly StopPoint[];
+  signalStops?(): readonly StopLine[];
 }
 
 /** The traffic each ego sees in a snapshot: every NPC and every other ego. */
-export function observeSnapshot(egos: readonly SimEgo[], snap: SceneSnapshot, stops?: readonly StopPoint[]): void {
+export function observeSnapshot(egos: readonly SimEgo[], snap: SceneSnapshot, stops?: readonly StopLine[]): void {
   const npcs: TrafficObject[] = snap.npcs.map((n) => ({ x: n.x, y: n.y, vx: n.vx, vy: n.vy, length: n.length, width: n.width, yaw: n.yaw }));
   for (const e of egos) {
     const others = snap.egos.filter((o) => o.egoId !== e.id && !o.stale).map((o) => ({ x: o.x, y: o.y, vx: o.speed * Math.cos(o.yaw), vy: o.speed * Math.sin(o.yaw), length: o.length, width: o.width, yaw: o.yaw }));
@@ -93,6 +95,16 @@ export class ScenarioAssets {
   /** the latest boundary whose policy step the world has taken [µs]; −1 before prime() */
   observedUs = -1;
   private readonly egoNames: string[];
+
+  /** the scene the world asset steps (none: the egos alone) */
+  get scene(): SteppedScene | null {
+    return this.o.scene;
+  }
+
+  /** the simulated egos on the conductor */
+  get egos(): readonly SimEgo[] {
+    return this.o.egos;
+  }
 
   constructor(private readonly o: ScenarioAssetsOptions) {
     this.egoNames = o.egos.map((e) => egoAssetName(e.id));

@@ -6,7 +6,7 @@
  * advances (simulated egos attached to a served scene). Its advance is the TimedWorld's.
  */
 import type { Clock } from '../time/clock.js';
-import { TimedWorld, type RunnerEvent, type TimeSession, type TimeSettings } from '../time/index.js';
+import { TimedWorld, type AdvanceOptions, type RunnerEvent, type TimeSession, type TimeSettings } from '../time/index.js';
 import { ScenarioAssets, type ScenarioAssetsOptions } from './assets.js';
 import type { SimEgo } from './sim-ego.js';
 
@@ -54,8 +54,25 @@ export class ConductedWorld extends TimedWorld {
     this.set = assets;
   }
 
-  /** Hands an ego's report to the scene at the ego's own time (the frame shows it; the scene extrapolates). */
-  reportNow(e: SimEgo): void {
-    this.set.reportNow(e);
+  /**
+   * The one advance of a scene on the conductor, that `vils serve` and `vils drive` (through the session,
+   * src/session/scene-session.ts) and `vils run` (its world, world.ts) all take: everything that runs the scene
+   * (the world's policy steps, the simulated egos, the test case, external assets) advanced to simulation time t
+   * by the conductor's rule; then each ego reported to the scene as it is now (one left behind at its own time:
+   * the scene moves it on); then the scene's time moved on to where the conductor reached, short of a policy
+   * step the world asset has not taken. Held (afap / lockstep, by an external asset): the conductor stopped at
+   * tcUs short of t.
+   */
+  async advanceTo(t: number, opts: AdvanceOptions = {}): Promise<{ held: boolean; tcUs: number; steps: number }> {
+    const r = await this.advance(Math.round(t * 1e6), opts);
+    const reached = r.held ? r.tcUs / 1e6 : t;
+    for (const e of this.set.egos) this.set.reportNow(e);
+    const scene = this.set.scene;
+    let steps = 0;
+    if (scene) {
+      const to = Math.min(reached, scene.nextStepTime - 2e-6);
+      if (to > scene.time + 1e-9) steps = scene.advanceTo(to);
+    }
+    return { held: r.held, tcUs: r.tcUs, steps };
   }
 }

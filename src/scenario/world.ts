@@ -150,7 +150,7 @@ export class ScenarioWorld {
   async advanceTo(tS: number, opts: AdvanceOptions = {}): Promise<boolean> {
     const target = Math.round(tS * US);
     if (target <= this.timeUs) return true;
-    const r = await this.timed.advance(target, opts);
+    const r = await this.timed.advanceTo(tS, opts);
     // Tc stops on the core grid; the world's time is the target asked for, as the plants' own stepping rule has it
     this.timeUs = r.held ? Math.max(this.timeUs, r.tcUs) : target;
     return !r.held;

@@ -50,6 +50,9 @@ export class SceneInputs {
 
   constructor(readonly scene: LiveScene, private readonly onListenerError: (err: unknown) => void = () => {}) {
     this.stepped = {
+      get time() {
+        return scene.time;
+      },
       get nextStepTime() {
         return scene.nextStepTime;
       },

@@ -3,12 +3,14 @@
  * (inputs.ts), its time conductor (scene-time.ts: the NPC world, simulated egos and external assets), and the
  * optional test case and simulated egos attached to it (story-desk.ts, sim-egos.ts), with one entry per tick,
  * advanceTo(t). `vils serve` paces it in real time (runner.ts) and serves it (src/server); `vils drive` steps it
- * headless; `vils run`'s world advances the same conductor (a ConductedWorld: src/scenario/conducted-world.ts);
- * replay makes a recording's logged calls again through the input log (inputs.apply, src/record/replay.ts).
+ * headless; `vils run`'s world takes the same one advance (ConductedWorld.advanceTo,
+ * src/scenario/conducted-world.ts) without an input log; replay makes a recording's logged calls again through
+ * the input log (inputs.apply, src/record/replay.ts): the advances among them are that advance's scene steps.
  *
- * The tick: runner → here → the conductor (src/time/timed-world.ts, session.ts) → the world asset
- * (src/scenario/assets.ts) → the logged inputs → the scene. Nothing on it calls back up: the world asset steps
- * the scene through the inputs' logged advance, and the scene's time is moved on here, after the world's steps.
+ * The tick: runner → here → the conductor's advance (src/scenario/conducted-world.ts → src/time/timed-world.ts,
+ * session.ts) → the world asset (src/scenario/assets.ts) → the logged inputs → the scene. Nothing on it calls
+ * back up: the world asset steps the scene through the inputs' logged advance, and the scene's time is moved on
+ * by the same advance, after the world's steps.
  * scene-time.ts is the conductor's set-up (what is attached to it), not a step on the way.
  */
 import type { LiveScene, SceneSnapshot } from '../scene/index.js';
@@ -53,20 +55,14 @@ export class SceneSession implements RunnerScene {
   }
 
   /**
-   * The one entry per tick: everything that runs the scene (the world's policy steps through the logged inputs,
-   * the simulated egos within half a tick, the test case, external assets) advanced to simulation time t; then
-   * each ego reported as it is now, and the scene's time moved on to where the conductor reached, short of a
-   * policy step the world asset has not taken. Returns the policy steps that last move ran (none: 0).
+   * The one entry per tick: the conductor's one advance (ConductedWorld.advanceTo, the same `vils run`'s world
+   * takes) to simulation time t, within half a tick's budget and waiting at most a tick: the world's policy steps
+   * through the logged inputs, the simulated egos, the test case and external assets; each ego reported as it is
+   * now; the scene's time moved on to where the conductor reached. Returns the policy steps that last move ran.
    */
   async advanceTo(t: number): Promise<number> {
     const period = this.conductor.periodS;
-    const world = this.conductor.world;
-    const r = await world.advance(Math.round(t * 1e6), { budgetS: period / 2, maxWaitS: period });
-    const reached = r.held ? r.tcUs / 1e6 : t;
-    // each ego as it is now, for the frame (one left behind at its own time: the scene moves it on)
-    for (const e of this.conductor.egos) world.reportNow(e);
-    const to = Math.min(reached, this.scene.nextStepTime - 2e-6);
-    return to > this.scene.time + 1e-9 ? this.inputs.advance(to) : 0;
+    return (await this.conductor.world.advanceTo(t, { budgetS: period / 2, maxWaitS: period })).steps;
   }
 
   /** Back to time 0 (logged), then the conductor and whatever is attached to it. */

@@ -18,7 +18,7 @@ import type { Clock } from '../time/clock.js';
 import { Pacer } from '../time/pacer.js';
 import { LATE_BUCKETS, LATE_BUCKET_MS, type EgoRow, type Timeline, type TimedReport, type TrafficEgo } from './sim-ego-protocol.js';
 import type { TrafficObject } from '../scenario/drivers.js';
-import type { StopLine as StopPoint } from '../vehicle/index.js';
+import type { StopLine } from '../vehicle/index.js';
 
 export interface PlantLoopOptions {
   readonly clock: Clock;
@@ -127,7 +127,7 @@ export class PlantLoop {
    * A policy step's traffic (the scene's snapshot at t): each ego sees the NPCs and the other egos that are not
    * stale, as of the plant time that scene time stands for (the autopilot moves them on from there).
    */
-  observe(t: number, npcs: readonly TrafficObject[], egos: readonly TrafficEgo[], stops: readonly StopPoint[]): void {
+  observe(t: number, npcs: readonly TrafficObject[], egos: readonly TrafficEgo[], stops: readonly StopLine[]): void {
     const at = t + this.aheadS;
     for (const e of this.o.egos) {
       const others = egos.filter((o) => o.egoId !== e.id && !o.stale);

@@ -11,7 +11,7 @@
  */
 import type { IoCommand, TargetsPatch } from '../cosim/ports.js';
 import type { TrafficObject } from '../scenario/drivers.js';
-import type { StopLine as StopPoint } from '../vehicle/index.js';
+import type { StopLine } from '../vehicle/index.js';
 import type { CmdExposure } from '../scenario/comms-link.js';
 import type { EgoReport } from '../scene/egos.js';
 
@@ -62,7 +62,7 @@ export type ToWorker =
   /** back to the start, time 0; idle until the new epoch's timeline */
   | { readonly type: 'reset'; readonly epoch: number }
   /** a policy step's traffic: the snapshot at scene time t */
-  | { readonly type: 'traffic'; readonly epoch: number; readonly t: number; readonly npcs: readonly TrafficObject[]; readonly egos: readonly TrafficEgo[]; readonly stops: readonly StopPoint[] }
+  | { readonly type: 'traffic'; readonly epoch: number; readonly t: number; readonly npcs: readonly TrafficObject[]; readonly egos: readonly TrafficEgo[]; readonly stops: readonly StopLine[] }
   | { readonly type: 'io'; readonly id: number; readonly call: IoCall }
   /** throws `message` in the worker: a thread that dies must not take the server with it (tests) */
   | { readonly type: 'fault'; readonly message: string }

@@ -15,7 +15,7 @@ import type { IoCommand, TargetsPatch, TargetsView, UnknownVehicle, VehiclePorts
 import type { Scenario } from '../scenario/config.js';
 import type { EgoReport } from '../scene/egos.js';
 import type { SceneSnapshot } from '../scene/scene.js';
-import type { StopLine as StopPoint } from '../vehicle/index.js';
+import type { StopLine } from '../vehicle/index.js';
 import { projectRoot } from '../util/project-root.js';
 import { RollingStats } from '../util/rolling-stats.js';
 import { LATE_BUCKET_MS, hrtimeOriginNs, type EgoPriority, type FromWorker, type IoCall, type SimEgoWorkerData, type Timeline, type ToWorker, type WorkerStats } from './sim-ego-protocol.js';
@@ -194,7 +194,7 @@ export class SimEgoThread implements VehiclePorts {
   }
 
   /** A policy step's snapshot: the traffic each ego's autopilot sees. */
-  observe(t: number, snap: SceneSnapshot, stops: readonly StopPoint[]): void {
+  observe(t: number, snap: SceneSnapshot, stops: readonly StopLine[]): void {
     if (!this.alive) return;
     const npcs = snap.npcs.map((n) => ({ x: n.x, y: n.y, vx: n.vx, vy: n.vy, length: n.length, width: n.width, yaw: n.yaw }));
     const egos = snap.egos.map((e) => ({ egoId: e.egoId, stale: e.stale, collided: e.collided, x: e.x, y: e.y, vx: e.speed * Math.cos(e.yaw), vy: e.speed * Math.sin(e.yaw), length: e.length, width: e.width, yaw: e.yaw }));
