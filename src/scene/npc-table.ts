@@ -4,22 +4,17 @@
  * per change to the NPCs, instead of the engine's views.
  */
 import { wrapPi } from '../geo/frame.js';
-import { POLICY_DT, type NpcView, type TrafficEngine } from '../traffic/engine.js';
+import { POLICY_DT, type NpcBase, type NpcView, type TrafficEngine } from '../traffic/engine.js';
 import { AgentKind } from '../traffic/world.js';
 import type { ObjectKind } from '../vehicle/index.js';
 import { hypot } from '../util/hypot.js';
 import type { NpcPopulation } from './population.js';
-import type { VehicleState } from '../vehicle/index.js';
 
-export interface NpcState extends VehicleState {
-  id: number;
+/** An NPC as the scene shows it: the engine's NPC moved to the snapshot's time, with why it is held back. */
+export interface NpcState extends NpcBase {
   /** velocity of the motion shown (m/s, map frame): displacement over the current policy step */
   vx: number;
   vy: number;
-  goalX: number;
-  goalY: number;
-  collided: boolean;
-  offroad: boolean;
   /** spawned by the scene itself (kept at npc_target) rather than on request */
   auto: boolean;
   /** why it is held back: a traffic rule (red, yellow, stop_sign, give_way, box, crosswalk), a vehicle ahead (queue), or none */

@@ -66,16 +66,20 @@ export interface StepTimings {
   npcs: number;
 }
 
-export interface NpcView extends VehicleState {
+/** What every view of an NPC says (the engine's, the scene's, the frames'): its state, goal and the flags the figures count. */
+export interface NpcBase extends VehicleState {
   id: number;
-  /** pose before the last step (equal to the pose for an NPC added since) */
-  prevX: number;
-  prevY: number;
-  prevYaw: number;
   goalX: number;
   goalY: number;
   collided: boolean;
   offroad: boolean;
+}
+
+export interface NpcView extends NpcBase {
+  /** pose before the last step (equal to the pose for an NPC added since) */
+  prevX: number;
+  prevY: number;
+  prevYaw: number;
   reachedGoal: boolean;
   /** what the safety shield did in the last step (ShieldOutcome; 0 without a shield) */
   shield: number;
