@@ -3,18 +3,15 @@
  * full. The live scene owns one set; its rules (src/scene/rules) write one line per NPC before a step, and the scene
  * hands the set to the engine's step (prepare, apply), which keeps the
  * NPC's front behind it three ways: the speed governor brakes for it smoothly (constant deceleration from where
- * that reaches `decel`, stopping STOP_MARGIN_M short of the line), the safety shield refuses any control after
+ * that reaches `decel`, stopping GOVERNOR_STOP_MARGIN_M short of the line), the safety shield refuses any control after
  * which the front could pass the line even braking at its continuation deceleration, and other NPCs' motion
  * prediction stops it there (a car waiting at a red does not block the crossing traffic's checks).
  * `vils eval` never has any: GPUDrive's rules are untouched.
  */
 import { ACCEL_VALUES } from '../policy/actions.js';
 import { STEP_DT } from './bicycle.js';
+import { GOVERNOR_STOP_MARGIN_M, GOVERNOR_TAU_S } from './tuning.js';
 
-/** the governor stops the front this far short of the line [m] */
-export const STOP_MARGIN_M = 0.8;
-/** the governor reaches its target speed profile in about this long [s] */
-const TAU_S = 0.5;
 const HARDEST = -ACCEL_VALUES[0];
 
 /** Why an NPC is held (HoldReason) — for the inspector and the figures. */
@@ -62,18 +59,18 @@ export class StopConstraints {
   }
 
   /**
-   * The highest acceleration that still stops the front STOP_MARGIN_M short of the line: none (Infinity) until
+   * The highest acceleration that still stops the front GOVERNOR_STOP_MARGIN_M short of the line: none (Infinity) until
    * stopping there needs `decel`, then exactly the deceleration that stops there; at the stopping point, no
    * motion; short of it at rest, a creep up to it.
    */
   accelLimit(slot: number, speed: number, halfLength: number): number {
     const line = this.line[slot];
     if (!(line < Infinity)) return Infinity;
-    const gap = line - halfLength - STOP_MARGIN_M;
+    const gap = line - halfLength - GOVERNOR_STOP_MARGIN_M;
     if (gap <= 0.02) return Math.max(-HARDEST, -speed / STEP_DT);
     const need = (speed * speed) / (2 * gap);
     const b = this.decel[slot];
     if (need >= b) return Math.max(-HARDEST, -need);
-    return (Math.sqrt(2 * b * gap) - speed) / TAU_S;
+    return (Math.sqrt(2 * b * gap) - speed) / GOVERNOR_TAU_S;
   }
 }

@@ -92,3 +92,9 @@ export const LANE_TWIN_TAPER_M = 8;
 /** How far back and ahead of its progress an NPC is looked for on its route [m]. */
 export const ROUTE_SEARCH_BACK_M = 10;
 export const ROUTE_SEARCH_AHEAD_M = 40;
+
+// stops
+/** the governor stops the front this far short of the line [m] */
+export const GOVERNOR_STOP_MARGIN_M = 0.8;
+/** the governor reaches its target speed profile in about this long [s] */
+export const GOVERNOR_TAU_S = 0.5;

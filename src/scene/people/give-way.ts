@@ -18,7 +18,8 @@
 import type { TrafficEngine } from '../../traffic/engine.js';
 import { POLICY_DT } from '../../traffic/engine.js';
 import { MAX_PLAN } from '../../traffic/predict.js';
-import { HoldReason, STOP_MARGIN_M, type StopConstraints } from '../../traffic/stops.js';
+import { HoldReason, type StopConstraints } from '../../traffic/stops.js';
+import { GOVERNOR_STOP_MARGIN_M } from '../../traffic/tuning.js';
 import { AgentKind } from '../../traffic/world.js';
 import { COMFORT_DECEL, COMMIT_DECEL, DECIDE_M, GO_ACCEL, HARD_DECEL } from '../rules/rule-params.js';
 import type { CrosswalkGeometry } from './crosswalks.js';
@@ -29,7 +30,7 @@ import { GIVE_WAY_AT_ENTRY_M, GIVE_WAY_CONFLICT_PAD_M, GIVE_WAY_CREEP_HOLD_MPS, 
  * second one's line (1 m apart): the two junctions are one box for the crosswalks (FMTC's J7 into J6, 5.7 m; J4 into
  * J3, where two movements of J4 merge onto a 10 m road and the second of two NPCs stopping at J3's line stood in J4) [m] */
 function linkFit(half: number): number {
-  return 2 * (2 * half) + 1 + STOP_MARGIN_M + GIVE_WAY_LINE_BACK_M;
+  return 2 * (2 * half) + 1 + GOVERNOR_STOP_MARGIN_M + GIVE_WAY_LINE_BACK_M;
 }
 
 /** Nothing in the way (0), a person waiting to step on (1), a person on the crosswalk in the path (2). */
@@ -160,7 +161,7 @@ export class CrosswalkGiveWay {
             // its front already on the stripes: a slow one (creeping on from a queue or a stop line) stands where it
             // is while a person crossing is in its path; a faster one clears them (a person on them waits)
             if (v < GIVE_WAY_CREEP_HOLD_MPS && d + crossSOut[r] + half > 0 && occupiedFor(this.walkers, c, crossULo[r], crossUHi[r], reach, 0) === Occupied.Crossing) {
-              const here = half + STOP_MARGIN_M + (v * v) / (2 * COMMIT_DECEL);
+              const here = half + GOVERNOR_STOP_MARGIN_M + (v * v) / (2 * COMMIT_DECEL);
               if (here < bestLine) {
                 bestLine = here;
                 bestCw = c;
@@ -176,8 +177,8 @@ export class CrosswalkGiveWay {
           if (occ === Occupied.None) {
             // before a junction whose exit it crosses: it does not enter unless the crosswalk stays clear GIVE_WAY_EXIT_CLEAR_EXTRA_S
             // longer (it may slow for the turn or the traffic in it, and then stand in the junction for the people)
-            if (Number.isNaN(boxIn) || dIn - GIVE_WAY_LINE_BACK_M - STOP_MARGIN_M - 2 * half >= (Number.isNaN(boxOut) ? d + lanes[lane].length : boxOut)) continue;
-            const needBox = (v * v) / (2 * Math.max(boxIn - half - STOP_MARGIN_M, 0.05));
+            if (Number.isNaN(boxIn) || dIn - GIVE_WAY_LINE_BACK_M - GOVERNOR_STOP_MARGIN_M - 2 * half >= (Number.isNaN(boxOut) ? d + lanes[lane].length : boxOut)) continue;
+            const needBox = (v * v) / (2 * Math.max(boxIn - half - GOVERNOR_STOP_MARGIN_M, 0.05));
             if (boxIn - half <= 0 || (needBox > COMMIT_DECEL && this.heldCw[s] !== c)) continue;
             if (occupiedFor(this.walkers, c, crossULo[r], crossUHi[r], reach, clearS + GIVE_WAY_EXIT_CLEAR_EXTRA_S) === Occupied.None) continue;
             if (boxIn >= bestLine) continue;
@@ -185,14 +186,14 @@ export class CrosswalkGiveWay {
             bestCw = c;
             continue;
           }
-          const need = (v * v) / (2 * Math.max(dFront - GIVE_WAY_LINE_BACK_M - STOP_MARGIN_M, 0.05));
+          const need = (v * v) / (2 * Math.max(dFront - GIVE_WAY_LINE_BACK_M - GOVERNOR_STOP_MARGIN_M, 0.05));
           if (need > (occ === Occupied.Crossing ? HARD_DECEL : COMMIT_DECEL) && this.heldCw[s] !== c) continue;
           let line = dIn - GIVE_WAY_LINE_BACK_M;
           // standing there would leave its rear in the junction: it waits before the junction instead, where it
           // can stop comfortably (a vehicle standing in a junction for people past its exit blocks the crossing traffic)
           const boxEnd = Number.isNaN(boxOut) ? d + lanes[lane].length : boxOut;
-          if (!Number.isNaN(boxIn) && line - STOP_MARGIN_M - 2 * half < boxEnd && boxIn - half > 0) {
-            const needBox = (v * v) / (2 * Math.max(boxIn - half - STOP_MARGIN_M, 0.05));
+          if (!Number.isNaN(boxIn) && line - GOVERNOR_STOP_MARGIN_M - 2 * half < boxEnd && boxIn - half > 0) {
+            const needBox = (v * v) / (2 * Math.max(boxIn - half - GOVERNOR_STOP_MARGIN_M, 0.05));
             if (needBox <= COMMIT_DECEL || this.heldCw[s] === c) line = Math.min(line, boxIn);
           }
           if (line >= bestLine) continue;
@@ -206,7 +207,7 @@ export class CrosswalkGiveWay {
       // rules hold it at that line in between (the room past the exit, giving way): FMTC's J4 into J3, whose exit
       // crosswalks walk with J3's green, held an NPC for them on every green and by the box rule on every red, and the
       // count started afresh at each change (stuck 180 s); so did one crosswalk taking over from another
-      const atEntry = !Number.isNaN(boxIn) && boxIn - half - STOP_MARGIN_M < GIVE_WAY_AT_ENTRY_M;
+      const atEntry = !Number.isNaN(boxIn) && boxIn - half - GOVERNOR_STOP_MARGIN_M < GIVE_WAY_AT_ENTRY_M;
       const heldAtEntry = (bestCw >= 0 && bestLine === boxIn) || stops.line[s] <= boxIn + GIVE_WAY_AT_ENTRY_M;
       if (v < GIVE_WAY_STANDING_BELOW_MPS && atEntry && heldAtEntry && (bestCw >= 0 || this.boxWait[s] > 0)) this.boxWait[s]++;
       else this.boxWait[s] = 0;
@@ -249,7 +250,7 @@ export class CrosswalkGiveWay {
       // one that has stood at a junction's entry for a crosswalk past it GIVE_WAY_IMPATIENT_S claims its turn: the people
       // there let it go next (those on the crosswalks walk on; once they are off, it goes)
       // (not while the junction rules hold it at its line this step: the people wait for nothing then)
-      const impatient = this.boxWait[s] > GIVE_WAY_IMPATIENT_S / POLICY_DT && !(this.stops.line[s] < 0.5 * world.length[s] + STOP_MARGIN_M + GIVE_WAY_AT_ENTRY_M);
+      const impatient = this.boxWait[s] > GIVE_WAY_IMPATIENT_S / POLICY_DT && !(this.stops.line[s] < 0.5 * world.length[s] + GOVERNOR_STOP_MARGIN_M + GIVE_WAY_AT_ENTRY_M);
       if (v < GIVE_WAY_STANDING_BELOW_MPS && !inBox && !impatient) continue;
       const half = 0.5 * world.length[s];
       const gapReach = v < 0.3 ? -Infinity : (v * v) / (2 * GAP.decel) + v * GAP.reactionS + GAP.spareM;
@@ -266,7 +267,7 @@ export class CrosswalkGiveWay {
         if (!inChain && internal) {
           if (!seenBox) {
             seenBox = true;
-            const room = d - half - STOP_MARGIN_M;
+            const room = d - half - GOVERNOR_STOP_MARGIN_M;
             if (impatient || room <= 0 || (v * v) / (2 * room) > COMMIT_DECEL) inChain = true;
           } else if (d - exitD < fit) inChain = true;
         }

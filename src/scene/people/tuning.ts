@@ -29,7 +29,7 @@ export const GIVE_WAY_AT_ENTRY_M = 1.5;
 export const GIVE_WAY_STANDING_BELOW_MPS = 0.3;
 /** an NPC whose front is on the stripes and slower than this stands where it is for a person in its path [m/s] */
 export const GIVE_WAY_CREEP_HOLD_MPS = 2;
-/** vehicles stop with their front this far before the stripes (plus the governor's STOP_MARGIN_M) [m] */
+/** vehicles stop with their front this far before the stripes (plus the governor's GOVERNOR_STOP_MARGIN_M) [m] */
 export const GIVE_WAY_LINE_BACK_M = 1;
 /** a person reaching the conflict zone less than this after the vehicle would have cleared it is in the way [s] */
 export const GIVE_WAY_PERSON_GAP_S = 1.5;

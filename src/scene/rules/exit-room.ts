@@ -8,7 +8,7 @@ import { ConflictKind } from '../../map/junctions.js';
 import type { TrafficEngine } from '../../traffic/engine.js';
 import type { LaneNetwork } from '../../traffic/lanes.js';
 import { MAX_PLAN } from '../../traffic/predict.js';
-import { STOP_MARGIN_M } from '../../traffic/stops.js';
+import { GOVERNOR_STOP_MARGIN_M } from '../../traffic/tuning.js';
 import { AgentKind, type World } from '../../traffic/world.js';
 import type { MovementIndex } from '../junction-kit/movement-index.js';
 import { GREEN, GREEN_YIELD, OFF, type MovementSignalStates } from '../junction-kit/handoff.js';
@@ -169,7 +169,7 @@ export class ExitRoom {
 
   /** Is vehicle w's front within AT_LINE_M of the line of movement mg, which it approaches? */
   private atLine(world: World, w: number, mg: number): boolean {
-    return this.places.apMg[w] === mg && this.places.apD[w] - 0.5 * world.length[w] - STOP_MARGIN_M < AT_LINE_M;
+    return this.places.apMg[w] === mg && this.places.apD[w] - 0.5 * world.length[w] - GOVERNOR_STOP_MARGIN_M < AT_LINE_M;
   }
 
   /** Has vehicle w stood at the line of movement mg longer than IMPATIENT_S? */
@@ -181,7 +181,7 @@ export class ExitRoom {
   /** Can vehicle w stop before the line it approaches at IMPATIENT_DECEL or less (as right-of-way.ts asks)? */
   private canStopGently(world: World, w: number): boolean {
     const v = world.speed(w);
-    const dFront = this.places.apD[w] - 0.5 * world.length[w] - STOP_MARGIN_M;
+    const dFront = this.places.apD[w] - 0.5 * world.length[w] - GOVERNOR_STOP_MARGIN_M;
     return dFront > 0 && v * v <= 2 * IMPATIENT_DECEL * dFront;
   }
 

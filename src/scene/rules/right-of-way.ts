@@ -9,7 +9,7 @@
 import { ConflictKind } from '../../map/junctions.js';
 import type { TrafficEngine } from '../../traffic/engine.js';
 import type { LaneNetwork } from '../../traffic/lanes.js';
-import { STOP_MARGIN_M } from '../../traffic/stops.js';
+import { GOVERNOR_STOP_MARGIN_M } from '../../traffic/tuning.js';
 import { AgentKind, type World } from '../../traffic/world.js';
 import type { MovementIndex } from '../junction-kit/movement-index.js';
 import { GREEN, GREEN_YIELD, YELLOW, type MovementSignalStates } from '../junction-kit/handoff.js';
@@ -133,7 +133,7 @@ export class RightOfWay {
   private committed(world: World, w: number): boolean {
     const v = world.speed(w);
     if (v < 1) return false;
-    const dFront = this.places.apD[w] - 0.5 * world.length[w] - STOP_MARGIN_M;
+    const dFront = this.places.apD[w] - 0.5 * world.length[w] - GOVERNOR_STOP_MARGIN_M;
     return (v * v) / (2 * Math.max(dFront, 0.05)) > COMMIT_DECEL && this.memory.heldMg[w] < 0;
   }
 
@@ -146,7 +146,7 @@ export class RightOfWay {
   /** Can vehicle w stop before the line it approaches at IMPATIENT_DECEL or less? */
   private canStopGently(world: World, w: number): boolean {
     const v = world.speed(w);
-    const dFront = this.places.apD[w] - 0.5 * world.length[w] - STOP_MARGIN_M;
+    const dFront = this.places.apD[w] - 0.5 * world.length[w] - GOVERNOR_STOP_MARGIN_M;
     return dFront > 0 && v * v <= 2 * IMPATIENT_DECEL * dFront;
   }
 

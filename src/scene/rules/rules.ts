@@ -25,7 +25,8 @@
  */
 import type { TrafficEngine } from '../../traffic/engine.js';
 import type { LaneNetwork } from '../../traffic/lanes.js';
-import { HoldReason, STOP_MARGIN_M, type HoldReasonId, type StopConstraints } from '../../traffic/stops.js';
+import { HoldReason, type HoldReasonId, type StopConstraints } from '../../traffic/stops.js';
+import { GOVERNOR_STOP_MARGIN_M } from '../../traffic/tuning.js';
 import { AgentKind, type World } from '../../traffic/world.js';
 import { detectVehicles } from './detectors.js';
 import { ExitRoom } from './exit-room.js';
@@ -161,11 +162,11 @@ export class TrafficRules {
     const mg2 = ap2Mg[s];
     if (mg2 >= 0 && this.rule(world, s, mg2, ap2D[s], false)) {
       // standing at the second line, where would its rear be?
-      const rear = ap2D[s] - STOP_MARGIN_M - 2 * half;
+      const rear = ap2D[s] - GOVERNOR_STOP_MARGIN_M - 2 * half;
       if (mg >= 0 && rear < apD[s] + this.index.clear[mg]) {
         const v = world.speed(s);
         const dFront = apD[s] - half;
-        const need = (v * v) / (2 * Math.max(dFront - STOP_MARGIN_M, 0.05));
+        const need = (v * v) / (2 * Math.max(dFront - GOVERNOR_STOP_MARGIN_M, 0.05));
         // too late to wait before the first junction: on into it (the second line is then the next one)
         if (need > COMMIT_DECEL && memory.heldMg[s] !== mg2 && this.ruleReason !== HoldReason.Red) {
           memory.heldMg[s] = -1;
@@ -197,7 +198,7 @@ export class TrafficRules {
     const half = 0.5 * world.length[s];
     const dFront = d - half;
     const v = world.speed(s);
-    const need = (v * v) / (2 * Math.max(dFront - STOP_MARGIN_M, 0.05));
+    const need = (v * v) / (2 * Math.max(dFront - GOVERNOR_STOP_MARGIN_M, 0.05));
     if (dFront > Math.max(DECIDE_M, (v * v) / (2 * COMFORT_DECEL) + 10)) return false;
     const memory = this.memory;
     const { inMg, inA } = this.places;
@@ -211,7 +212,7 @@ export class TrafficRules {
     const signal = cj.control === 'signal' && code !== 0 && code !== OFF;
     // still in the junction before this one, so close that stopping at this line would leave it standing in that
     // one: it gives way only to vehicles in the way, does not wait for room past the exit, and goes on at yellow
-    const insideOther = first && inMg[s] >= 0 && refs[inMg[s]].j !== j && inA[s] + (dFront - STOP_MARGIN_M) - half < clear[inMg[s]];
+    const insideOther = first && inMg[s] >= 0 && refs[inMg[s]].j !== j && inA[s] + (dFront - GOVERNOR_STOP_MARGIN_M) - half < clear[inMg[s]];
     const redTurn = signal && code === RED && this.rightOnRed && cj.movements[m].turn === 'right';
     if (signal && code === RED && !redTurn) {
       if (need <= HARD_DECEL || memory.heldMg[s] === mg) reason = HoldReason.Red;
