@@ -88,5 +88,17 @@ describe('layers', () => {
     for (const v of all) if (!index.has(v)) visit(v);
     expect(circles.sort()).toEqual([]);
   });
-});
 
+  it('has one advance of a scene on the conductor: ConductedWorld.advanceTo, which the session and vils run\'s world both take', () => {
+    const src = join(PROJECT_ROOT, 'src');
+    // outside src/time, only ConductedWorld.advanceTo calls a TimedWorld's (or a TimeSession's) own advance
+    const callers = files(src)
+      .filter((f) => !relative(src, f).startsWith('time/'))
+      .filter((f) => /\bthis\.advance\(Math\.round|\b(timed|world|session|conductor)\.advance\(/.test(readFileSync(f, 'utf8')))
+      .map((f) => relative(src, f));
+    expect(callers).toEqual(['scenario/conducted-world.ts']);
+    expect(readFileSync(join(src, 'session/scene-session.ts'), 'utf8')).toMatch(/conductor\.world\.advanceTo\(/);
+    expect(readFileSync(join(src, 'scenario/world.ts'), 'utf8')).toMatch(/this\.timed\.advanceTo\(/);
+    expect(readFileSync(join(src, 'cli/drive.ts'), 'utf8')).toMatch(/session\.advanceTo\(/);
+  });
+});
