@@ -181,7 +181,7 @@ def test_signals_in_a_real_servers_frames(server):
 CONTROLLER = """
 import { loadMapFile } from './dist/src/map/scene-json.js';
 import { TrafficEngine } from './dist/src/traffic/engine.js';
-import { TrafficControl } from './dist/src/scene/control/index.js';
+import { TrafficControl } from './dist/src/scene/traffic-control.js';
 const map = loadMapFile('maps/demo-track.json');
 const engine = new TrafficEngine(map.scene, { laneGraph: map.mapMetadata?.lane_graph });
 const control = new TrafficControl(map, engine, {});
