@@ -10,10 +10,6 @@ import type { SignalPlanOverride } from '../scene/traffic-control.js';
 import type { SceneCall, SceneCallKind, SceneCallResult } from '../session/calls.js';
 import { exactNum, exactObject, fromExactNum, fromExactObject } from './exact.js';
 
-export {
-  applySceneCall, releaseSignal, setSignalLive, setSignalPlan, type LiveSignalResult, type SceneCall, type SceneCallKind, type SceneCallResult,
-} from '../session/calls.js';
-
 /** A call as recorded (JSON, numbers −0-safe). */
 export interface SceneCallRecord {
   /** call number, contiguous from 0 within a session */

@@ -24,8 +24,6 @@ import { SimEgo, US, type SimEgoOptions } from './sim-ego.js';
 import type { WorldObject } from './sensors.js';
 import { directSink, StoryHost } from './story-host.js';
 
-export { STEP_US, observeSnapshot, type SteppedScene } from './assets.js';
-
 /**
  * Advances the egos and the scene (if any) to targetUs: see the header. `report` hands an ego report to the
  * scene at a simulation time (directly, or through the server's input log). `nowUs` is where the egos are.

@@ -7,7 +7,8 @@ import type { GeoFrame } from '../geo/frame.js';
 import type { ClientRegistry } from './clients.js';
 import { RollingStats } from '../util/rolling-stats.js';
 import type { FrameSink, PublishedFrame } from '../session/runner.js';
-import { NpcFrameBuilder, type NpcStatesFrame, type SignalEntry } from './wire.js';
+import { NpcFrameBuilder, type NpcStatesFrame } from './wire.js';
+import type { SignalEntry } from '../scene/signals/signal-entries.js';
 import { encodeNpcStatesBinary } from './wire-binary.js';
 
 export class FrameEncoder implements FrameSink {

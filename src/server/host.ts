@@ -27,7 +27,7 @@ export type { ServingConfig } from './settings.js';
 import { SignalDesk } from './signals.js';
 import type { StoryDesk } from '../session/story-desk.js';
 import { stopLinesOf, type StopLines } from '../record/foxglove-messages.js';
-import type { SignalEntry } from './wire.js';
+import type { SignalEntry } from '../scene/signals/signal-entries.js';
 
 export type { Logger } from '../session/log.js';
 

@@ -13,7 +13,7 @@ import { walksNeverWalking } from '../scene/signals/index.js';
 import type { ControlledJunction, GroupStateCode } from '../scene/junction-kit/index.js';
 import type { LiveSignalInput, SignalPlan } from '../scene/signals/index.js';
 import type { SignalPlanOverride } from '../scene/traffic-control.js';
-import type { LiveSignalResult } from '../record/log.js';
+import type { LiveSignalResult } from '../session/calls.js';
 import type { SceneInputs } from '../session/inputs.js';
 import { signalEntries, type SignalEntry } from '../scene/signals/signal-entries.js';
 

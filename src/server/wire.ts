@@ -196,8 +196,6 @@ export function egoEntry(e: EgoState): EgoEntry {
   return out;
 }
 
-/** (a signal group's entry is built once per frame for every exit: scene/signals/signal-entries.ts) */
-export { signalEntry, type SignalEntry } from '../scene/signals/signal-entries.js';
 
 /**
  * An npc_states frame as this server builds it (the schema: npcStatesSchema): with its simulation time, run state
